@@ -1,0 +1,338 @@
+"""Run GPT-2 once on a prompt, capture every intermediate tensor, write the bundle.
+
+Capture is done with forward hooks on the real modules of GPT2LMHeadModel (eager
+attention), then cross-checked: the saved probabilities must equal the softmax of
+the saved masked scores (and the model's own attention output), and the logits
+rebuilt from the captured final LayerNorm must equal the model's logits.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from data import bundle as bundle_io
+from data import tokenizer
+from data.flops import Shape, parameter_counts
+
+WEIGHTS_ENV = "ONEPASS_GPT2_WEIGHTS"   # a local GPT-2 directory tests and users may point at
+MAX_TOKENS = 64                       # the scenes stay legible up to here
+TOP_K = 10                            # candidates kept per row / per generated step
+N_GENERATE = 4                        # tokens generated for chapter 06
+SAMPLE_SEED = 1234                    # seed of the sampled pick in chapter 04
+RANDOM_SEED = 0                       # seed of --weights random
+COSINE_PAIRS = [("king", "queen"), ("king", "banana"), ("Monday", "Tuesday"), ("Monday", "banana")]
+# a tiny GPT-2 for tests and quick previews (real vocabulary so the tokenizer still fits)
+TINY_CONFIG = dict(n_layer=2, n_head=4, n_embd=64, n_positions=128)
+
+
+class ExtractError(RuntimeError):
+    """Extraction cannot go on; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class WeightsSpec:
+    """What --weights named: 'gpt2' (hub id), a directory, 'random' or 'tiny'."""
+    name: str
+
+    @property
+    def synthetic(self) -> bool:
+        return self.name in ("random", "tiny")
+
+    def identity(self) -> str:
+        """A string that changes whenever the weights could change (part of the cache key)."""
+        if self.name == "random":
+            return f"random:seed={RANDOM_SEED}"
+        if self.name == "tiny":
+            return f"tiny:seed={RANDOM_SEED}:{json.dumps(TINY_CONFIG, sort_keys=True)}"
+        path = Path(self.name).expanduser()
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin", ".json"))
+            stamp = ";".join(f"{p.name}:{p.stat().st_size}:{int(p.stat().st_mtime)}" for p in files)
+            return f"dir:{path.resolve()}:{stamp}"
+        return f"hub:{self.name}"
+
+
+def validate_prompt(prompt: str) -> list[int]:
+    """Token ids of the prompt, or a clear error for prompts the film cannot show."""
+    if not prompt or not prompt.strip():
+        raise ExtractError("the prompt is empty: pass some text, e.g. --prompt \"The cat sat on the\"")
+    bad = [c for c in prompt if (ord(c) < 32 and c not in "\t\n") or 0xD800 <= ord(c) <= 0xDFFF]
+    if bad:
+        raise ExtractError(f"the prompt contains control characters {bad!r}; remove them and try again")
+    ids = tokenizer.encode(prompt)
+    if len(ids) > MAX_TOKENS:
+        raise ExtractError(f"the prompt is {len(ids)} tokens long; onepass shows at most {MAX_TOKENS} "
+                           "(shorten it: every token becomes a row and a column on screen)")
+    return ids
+
+
+def load_model(spec: WeightsSpec):
+    """GPT2LMHeadModel with eager attention (needed for attention outputs)."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    if spec.synthetic:
+        cfg = GPT2Config(**(TINY_CONFIG if spec.name == "tiny" else {}))
+        cfg._attn_implementation = "eager"
+        torch.manual_seed(RANDOM_SEED)
+        return GPT2LMHeadModel(cfg).eval()
+    source = os.path.expanduser(spec.name)
+    how_to = (f"Real GPT-2 weights were not found for {spec.name!r}. Either download them once on a "
+              "machine with internet (python -c \"from transformers import GPT2LMHeadModel; "
+              "GPT2LMHeadModel.from_pretrained('gpt2')\"), or pass a local directory with "
+              f"--weights PATH (or set {WEIGHTS_ENV}), or render with --weights random "
+              "(GPT-2's exact shapes with random numbers; probabilities are then noise).")
+    for local_only in (True, False):
+        if not local_only and (os.environ.get("HF_HUB_OFFLINE") == "1" or os.path.isdir(source)):
+            break
+        try:
+            return GPT2LMHeadModel.from_pretrained(source, attn_implementation="eager",
+                                                   local_files_only=local_only).eval()
+        except (OSError, ValueError) as exc:
+            last = exc
+    raise ExtractError(f"{how_to}\n(detail: {str(last).splitlines()[0]})")
+
+
+def weights_sha256(model) -> str:
+    """Hash of every parameter tensor, in name order: cites exactly which weights ran."""
+    h = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def _hooks(model, store: dict):
+    """Forward hooks on the real modules; each writes its output into `store`."""
+    handles = []
+
+    def keep(name):
+        def hook(_module, args, output):
+            out = output[0] if isinstance(output, tuple) else output
+            store[name] = out.detach()
+        return hook
+
+    def keep_input(name):
+        def hook(_module, args):
+            store[name] = args[0].detach()
+        return hook
+
+    for l, block in enumerate(model.transformer.h):
+        handles += [
+            block.register_forward_pre_hook(keep_input(f"resid_pre.{l}")),
+            block.ln_1.register_forward_hook(keep(f"ln1.{l}")),
+            block.attn.c_attn.register_forward_hook(keep(f"qkv.{l}")),
+            block.attn.c_proj.register_forward_pre_hook(keep_input(f"merged.{l}")),
+            block.attn.register_forward_hook(keep(f"attn_out.{l}")),
+            block.ln_2.register_forward_hook(keep(f"ln2.{l}")),
+            block.mlp.c_fc.register_forward_hook(keep(f"mlp_pre.{l}")),
+            block.mlp.act.register_forward_hook(keep(f"mlp_hidden.{l}")),
+            block.mlp.register_forward_hook(keep(f"mlp_out.{l}")),
+            block.register_forward_hook(keep(f"resid_post.{l}")),
+        ]
+    handles.append(model.transformer.ln_f.register_forward_hook(keep("ln_f")))
+    return handles
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    z = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def run_forward(model, ids: list[int]) -> tuple[dict[str, np.ndarray], dict]:
+    """One forward pass; returns the tensors (numpy) and the consistency checks."""
+    import torch
+
+    cfg = model.config
+    L, H, d = cfg.n_layer, cfg.n_head, cfg.n_embd
+    dh, T = d // H, len(ids)
+    store: dict = {}
+    handles = _hooks(model, store)
+    try:
+        with torch.no_grad():
+            out = model(torch.tensor([ids]), output_attentions=True, use_cache=False)
+    finally:
+        for h in handles:
+            h.remove()
+
+    def layers(prefix):  # stack per-layer captures, drop the batch dim -> [L, T, ...]
+        return torch.stack([store[f"{prefix}.{l}"][0] for l in range(L)]).float().numpy()
+
+    qkv = layers("qkv")                                    # [L, T, 3d]
+    heads = lambda x: x.reshape(L, T, H, dh).transpose(0, 2, 1, 3)  # [L, T, d] -> [L, H, T, dh]
+    q, k, v = (heads(qkv[..., i * d:(i + 1) * d]) for i in range(3))
+    scores_raw = q @ k.transpose(0, 1, 3, 2)               # [L, H, T, T]
+    scores_scaled = scores_raw / np.sqrt(dh)
+    causal = np.triu(np.ones((T, T), dtype=bool), k=1)     # True above the diagonal: the future
+    scores_masked = np.where(causal, -np.inf, scores_scaled).astype(np.float32)
+    probs = torch.stack(out.attentions)[:, 0].float().numpy()  # the model's own weights [L, H, T, T]
+    head_out = probs @ v                                   # [L, H, T, dh]
+    merged = layers("merged")                              # what c_proj received [L, T, d]
+
+    wte = model.transformer.wte.weight.detach().float().numpy()  # [V, d]
+    wpe = model.transformer.wpe.weight.detach().float().numpy()  # [P, d]
+    ln_f = store["ln_f"][0].float().numpy()                # [T, d]
+    logits = out.logits[0].float().numpy()                 # [T, V]
+    tensors = {
+        "token_ids": np.array(ids, dtype=np.int64),
+        "wte_rows": wte[ids], "wpe_rows": wpe[:T], "wpe_table": wpe,
+        "resid_pre": layers("resid_pre"), "ln1": layers("ln1"),
+        "q": q, "k": k, "v": v,
+        "scores_raw": scores_raw, "scores_scaled": scores_scaled, "scores_masked": scores_masked,
+        "probs": probs, "head_out": head_out,
+        "attn_out": layers("attn_out"), "ln2": layers("ln2"),
+        "mlp_pre": layers("mlp_pre"), "mlp_hidden": layers("mlp_hidden"), "mlp_out": layers("mlp_out"),
+        "resid_post": layers("resid_post"), "ln_f": ln_f, "logits": logits,
+    }
+    tensors["resid_mid"] = tensors["resid_pre"] + tensors["attn_out"]
+
+    checks = {
+        # saved probabilities == softmax of saved masked scores
+        "probs_vs_softmax_masked": float(np.abs(_softmax(scores_masked) - probs).max()),
+        # our per-head outputs, merged, == what the model fed its output projection
+        "head_out_vs_model": float(np.abs(head_out.transpose(0, 2, 1, 3).reshape(L, T, d) - merged).max()),
+        # logits rebuilt from the captured final LayerNorm and the tied table == the model's logits
+        "logits_vs_model": float(np.abs(ln_f @ wte.T - logits).max()),
+        # the embedding stage: wte + wpe == the first block's input
+        "embed_vs_model": float(np.abs(wte[ids] + wpe[:T] - tensors["resid_pre"][0]).max()),
+    }
+    # the tiny random model has logits of order 1; real GPT-2's are ~100, so compare relatively
+    scale = max(1.0, float(np.abs(logits).max()))
+    limits = {"probs_vs_softmax_masked": 1e-5, "head_out_vs_model": 1e-4,
+              "logits_vs_model": 1e-5 * scale, "embed_vs_model": 1e-6}
+    for name, err in checks.items():
+        if not err <= limits[name]:
+            raise ExtractError(f"captured tensors disagree with the model ({name}: max error {err:.3g}); "
+                               "this is a bug in onepass's hooks, please report it")
+    return tensors, checks
+
+
+def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.ndarray, np.ndarray]:
+    """Top next-token guesses for the last position read off after every layer.
+
+    Each layer's residual (last row) goes through the final LayerNorm and the tied
+    unembedding, exactly like the real output. Returns ids and probs, [L, top_k].
+    """
+    import torch
+    with torch.no_grad():
+        h = torch.from_numpy(resid_post[:, -1, :])                     # [L, d]
+        logits = model.lm_head(model.transformer.ln_f(h)).double()      # [L, V]
+        probs = torch.softmax(logits, dim=-1)
+        top = torch.topk(probs, top_k, dim=-1)
+    return top.indices.numpy().astype(np.int64), top.values.float().numpy()
+
+
+def generate(model, ids: list[int], steps: int, top_k: int = TOP_K):
+    """Greedy continuation, one full forward pass per step (as chapter 06 tells it)."""
+    import torch
+    context = list(ids)
+    topk_ids, topk_probs, records = [], [], []
+    with torch.no_grad():
+        for _ in range(steps):
+            logits = model(torch.tensor([context]), use_cache=False).logits[0, -1].double()
+            probs = torch.softmax(logits, -1)
+            top = torch.topk(probs, top_k)
+            topk_ids.append(top.indices.numpy())
+            topk_probs.append(top.values.float().numpy())
+            pick = int(top.indices[0])
+            records.append({"context_tokens": len(context), "id": pick,
+                            "text": tokenizer.decode([pick]), "prob": float(top.values[0])})
+            context.append(pick)
+            if len(context) >= model.config.n_positions:
+                break
+    return records, np.array(topk_ids, dtype=np.int64), np.array(topk_probs, dtype=np.float32)
+
+
+def cosine_pairs(model) -> list[dict]:
+    """Cosine similarity of token-embedding rows for word pairs (first token of ' word')."""
+    wte = model.transformer.wte.weight.detach().double().numpy()
+    rows = []
+    for a, b in COSINE_PAIRS:
+        ia, ib = tokenizer.encode(" " + a)[0], tokenizer.encode(" " + b)[0]
+        va, vb = wte[ia], wte[ib]
+        cos = float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb)))
+        rows.append({"a": a, "b": b, "id_a": ia, "id_b": ib, "cosine": cos})
+    return rows
+
+
+def library_versions() -> dict:
+    import importlib.metadata as md
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("torch", "transformers", "tokenizers", "safetensors", "numpy", "manim"):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
+            force: bool = False, log=print) -> bundle_io.Bundle:
+    """Bundle for (prompt, weights): reused from the cache when present, else extracted."""
+    ids = validate_prompt(prompt)
+    spec = WeightsSpec(weights)
+    options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED}
+    key = bundle_io.cache_key(prompt, spec.identity(), options)
+    directory = bundle_io.bundle_dir(prompt, key, root)
+    if directory.exists() and not force:
+        try:
+            b = bundle_io.load(directory)
+            log(f"reusing bundle {directory} (same prompt, weights and schema)")
+            return b
+        except bundle_io.BundleError as exc:
+            log(f"bundle {directory} is unusable ({exc}); extracting it again")
+
+    import torch
+    torch.set_grad_enabled(False)
+    model = load_model(spec)
+    cfg = model.config
+    if len(ids) + N_GENERATE > cfg.n_positions:
+        raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {cfg.n_positions}")
+    log(f"running {'random-weight ' if spec.synthetic else ''}GPT-2 ({cfg.n_layer} layers, "
+        f"{cfg.n_embd} wide) on {len(ids)} tokens")
+    tensors, checks = run_forward(model, ids)
+    tensors["lens_ids"], tensors["lens_probs"] = logit_lens(model, tensors["resid_post"])
+    generated, tensors["gen_topk_ids"], tensors["gen_topk_probs"] = generate(model, ids, N_GENERATE)
+
+    # one sampled pick from the last row at temperature 1, reproducible from the stored seed
+    last = torch.softmax(torch.from_numpy(tensors["logits"][-1]).double(), -1)
+    sampled = int(torch.multinomial(last, 1, generator=torch.Generator().manual_seed(SAMPLE_SEED)))
+
+    config = {k: getattr(cfg, k) for k in ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions", "n_inner",
+                                            "layer_norm_epsilon", "activation_function")}
+    shape = Shape.from_config(config)
+    actual_params = sum(p.numel() for p in model.parameters())
+    meta = {
+        "prompt": prompt,
+        "token_ids": ids,
+        "token_texts": tokenizer.token_texts(ids),
+        "model_id": "gpt2" if not spec.synthetic else f"gpt2-architecture ({spec.name} weights)",
+        "weights": {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
+                    "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None},
+        "config": config,
+        "parameters": dict(parameter_counts(shape, cfg.n_positions), counted_by_torch=actual_params),
+        "libraries": library_versions(),
+        "created_by": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "cache_key": key,
+        "top_k": TOP_K,
+        "top_ids": [int(i) for i in np.argsort(-tensors["logits"][-1])[:TOP_K]],
+        "generated": generated,
+        "sample": {"seed": SAMPLE_SEED, "temperature": 1.0, "id": sampled, "text": tokenizer.decode([sampled])},
+        "cosine": cosine_pairs(model),
+        "checks": checks,
+    }
+    if meta["parameters"]["total"] != actual_params:
+        raise ExtractError(f"parameter count mismatch: ledger {meta['parameters']['total']:,} "
+                           f"vs model {actual_params:,}")
+    bundle_io.save(directory, tensors, meta)
+    log(f"wrote bundle {directory}")
+    return bundle_io.load(directory)

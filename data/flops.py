@@ -1,0 +1,166 @@
+"""The FLOPs ledger: every multiply-add of one forward pass, itemised.
+
+Conventions (DESIGN.md):
+* 2 FLOPs per multiply-add (a matrix product m x n times n x p costs 2*m*n*p).
+* Counted: the matrix products (q/k/v, output projection, MLP up/down, the
+  unembedding), the positional addition (T*d adds), and the attention score
+  (q.k) and mixing (weights x v) products over the full T x T grid.
+* Not counted: softmax, LayerNorm, GELU, bias adds, the 1/sqrt(d_head) scale and
+  the residual additions. They are O(T*d) and small; the ledger says so in NOT_COUNTED.
+* The unembedding is paid for the last row only (the one that picks the next token).
+
+Everything is a pure function of the config numbers and the token count T.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+NOT_COUNTED = "softmax, LayerNorm, GELU, bias adds, the 1/sqrt(d_head) scale and residual adds are not counted"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The few config numbers the ledger needs."""
+    n_layer: int
+    n_head: int
+    n_embd: int
+    vocab: int
+    n_inner: int | None = None  # MLP width; GPT-2 uses 4 * n_embd
+
+    @property
+    def d_ff(self) -> int:
+        return self.n_inner or 4 * self.n_embd
+
+    @property
+    def d_head(self) -> int:
+        return self.n_embd // self.n_head
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "Shape":
+        return cls(n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
+                   vocab=cfg["vocab_size"], n_inner=cfg.get("n_inner"))
+
+
+GPT2_SMALL = Shape(n_layer=12, n_head=12, n_embd=768, vocab=50257)
+GPT3 = Shape(n_layer=96, n_head=96, n_embd=12288, vocab=50257)
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str          # stable id scenes use: "L0.qkv", "positions", "unembed" ...
+    step: str         # what is being paid for, in words
+    formula: str      # how it is computed, in symbols
+    flops: int
+    total: int        # running total after this entry
+    layer: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class Ledger:
+    def __init__(self, entries: list[Entry]):
+        self.entries = entries
+        self._by_key = {e.key: e for e in entries}
+
+    @property
+    def total(self) -> int:
+        return self.entries[-1].total if self.entries else 0
+
+    def __getitem__(self, key: str) -> Entry:
+        try:
+            return self._by_key[key]
+        except KeyError:
+            raise KeyError(f"no ledger entry {key!r}; known: {', '.join(self._by_key)}") from None
+
+    def after(self, key: str) -> int:
+        """Running total once `key` has been paid."""
+        return self[key].total
+
+    def before(self, key: str) -> int:
+        e = self[key]
+        return e.total - e.flops
+
+    def layer_flops(self, layer: int) -> int:
+        return sum(e.flops for e in self.entries if e.layer == layer)
+
+    def attention_flops(self, layer: int) -> int:
+        return sum(self[f"L{layer}.{k}"].flops for k in ("qkv", "scores", "mix", "out"))
+
+    def mlp_flops(self, layer: int) -> int:
+        return sum(self[f"L{layer}.{k}"].flops for k in ("mlp_up", "mlp_down"))
+
+    def as_dicts(self) -> list[dict]:
+        return [e.as_dict() for e in self.entries]
+
+
+def forward_ledger(shape: Shape, T: int) -> Ledger:
+    """Itemised FLOPs of one full forward pass over T tokens."""
+    if T < 1:
+        raise ValueError("a forward pass needs at least one token")
+    d, dff, L, V = shape.n_embd, shape.d_ff, shape.n_layer, shape.vocab
+    items: list[tuple[str, str, str, int, int | None]] = [
+        ("tokens", "tokenize", "lookup, no arithmetic", 0, None),
+        ("embed", "token embedding lookup", "row lookup, no arithmetic", 0, None),
+        ("positions", "add position vectors", f"T·d = {T}·{d}", T * d, None),
+    ]
+    for l in range(L):
+        items += [
+            (f"L{l}.qkv", f"layer {l + 1}: q, k, v projections", f"2·T·d·3d = 2·{T}·{d}·{3 * d}", 2 * T * d * 3 * d, l),
+            (f"L{l}.scores", f"layer {l + 1}: scores q·kᵀ", f"2·T·T·d = 2·{T}·{T}·{d}", 2 * T * T * d, l),
+            (f"L{l}.mix", f"layer {l + 1}: weights × v", f"2·T·T·d = 2·{T}·{T}·{d}", 2 * T * T * d, l),
+            (f"L{l}.out", f"layer {l + 1}: output projection", f"2·T·d·d = 2·{T}·{d}·{d}", 2 * T * d * d, l),
+            (f"L{l}.mlp_up", f"layer {l + 1}: MLP up {d}→{dff}", f"2·T·d·4d = 2·{T}·{d}·{dff}", 2 * T * d * dff, l),
+            (f"L{l}.mlp_down", f"layer {l + 1}: MLP down {dff}→{d}", f"2·T·4d·d = 2·{T}·{dff}·{d}", 2 * T * dff * d, l),
+        ]
+    items.append(("unembed", "unembedding, last row", f"2·d·V = 2·{d}·{V}", 2 * d * V, None))
+    entries, total = [], 0
+    for key, step, formula, flops, layer in items:
+        total += flops
+        entries.append(Entry(key, step, formula, flops, total, layer))
+    return Ledger(entries)
+
+
+def decode_step_flops(shape: Shape, context: int) -> int:
+    """FLOPs to produce one new token with a KV cache holding `context` - 1 earlier tokens.
+
+    Only the new row is projected; it attends to all `context` keys.
+    """
+    d, dff = shape.n_embd, shape.d_ff
+    per_layer = 2 * d * 3 * d + 2 * context * d * 2 + 2 * d * d + 2 * d * dff * 2
+    return d + shape.n_layer * per_layer + 2 * d * shape.vocab
+
+
+def kv_cache_numbers_per_token(shape: Shape) -> int:
+    """Numbers cached per token: one key and one value vector per layer."""
+    return 2 * shape.n_layer * shape.n_embd
+
+
+def attention_pairs(T: int) -> int:
+    """Query-key pairs scored in one head of one layer (the full T x T grid)."""
+    return T * T
+
+
+def parameter_counts(shape: Shape, n_positions: int = 1024) -> dict[str, int]:
+    """Parameters per component, from the shape alone (weights + biases)."""
+    d, dff, L, V = shape.n_embd, shape.d_ff, shape.n_layer, shape.vocab
+    attn = d * 3 * d + 3 * d + d * d + d
+    mlp = d * dff + dff + dff * d + d
+    ln = 2 * d
+    counts = {
+        "wte": V * d,
+        "wpe": n_positions * d,
+        "attention_per_layer": attn,
+        "mlp_per_layer": mlp,
+        "layernorms": L * 2 * ln + ln,
+    }
+    counts["total"] = counts["wte"] + counts["wpe"] + L * (attn + mlp) + counts["layernorms"]
+    return counts
+
+
+def human(n: float) -> str:
+    """927466752 -> '927.5M'; the short form under the exact figure."""
+    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{unit}"
+    return str(int(n))

