@@ -1,0 +1,111 @@
+"""ChapterScene: the fixed furniture every scene of the film shares.
+
+* loads the bundle named by $ONEPASS_BUNDLE (scenes never run the model)
+* chapter title top-left, Σ FLOPs meter top-right, the bottom band kept for captions
+* a visible "random weights" mark when the bundle is synthetic
+* beat(): one narration line per beat; the animations inside it are stretched to
+  the line's duration, and the cue (start, end, text) is recorded for captions
+"""
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from manim import DOWN, LEFT, RIGHT, UL, UP, UR, FadeIn, FadeOut, Scene, Write, config
+
+from data import bundle as bundle_io
+from scenes import style as S
+from scenes.widgets import FlopsMeter, fit_width, label
+from voiceover import script
+
+BUNDLE_ENV = "ONEPASS_BUNDLE"
+CUES_ENV = "ONEPASS_CUES"
+
+
+class Beat:
+    """The narration line of a beat and its duration; share() splits it among animations."""
+
+    def __init__(self, key: str, text: str, duration: float):
+        self.key, self.text, self.duration = key, text, duration
+
+    def share(self, fraction: float) -> float:
+        return max(0.2, self.duration * fraction)
+
+
+class ChapterScene(Scene):
+    chapter: str = "??"
+    title: str = ""
+    meter_start: str | None = None   # ledger key whose 'before' total the meter starts at
+    show_title: bool = False         # only a chapter's first scene shows the big title card
+
+    def setup(self):
+        config.background_color = S.BACKGROUND
+        self.camera.background_color = S.BACKGROUND
+        path = os.environ.get(BUNDLE_ENV)
+        if not path:
+            raise RuntimeError(f"set {BUNDLE_ENV} to a bundle directory (render.py does this)")
+        self.bundle = bundle_io.load(Path(path))
+        self.ledger = self.bundle.ledger()
+        self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger)
+        self.cues: list[dict] = []
+
+    # -- furniture ---------------------------------------------------------
+    def add_furniture(self):
+        start = self.ledger.before(self.meter_start) if self.meter_start else 0
+        self.meter = FlopsMeter(start, "")
+        self.meter.to_corner(UR, buff=S.MARGIN)
+        heading = fit_width(label(f"{self.chapter} · {self.title}", S.SMALL, S.MUTED), 6.5)
+        heading.to_corner(UL, buff=S.MARGIN)
+        self.heading = heading
+        self.add(self.meter, heading)
+        if self.bundle.synthetic:
+            mark = label("random weights — not GPT-2's predictions", S.SMALL, S.WARNING)
+            mark.next_to(heading, DOWN, buff=0.12).align_to(heading, LEFT)
+            self.random_mark = mark
+            self.add(mark)
+
+    def title_card(self):
+        big = fit_width(label(self.title, 48, S.INK), 11)
+        sub = fit_width(label(f"Chapter {self.chapter}  ·  one forward pass of GPT-2 small", S.BODY_SIZE, S.MUTED), 11)
+        sub.next_to(big, DOWN, buff=0.3)
+        self.play(Write(big), FadeIn(sub, shift=UP * 0.2), run_time=1.2)
+        self.wait(0.8)
+        self.play(FadeOut(big), FadeOut(sub), run_time=0.5)
+
+    def construct(self):
+        self.add_furniture()
+        if self.show_title:
+            self.title_card()
+        self.build()
+        self.write_cues()
+
+    def build(self):  # pragma: no cover - each scene implements it
+        raise NotImplementedError
+
+    # -- narration ---------------------------------------------------------
+    @contextmanager
+    def beat(self, key: str):
+        """Run the animations inside for (at least) the spoken length of line `key`."""
+        text = self.lines.get(key)
+        if text is None:
+            raise script.ScriptError(f"chapter {self.chapter} has no narration line for beat {key!r}")
+        start = self.time
+        b = Beat(key, text, script.estimated_seconds(text))
+        yield b
+        left = b.duration - (self.time - start)
+        if left > 0.05:
+            self.wait(left)
+        self.cues.append({"beat": key, "start": start, "end": start + b.duration, "text": text})
+
+    def pay(self, key: str, run_time: float = 1.5, through: str | None = None):
+        """Play the meter running up to the ledger total after `key` (or after `through`)."""
+        entry = self.ledger[key]
+        target = self.ledger.after(through or key)
+        self.play(*self.meter.pay(target, entry.step), run_time=run_time)
+
+    def write_cues(self):
+        out = os.environ.get(CUES_ENV)
+        if out:
+            Path(out).write_text(json.dumps(self.cues, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -1,0 +1,235 @@
+"""Chapter 02 — one attention head of layer 1, with the bundle's real numbers."""
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
+                   ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+
+from scenes import style as S
+from scenes.base import ChapterScene
+from scenes.widgets import NumberGrid, fit_width, label
+from voiceover.scripts.ch02 import head_facts
+
+GRID_TOKENS = 8   # at most this many tokens as rows/columns of a T x T grid at 480p
+
+
+def token_window(T: int, limit: int = GRID_TOKENS) -> list[int]:
+    """The last `limit` token positions: the last row is the one that predicts."""
+    return list(range(max(0, T - limit), T))
+
+
+class AttentionScene(ChapterScene):
+    chapter = "02"
+    title = "One attention head"
+
+    def setup(self):
+        super().setup()
+        b = self.bundle
+        f = head_facts(b)
+        self.h = f["head_index"]
+        self.rows = token_window(b.T)
+        cfg = b.config
+        self.d, self.H = cfg["n_embd"], cfg["n_head"]
+        self.dh = self.d // self.H
+
+    def window_note(self):
+        """Says so on screen when a long prompt is shown through a window."""
+        if len(self.rows) == self.bundle.T:
+            return None
+        note = label(f"showing the last {len(self.rows)} of {self.bundle.T} tokens", S.SMALL, S.MUTED)
+        return note.to_edge(DOWN, buff=1.25)
+
+
+class Projections(AttentionScene):
+    """x -> q, k, v for the featured head."""
+    meter_start = "L0.qkv"
+    show_title = True
+
+    def build(self):
+        b, h, rows = self.bundle, self.h, self.rows
+        with self.beat("intro") as beat:
+            tag = label(f"layer 1 · head {h + 1} of {self.H}", S.BODY_SIZE, S.ATTENTION)
+            rule = fit_width(label("chosen: the head whose last row is least uniform (lowest entropy)",
+                                   S.SMALL, S.MUTED), 11)
+            VGroup(tag, rule).arrange(DOWN, buff=0.2).move_to(UP * 0.5)
+            self.play(FadeIn(tag, shift=UP * 0.2), run_time=beat.share(0.2))
+            self.play(FadeIn(rule), run_time=beat.share(0.2))
+        with self.beat("inputs") as beat:
+            x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=4, rows=rows,
+                           shape_text=f"x = LayerNorm(residual): {b.T} × {self.d}")
+            x.move_to(DOWN * 0.2)
+            note = self.window_note()
+            self.play(FadeOut(tag), FadeOut(rule), run_time=beat.share(0.1))
+            self.play(FadeIn(x.cell_group), FadeIn(x.row_label_mobs), run_time=beat.share(0.25))
+            self.play(LaggedStart(*[FadeIn(t) for t in x.text_group], lag_ratio=0.02),
+                      FadeIn(x.ellipses), FadeIn(x.shape_mob), *( [FadeIn(note)] if note else []),
+                      run_time=beat.share(0.4))
+        with self.beat("qkv") as beat:
+            grids = VGroup()
+            for name, colour in (("q", S.QUERY), ("k", S.KEY), ("v", S.VALUE)):
+                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows,
+                               shape_text=f"{b.T} × {self.dh}")
+                title = label(name, S.BODY_SIZE, colour).next_to(g.cell_group, UP, buff=0.2)
+                frame = SurroundingRectangle(g.cell_group, color=colour, buff=0.04, stroke_width=3)
+                grids.add(VGroup(g, title, frame))
+            grids.arrange(RIGHT, buff=0.45)
+            x_small = x.copy()
+            target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
+            fit_width(target, S.FRAME_W - 2 * S.MARGIN)
+            target.move_to(DOWN * 0.2)
+            arrow = Arrow(x_small.get_right(), grids.get_left(), buff=0.12, color=S.MUTED, stroke_width=3)
+            w_text = label(f"x × W_q, W_k, W_v → this head's {self.dh} columns of each", S.SMALL, S.MUTED)
+            w_text.next_to(grids, UP, buff=0.25)
+            self.play(Transform(x, x_small), run_time=beat.share(0.15))
+            self.play(GrowArrow(arrow), FadeIn(w_text), run_time=beat.share(0.1))
+            self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * 0.2) for g in grids], lag_ratio=0.3),
+                      run_time=beat.share(0.3))
+            self.pay("L0.qkv", run_time=beat.share(0.25))
+
+
+class Scores(AttentionScene):
+    """The T x T grid: scaled scores, the causal mask, the row softmax."""
+    meter_start = "L0.scores"
+
+    def grid(self, values, percent=False):
+        b = self.bundle
+        g = NumberGrid(values, row_labels=b.tokens, col_labels=b.tokens, rows=self.rows, cols=self.rows,
+                       cell_w=1.15, cell_h=0.5, percent=percent,
+                       colour=(lambda p: S.sequential(p)) if percent else None,
+                       vmax=None if not percent else 1.0)
+        fit_width(g, 10.5)
+        return g.move_to(DOWN * 0.35 + LEFT * 0.6)
+
+    def build(self):
+        b, h = self.bundle, self.h
+        scaled = b["scores_scaled"][0, h]     # [T, T]
+        masked = b["scores_masked"][0, h]     # [T, T], −inf above the diagonal
+        probs = b["probs"][0, h]              # [T, T]
+        note = self.window_note()
+        with self.beat("scores") as beat:
+            formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK)
+            formula.to_edge(UP, buff=1.25)
+            grid = self.grid(scaled)
+            self.play(Write(formula), run_time=beat.share(0.15))
+            self.play(FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs), FadeIn(grid.col_label_mobs),
+                      FadeIn(grid.ellipses), *([FadeIn(note)] if note else []), run_time=beat.share(0.2))
+            self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03),
+                      run_time=beat.share(0.3))
+            self.pay("L0.scores", run_time=beat.share(0.2))
+        with self.beat("mask") as beat:
+            masked_grid = self.grid(masked)
+            future = [(r, c) for (r, c) in grid.cells if c > r]
+            mask_title = label("causal mask: no looking ahead", S.BODY_SIZE, S.WARNING).move_to(formula)
+            self.play(ReplacementTransform(formula, mask_title), run_time=beat.share(0.15))
+            self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
+                      *[Transform(grid.values_mobs[rc], masked_grid.values_mobs[rc]) for rc in future],
+                      run_time=beat.share(0.45))
+        with self.beat("softmax") as beat:
+            pgrid = self.grid(probs, percent=True)
+            sm_title = label("softmax along each row", S.BODY_SIZE, S.ATTENTION).move_to(mask_title)
+            sums = VGroup(*[
+                label(f"Σ = {probs[r].astype(np.float64).sum():.2f}", S.SMALL, S.ATTENTION, mono=True)
+                .next_to(pgrid.row_cells(r), RIGHT, buff=0.3) for r in self.rows])
+            self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.share(0.15))
+            self.play(*[Transform(grid.cells[rc], pgrid.cells[rc]) for rc in grid.cells],
+                      *[Transform(grid.values_mobs[rc], pgrid.values_mobs[rc]) for rc in grid.values_mobs],
+                      run_time=beat.share(0.4))
+            self.play(LaggedStart(*[FadeIn(s, shift=LEFT * 0.2) for s in sums], lag_ratio=0.15),
+                      run_time=beat.share(0.3))
+        with self.beat("last_row") as beat:
+            last = b.T - 1
+            box = SurroundingRectangle(VGroup(grid.row_cells(last), sums[-1]), color=S.TOKEN, buff=0.06)
+            order = np.argsort(-probs[last])[:3]
+            readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
+            who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
+                                  mono=True), 12.5)
+            who.next_to(grid, DOWN, buff=0.3 if note is None else 0.15)
+            if note is not None:
+                self.play(FadeOut(note), run_time=0.3)
+            self.play(Create(box), run_time=beat.share(0.2))
+            self.play(FadeIn(who, shift=UP * 0.1), run_time=beat.share(0.25))
+
+
+class Mixing(AttentionScene):
+    """Weighted sum of values, the output projection, the residual add, the receipt."""
+    meter_start = "L0.mix"
+
+    def build(self):
+        b, h, d, dh = self.bundle, self.h, self.d, self.dh
+        last = b.T - 1
+        weights = b["probs"][0, h, last]                     # [T]
+        with self.beat("mix") as beat:
+            w = NumberGrid(weights[:, None], row_labels=b.tokens, rows=self.rows, percent=True,
+                           colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
+            w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w.cell_group, UP, buff=0.2)
+            v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=4, shape_text=f"v: {b.T} × {dh}")
+            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v.cell_group, UP, buff=0.2)
+            out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=4, shape_text=f"1 × {dh}")
+            out_title = fit_width(label(f"output of {S.show_token(b.tokens[last])}", S.SMALL, S.TOKEN), 3.5)
+            out_title.next_to(out.cell_group, UP, buff=0.2)
+            times = label("×", S.TITLE_SIZE, S.MUTED)
+            sigma = label("Σ rows →", S.BODY_SIZE, S.MUTED)
+            row = VGroup(VGroup(w, w_title), times, VGroup(v, v_title), sigma, VGroup(out, out_title))
+            row.arrange(RIGHT, buff=0.35)
+            fit_width(row, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.3)
+            self.play(FadeIn(w), FadeIn(w_title), run_time=beat.share(0.15))
+            self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.share(0.2))
+            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * 0.2), FadeIn(out_title), run_time=beat.share(0.2))
+            self.pay("L0.mix", run_time=beat.share(0.2))
+        with self.beat("out") as beat:
+            self.play(FadeOut(row), run_time=beat.share(0.1))
+            concat = fit_width(label(f"{self.H} heads × {dh} = {d}  →  × W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION), 12)
+            concat.to_edge(UP, buff=1.3)
+            names = ("residual", "+ attention", "= new residual")
+            colours = (S.RESIDUAL, S.ATTENTION, S.RESIDUAL)
+            mats = (b["resid_pre"][0, last], b["attn_out"][0, last], b["resid_mid"][0, last])
+            lines = VGroup()
+            for name, colour, vec in zip(names, colours, mats):
+                g = NumberGrid(vec[None, :], max_cols=6, cell_w=1.0)
+                t = label(name, S.BODY_SIZE, colour)
+                lines.add(VGroup(t, g).arrange(RIGHT, buff=0.4))
+            lines.arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
+            shape = label(f"row of {S.show_token(b.tokens[last])}: 1 × {d}", S.SMALL, S.MUTED, mono=True)
+            shape.next_to(lines, DOWN, buff=0.25).align_to(lines, RIGHT)
+            group = VGroup(lines, shape)
+            fit_width(group, 12.5).move_to(DOWN * 0.4)
+            self.play(FadeIn(concat), run_time=beat.share(0.15))
+            self.play(LaggedStart(*[FadeIn(l, shift=UP * 0.15) for l in lines], lag_ratio=0.35),
+                      FadeIn(shape), run_time=beat.share(0.35))
+            self.pay("L0.out", run_time=beat.share(0.2))
+        with self.beat("receipt") as beat:
+            self.play(FadeOut(concat), FadeOut(group), run_time=beat.share(0.1))
+            receipt = self.receipt()
+            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in receipt], lag_ratio=0.15),
+                      run_time=beat.share(0.45))
+
+    def receipt(self) -> VGroup:
+        """The itemised bill of one attention layer, straight from the ledger."""
+        keys = ("L0.qkv", "L0.scores", "L0.mix", "L0.out")
+        rows = VGroup()
+        for key in keys:
+            e = self.ledger[key]
+            rows.add(VGroup(label(e.step.replace("layer 1: ", ""), S.SMALL, S.INK),
+                            label(e.formula, S.SMALL, S.MUTED, mono=True),
+                            label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
+        total = self.ledger.attention_flops(0)
+        rows.add(VGroup(label("attention, layer 1", S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
+                        label(S.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
+        col_x = [-5.6, -1.8, 5.2]   # left edges of text columns; numbers right-aligned at col_x[2]
+        y = 1.2
+        for i, r in enumerate(rows):
+            if i == len(rows) - 1:
+                y -= 0.15
+            r[0].move_to([col_x[0], y, 0], aligned_edge=LEFT)
+            r[1].move_to([col_x[1], y, 0], aligned_edge=LEFT)
+            r[2].move_to([col_x[2], y, 0], aligned_edge=RIGHT)
+            y -= 0.55
+        from manim import Line as MLine
+        rule = MLine([col_x[0], rows[-1].get_top()[1] + 0.12, 0], [col_x[2], rows[-1].get_top()[1] + 0.12, 0],
+                     color=S.MUTED, stroke_width=2)
+        note = fit_width(label("softmax and LayerNorm are not counted (see the ledger's note)", S.SMALL, S.MUTED), 11)
+        note.next_to(rows, DOWN, buff=0.35).align_to(rows, LEFT)
+        return VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
+
+
+SCENES = [Projections, Scores, Mixing]

@@ -1,0 +1,17 @@
+"""Which scenes make up each chapter, in order. Chapters not yet built are absent."""
+from __future__ import annotations
+
+import importlib
+
+CHAPTER_MODULES = {
+    "02": ("scenes.ch02_attention", "One attention head"),
+}
+
+
+def chapters() -> dict[str, str]:
+    return {k: title for k, (_, title) in sorted(CHAPTER_MODULES.items())}
+
+
+def scenes_of(chapter: str) -> list[type]:
+    module = importlib.import_module(CHAPTER_MODULES[chapter][0])
+    return list(module.SCENES)

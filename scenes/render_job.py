@@ -1,0 +1,60 @@
+"""Render one scene of one chapter into one MP4 (run as its own process by render.py).
+
+    python -m scenes.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
+        --out path/scene.mp4 [--cues path/scene.json]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+
+
+def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None) -> Path:
+    os.environ["ONEPASS_BUNDLE"] = str(bundle)
+    if cues is not None:
+        os.environ["ONEPASS_CUES"] = str(cues)
+    from manim import config, tempconfig
+
+    from scenes.registry import scenes_of
+    classes = {cls.__name__: cls for cls in scenes_of(chapter)}
+    if scene not in classes:
+        raise SystemExit(f"chapter {chapter} has no scene {scene!r}; it has {', '.join(classes)}")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    media = Path(tempfile.mkdtemp(prefix="onepass-media-", dir=out.parent))
+    try:
+        with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": False,
+                         "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
+                         "output_file": scene, "background_color": "#0E1117"}):
+            instance = classes[scene]()
+            instance.render()
+            movie = Path(instance.renderer.file_writer.movie_file_path)
+        tmp = out.with_name(out.name + ".part.mp4")
+        shutil.move(str(movie), tmp)
+        os.replace(tmp, out)       # atomic: a finished file or none
+    finally:
+        shutil.rmtree(media, ignore_errors=True)
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--bundle", required=True, type=Path)
+    p.add_argument("--chapter", required=True)
+    p.add_argument("--scene", required=True)
+    p.add_argument("--quality", default="low", choices=sorted(QUALITY))
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--cues", type=Path)
+    a = p.parse_args(argv)
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

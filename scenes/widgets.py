@@ -1,0 +1,283 @@
+"""The shared visual vocabulary: token chips, number grids, probability bars, the meter.
+
+Everything here is built from plain Text (Pango) and shapes: no TeX, so user text
+can never reach LaTeX, and nothing is re-typeset per frame.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, Rectangle, RoundedRectangle, Text, VGroup, VMobject,
+                   rate_functions)
+
+from scenes import style as S
+
+
+def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, **kw) -> Text:
+    """Plain text (never markup, never TeX): safe for user-provided strings."""
+    return Text(text, font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+
+
+def fit_width(mob, max_width: float):
+    """Scale down (never up) so a mobject fits a width."""
+    if mob.width > max_width:
+        mob.scale_to_fit_width(max_width)
+    return mob
+
+
+class TokenChip(VGroup):
+    """A token as a rounded chip: its visible text, optionally its id beneath."""
+
+    def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
+                 max_text_width: float = 2.6):
+        super().__init__()
+        self.text_mob = fit_width(label(S.show_token(text), size, color, mono=True), max_text_width)
+        self.box = RoundedRectangle(corner_radius=0.08, width=self.text_mob.width + 0.3,
+                                    height=self.text_mob.height + 0.3, stroke_color=color,
+                                    stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
+        self.text_mob.move_to(self.box)
+        self.add(self.box, self.text_mob)
+        if token_id is not None:
+            self.id_mob = label(str(token_id), S.SMALL, S.MUTED, mono=True).next_to(self.box, DOWN, buff=0.1)
+            self.add(self.id_mob)
+
+
+def token_row(texts: Sequence[str], ids: Sequence[int] | None = None, max_width: float = 12.5,
+              buff: float = 0.15) -> VGroup:
+    """Chips side by side, shrunk to fit the width (long prompts wrap into rows)."""
+    chips = VGroup(*[TokenChip(t, None if ids is None else i) for t, i in
+                     zip(texts, ids if ids is not None else [None] * len(texts))])
+    chips.arrange(RIGHT, buff=buff, aligned_edge=UP)
+    if chips.width > max_width:
+        per_row = max(1, int(len(chips) * max_width / chips.width))
+        chips.arrange_in_grid(cols=per_row, buff=(buff, 0.25), cell_alignment=LEFT)
+        fit_width(chips, max_width)
+    return chips
+
+
+def window(n: int, limit: int) -> tuple[list[int], bool]:
+    """Indices to show of n items when at most `limit` fit: the first ones, then '…'."""
+    if n <= limit:
+        return list(range(n)), False
+    return list(range(limit - 1)), True
+
+
+class NumberGrid(VGroup):
+    """A matrix as coloured cells with real values, row/column labels and its true shape.
+
+    Wide or tall matrices show a window (first rows/columns) with '…' and the true
+    shape written beside, e.g. "5 × 768". Cells are indexed by (row, col) in
+    `self.cells` / `self.values_mobs` for highlighting.
+    """
+
+    def __init__(self, values: np.ndarray, row_labels: Sequence[str] | None = None,
+                 col_labels: Sequence[str] | None = None, decimals: int = 2, max_rows: int = 8,
+                 max_cols: int = 8, cell_w: float = 1.15, cell_h: float = 0.5, colour=None,
+                 vmax: float | None = None, show_values: bool = True, shape_text: str | None = None,
+                 label_color=S.TOKEN, number_size: int = S.NUMBER_SIZE, percent: bool = False,
+                 rows: Sequence[int] | None = None, cols: Sequence[int] | None = None):
+        super().__init__()
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[None, :]
+        self.values = values
+        # an explicit window (e.g. the last rows of a long prompt) or the first ones that fit
+        rows, self.more_rows = (list(rows), len(rows) < values.shape[0]) if rows is not None \
+            else window(values.shape[0], max_rows)
+        cols, self.more_cols = (list(cols), len(cols) < values.shape[1]) if cols is not None \
+            else window(values.shape[1], max_cols)
+        self.rows, self.cols = rows, cols
+        finite = values[np.isfinite(values)]
+        vmax = vmax if vmax is not None else (float(np.abs(finite).max()) if finite.size else 1.0)
+        colour = colour or (lambda v: S.diverging(v, vmax))
+        self.cells, self.values_mobs = {}, {}
+        cell_group, text_group = VGroup(), VGroup()
+        for r_i, r in enumerate(rows):
+            for c_i, c in enumerate(cols):
+                v = values[r, c]
+                cell = Rectangle(width=cell_w, height=cell_h, stroke_width=1, stroke_color=S.BACKGROUND,
+                                 fill_color=colour(v), fill_opacity=1)
+                cell.move_to([c_i * cell_w, -r_i * cell_h, 0])
+                self.cells[(r, c)] = cell
+                cell_group.add(cell)
+                if show_values:
+                    txt = S.fmt_pct(v) if percent and np.isfinite(v) else S.fmt_signed(v, decimals)
+                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True)
+                    fit_width(t, cell_w - 0.08)
+                    t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
+                    self.values_mobs[(r, c)] = t
+                    text_group.add(t)
+        self.cell_group, self.text_group = cell_group, text_group
+        self.add(cell_group, text_group)
+        ellipses = VGroup()
+        if self.more_cols:  # '…' on the side where columns were left out
+            side = LEFT if cols[0] > 0 else RIGHT
+            ellipses.add(label("…", number_size, S.MUTED).next_to(cell_group, side, buff=0.12))
+        if self.more_rows:
+            side = UP if rows[0] > 0 else DOWN
+            ellipses.add(label("⋮", number_size, S.MUTED).next_to(cell_group, side, buff=0.08))
+        self.ellipses = ellipses
+        self.add(ellipses)
+        self.row_label_mobs = VGroup()
+        if row_labels is not None:
+            for r_i, r in enumerate(rows):
+                t = fit_width(label(S.show_token(row_labels[r]), S.SMALL, label_color, mono=True), 1.8)
+                gap = 0.5 if (self.more_cols and cols[0] > 0) else 0.12  # room for a left '…'
+                t.next_to(cell_group[r_i * len(cols)], LEFT, buff=gap)
+                self.row_label_mobs.add(t)
+            self.add(self.row_label_mobs)
+        self.col_label_mobs = VGroup()
+        if col_labels is not None:
+            for c_i, c in enumerate(cols):
+                t = fit_width(label(S.show_token(col_labels[c]), S.SMALL, label_color, mono=True), cell_w)
+                gap = 0.45 if (self.more_rows and rows[0] > 0) else 0.1  # room for a top '⋮'
+                t.next_to(cell_group[c_i], UP, buff=gap)
+                self.col_label_mobs.add(t)
+            self.add(self.col_label_mobs)
+        self.shape_mob = None
+        if shape_text is not None:
+            self.shape_mob = label(shape_text, S.SMALL, S.MUTED, mono=True)
+            self.shape_mob.next_to(self, DOWN, buff=0.15).align_to(cell_group, RIGHT)
+            self.add(self.shape_mob)
+
+    def row_cells(self, r: int) -> VGroup:
+        return VGroup(*[m for (rr, _), m in self.cells.items() if rr == r])
+
+    def row_values(self, r: int) -> VGroup:
+        return VGroup(*[m for (rr, _), m in self.values_mobs.items() if rr == r])
+
+
+class ProbBars(VGroup):
+    """Horizontal bars: token label, bar proportional to probability, percentage."""
+
+    def __init__(self, tokens: Sequence[str], probs: Sequence[float], ranks: Sequence[int] | None = None,
+                 bar_max: float = 5.0, bar_h: float = 0.34, color=S.LOGIT, scale_to: float | None = None):
+        super().__init__()
+        top = scale_to or max(float(max(probs)), 1e-12)
+        self.rows = VGroup()
+        for i, (tok, p) in enumerate(zip(tokens, probs)):
+            rank = label(f"#{ranks[i]}" if ranks is not None else "", S.SMALL, S.MUTED, mono=True)
+            name = fit_width(label(S.show_token(tok), S.SMALL, S.TOKEN, mono=True), 2.2)
+            bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
+                            fill_color=color, fill_opacity=0.9)
+            pct = label(S.fmt_pct(p), S.SMALL, S.INK, mono=True)
+            row = VGroup(rank, name, bar, pct)
+            row.bar, row.name, row.pct, row.rank = bar, name, pct, rank
+            self.rows.add(row)
+        y = 0.0
+        for row in self.rows:
+            row.rank.move_to([0, y, 0], aligned_edge=RIGHT)
+            row.name.move_to([0.2, y, 0], aligned_edge=LEFT)
+            row.bar.move_to([2.6, y, 0], aligned_edge=LEFT)
+            row.pct.next_to(row.bar, RIGHT, buff=0.12)
+            y -= bar_h + 0.14
+        self.add(self.rows)
+
+
+# ---------------------------------------------------------------------------
+# The Σ FLOPs meter: digits are shaped once, then only their points are swapped.
+
+_GLYPHS = "0123456789,"
+
+
+class GlyphCounter(VGroup):
+    """A right-aligned integer drawn from glyphs shaped once (no per-frame Text/TeX).
+
+    Each of `slots` positions is a VMobject whose points are copied from a cached
+    glyph when the value changes: setting a value costs a few array copies.
+    """
+
+    def __init__(self, value: int = 0, slots: int = 15, size: int = 30, color=S.FLOPS):
+        super().__init__()
+        ref = label(_GLYPHS, size, color, mono=True)
+        self.advance = ref.width / len(_GLYPHS) * 1.0  # monospace: same advance for every glyph
+        cy = ref.get_center()[1]
+        self.glyph_points = {}
+        for ch, g in zip(_GLYPHS, ref.submobjects):
+            self.glyph_points[ch] = g.points - np.array([g.get_center()[0], cy, 0])
+        self.slot_mobs = [VMobject(stroke_width=0, fill_color=color, fill_opacity=1) for _ in range(slots)]
+        self.add(*self.slot_mobs)
+        self.slots = slots
+        # a fixed invisible frame so the group keeps its size while digits change
+        self.frame = Rectangle(width=slots * self.advance, height=ref.height, stroke_width=0, fill_opacity=0)
+        self.add(self.frame)
+        self.value = None
+        self.set_value(value)
+
+    def set_value(self, value: int):
+        value = int(value)
+        if value == self.value:
+            return self
+        self.value = value
+        text = f"{value:,}"[-self.slots:]
+        right = self.frame.get_right()[0]
+        cy = self.frame.get_center()[1]
+        pad = self.slots - len(text)
+        for i, slot in enumerate(self.slot_mobs):
+            if i < pad:
+                slot.clear_points()
+                continue
+            x = right - (self.slots - i - 0.5) * self.advance
+            slot.set_points(self.glyph_points[text[i - pad]] + np.array([x, cy, 0]))
+        return self
+
+
+class CountTo(Animation):
+    """Animate a GlyphCounter from its value to `target` (eased)."""
+
+    def __init__(self, counter: GlyphCounter, target: int, **kw):
+        self.start_value, self.target = counter.value, int(target)
+        kw.setdefault("rate_func", rate_functions.smooth)
+        super().__init__(counter, **kw)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        self.mobject.set_value(round(self.start_value + (self.target - self.start_value) * alpha))
+
+
+class FlopsMeter(VGroup):
+    """Σ FLOPs: the running total and the step being paid for."""
+
+    def __init__(self, value: int = 0, step: str = "", slots: int = 13):
+        super().__init__()
+        self.title = label("Σ FLOPs", S.SMALL, S.MUTED)
+        self.counter = GlyphCounter(value, slots=slots, size=28)
+        self.counter.next_to(self.title, RIGHT, buff=0.2)
+        self.title.align_to(self.counter, DOWN)
+        self.step_mob = self._step_text(step)
+        self.add(self.title, self.counter, self.step_mob)
+
+    def _step_text(self, step: str) -> Text:
+        t = fit_width(label(step or "·", S.SMALL, S.FLOPS), 4.2)
+        if not step:
+            t.set_opacity(0)  # an invisible placeholder keeps the layout
+        return t.next_to(self.counter, DOWN, buff=0.12).align_to(self.counter, RIGHT)
+
+    @property
+    def value(self) -> int:
+        return self.counter.value
+
+    def pay(self, target: int, step: str, run_time: float = 1.5):
+        """Animations that show `step` and run the total up to `target`."""
+        from manim import FadeIn, FadeOut
+        new = self._step_text(step)
+        old = self.step_mob
+        self.remove(old)
+        self.step_mob = new
+        self.add(new)
+        return [CountTo(self.counter, target, run_time=run_time), FadeOut(old, run_time=min(0.4, run_time)),
+                FadeIn(new, run_time=min(0.4, run_time))]
+
+
+class DivergingLegend(VGroup):
+    """A small colour bar for signed values: −vmax, 0, +vmax."""
+
+    def __init__(self, vmax: float, width: float = 2.2, decimals: int = 1):
+        super().__init__()
+        n = 24
+        bar = VGroup(*[Rectangle(width=width / n, height=0.16, stroke_width=0,
+                                 fill_color=S.diverging((i / (n - 1) * 2 - 1) * vmax, vmax), fill_opacity=1)
+                       for i in range(n)]).arrange(RIGHT, buff=0)
+        lo = label(S.fmt_signed(-vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
+        hi = label(S.fmt_signed(vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
+        self.add(bar, lo, hi)

@@ -1,0 +1,19 @@
+"""Numbers and tokens as a narrator says them."""
+from __future__ import annotations
+
+
+def spoken_count(n: int) -> str:
+    """23669760 -> '23.7 million'; small numbers stay exact with separators."""
+    for word, size in (("trillion", 1e12), ("billion", 1e9), ("million", 1e6)):
+        if abs(n) >= size:
+            return f"{n / size:.3g} {word}"
+    return f"{n:,}"
+
+
+def spoken_pct(p: float) -> str:
+    return f"{100 * p:.1f} percent"
+
+
+def spoken_token(text: str) -> str:
+    """A token quoted for speech and captions: ' the' -> '"the"'."""
+    return f"“{text.strip() or text}”"
