@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""onepass: render chapters of the explainer film of one GPT-2 forward pass.
+
+    python render.py --chapter 02
+    python render.py --chapter 04 --prompt "The capital of Pakistan is"
+    python render.py --chapter 02 --weights random --quality low
+    python render.py --inspect [--json]
+    python render.py --list
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_PROMPT = "The cat sat on the"
+QUALITIES = ("low", "medium", "high", "4k")
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed without a traceback."""
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers.")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--chapter", help="chapter number, e.g. 02 (see --list)")
+    what.add_argument("--all", action="store_true", help="render every chapter")
+    what.add_argument("--list", action="store_true", help="list chapters and their scenes")
+    what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
+    p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"text to run through GPT-2 (default: {DEFAULT_PROMPT!r})")
+    p.add_argument("--weights", default=os.environ.get("ONEPASS_GPT2_WEIGHTS", "gpt2"),
+                   help="'gpt2' (hub id, cached by transformers), a local directory, 'random' "
+                        "(GPT-2 small's shapes, seeded random numbers) or 'tiny' (a 2-layer test model)")
+    p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
+    p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
+    p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
+    p.add_argument("--voice", default="none", help="narration voice; 'none' is silent with narration timing")
+    p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
+    return p.parse_args(argv)
+
+
+def normalise_chapter(chapter: str, known: dict[str, str]) -> str:
+    c = chapter.strip().lower().removeprefix("ch")
+    c = c.zfill(2) if c.isdigit() else c
+    if c not in known:
+        listing = ", ".join(f"{k} ({t})" for k, t in known.items())
+        raise UserError(f"there is no chapter {chapter!r}. Chapters that exist: {listing}")
+    return c
+
+
+def check_tools():
+    missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
+    if missing:
+        raise UserError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
+                        "or run `make bootstrap`) and try again.")
+
+
+def get_bundle(args, console):
+    from data import bundle as bundle_io
+    from data import extract
+    if args.bundle:
+        return bundle_io.load(args.bundle)
+    with console.status("extracting tensors from GPT-2 …"):
+        return extract.extract(args.prompt, args.weights, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+
+
+def inspect(bundle, as_json: bool, console):
+    from data import tokenizer
+    from data.flops import NOT_COUNTED
+    probs = bundle.last_probs
+    top = [{"rank": r + 1, "id": int(i), "token": tokenizer.decode([int(i)]), "prob": float(probs[i])}
+           for r, i in enumerate(bundle.meta["top_ids"])]
+    ledger = bundle.ledger()
+    report = {
+        "prompt": bundle.prompt, "bundle": str(bundle.path), "model_id": bundle.meta["model_id"],
+        "synthetic_weights": bundle.synthetic, "weights_sha256": bundle.meta["weights"]["sha256"],
+        "tokens": [{"index": i, "token": t, "id": int(x)} for i, (t, x) in enumerate(zip(bundle.tokens, bundle.ids))],
+        "top_next_tokens": top, "flops": ledger.as_dicts(), "flops_total": ledger.total, "flops_note": NOT_COUNTED,
+    }
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    from rich.table import Table
+    t = Table(title=f"tokens of {bundle.prompt!r}")
+    for col in ("#", "token", "id"):
+        t.add_column(col, justify="right" if col != "token" else "left")
+    for row in report["tokens"]:
+        t.add_row(str(row["index"]), repr(row["token"]), str(row["id"]))
+    console.print(t)
+    t = Table(title="top next tokens" + (" (random weights: noise, not GPT-2's predictions)" if bundle.synthetic else ""))
+    for col in ("rank", "token", "id", "probability"):
+        t.add_column(col, justify="right" if col != "token" else "left")
+    for row in top:
+        t.add_row(str(row["rank"]), repr(row["token"]), str(row["id"]), f"{100 * row['prob']:.1f}%")
+    console.print(t)
+    t = Table(title=f"FLOPs ledger ({NOT_COUNTED})")
+    for col in ("step", "formula", "FLOPs", "running total"):
+        t.add_column(col, justify="right" if col in ("FLOPs", "running total") else "left")
+    for e in ledger.entries:
+        t.add_row(e.step, e.formula, f"{e.flops:,}", f"{e.total:,}")
+    console.print(t)
+
+
+def render_chapter(chapter: str, bundle, args, console) -> Path:
+    """Render each scene in its own process, join them, write captions and a thumbnail."""
+    from data.bundle import slug
+    from scenes.registry import chapters, scenes_of
+    from voiceover import captions
+
+    title = chapters()[chapter]
+    dest = args.out / slug(bundle.prompt) / args.quality
+    work = dest / ".scenes"
+    work.mkdir(parents=True, exist_ok=True)
+    name = f"ch{chapter}-{slug(title)}"
+    scene_files, cue_lists = [], []
+    classes = scenes_of(chapter)
+    from rich.progress import Progress
+    with Progress(console=console, transient=False) as progress:
+        task = progress.add_task(f"chapter {chapter}: {title}", total=len(classes))
+        for cls in classes:
+            mp4, cues = work / f"{name}-{cls.__name__}.mp4", work / f"{name}-{cls.__name__}.cues.json"
+            cmd = [sys.executable, "-m", "scenes.render_job", "--bundle", str(bundle.path), "--chapter", chapter,
+                   "--scene", cls.__name__, "--quality", args.quality, "--out", str(mp4), "--cues", str(cues)]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if proc.returncode != 0:
+                tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+                raise UserError(f"scene {cls.__name__} of chapter {chapter} failed to render:\n{tail}")
+            scene_files.append(mp4)
+            cue_lists.append(json.loads(cues.read_text(encoding="utf-8")))
+            progress.advance(task)
+    final = dest / f"{name}.mp4"
+    durations = [media_duration(f) for f in scene_files]
+    concat(scene_files, final)
+    cues = captions.join_cues(cue_lists, durations)
+    captions.write_srt(cues, final.with_suffix(".srt"))
+    captions.write_vtt(cues, final.with_suffix(".vtt"))
+    thumbnail(final, final.with_suffix(".png"), at=min(sum(durations) * 0.4, sum(durations) - 0.1))
+    return final
+
+
+def media_duration(path: Path) -> float:
+    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.strip())
+
+
+def concat(parts: list[Path], final: Path):
+    """Join scene MP4s without re-encoding; the result replaces `final` only when complete."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=final.parent) as listing:
+        for part in parts:
+            listing.write(f"file '{part.resolve()}'\n")
+    tmp = final.with_name(final.stem + ".part.mp4")
+    try:
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
+                        "-c", "copy", "-movflags", "+faststart", str(tmp)], check=True)
+        os.replace(tmp, final)
+    finally:
+        Path(listing.name).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
+
+
+def thumbnail(video: Path, png: Path, at: float):
+    tmp = png.with_name(png.stem + ".part.png")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", f"{max(at, 0):.2f}", "-i", str(video), "-frames:v", "1",
+                    str(tmp)], check=True)
+    os.replace(tmp, png)
+
+
+def main(argv=None) -> int:
+    from rich.console import Console
+    console = Console(stderr=True)
+    args = parse_args(argv)
+    try:
+        from data.bundle import BundleError
+        from data.extract import ExtractError
+        from scenes.registry import chapters, scenes_of
+        known = chapters()
+        if args.list:
+            for c, title in known.items():
+                print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
+            return 0
+        if args.voice != "none":
+            raise UserError(f"voice {args.voice!r} is not available yet; use --voice none")
+        if not (args.inspect or args.all or args.chapter):
+            raise UserError("say what to render: --chapter NN, --all, --inspect or --list (see --help)")
+        todo = list(known) if args.all else ([normalise_chapter(args.chapter, known)] if args.chapter else [])
+        if todo:
+            check_tools()
+        bundle = get_bundle(args, console)
+        if args.inspect:
+            inspect(bundle, args.json, console)
+            return 0
+        if bundle.synthetic:
+            console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
+        for chapter in todo:
+            path = render_chapter(chapter, bundle, args, console)
+            console.print(f"[green]wrote[/green] {path}")
+        return 0
+    except (UserError, BundleError, ExtractError) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]: finished files were left as they were; nothing half-written replaced them")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

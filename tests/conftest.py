@@ -1,0 +1,64 @@
+"""Shared fixtures: bundles extracted from the tiny random GPT-2 (seconds, no download)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from data import extract  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def bundle_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("bundles")
+
+
+@pytest.fixture(scope="session")
+def tiny_bundle(bundle_root):
+    """'The cat sat on the' through the 2-layer random model."""
+    return extract.extract("The cat sat on the", "tiny", root=bundle_root, log=lambda m: None)
+
+
+@pytest.fixture(scope="session")
+def tiny_long_bundle(bundle_root):
+    """A ~30-token prompt through the tiny model: exercises windows and wrapping."""
+    prompt = ("In the quiet village by the river, the old baker woke before dawn to knead the bread "
+              "that everyone would eat for breakfast")
+    return extract.extract(prompt, "tiny", root=bundle_root, log=lambda m: None)
+
+
+def real_weights_dir() -> str | None:
+    """A directory with real GPT-2 weights, or the hub id when transformers has it cached."""
+    env = os.environ.get(extract.WEIGHTS_ENV)
+    if env and Path(env).is_dir():
+        return env
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        hit = try_to_load_from_cache("gpt2", "config.json")
+        if isinstance(hit, str):
+            return "gpt2"
+    except Exception:
+        pass
+    return None
+
+
+@pytest.fixture(scope="session")
+def real_weights():
+    found = real_weights_dir()
+    if found is None:
+        pytest.skip(f"real GPT-2 weights not found (set {extract.WEIGHTS_ENV}=DIR or cache 'gpt2' with transformers)")
+    return found
+
+
+def render_scene_frames(bundle, chapter: str, scene: str, tmp_path: Path):
+    """Render one scene at the lowest quality; returns (mp4 path, cues list)."""
+    import json
+    from scenes.render_job import render_scene
+    mp4, cues = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
+    render_scene(bundle.path, chapter, scene, "low", mp4, cues)
+    return mp4, json.loads(cues.read_text(encoding="utf-8"))
