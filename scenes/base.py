@@ -13,7 +13,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from manim import DOWN, LEFT, RIGHT, UL, UP, UR, FadeIn, FadeOut, Scene, Write, config
+from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Scene, Text, Write, config
 
 from data import bundle as bundle_io
 from scenes import style as S
@@ -50,6 +50,14 @@ class ChapterScene(Scene):
         self.ledger = self.bundle.ledger()
         self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger)
         self.cues: list[dict] = []
+        self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
+
+    def add(self, *mobjects):
+        for m in mobjects:
+            for sub in m.get_family():
+                if isinstance(sub, Text) and sub.get_fill_opacity() > 0:
+                    self.shown_texts.append(sub.original_text)
+        return super().add(*mobjects)
 
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):

@@ -62,3 +62,30 @@ def render_scene_frames(bundle, chapter: str, scene: str, tmp_path: Path):
     mp4, cues = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
     render_scene(bundle.path, chapter, scene, "low", mp4, cues)
     return mp4, json.loads(cues.read_text(encoding="utf-8"))
+
+
+def build_scene(bundle, chapter: str, scene: str):
+    """Run a scene's construct() without writing frames (manim dry run); returns the scene.
+
+    `scene.built_texts` lists the string of every Text the scene built (including the targets
+    of transforms), `scene.shown_texts` those put on screen with add(), `scene.cues` the cues.
+    """
+    from unittest import mock
+
+    from manim import Text, tempconfig
+    built: list[str] = []
+    original_init = Text.__init__
+
+    def recording_init(self, text, *args, **kwargs):
+        built.append(text)
+        original_init(self, text, *args, **kwargs)
+    from scenes.registry import scenes_of
+    os.environ["ONEPASS_BUNDLE"] = str(bundle.path)
+    os.environ.pop("ONEPASS_CUES", None)
+    cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
+    with tempconfig({"dry_run": True, "quality": "low_quality", "progress_bar": "none", "verbosity": "ERROR"}):
+        with mock.patch.object(Text, "__init__", recording_init):
+            instance = cls()
+            instance.render()
+    instance.built_texts = built
+    return instance
