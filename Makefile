@@ -1,0 +1,52 @@
+# onepass: bootstrap a fresh Debian machine, render chapters, run the tests.
+#   make render CHAPTER=02 [PROMPT="..."] [WEIGHTS=random] [QUALITY=low]
+#   make test
+# Each step is skipped when what it makes is already there.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CHAPTER ?= 02
+QUALITY ?= low
+WEIGHTS ?= gpt2
+PROMPT ?= The cat sat on the
+# system packages: cairo/pango headers + pkg-config (ManimPango builds from source on Linux),
+# ffmpeg (video), a minimal TeX Live + dvisvgm (manim's LaTeX-based mobjects), espeak-ng
+# (the always-available narration voice), sox (audio checks), DejaVu fonts (the film's faces)
+APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg texlive-latex-base \
+	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: bootstrap system install render test bench clean
+
+bootstrap: system install
+
+system: .stamp-system
+.stamp-system:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing system packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "system packages already installed"; fi
+	@touch $@
+
+install: $(VENV)/.stamp-install
+$(VENV)/.stamp-install: pyproject.toml | .stamp-system
+	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see README for CUDA)
+	$(PY) -m pip install -q "torch==2.13.0"
+	$(PY) -m pip install -q -e ".[test]"
+	@touch $@
+
+render: install
+	$(PY) render.py --chapter $(CHAPTER) --quality $(QUALITY) --weights "$(WEIGHTS)" --prompt "$(PROMPT)"
+
+test: install
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) bench/render_speed.py
+
+clean:
+	rm -rf out data/bundles/* .pytest_cache
