@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CHAPTER ?= 02
 QUALITY ?= low
-WEIGHTS ?= gpt2
+WEIGHTS ?= auto
 PROMPT ?= The cat sat on the
 # system packages: cairo/pango headers + pkg-config (ManimPango builds from source on Linux),
 # ffmpeg (video), a minimal TeX Live + dvisvgm (manim's LaTeX-based mobjects), espeak-ng

@@ -37,9 +37,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     what.add_argument("--list", action="store_true", help="list chapters and their scenes")
     what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"text to run through GPT-2 (default: {DEFAULT_PROMPT!r})")
-    p.add_argument("--weights", default=os.environ.get("ONEPASS_GPT2_WEIGHTS", "gpt2"),
-                   help="'gpt2' (hub id, cached by transformers), a local directory, 'random' "
-                        "(GPT-2 small's shapes, seeded random numbers) or 'tiny' (a 2-layer test model)")
+    p.add_argument("--weights", default="auto",
+                   help="'auto' (default: real GPT-2 if it is on this machine, else random with a warning), "
+                        "'gpt2' (hub id; downloads once), a local directory, 'random' (GPT-2 small's "
+                        "shapes, seeded random numbers) or 'tiny' (a 2-layer test model)")
     p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
     p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
     p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
@@ -89,7 +90,9 @@ def inspect(bundle, as_json: bool, console):
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
+    from rich.console import Console
     from rich.table import Table
+    console = Console()  # the report itself goes to stdout; progress and errors to stderr
     t = Table(title=f"tokens of {bundle.prompt!r}")
     for col in ("#", "token", "id"):
         t.add_column(col, justify="right" if col != "token" else "left")
@@ -100,7 +103,7 @@ def inspect(bundle, as_json: bool, console):
     for col in ("rank", "token", "id", "probability"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in top:
-        t.add_row(str(row["rank"]), repr(row["token"]), str(row["id"]), f"{100 * row['prob']:.1f}%")
+        t.add_row(str(row["rank"]), repr(row["token"]), str(row["id"]), f"{100 * row['prob']:.3g}%")
     console.print(t)
     t = Table(title=f"FLOPs ledger ({NOT_COUNTED})")
     for col in ("step", "formula", "FLOPs", "running total"):

@@ -59,6 +59,34 @@ class WeightsSpec:
         return f"hub:{self.name}"
 
 
+def find_real_weights() -> str | None:
+    """Real GPT-2 already on this machine: $ONEPASS_GPT2_WEIGHTS, or the transformers cache."""
+    env = os.environ.get(WEIGHTS_ENV)
+    if env and Path(env).expanduser().is_dir():
+        return env
+    try:
+        from huggingface_hub import try_to_load_from_cache
+        if isinstance(try_to_load_from_cache("gpt2", "model.safetensors"), str) or \
+                isinstance(try_to_load_from_cache("gpt2", "pytorch_model.bin"), str):
+            return "gpt2"
+    except Exception:  # an unusual hub install: treat as "not cached"
+        pass
+    return None
+
+
+def resolve_weights(name: str, log=print) -> str:
+    """'auto' -> real GPT-2 when it is on this machine, else 'random' with a warning."""
+    if name != "auto":
+        return name
+    found = find_real_weights()
+    if found:
+        return found
+    log("no real GPT-2 weights on this machine: rendering with RANDOM weights (GPT-2's exact shapes, "
+        "probabilities are noise; every frame says so). For real predictions pass --weights gpt2 on a "
+        f"machine with internet (downloads ~500 MB once), or --weights DIR / {WEIGHTS_ENV}=DIR.")
+    return "random"
+
+
 def validate_prompt(prompt: str) -> list[int]:
     """Token ids of the prompt, or a clear error for prompts the film cannot show."""
     if not prompt or not prompt.strip():
@@ -278,7 +306,7 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
             force: bool = False, log=print) -> bundle_io.Bundle:
     """Bundle for (prompt, weights): reused from the cache when present, else extracted."""
     ids = validate_prompt(prompt)
-    spec = WeightsSpec(weights)
+    spec = WeightsSpec(resolve_weights(weights, log))
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED}
     key = bundle_io.cache_key(prompt, spec.identity(), options)
     directory = bundle_io.bundle_dir(prompt, key, root)

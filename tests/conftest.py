@@ -32,24 +32,9 @@ def tiny_long_bundle(bundle_root):
     return extract.extract(prompt, "tiny", root=bundle_root, log=lambda m: None)
 
 
-def real_weights_dir() -> str | None:
-    """A directory with real GPT-2 weights, or the hub id when transformers has it cached."""
-    env = os.environ.get(extract.WEIGHTS_ENV)
-    if env and Path(env).is_dir():
-        return env
-    try:
-        from huggingface_hub import try_to_load_from_cache
-        hit = try_to_load_from_cache("gpt2", "config.json")
-        if isinstance(hit, str):
-            return "gpt2"
-    except Exception:
-        pass
-    return None
-
-
 @pytest.fixture(scope="session")
 def real_weights():
-    found = real_weights_dir()
+    found = extract.find_real_weights()
     if found is None:
         pytest.skip(f"real GPT-2 weights not found (set {extract.WEIGHTS_ENV}=DIR or cache 'gpt2' with transformers)")
     return found
