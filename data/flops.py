@@ -43,6 +43,12 @@ class Shape:
 
 GPT2_SMALL = Shape(n_layer=12, n_head=12, n_embd=768, vocab=50257)
 GPT3 = Shape(n_layer=96, n_head=96, n_embd=12288, vocab=50257)
+# GPT-3 175B's context length, n_ctx = 2048 (Brown et al. 2020, "Language Models are
+# Few-Shot Learners", Table 2.1); only its position table depends on it.
+GPT3_N_POSITIONS = 2048
+FP16_BYTES = 2                 # bytes per number in half precision (the usual KV-cache format)
+LONG_CONTEXT = 1_000_000       # a million-token context, the n² bill's far end (seeds, chapter 06)
+REPLY_TOKENS = 100             # "a 100-token reply" priced in chapter 06 (seeds, chapter 06)
 
 
 @dataclass(frozen=True)
@@ -141,6 +147,36 @@ def attention_pairs(T: int) -> int:
     return T * T
 
 
+def causal_pairs(T: int) -> int:
+    """Query-key pairs the causal mask allows (the lower triangle with its diagonal)."""
+    return T * (T + 1) // 2
+
+
+def attention_grid_flops(shape: Shape, T: int) -> int:
+    """Score and mixing FLOPs of all layers at T tokens (the T x T part of the ledger)."""
+    return shape.n_layer * 2 * (2 * T * T * shape.n_embd)
+
+
+def kv_cache_bytes(shape: Shape, tokens: int, bytes_per_number: int = FP16_BYTES) -> int:
+    """Bytes the KV cache holds for `tokens` tokens (fp16 unless told otherwise)."""
+    return tokens * kv_cache_numbers_per_token(shape) * bytes_per_number
+
+
+def generation_flops(shape: Shape, prompt_tokens: int, new_tokens: int, cached: bool = True) -> int:
+    """FLOPs to write `new_tokens` tokens after a prompt of `prompt_tokens`.
+
+    The first new token comes from the full pass over the prompt (the prefill). Each
+    later one comes from a context one longer: with a KV cache a decode step
+    (`decode_step_flops`), without one a full forward pass over the whole context.
+    """
+    if new_tokens < 1:
+        return 0
+    total = forward_ledger(shape, prompt_tokens).total
+    for context in range(prompt_tokens + 1, prompt_tokens + new_tokens):
+        total += decode_step_flops(shape, context) if cached else forward_ledger(shape, context).total
+    return total
+
+
 def parameter_counts(shape: Shape, n_positions: int = 1024) -> dict[str, int]:
     """Parameters per component, from the shape alone (weights + biases)."""
     d, dff, L, V = shape.n_embd, shape.d_ff, shape.n_layer, shape.vocab
@@ -160,7 +196,7 @@ def parameter_counts(shape: Shape, n_positions: int = 1024) -> dict[str, int]:
 
 def human(n: float) -> str:
     """927466752 -> '927.5M'; the short form under the exact figure."""
-    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
+    for unit, size in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3)):
         if abs(n) >= size:
             return f"{n / size:.1f}{unit}"
     return str(int(n))

@@ -39,6 +39,7 @@ class ChapterScene(Scene):
     title: str = ""
     meter_start: str | None = None   # ledger key whose 'before' total the meter starts at
     show_title: bool = False         # only a chapter's first scene shows the big title card
+    meter_slots: int = 13            # digits and commas the meter can show (more for long totals)
 
     def setup(self):
         config.background_color = S.BACKGROUND
@@ -62,7 +63,7 @@ class ChapterScene(Scene):
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):
         start = self.ledger.before(self.meter_start) if self.meter_start else 0
-        self.meter = FlopsMeter(start, "")
+        self.meter = FlopsMeter(start, "", slots=self.meter_slots)
         self.meter.to_corner(UR, buff=S.MARGIN)
         heading = fit_width(label(f"{self.chapter} · {self.title}", S.SMALL, S.MUTED), 6.5)
         heading.to_corner(UL, buff=S.MARGIN)
