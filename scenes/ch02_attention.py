@@ -37,7 +37,8 @@ class AttentionScene(ChapterScene):
         if len(self.rows) == self.bundle.T:
             return None
         note = label(f"showing the last {len(self.rows)} of {self.bundle.T} tokens", S.SMALL, S.MUTED)
-        return note.to_edge(DOWN, buff=1.25)
+        above = getattr(self, "random_mark", None) or self.heading   # top-left furniture column
+        return note.next_to(above, DOWN, buff=0.12).align_to(self.heading, LEFT)
 
 
 class Projections(AttentionScene):
@@ -69,7 +70,7 @@ class Projections(AttentionScene):
             for name, colour in (("q", S.QUERY), ("k", S.KEY), ("v", S.VALUE)):
                 g = NumberGrid(b[name][0, h], max_cols=3, rows=rows,
                                shape_text=f"{b.T} × {self.dh}")
-                title = label(name, S.BODY_SIZE, colour).next_to(g.cell_group, UP, buff=0.2)
+                title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=0.15)
                 frame = SurroundingRectangle(g.cell_group, color=colour, buff=0.04, stroke_width=3)
                 grids.add(VGroup(g, title, frame))
             grids.arrange(RIGHT, buff=0.45)
@@ -127,15 +128,19 @@ class Scores(AttentionScene):
         with self.beat("softmax") as beat:
             pgrid = self.grid(probs, percent=True)
             sm_title = label("softmax along each row", S.BODY_SIZE, S.ATTENTION).move_to(mask_title)
+            # each row's sum over all T columns (a window may hide some of them)
             sums = VGroup(*[
                 label(f"Σ = {probs[r].astype(np.float64).sum():.2f}", S.SMALL, S.ATTENTION, mono=True)
                 .next_to(pgrid.row_cells(r), RIGHT, buff=0.3) for r in self.rows])
+            sums_header = VGroup()
+            if len(self.rows) < b.T:
+                sums_header.add(label(f"all {b.T}", S.SMALL, S.MUTED).next_to(sums[0], UP, buff=0.45))
             self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.share(0.15))
             self.play(*[Transform(grid.cells[rc], pgrid.cells[rc]) for rc in grid.cells],
                       *[Transform(grid.values_mobs[rc], pgrid.values_mobs[rc]) for rc in grid.values_mobs],
                       run_time=beat.share(0.4))
             self.play(LaggedStart(*[FadeIn(s, shift=LEFT * 0.2) for s in sums], lag_ratio=0.15),
-                      run_time=beat.share(0.3))
+                      FadeIn(sums_header), run_time=beat.share(0.3))
         with self.beat("last_row") as beat:
             last = b.T - 1
             box = SurroundingRectangle(VGroup(grid.row_cells(last), sums[-1]), color=S.TOKEN, buff=0.06)
@@ -143,9 +148,7 @@ class Scores(AttentionScene):
             readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
             who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
                                   mono=True), 12.5)
-            who.next_to(grid, DOWN, buff=0.3 if note is None else 0.15)
-            if note is not None:
-                self.play(FadeOut(note), run_time=0.3)
+            who.next_to(grid, DOWN, buff=0.3)
             self.play(Create(box), run_time=beat.share(0.2))
             self.play(FadeIn(who, shift=UP * 0.1), run_time=beat.share(0.25))
 
@@ -161,9 +164,9 @@ class Mixing(AttentionScene):
         with self.beat("mix") as beat:
             w = NumberGrid(weights[:, None], row_labels=b.tokens, rows=self.rows, percent=True,
                            colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
-            w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w.cell_group, UP, buff=0.2)
+            w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w, UP, buff=0.15)
             v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=4, shape_text=f"v: {b.T} × {dh}")
-            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v.cell_group, UP, buff=0.2)
+            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=0.15)
             out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=4, shape_text=f"1 × {dh}")
             out_title = fit_width(label(f"output of {S.show_token(b.tokens[last])}", S.SMALL, S.TOKEN), 3.5)
             out_title.next_to(out.cell_group, UP, buff=0.2)
@@ -172,12 +175,13 @@ class Mixing(AttentionScene):
             row = VGroup(VGroup(w, w_title), times, VGroup(v, v_title), sigma, VGroup(out, out_title))
             row.arrange(RIGHT, buff=0.35)
             fit_width(row, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.3)
-            self.play(FadeIn(w), FadeIn(w_title), run_time=beat.share(0.15))
+            note = self.window_note()
+            self.play(FadeIn(w), FadeIn(w_title), *([FadeIn(note)] if note else []), run_time=beat.share(0.15))
             self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.share(0.2))
             self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * 0.2), FadeIn(out_title), run_time=beat.share(0.2))
             self.pay("L0.mix", run_time=beat.share(0.2))
         with self.beat("out") as beat:
-            self.play(FadeOut(row), run_time=beat.share(0.1))
+            self.play(FadeOut(row), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             concat = fit_width(label(f"{self.H} heads × {dh} = {d}  →  × W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION), 12)
             concat.to_edge(UP, buff=1.3)
             names = ("residual", "+ attention", "= new residual")
