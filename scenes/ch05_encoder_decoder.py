@@ -1,0 +1,271 @@
+"""Chapter 05 — encoder vs decoder: the same real scores with and without the triangle.
+
+The meter holds at the one-pass total all chapter: nothing here adds arithmetic.
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
+                   Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
+                   VGroup, Write)
+
+from scenes import style as S
+from scenes.base import ChapterScene
+from scenes.ch02_attention import token_window
+from scenes.widgets import FlopsMeter, NumberGrid, fit_width, label
+from voiceover.scripts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
+
+HOLD_STEP = "no new arithmetic: same pass, other mask"
+
+
+class EncoderDecoderScene(ChapterScene):
+    chapter = "05"
+    title = "Encoder vs decoder"
+
+    def add_furniture(self):
+        super().add_furniture()
+        # the meter holds at the full one-token total: chapter 05 adds nothing
+        self.remove(self.meter)
+        self.meter = FlopsMeter(self.ledger.total, HOLD_STEP, slots=self.meter_slots)
+        self.meter.to_corner(UP + RIGHT, buff=S.MARGIN)
+        self.add(self.meter)
+
+
+def mask_icon(n: int, kind: str, cell: float = 0.26) -> VGroup:
+    """A small n x n attention pattern: lit cells may be attended to, dark ones are masked."""
+    cells = VGroup()
+    for r in range(n):
+        for c in range(n):
+            allowed = kind == "none" or c <= r
+            sq = Square(cell, stroke_width=1, stroke_color=S.BACKGROUND,
+                        fill_color=S.ATTENTION if allowed else S.PANEL, fill_opacity=0.85 if allowed else 1)
+            sq.move_to([c * cell, -r * cell, 0])
+            cells.add(sq)
+    return cells
+
+
+def staircase(grid: NumberGrid) -> Polygon:
+    """Outline of the masked cells (column after row) of a square window of a grid."""
+    rows, cols = grid.rows, grid.cols
+    n = len(rows)
+    first = grid.cells[(rows[0], cols[0])]
+    w, h = first.width, first.height
+    x0, y0 = first.get_left()[0], first.get_top()[1]
+    pts = [[x0 + n * w, y0, 0], [x0 + w, y0, 0]]
+    for i in range(n - 1):
+        pts += [[x0 + (i + 1) * w, y0 - (i + 1) * h, 0], [x0 + (i + 2) * w, y0 - (i + 1) * h, 0]]
+    return Polygon(*pts, color=S.WARNING, stroke_width=4)
+
+
+class MaskOff(EncoderDecoderScene):
+    """The chapter-02 head's weights with the causal triangle, then without it."""
+    show_title = True
+
+    def setup(self):
+        super().setup()
+        self.f = mask_facts(self.bundle)
+        self.rows = token_window(self.bundle.T)
+
+    def grid(self, probs: np.ndarray) -> NumberGrid:
+        b = self.bundle
+        return NumberGrid(probs, row_labels=b.tokens, col_labels=b.tokens, rows=self.rows, cols=self.rows,
+                          cell_w=1.1, cell_h=0.46, percent=True, colour=lambda p: S.sequential(p), vmax=1.0)
+
+    def build(self):
+        b, f = self.bundle, self.f
+        T, last = b.T, b.T - 1
+        causal, full = self.grid(f["causal"]), self.grid(f["full"])
+        # the change column beside the grid: how far each row's weights moved (percentage points)
+        head = label("change", S.SMALL, S.MUTED)
+        changes = VGroup()
+        for r_i, r in enumerate(self.rows):
+            shifted = f["row_change"][r] >= VISIBLE_CHANGE
+            t = label(f"{100 * f['row_change'][r]:.1f} pts", S.SMALL, S.INK if shifted else S.MUTED, mono=True)
+            changes.add(t)
+        layout = VGroup(causal, VGroup(head, changes))
+        # position everything once (both grids share a layout), then fit the frame
+        right = causal.cell_group.get_right()[0] + 0.35 + max(t.width for t in changes)
+        for r_i, t in enumerate(changes):   # right-aligned, one per row
+            t.move_to([right, causal.row_cells(self.rows[r_i]).get_y(), 0], aligned_edge=RIGHT)
+        head.move_to([right, causal.col_label_mobs.get_y(), 0], aligned_edge=RIGHT)
+        # room below for a two-line summary; above for the title
+        scale = min(1.0, 12.6 / layout.width, 4.4 / layout.height)
+        layout.scale(scale)
+        block = layout.height + 0.9      # the grid and the summary under it, centred in the content band
+        top = min(S.CONTENT_TOP - 0.05, (S.CONTENT_TOP + S.CAPTION_TOP) / 2 + block / 2)
+        layout.move_to([0, top - layout.height / 2, 0])
+        full.scale(scale).move_to(causal, aligned_edge=UP + LEFT)
+        triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
+        note = f"  ·  showing the last {len(self.rows)} of {T} tokens" if len(self.rows) < T else ""
+        titles = {
+            "decoder": label("decoder (GPT): the causal triangle", S.BODY_SIZE, S.WARNING),
+            "encoder": label("encoder (BERT-style): the same scores, no triangle", S.BODY_SIZE, S.ATTENTION),
+        }
+        for t in titles.values():
+            fit_width(t, 8.5).move_to(UP * 2.75)
+
+        with self.beat("decoder") as beat:
+            self.play(FadeIn(titles["decoder"]), run_time=beat.share(0.1))
+            self.play(FadeIn(causal.cell_group), FadeIn(causal.row_label_mobs), FadeIn(causal.col_label_mobs),
+                      FadeIn(causal.ellipses), run_time=beat.share(0.2))
+            self.play(LaggedStart(*[FadeIn(t) for t in causal.text_group], lag_ratio=0.02),
+                      run_time=beat.share(0.25))
+            self.play(Create(triangle), run_time=beat.share(0.2))
+        with self.beat("encoder") as beat:
+            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.share(0.15))
+            self.play(FadeOut(triangle), run_time=beat.share(0.15))
+            # cells recolour in place; numbers that change fade across (morphing glyphs is unreadable)
+            moved = [rc for rc in causal.values_mobs if causal.values_mobs[rc].text != full.values_mobs[rc].text]
+            self.play(*[Transform(causal.cells[rc], full.cells[rc]) for rc in causal.cells],
+                      *[FadeOut(causal.values_mobs[rc]) for rc in moved],
+                      *[FadeIn(full.values_mobs[rc]) for rc in moved],
+                      run_time=beat.share(0.45))
+            for rc in moved:   # the grid now holds the new numbers
+                causal.text_group.remove(causal.values_mobs[rc])
+                causal.values_mobs[rc] = full.values_mobs[rc]
+                causal.text_group.add(full.values_mobs[rc])
+        with self.beat("changes") as beat:
+            self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * 0.15) for t in changes], lag_ratio=0.1),
+                      run_time=beat.share(0.3))
+            r, c = f["big_row"], f["big_col"]
+            big = fit_width(label(
+                f"biggest shift: row {S.show_token(b.tokens[r])}, column {S.show_token(b.tokens[c])}:  "
+                f"{S.fmt_pct(float(f['causal'][r, c]))} → {S.fmt_pct(float(f['full'][r, c]))}",
+                S.SMALL, S.ATTENTION, mono=True), 12.5)
+            rows_note = f"{len(f['changed'])} of {T} rows change"
+            summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=0.12)
+            fit_width(summary, 12.5).next_to(layout, DOWN, buff=0.15)
+            if summary.get_bottom()[1] < S.CAPTION_TOP + 0.05:
+                summary.shift(UP * (S.CAPTION_TOP + 0.05 - summary.get_bottom()[1]))
+            if (r, c) in causal.cells:
+                box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=0.02, stroke_width=4)
+            else:
+                box = VGroup()
+            last_box = SurroundingRectangle(VGroup(causal.row_cells(last), changes[-1]), color=S.KEY, buff=0.05)
+            self.play(FadeIn(summary), Create(box), run_time=beat.share(0.3))
+            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.share(0.25))
+        with self.beat("same_cost") as beat:
+            grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"])
+            self.play(FadeOut(grid_group), run_time=beat.share(0.15))
+            self.play(*self.receipt(beat), run_time=beat.share(0.4))
+
+    def receipt(self, beat):
+        """Both kinds of model pay the same ledger line for the full grid of scores."""
+        e = self.ledger["L0.scores"]
+        rows = VGroup()
+        for name, colour, mask in (("decoder (GPT)", S.WARNING, "triangle of −∞"),
+                                   ("encoder (BERT)", S.ATTENTION, "no mask")):
+            rows.add(VGroup(label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
+                            label(e.formula, S.SMALL, S.INK, mono=True),
+                            label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
+        for r in rows:
+            r[0].move_to([-6.2, 0, 0], aligned_edge=LEFT)
+            r[1].move_to([-2.9, 0, 0], aligned_edge=LEFT)
+            r[2].move_to([-0.4, 0, 0], aligned_edge=LEFT)
+            r[3].move_to([6.2, 0, 0], aligned_edge=RIGHT)
+        rows[0].shift(UP * 0.9)
+        head = label(f"the ledger's line for {e.step.split(': ', 1)[-1]}, in every layer", S.SMALL, S.MUTED)
+        head.move_to([-6.2, 1.8, 0], aligned_edge=LEFT)
+        total = fit_width(label(f"one pass, either way: {S.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
+                                S.FLOPS), 12.4)
+        total.move_to(DOWN * 1.4)
+        return [LaggedStart(FadeIn(head), *[FadeIn(r, shift=UP * 0.1) for r in rows], FadeIn(total),
+                            lag_ratio=0.3)]
+
+
+class Towers(EncoderDecoderScene):
+    """The 2017 machine: an encoder tower, a decoder tower, and cross-attention between them."""
+
+    def box(self, text: str, colour, width: float = 3.6) -> VGroup:
+        t = fit_width(label(text, S.SMALL, S.INK), width - 0.3)
+        r = RoundedRectangle(corner_radius=0.1, width=width, height=0.62, stroke_color=colour, stroke_width=3,
+                             fill_color=S.PANEL, fill_opacity=1)
+        return VGroup(r, t.move_to(r))
+
+    def build(self):
+        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * 2.75)
+        ex, dx = -3.4, 3.2
+        # encoder: reads everything, no mask
+        enc_attn = self.box("self-attention, no mask", S.ATTENTION).move_to([ex, -1.35, 0])
+        enc_mlp = self.box("MLP", S.MLP).move_to([ex, -0.45, 0])
+        enc_frame = SurroundingRectangle(VGroup(enc_attn, enc_mlp), color=S.MUTED, buff=0.2, corner_radius=0.1)
+        enc_n = label("× N", S.SMALL, S.MUTED).next_to(enc_frame, LEFT, buff=0.15)
+        enc_name = label("encoder", S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=0.15)
+        enc_in = label("source text: every token at once", S.SMALL, S.TOKEN).move_to([ex, -2.6, 0])
+        enc_arrow = Arrow(enc_in.get_top(), enc_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
+        # decoder: writes one token at a time, behind the triangle, and asks the encoder
+        dec_attn = self.box("masked self-attention", S.WARNING).move_to([dx, -1.35, 0])
+        dec_cross = self.box("cross-attention", S.QUERY).move_to([dx, -0.25, 0])
+        dec_mlp = self.box("MLP", S.MLP).move_to([dx, 0.6, 0])
+        dec_frame = SurroundingRectangle(VGroup(dec_attn, dec_cross, dec_mlp), color=S.MUTED, buff=0.2,
+                                         corner_radius=0.1)
+        dec_n = label("× N", S.SMALL, S.MUTED).next_to(dec_frame, RIGHT, buff=0.15)
+        dec_name = label("decoder", S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=0.12)
+        dec_in = label("output so far, one token at a time", S.SMALL, S.TOKEN).move_to([dx, -2.6, 0])
+        dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
+        dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=0.1)
+        encoder = VGroup(enc_frame, enc_attn, enc_mlp, enc_n, enc_name, enc_in, enc_arrow)
+        decoder = VGroup(dec_frame, dec_attn, dec_cross, dec_mlp, dec_n, dec_name, dec_in, dec_arrow, dec_out)
+
+        # cross-attention: keys and values from the encoder's output, queries from the decoder below
+        kv = Arrow(enc_frame.get_right() + UP * 0.3, dec_cross.get_left(), buff=0.1, color=S.KEY,
+                   stroke_width=5)
+        kv_label = VGroup(label("keys", S.SMALL, S.KEY), label("& values", S.SMALL, S.VALUE)).arrange(RIGHT, buff=0.12)
+        kv_label.next_to(kv, UP, buff=0.1)
+        q = Arrow(dec_attn.get_top(), dec_cross.get_bottom(), buff=0.02, color=S.QUERY, stroke_width=5,
+                  max_tip_length_to_length_ratio=0.45)
+        q_label = label("queries", S.SMALL, S.QUERY).next_to(q, RIGHT, buff=0.15)
+
+        with self.beat("towers") as beat:
+            self.play(FadeIn(title), run_time=beat.share(0.1))
+            self.play(FadeIn(encoder, shift=UP * 0.2), run_time=beat.share(0.3))
+            self.play(FadeIn(decoder, shift=UP * 0.2), run_time=beat.share(0.3))
+        with self.beat("cross") as beat:
+            self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.share(0.3))
+            self.play(Create(q), FadeIn(q_label), run_time=beat.share(0.25))
+            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.05), run_time=beat.share(0.2))
+
+
+class Families(EncoderDecoderScene):
+    """Encoder-only, decoder-only, encoder-decoder side by side, with example models from the seeds."""
+
+    def column(self, fam, n: int) -> VGroup:
+        name = label(fam.name, S.BODY_SIZE, S.INK)
+        if fam.mask == "both":
+            icon = VGroup(mask_icon(n, "none"), mask_icon(n, "causal")).arrange(RIGHT, buff=0.35)
+        else:
+            icon = mask_icon(n, fam.mask)
+        icon_note = label({"none": "sees every token", "causal": "sees only the past",
+                           "both": "reads all, writes causally"}[fam.mask], S.SMALL, S.MUTED)
+        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in fam.examples]).arrange(DOWN, buff=0.1)
+        can = VGroup(*[label(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY) for i, t in enumerate(fam.can)])
+        cannot = VGroup(*[label(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING) for i, t in enumerate(fam.cannot)])
+        for part in (can, cannot):
+            part.arrange(DOWN, buff=0.08)
+        for part in (examples, can, cannot, icon_note, name):
+            fit_width(part, 4.2)
+        col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=0.2)
+        col.name, col.icon = name, icon
+        return col
+
+    def build(self):
+        n = max(3, min(self.bundle.T, 5))
+        cols = VGroup(*[self.column(f, n) for f in FAMILIES])
+        if max(c.height for c in cols) > 4.7:
+            for c in cols:
+                c.scale(4.7 / max(c.height for c in cols))
+        for c, x in zip(cols, (-4.55, 0.0, 4.55)):   # three equal thirds, same top line
+            c.move_to([x, 0, 0]).align_to([0, S.CONTENT_TOP - 0.1, 0], UP)
+        verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
+                                  S.SMALL, S.WARNING), 12.8)
+        verdict.move_to([0, S.CAPTION_TOP + 0.3, 0])
+        for beat_key, col in zip(("encoder_only", "decoder_only", "encoder_decoder"), cols):
+            with self.beat(beat_key) as beat:
+                self.play(FadeIn(col, shift=UP * 0.2), run_time=beat.share(0.4))
+        with self.beat("verdict") as beat:
+            frame = SurroundingRectangle(cols[1], color=S.WARNING, buff=0.12, corner_radius=0.1)
+            self.play(Create(frame), run_time=beat.share(0.25))
+            self.play(FadeIn(verdict, shift=UP * 0.1), run_time=beat.share(0.25))
+
+
+SCENES = [MaskOff, Towers, Families]
