@@ -134,3 +134,30 @@ def _bytes_to_unicode() -> dict[int, str]:
 
 
 _BYTE_TO_UNICODE = _bytes_to_unicode()
+
+
+# -- helpers for showing tokens on screen (chapter 00) ---------------------------
+_UNICODE_TO_BYTE = {c: b for b, c in _BYTE_TO_UNICODE.items()}
+
+
+def pre_tokens(text: str) -> list[str]:
+    """The text cut into the pieces BPE works on, each with its leading space: ' cat'."""
+    return [text[s:e] for _, (s, e) in load().pre_tokenizer.pre_tokenize_str(text)]
+
+
+def symbol_bytes(symbol: str) -> bytes:
+    """The raw bytes behind a byte-level symbol of vocab.bpe / encoder.json ('Ġc' -> b' c')."""
+    return bytes(_UNICODE_TO_BYTE[c] for c in symbol)
+
+
+def symbol_id(symbol: str) -> int:
+    """Vocabulary id of a byte-level symbol ('Ġcat' -> 3797)."""
+    return byte_vocab()[symbol]
+
+
+def token_bytes(token_id: int) -> bytes:
+    """The raw bytes a token stands for (possibly part of one UTF-8 character)."""
+    symbol = load().id_to_token(token_id)
+    if token_id == EOT_ID or any(c not in _UNICODE_TO_BYTE for c in symbol):
+        return symbol.encode("utf-8")
+    return symbol_bytes(symbol)

@@ -5,6 +5,7 @@ can never reach LaTeX, and nothing is re-typeset per frame.
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import Sequence
 
 import numpy as np
@@ -16,7 +17,19 @@ from scenes import style as S
 
 def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, **kw) -> Text:
     """Plain text (never markup, never TeX): safe for user-provided strings."""
-    return Text(text, font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+    return Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+
+
+def ltr_safe(text: str) -> str:
+    """Short text that starts right-to-left (Arabic, Hebrew) comes out of Pango as an empty
+    mobject; a leading LEFT-TO-RIGHT MARK keeps it visible (the RTL run still reads right to left)."""
+    for c in text:
+        kind = unicodedata.bidirectional(c)
+        if kind in ("R", "AL"):
+            return "\u200e" + text
+        if kind == "L":
+            break
+    return text
 
 
 def fit_width(mob, max_width: float):
@@ -26,15 +39,29 @@ def fit_width(mob, max_width: float):
     return mob
 
 
+# height of capitals plus descenders ("Ag") in DejaVu Sans Mono per point of font size, measured
+# once offline: building a Text here would add a Text to every scene and race on manim's SVG cache
+_LINE_HEIGHT_PER_PT = 0.0131
+
+
+def _line_height(size: int) -> float:
+    return _LINE_HEIGHT_PER_PT * max(size, S.SMALL)
+
+
 class TokenChip(VGroup):
     """A token as a rounded chip: its visible text, optionally its id beneath."""
 
     def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
                  max_text_width: float = 2.6):
         super().__init__()
-        self.text_mob = fit_width(label(S.show_token(text), size, color, mono=True), max_text_width)
+        self.text_mob = label(S.show_token(text), size, color, mono=True)
+        natural_w = self.text_mob.width
+        fit_width(self.text_mob, max_text_width)
+        shrink = self.text_mob.width / natural_w if natural_w > 0 else 1.0
+        # every chip of one size is as tall as its tallest letters: rows of chips line up
+        height = max(self.text_mob.height, _line_height(size) * shrink)
         self.box = RoundedRectangle(corner_radius=0.08, width=self.text_mob.width + 0.3,
-                                    height=self.text_mob.height + 0.3, stroke_color=color,
+                                    height=height + 0.3, stroke_color=color,
                                     stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
         self.text_mob.move_to(self.box)
         self.add(self.box, self.text_mob)

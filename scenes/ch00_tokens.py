@@ -1,0 +1,343 @@
+"""Chapter 00 — from text to token ids. The Σ meter reads 0 throughout: tokenizing is lookups.
+
+Everything shown comes from the bundle (prompt, ids, token texts) or from the real GPT-2
+tokenizer files (vocabulary, merge ranks), via voiceover.scripts.ch00.token_facts.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, FadeIn, FadeOut, LaggedStart, Rectangle,
+                   RoundedRectangle, Succession, VGroup)
+
+from data import tokenizer
+from scenes import style as S
+from scenes.base import ChapterScene
+from scenes.widgets import TokenChip, fit_width, label
+from voiceover.scripts.ch00 import fmt_ratio, token_facts
+
+CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4     # usable width for content rows
+CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2  # usable height between the furniture and captions
+CONTENT_Y = (S.CONTENT_TOP + S.CAPTION_TOP) / 2
+
+
+def visible_bytes(raw: bytes) -> str:
+    """A token's bytes as text: whole characters as themselves, stray bytes as <D8>."""
+    out, i = [], 0
+    while i < len(raw):
+        for n in (1, 2, 3, 4):
+            try:
+                out.append(raw[i:i + n].decode("utf-8"))
+                i += n
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            out.append(f"<{raw[i]:02X}>")
+            i += 1
+    return "".join(out)
+
+
+def chip_text(text: str, token_id: int) -> str:
+    """The bundle's token text, unless it is part of a character (U+FFFD): then its bytes."""
+    return visible_bytes(tokenizer.token_bytes(token_id)) if "\ufffd" in text else text
+
+
+def wrapped_lines(text: str, width: int) -> list[str]:
+    """The prompt in lines of at most `width` characters (newlines and tabs made visible)."""
+    flat = text.replace("\n", "↵ ").replace("\t", "⇥ ")
+    return textwrap.wrap(flat, width, break_long_words=True, drop_whitespace=True) or [flat]
+
+
+def text_block(text: str, size: int, width_chars: int, max_w: float, color=S.INK, mono=False) -> VGroup:
+    lines = VGroup(*[label(line, size, color, mono=mono) for line in wrapped_lines(text, width_chars)])
+    lines.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+    return fit_width(lines, max_w)
+
+
+def fit_box(mob, w: float, h: float, grow: float = 1.0):
+    """Scale to fit a box: down as needed, up by at most `grow` (short prompts use the room)."""
+    factor = min(w / mob.width if mob.width else grow, h / mob.height if mob.height else grow, grow)
+    return mob.scale(factor)
+
+
+def flow(mobs, max_width: float, hbuff: float = 0.15, vbuff: float = 0.3) -> VGroup:
+    """Lay mobjects out like words in a paragraph: left to right, a new line when the width is used."""
+    lines, line, used = [], [], 0.0
+    for m in mobs:
+        if line and used + hbuff + m.width > max_width:
+            lines.append(line)
+            line, used = [], 0.0
+        used += (hbuff if line else 0.0) + m.width
+        line.append(m)
+    if line:
+        lines.append(line)
+    block = VGroup(*[VGroup(*ln).arrange(RIGHT, buff=hbuff, aligned_edge=UP) for ln in lines])
+    block.arrange(DOWN, buff=vbuff, aligned_edge=LEFT)
+    return VGroup(*mobs)
+
+
+def chip_flow(texts, ids=None, max_width: float = CONTENT_W, size: int = S.BODY_SIZE) -> VGroup:
+    """Token chips (with ids beneath when given) flowing over as many lines as they need."""
+    chips = [TokenChip(t, None if ids is None else i, size=size)
+             for t, i in zip(texts, ids if ids is not None else [None] * len(texts))]
+    return flow(chips, max_width)
+
+
+def id_list_block(ids: list[int], max_w: float) -> VGroup:
+    """'[464, 3797, …]' wrapped over lines of equal length, monospace."""
+    parts = [str(i) for i in ids]
+    per_line = len(parts)
+    while per_line > 1:
+        width = len(", ".join(parts[:per_line])) + 2
+        if width * 0.2 <= max_w:   # ~0.2 units per mono character at SMALL+ sizes
+            break
+        per_line -= 1
+    lines = [", ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
+    lines = [("[" if k == 0 else " ") + line + ("]" if k == len(lines) - 1 else ",") for k, line in enumerate(lines)]
+    block = VGroup(*[label(line, S.NUMBER_SIZE, S.TOKEN, mono=True) for line in lines])
+    block.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+    return fit_width(block, max_w)
+
+
+class TokensScene(ChapterScene):
+    chapter = "00"
+    title = "Tokens"
+
+    def setup(self):
+        super().setup()
+        self.facts = token_facts(self.bundle)
+        self.chip_texts = [chip_text(t, i) for t, i in zip(self.facts["tokens"], self.facts["ids"])]
+
+
+class Prompt(TokensScene):
+    """The prompt typed out, cut into tokens, each token swapped for its id."""
+    show_title = True
+
+    def build(self):
+        f = self.facts
+        with self.beat("intro") as beat:
+            big = text_block(f["prompt"], S.TITLE_SIZE, 40, CONTENT_W)
+            fit_box(big, CONTENT_W, 2.6).move_to(UP * 0.7)
+            count = label(f"{S.fmt_int(f['words'])} words · {S.fmt_int(f['chars'])} characters", S.SMALL, S.MUTED)
+            count.next_to(big, DOWN, buff=0.4)
+            per_char = beat.share(0.6) / max(1, f["chars"])
+            self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
+                                                         run_time=max(0.2, per_char * len(line.original_text)))
+                                   for line in big]), run_time=beat.share(0.6))
+            self.play(FadeIn(count, shift=UP * 0.1), run_time=beat.share(0.15))
+
+        # the layout of the next two beats: chips (the prompt, cut) / the id list
+        chips = chip_flow(self.chip_texts, f["ids"])
+        ids = id_list_block(f["ids"], CONTENT_W)
+        caption = label("model input", S.SMALL, S.MUTED)
+        id_group = VGroup(caption, ids).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        layout = VGroup(chips, id_group).arrange(DOWN, buff=0.6)
+        fit_box(layout, CONTENT_W, CONTENT_H - 0.5, grow=1.3).move_to(UP * (CONTENT_Y + 0.25))
+        id_mobs = VGroup(*[c.id_mob for c in chips])
+        for m in id_mobs:
+            m.set_opacity(0)
+        with self.beat("split") as beat:
+            note = label("· = a leading space, part of the token", S.SMALL, S.MUTED)
+            note.next_to(chips, DOWN, buff=0.35)
+            self.play(FadeOut(big, shift=UP * 0.3), FadeOut(count), run_time=beat.share(0.2))
+            self.play(LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * 0.2) for c in chips],
+                                  lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.share(0.4))
+            self.play(FadeIn(note), run_time=beat.share(0.15))
+        with self.beat("ids") as beat:
+            self.play(FadeOut(note), *[m.animate.set_opacity(1) for m in id_mobs], run_time=beat.share(0.25))
+            self.play(FadeIn(caption), LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in ids], lag_ratio=0.3),
+                      run_time=beat.share(0.3))
+            self.pay("tokens", run_time=beat.share(0.2))
+
+
+class SameWord(TokensScene):
+    """'The', ' the' and 'the': one word, three ids in the real vocabulary."""
+
+    def build(self):
+        f = self.facts
+        notes = ("capital", "leading space", "no space")
+        with self.beat("case") as beat:
+            cols = VGroup()
+            for word, tid, note in zip(f["case_words"], f["case_ids"], notes):
+                chip = TokenChip(word, size=S.TITLE_SIZE)
+                top = label(note, S.SMALL, S.MUTED).next_to(chip, UP, buff=0.25)
+                num = label(str(tid), S.TITLE_SIZE, S.TOKEN, mono=True).next_to(chip, DOWN, buff=0.35)
+                col = VGroup(top, chip, num)
+                if tid in f["ids"]:
+                    col.add(label("in the prompt", S.SMALL, S.INK).next_to(num, DOWN, buff=0.2))
+                cols.add(col)
+            cols.arrange(RIGHT, buff=1.4, aligned_edge=UP)
+            fit_box(cols, CONTENT_W, 3.4).move_to(UP * 0.6)
+            footer = label("the model receives the number, never the letters", S.BODY_SIZE, S.INK)
+            fit_width(footer, CONTENT_W).move_to(DOWN * 2.2)
+            self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * 0.2) for c in cols], lag_ratio=0.3),
+                      run_time=beat.share(0.3))
+            self.play(LaggedStart(*[FadeIn(VGroup(*c[2:]), shift=DOWN * 0.15) for c in cols], lag_ratio=0.3),
+                      run_time=beat.share(0.3))
+            self.play(FadeIn(footer), run_time=beat.share(0.15))
+
+
+def symbol_text(symbol: str) -> str:
+    return visible_bytes(tokenizer.symbol_bytes(symbol))
+
+
+def ladder_row(symbols: list[str], hot: int | None, size: int = S.SMALL) -> VGroup:
+    """One step of the merge replay as small chips; chip `hot` is the one just merged."""
+    row = VGroup()
+    for k, s in enumerate(symbols):
+        colour = S.TOKEN if k == hot else S.MUTED
+        chip = TokenChip(symbol_text(s), color=colour, size=size)
+        if k != hot:
+            chip.text_mob.set_color(S.INK)
+        row.add(chip)
+    return row.arrange(RIGHT, buff=0.08)
+
+
+class Merges(TokensScene):
+    """Byte-pair encoding replayed on a word of the prompt with the real merge ranks."""
+
+    def build(self):
+        f = self.facts
+        lad = f["ladder"]
+        vf = f["vocab"]
+        steps, merges = lad["steps"], lad["merges"]
+        header = VGroup(label("byte-pair encoding of", S.BODY_SIZE, S.INK),
+                        TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=0.3)
+        header.move_to(UP * 2.0)
+        rows = VGroup()
+        for k, symbols in enumerate(steps):
+            hot = merges[k - 1]["index"] if k > 0 else None
+            chips = ladder_row(symbols, hot)
+            if k == 0:
+                left = label(f"{len(symbols)} bytes", S.SMALL, S.MUTED)
+                right = label("", S.SMALL)
+            else:
+                m = merges[k - 1]
+                left = label(f"merge {k}", S.SMALL, S.MUTED)
+                right = label(f"{S.show_token(symbol_text(m['pair'][0]))} + "
+                              f"{S.show_token(symbol_text(m['pair'][1]))}   rank "
+                              f"{S.fmt_int(m['rank'])}", S.SMALL, S.MUTED, mono=True)
+            rows.add(VGroup(left, chips, right))
+        final_ids = "  ".join(str(i) for i in lad["ids"])
+        result = label(f"= id {final_ids}" if len(lad["ids"]) == 1 else f"= ids {final_ids}", S.BODY_SIZE,
+                       S.TOKEN, mono=True)
+        # columns: step name | chips | merged pair and its rank in vocab.bpe
+        row_h = 0.58
+        name_w = max(r[0].width for r in rows)
+        chips_w = max(r[1].width for r in rows)
+        for k, r in enumerate(rows):
+            y = -k * row_h
+            r[0].move_to([0, y, 0], aligned_edge=LEFT)
+            r[1].move_to([name_w + 0.35, y, 0], aligned_edge=LEFT)
+            r[2].move_to([name_w + 0.35 + chips_w + 0.5, y, 0], aligned_edge=LEFT)
+        result.next_to(rows[-1][1], DOWN, buff=0.25).align_to(rows[-1][1], LEFT)
+        ladder = VGroup(rows, result)
+        room = header.get_bottom()[1] - 0.4 - (S.CAPTION_TOP + 0.15)
+        fit_box(ladder, CONTENT_W, room, grow=1.5)
+        ladder.next_to(header, DOWN, buff=0.4)
+        ladder.set_x(0)
+        header.set_x(0)
+        with self.beat("bytes") as beat:
+            self.play(FadeIn(header, shift=DOWN * 0.2), run_time=beat.share(0.25))
+            self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],
+                                                       lag_ratio=0.15), run_time=beat.share(0.45))
+        with self.beat("merges") as beat:
+            n = max(1, len(rows) - 1)
+            for r in rows[1:]:
+                self.play(FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * 0.15), run_time=beat.share(0.6 / n))
+            self.play(FadeIn(result, shift=UP * 0.15), run_time=beat.share(0.15))
+        with self.beat("vocab") as beat:
+            self.play(FadeOut(header), FadeOut(ladder), run_time=beat.share(0.12))
+            parts = [(S.fmt_int(vf.byte_tokens), "bytes"), (S.fmt_int(vf.merges), "merges"),
+                     (S.fmt_int(vf.special), tokenizer.EOT)]
+            boxes = VGroup()
+            for num, what in parts:
+                n_mob = label(num, S.TITLE_SIZE, S.TOKEN, mono=True)
+                w_mob = label(what, S.SMALL, S.MUTED, mono=what == tokenizer.EOT)
+                inner = VGroup(n_mob, w_mob).arrange(DOWN, buff=0.15)
+                box = RoundedRectangle(corner_radius=0.1, width=inner.width + 0.5, height=inner.height + 0.4,
+                                       stroke_color=S.TOKEN, stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
+                inner.move_to(box)
+                boxes.add(VGroup(box, inner))
+            total = VGroup(label(S.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
+                           label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=0.15)
+            ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
+            eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=0.35)
+            fit_width(eq, CONTENT_W).move_to(UP * 0.4)
+            src = label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED).next_to(eq, DOWN, buff=0.5)
+            self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.15) for m in eq[:6]], lag_ratio=0.2),
+                      run_time=beat.share(0.4))
+            self.play(FadeIn(total, scale=1.1), FadeIn(src), run_time=beat.share(0.2))
+
+
+class Compression(TokensScene):
+    """Characters per token for the prompt, and for a line of Urdu that costs far more."""
+
+    def bar_rows(self, rows: list[tuple[str, float, str, object]], bar_max: float = 6.0) -> VGroup:
+        """Labelled horizontal bars: (name, value, shown value, colour)."""
+        top = max(v for _, v, _, _ in rows) or 1.0
+        out = VGroup()
+        for name, v, shown, colour in rows:
+            n = fit_width(label(name, S.SMALL, S.INK), 4.2)
+            bar = Rectangle(width=max(0.05, bar_max * v / top), height=0.36, stroke_width=0,
+                            fill_color=colour, fill_opacity=0.9)
+            t = label(shown, S.SMALL, S.INK, mono=True)
+            out.add(VGroup(n, bar, t))
+        name_w = max(r[0].width for r in out)
+        for k, (n, bar, t) in enumerate(out):
+            y = -k * 0.6
+            n.move_to([0, y, 0], aligned_edge=LEFT)
+            bar.move_to([name_w + 0.3, y, 0], aligned_edge=LEFT)
+            t.next_to(bar, RIGHT, buff=0.15)
+        return out
+
+    def build(self):
+        f = self.facts
+        T, chars = f["T"], f["chars"]
+        with self.beat("ratio") as beat:
+            title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * 1.9)
+            bars = self.bar_rows([("as characters", chars, S.fmt_int(chars), S.MUTED),
+                                  ("as tokens", T, S.fmt_int(T), S.TOKEN)])
+            fit_width(bars, CONTENT_W).move_to(UP * 0.6)
+            ratio = label(f"{S.fmt_int(chars)} characters ÷ {S.fmt_int(T)} tokens = {fmt_ratio(f['cpt'])} "
+                          f"characters per token", S.BODY_SIZE, S.TOKEN)
+            fit_width(ratio, CONTENT_W).move_to(DOWN * 1.0)
+            self.play(FadeIn(title), run_time=beat.share(0.15))
+            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars], lag_ratio=0.4),
+                      run_time=beat.share(0.35))
+            self.play(FadeIn(ratio, shift=UP * 0.1), run_time=beat.share(0.2))
+        with self.beat("other") as beat:
+            self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), run_time=beat.share(0.1))
+            line = label(f["other_text"], S.TITLE_SIZE, S.INK)
+            n_chars = label(f"{S.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
+            top = VGroup(line, n_chars).arrange(RIGHT, buff=0.5).move_to(UP * 2.0)
+            texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
+            chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
+            chips.arrange(RIGHT, buff=0.22, aligned_edge=UP)
+            for c, t in zip(chips, texts):
+                if "<" in t:  # a loose byte: muted, it is not a character on its own
+                    c.box.set_stroke(S.MUTED)
+                    c.text_mob.set_color(S.MUTED)
+            fit_box(chips, CONTENT_W, 1.6).next_to(top, DOWN, buff=0.4)
+            loose = next((t for t in texts if "<" in t), None)
+            example = loose[loose.index("<"):loose.index(">") + 1] if loose else None
+            tally = label(f"{S.fmt_int(len(f['other_ids']))} tokens" +
+                          (f" · {example} = one loose byte of a character" if example else ""), S.SMALL, S.MUTED)
+            fit_width(tally, CONTENT_W).next_to(chips, DOWN, buff=0.25)
+            compare = self.bar_rows([("our prompt", f["cpt"], fmt_ratio(f["cpt"]), S.TOKEN),
+                                     ("the greeting", f["other_cpt"], fmt_ratio(f["other_cpt"]), S.WARNING)],
+                                    bar_max=5.0)
+            heading = label("characters per token", S.SMALL, S.MUTED)
+            cmp_group = VGroup(heading, compare).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+            fit_width(cmp_group, CONTENT_W)
+            cmp_group.next_to(tally, DOWN, buff=0.4).set_x(0)
+            if cmp_group.get_bottom()[1] < S.CAPTION_TOP + 0.1:
+                cmp_group.shift(UP * (S.CAPTION_TOP + 0.1 - cmp_group.get_bottom()[1]))
+            self.play(FadeIn(top), run_time=beat.share(0.15))
+            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in chips], lag_ratio=0.1),
+                      FadeIn(tally), run_time=beat.share(0.3))
+            self.play(FadeIn(cmp_group, shift=UP * 0.1), run_time=beat.share(0.2))
+
+
+SCENES = [Prompt, SameWord, Merges, Compression]

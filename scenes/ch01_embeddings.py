@@ -1,0 +1,326 @@
+"""Chapter 01 — ids become vectors: the embedding lookup, meaning as direction, positions added
+(the meter's first move: T x n_embd additions), and the residual stream every layer reads."""
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, Create, Dot, FadeIn, FadeOut, GrowArrow,
+                   GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath, Rectangle, RoundedRectangle,
+                   SurroundingRectangle, VGroup)
+from manim.constants import RESAMPLING_ALGORITHMS
+
+from scenes import style as S
+from scenes.base import ChapterScene
+from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, fit_width, label, token_row
+from voiceover.scripts.ch01 import embed_facts, fmt_cos, sinusoidal_table
+
+CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4
+CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2
+CONTENT_Y = (S.CONTENT_TOP + S.CAPTION_TOP) / 2
+MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
+
+
+def fit_box(mob, w: float, h: float):
+    fit_width(mob, w)
+    if mob.height > h:
+        mob.scale_to_fit_height(h)
+    return mob
+
+
+def colour_array(values: np.ndarray, vmax: float) -> np.ndarray:
+    """Signed values -> RGB uint8 on the film's diverging scale (vectorised S.diverging)."""
+    zero, pos, neg = (np.array(c.to_rgb()) for c in (S.ZERO, S.POSITIVE, S.NEGATIVE))
+    t = np.clip(np.nan_to_num(values) / (vmax if vmax > 0 else 1.0), -1.0, 1.0)[..., None]
+    rgb = np.where(t >= 0, zero + t * (pos - zero), zero + (-t) * (neg - zero))
+    return (rgb * 255).round().astype(np.uint8)
+
+
+def heatmap(values: np.ndarray, vmax: float, width: float, height: float) -> ImageMobject:
+    """A matrix as an image, one pixel per value, stretched to width x height (no smoothing)."""
+    img = ImageMobject(colour_array(values, vmax))
+    img.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
+    img.stretch_to_fit_width(width)
+    img.stretch_to_fit_height(height)
+    return img
+
+
+def robust_vmax(values: np.ndarray) -> float:
+    """The colour scale's end: the 99th percentile of |value| (a few outliers do not wash it out)."""
+    v = float(np.percentile(np.abs(values), 99))
+    return v if v > 0 else 1.0
+
+
+class EmbeddingScene(ChapterScene):
+    chapter = "01"
+    title = "Embeddings and positions"
+
+    def setup(self):
+        super().setup()
+        self.facts = embed_facts(self.bundle)
+        self.rows = list(range(min(self.bundle.T, MAX_ROWS)))
+
+    def window_note(self, what: str = "tokens"):
+        if len(self.rows) == self.bundle.T:
+            return None
+        return label(f"showing the first {len(self.rows)} of {self.bundle.T} {what}", S.SMALL, S.MUTED)
+
+
+class Lookup(EmbeddingScene):
+    """Each id picks a row of the token-embedding table."""
+    show_title = True
+
+    def build(self):
+        b, f = self.bundle, self.facts
+        V, d = f["V"], f["d"]
+        with self.beat("table") as beat:
+            table = Rectangle(width=3.0, height=4.2, stroke_color=S.MUTED, stroke_width=2,
+                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + DOWN * 0.45)
+            name = label(f"token table: {S.fmt_int(V)} × {S.fmt_int(d)}", S.BODY_SIZE, S.INK)
+            name.next_to(table, UP, buff=0.2)
+            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(table.get_corner(UP + RIGHT), RIGHT,
+                                                                         buff=0.15).shift(DOWN * 0.15)
+            bottom_row = label(f"row {S.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
+            bottom_row.next_to(table.get_corner(DOWN + RIGHT), RIGHT, buff=0.15).shift(UP * 0.15)
+            params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
+                           f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
+            fit_width(params, CONTENT_W)
+            params.move_to(DOWN * 2.65)
+            chips = VGroup(*[TokenChip(b.tokens[i], b.ids[i], size=S.SMALL) for i in self.rows])
+            chips.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+            fit_box(chips, 3.5, 4.4).move_to(LEFT * 4.2 + DOWN * 0.45)
+            stripes, arrows = VGroup(), VGroup()
+            for chip, i in zip(chips, self.rows):
+                y = table.get_top()[1] - (b.ids[i] + 0.5) / V * table.height
+                stripe = Line(table.get_left() + [0.04, 0, 0], table.get_right() - [0.04, 0, 0],
+                              color=S.TOKEN, stroke_width=3).set_y(y)
+                stripes.add(stripe)
+                arrows.add(Arrow(chip.box.get_right(), stripe.get_left(), buff=0.1, color=S.TOKEN,
+                                 stroke_width=2, max_tip_length_to_length_ratio=0.06, tip_length=0.15))
+            note = self.window_note()
+            if note is not None:
+                note.next_to(chips, UP, buff=0.2).align_to(chips, LEFT)
+            self.play(FadeIn(table), FadeIn(name), FadeIn(top_row), FadeIn(bottom_row), run_time=beat.share(0.2))
+            self.play(FadeIn(params), run_time=beat.share(0.15))
+            self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * 0.2) for c in chips], lag_ratio=0.15),
+                      *([FadeIn(note)] if note else []), run_time=beat.share(0.25))
+            self.play(LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
+                      LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1), run_time=beat.share(0.25))
+        with self.beat("row") as beat:
+            i = f["row_index"]
+            vec = b["wte_rows"][i]
+            self.play(*[FadeOut(m) for m in (table, name, top_row, bottom_row, params, chips, stripes, arrows)],
+                      *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
+            chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
+            pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
+            head = VGroup(chip, pick).arrange(RIGHT, buff=0.5).move_to(UP * 1.7)
+            grid = NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}")
+            fit_width(grid, CONTENT_W).move_to(UP * 0.3)
+            vmax = float(np.abs(vec).max()) or 1.0
+            strip = heatmap(vec[None, :], vmax, CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.2)
+            strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
+            strip_title.next_to(strip, UP, buff=0.15).align_to(strip, LEFT)
+            legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=0.3)
+            self.play(FadeIn(head, shift=DOWN * 0.2), run_time=beat.share(0.15))
+            self.play(FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.08),
+                      FadeIn(grid.ellipses), FadeIn(grid.shape_mob), run_time=beat.share(0.3))
+            self.play(FadeIn(strip_title), GrowFromEdge(strip, LEFT), FadeIn(legend), run_time=beat.share(0.25))
+        with self.beat("grid") as beat:
+            self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend)], run_time=beat.share(0.12))
+            g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
+                           shape_text=f"{b.T} × {S.fmt_int(d)}")
+            title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
+            group = VGroup(title, g).arrange(DOWN, buff=0.3)
+            fit_box(group, CONTENT_W, CONTENT_H).move_to(UP * CONTENT_Y)
+            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.share(0.25))
+            self.play(LaggedStart(*[FadeIn(t) for t in g.text_group], lag_ratio=0.01), FadeIn(g.ellipses),
+                      FadeIn(g.shape_mob), run_time=beat.share(0.3))
+            self.pay("embed", run_time=beat.share(0.2))
+
+
+class Meaning(EmbeddingScene):
+    """Cosine similarity between real embedding rows for the lecture's word pairs."""
+
+    def build(self):
+        pairs = self.facts["cosine"]
+        with self.beat("cosine") as beat:
+            formula = label("cosine = a·b / (|a| |b|)", S.BODY_SIZE, S.INK).move_to(UP * 1.95)
+            axis_w = 5.0
+            rows = VGroup()
+            for p in pairs:
+                a = TokenChip(" " + p["a"], size=S.SMALL)
+                bb = TokenChip(" " + p["b"], size=S.SMALL)
+                names = VGroup(a, bb).arrange(RIGHT, buff=0.15)
+                axis = Line(LEFT * axis_w / 2, RIGHT * axis_w / 2, color=S.MUTED, stroke_width=2)
+                zero = Line(UP * 0.2, DOWN * 0.2, color=S.MUTED, stroke_width=2)
+                c = float(p["cosine"])
+                bar = Rectangle(width=max(0.03, abs(c) * axis_w / 2), height=0.32, stroke_width=0,
+                                fill_color=S.diverging(c, 1.0), fill_opacity=1)
+                bar.move_to(axis.get_center(), aligned_edge=LEFT if c >= 0 else RIGHT)
+                value = label(fmt_cos(c), S.NUMBER_SIZE, S.INK, mono=True)
+                rows.add(VGroup(names, VGroup(axis, zero, bar), value))
+            name_w = max(r[0].width for r in rows)
+            for k, r in enumerate(rows):
+                y = -k * 0.75
+                r[0].move_to([0, y, 0], aligned_edge=LEFT)
+                r[1].move_to([name_w + 0.5 + axis_w / 2, y, 0])
+                r[2].move_to([name_w + 0.5 + axis_w + 0.4, y, 0], aligned_edge=LEFT)
+            ticks = VGroup(*[label(t, S.SMALL, S.MUTED, mono=True).next_to(rows[-1][1][0], DOWN, buff=0.25)
+                             .set_x(rows[-1][1][0].get_left()[0] + frac * axis_w)
+                             for t, frac in (("−1", 0.0), ("0", 0.5), ("1", 1.0))])
+            block = VGroup(rows, ticks)
+            fit_width(block, CONTENT_W).move_to(DOWN * 0.35)
+            src = label("rows of the token table (first token of each word)", S.SMALL, S.MUTED)
+            fit_width(src, CONTENT_W).next_to(block, DOWN, buff=0.3)
+            self.play(FadeIn(formula), run_time=beat.share(0.15))
+            self.play(LaggedStart(*[FadeIn(r[0], shift=RIGHT * 0.2) for r in rows], lag_ratio=0.2),
+                      *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks), run_time=beat.share(0.25))
+            self.play(LaggedStart(*[grow_cosine(r) for r in rows], lag_ratio=0.25), FadeIn(src),
+                      run_time=beat.share(0.3))
+
+
+def grow_cosine(row):
+    """The bar of one cosine row growing from zero, with its value."""
+    bar = row[1][2]
+    edge = LEFT if bar.get_center()[0] >= row[1][1].get_center()[0] else RIGHT
+    return AnimationGroup(GrowFromEdge(bar, edge), FadeIn(row[2]))
+
+
+class Positions(EmbeddingScene):
+    """Order is not free: position vectors are added (the meter's first FLOPs), learned vs sinusoidal."""
+    meter_start = "positions"
+
+    def build(self):
+        b, f = self.bundle, self.facts
+        d, T = f["d"], b.T
+        with self.beat("order") as beat:
+            shown = self.rows
+            forward = token_row([b.tokens[i] for i in shown], max_width=CONTENT_W)
+            backward = token_row([b.tokens[i] for i in reversed(shown)], max_width=CONTENT_W)
+            tag_f = label("as written", S.SMALL, S.MUTED)
+            tag_b = label("reversed", S.SMALL, S.MUTED)
+            same = label("without positions, attention sees the same set of vectors", S.BODY_SIZE, S.INK)
+            block = VGroup(VGroup(tag_f, forward).arrange(DOWN, buff=0.2),
+                           VGroup(tag_b, backward).arrange(DOWN, buff=0.2), same).arrange(DOWN, buff=0.55)
+            fit_box(block, CONTENT_W, CONTENT_H - 0.4).move_to(UP * (CONTENT_Y + 0.1))
+            note = self.window_note()
+            if note is not None:
+                note.next_to(block, DOWN, buff=0.2)
+            self.play(FadeIn(block[0]), *([FadeIn(note)] if note else []), run_time=beat.share(0.25))
+            self.play(FadeIn(block[1], shift=DOWN * 0.2), run_time=beat.share(0.25))
+            self.play(FadeIn(same), run_time=beat.share(0.2))
+        with self.beat("add") as beat:
+            self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
+            shape = f"{T} × {S.fmt_int(d)}"
+            tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
+            pos = NumberGrid(b["wpe_rows"], row_labels=[f"pos {i}" for i in range(T)], rows=self.rows,
+                             max_cols=3, shape_text=shape, label_color=S.MUTED)
+            out = NumberGrid(b["resid_pre"][0], rows=self.rows, max_cols=3, shape_text=shape)
+            titles = [label(t, S.SMALL, c) for t, c in (("token vectors", S.TOKEN), ("position vectors", S.MUTED),
+                                                       ("sum", S.RESIDUAL))]
+            cols = VGroup(*[VGroup(t, g).arrange(DOWN, buff=0.2) for t, g in zip(titles, (tok, pos, out))])
+            plus, eq = label("+", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
+            row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.3)
+            e = self.ledger["positions"]
+            bill = label(f"{e.formula} = {S.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
+            group = VGroup(row, bill).arrange(DOWN, buff=0.35)
+            fit_box(group, CONTENT_W, CONTENT_H).move_to(UP * CONTENT_Y)
+            plus.set_y(tok.cell_group.get_center()[1])
+            eq.set_y(tok.cell_group.get_center()[1])
+            self.play(FadeIn(cols[0]), run_time=beat.share(0.15))
+            self.play(FadeIn(plus), FadeIn(cols[1], shift=LEFT * 0.2), run_time=beat.share(0.2))
+            self.play(FadeIn(eq), FadeIn(cols[2], shift=LEFT * 0.2), run_time=beat.share(0.2))
+            self.play(FadeIn(bill), run_time=beat.share(0.1))
+            self.pay("positions", run_time=beat.share(0.2))
+        with self.beat("tables") as beat:
+            self.play(FadeOut(group), run_time=beat.share(0.1))
+            Pn, Dn = f["P_shown"], f["d_shown"]
+            learned = b["wpe_table"][:Pn, :Dn].astype(np.float64)
+            sines = sinusoidal_table(f["P"], d)[:Pn, :Dn]
+            w, h = 4.6, 3.3
+            panels = VGroup()
+            images = []
+            for name, colour, values in (("learned (GPT-2's wpe)", S.RESIDUAL, learned),
+                                         ("sinusoidal (2017 paper)", S.INK, sines)):
+                vmax = robust_vmax(values)
+                img = heatmap(values, vmax, w, h)
+                frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
+                title = label(name, S.SMALL, colour).next_to(frame, UP, buff=0.4)
+                dims = label(f"dimension 0 → {Dn - 1}", S.SMALL, S.MUTED).next_to(frame, UP, buff=0.06)
+                title.next_to(dims, UP, buff=0.12)
+                positions = label(f"position 0 → {Pn - 1}", S.SMALL, S.MUTED).rotate(np.pi / 2)
+                positions.next_to(frame, LEFT, buff=0.1)
+                legend = DivergingLegend(vmax, width=2.0, decimals=2).next_to(frame, DOWN, buff=0.2)
+                panels.add(VGroup(frame, title, dims, positions, legend))
+                images.append(img)
+            panels.arrange(RIGHT, buff=1.2)
+            fit_box(panels, CONTENT_W, CONTENT_H - 0.5)
+            panels.move_to(UP * (CONTENT_Y + 0.1))
+            for img, panel in zip(images, panels):
+                img.stretch_to_fit_width(panel[0].width).stretch_to_fit_height(panel[0].height).move_to(panel[0])
+            ours = panels[0][0]
+            band_h = max(0.04, ours.height * min(T, Pn) / Pn)
+            bracket = Line(ours.get_corner(UP + RIGHT) + RIGHT * 0.08,
+                           ours.get_corner(UP + RIGHT) + RIGHT * 0.08 + DOWN * band_h, color=S.TOKEN,
+                           stroke_width=6)
+            ours_txt = label(f"← rows 0–{min(T, Pn) - 1}: our {T} tokens", S.SMALL, S.TOKEN)
+            ours_txt.next_to(bracket, RIGHT, buff=0.1).align_to(bracket, UP)
+            shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
+                               S.SMALL, S.MUTED)
+            fit_width(shown_note, CONTENT_W).next_to(panels, DOWN, buff=0.25)
+            self.play(FadeIn(images[0]), FadeIn(panels[0]), run_time=beat.share(0.25))
+            self.play(Create(bracket), FadeIn(ours_txt), FadeIn(shown_note), run_time=beat.share(0.15))
+            self.play(FadeIn(images[1]), FadeIn(panels[1]), run_time=beat.share(0.25))
+
+
+class Residual(EmbeddingScene):
+    """The residual stream: the lane every layer reads from and adds to."""
+    meter_start = "L0.qkv"
+
+    def build(self):
+        b, f = self.bundle, self.facts
+        L = f["n_layer"]
+        with self.beat("stream") as beat:
+            lane = Rectangle(width=CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
+                             fill_color=S.RESIDUAL, fill_opacity=0.18).move_to(DOWN * 0.9)
+            name = label(f"residual stream · {b.T} × {S.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
+            name.next_to(lane, DOWN, buff=0.2).align_to(lane, LEFT)
+            start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * 0.2)
+            blocks, arrows, plus = VGroup(), VGroup(), VGroup()
+            x0 = start.get_right()[0] + 0.5
+            x1 = lane.get_right()[0] - 0.3
+            step = (x1 - x0) / L
+            bw = min(0.95, step * 0.8)
+            for l in range(L):
+                cx = x0 + step * (l + 0.5)
+                box = RoundedRectangle(corner_radius=0.08, width=bw, height=0.9, stroke_color=S.MUTED,
+                                       stroke_width=2, fill_color=S.PANEL, fill_opacity=1).move_to([cx, 1.1, 0])
+                num = label(str(l + 1), S.SMALL, S.INK).move_to(box)
+                blocks.add(VGroup(box, num))
+                read = Arrow([cx - bw * 0.25, lane.get_top()[1], 0], [cx - bw * 0.25, box.get_bottom()[1], 0],
+                             buff=0.05, color=S.MUTED, stroke_width=2, tip_length=0.12)
+                write = Arrow([cx + bw * 0.25, box.get_bottom()[1], 0], [cx + bw * 0.25, lane.get_center()[1], 0],
+                              buff=0.05, color=S.RESIDUAL, stroke_width=2, tip_length=0.12)
+                arrows.add(VGroup(read, write))
+                p = label("+", S.SMALL, S.RESIDUAL).move_to([cx + bw * 0.25, lane.get_center()[1] - 0.22, 0])
+                plus.add(p)
+            layers = label(f"{L} layers", S.SMALL, S.MUTED).next_to(blocks, UP, buff=0.2)
+            formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True).move_to(DOWN * 2.45)
+            formula.align_to(lane, RIGHT)
+            self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.share(0.2))
+            self.play(LaggedStart(*[FadeIn(bk, shift=DOWN * 0.15) for bk in blocks], lag_ratio=0.06),
+                      FadeIn(layers), run_time=beat.share(0.2))
+            self.play(LaggedStart(*[GrowArrow(a[0]) for a in arrows], lag_ratio=0.05),
+                      LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
+                      LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05), run_time=beat.share(0.2))
+            dot = Dot(color=S.RESIDUAL, radius=0.09).move_to(start.get_right() + RIGHT * 0.15)
+            path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
+            self.play(FadeIn(formula), MoveAlongPath(dot, path), run_time=beat.share(0.25))
+        with self.beat("handoff") as beat:
+            first = blocks[0]
+            ring = SurroundingRectangle(first, color=S.ATTENTION, buff=0.08, stroke_width=4)
+            nxt = label("next: attention", S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=0.25)
+            nxt.align_to(ring, LEFT)
+            self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * 0.1),
+                      run_time=beat.share(0.35))
+
+
+SCENES = [Lookup, Meaning, Positions, Residual]
