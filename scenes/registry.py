@@ -4,6 +4,8 @@ from __future__ import annotations
 import importlib
 
 CHAPTER_MODULES = {
+    "00": ("scenes.ch00_tokens", "Tokens"),
+    "01": ("scenes.ch01_embeddings", "Embeddings and positions"),
     "02": ("scenes.ch02_attention", "One attention head"),
     "05": ("scenes.ch05_encoder_decoder", "Encoder vs decoder"),
     "06": ("scenes.ch06_loop", "The loop"),
