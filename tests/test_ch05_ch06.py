@@ -1,0 +1,216 @@
+"""Chapters 05 and 06: what they show comes from the bundle and from the ledger's formulas.
+
+The expected figures are computed here from first principles (2 FLOPs per multiply-add,
+the config's shapes), not by calling the helpers under test, wherever that is practical.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from tests.conftest import build_scene
+from data import tokenizer
+from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, causal_pairs,
+                        decode_step_flops, forward_ledger, generation_flops, human, kv_cache_bytes,
+                        kv_cache_numbers_per_token)
+from scenes import style as S
+from scenes.ch02_attention import token_window
+from voiceover.scripts.ch05 import VISIBLE_CHANGE, mask_facts
+from voiceover.scripts.ch06 import fmt_prob, loop_facts
+
+
+def build(bundle, chapter, scene):
+    """Dry-run a scene, skipping frame drawing when the fixture supports it (same texts, faster)."""
+    if "draw" in inspect.signature(build_scene).parameters:
+        return build_scene(bundle, chapter, scene, draw=False)
+    return build_scene(bundle, chapter, scene)
+
+
+def softmax_rows(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def cached_step(cfg, context):
+    """One new token with a KV cache over `context` tokens, counted by hand."""
+    L, d, V = cfg["n_layer"], cfg["n_embd"], cfg["vocab_size"]
+    dff = cfg.get("n_inner") or 4 * d
+    per_layer = 2 * d * 3 * d + 2 * context * d + 2 * context * d + 2 * d * d + 2 * d * dff + 2 * dff * d
+    return d + L * per_layer + 2 * d * V
+
+
+def shape_of(bundle):
+    return Shape.from_config(bundle.config)
+
+
+# -- the ledger helpers chapter 06 relies on ---------------------------------------------
+
+def test_ledger_helpers_match_the_seeds_figures():
+    assert kv_cache_numbers_per_token(GPT2_SMALL) == 2 * 12 * 768 == 18_432
+    assert kv_cache_bytes(GPT2_SMALL, 1) == 18_432 * 2
+    assert kv_cache_bytes(GPT2_SMALL, 5) == 5 * 36_864
+    assert causal_pairs(1024) == 524_800                       # "~525,000"
+    assert causal_pairs(LONG_CONTEXT) == pytest.approx(5e11, rel=1e-5)   # "~500 billion"
+    # GPT-3 pays ~350 GFLOPs per token, GPT-2 small ~0.25 (2 FLOPs per weight)
+    assert decode_step_flops(GPT3, 1) == pytest.approx(350e9, rel=0.01)
+    assert decode_step_flops(GPT2_SMALL, 6) == pytest.approx(0.25e9, rel=0.02)
+    # a 100-token reply from GPT-2 small after the 5-token prompt: ~25 billion FLOPs with the cache
+    assert REPLY_TOKENS == 100
+    assert generation_flops(GPT2_SMALL, 5, REPLY_TOKENS) == pytest.approx(25e9, rel=0.05)
+    assert human(3.69e16) == "36.9P"
+
+
+def test_generation_flops_is_prefill_plus_steps():
+    s = GPT2_SMALL
+    assert generation_flops(s, 5, 1) == forward_ledger(s, 5).total
+    assert generation_flops(s, 5, 4) == forward_ledger(s, 5).total + sum(decode_step_flops(s, c) for c in (6, 7, 8))
+    assert generation_flops(s, 5, 4, cached=False) == sum(forward_ledger(s, c).total for c in (5, 6, 7, 8))
+    assert generation_flops(s, 5, 0) == 0
+    # with one token of context a cached step is a whole pass over one token
+    assert decode_step_flops(s, 1) == forward_ledger(s, 1).total
+
+
+# -- chapter 05 ------------------------------------------------------------------------------
+
+def test_unmasked_grid_is_the_row_softmax_of_the_same_scores(tiny_bundle):
+    b = tiny_bundle
+    f = mask_facts(b)
+    h = b.featured_head(0)
+    scores = b["scores_scaled"][0, h].astype(np.float64)
+    np.testing.assert_allclose(f["full"], softmax_rows(scores), atol=1e-12)
+    np.testing.assert_allclose(f["full"].sum(axis=1), 1.0, atol=1e-12)
+    # the masked grid is the model's own weights: the softmax of the same scores with −∞ above the diagonal
+    np.testing.assert_allclose(f["causal"], b["probs"][0, h], atol=1e-7)
+    masked = np.where(np.triu(np.ones((b.T, b.T), bool), 1), -np.inf, scores)
+    np.testing.assert_allclose(f["causal"], softmax_rows(masked), atol=1e-5)
+    # the last row already sees every token: it cannot change; every earlier row can
+    assert f["row_change"][-1] < VISIBLE_CHANGE
+    assert b.T - 1 not in f["changed"]
+    assert f["changed"] == [r for r in range(b.T) if np.abs(f["full"][r] - f["causal"][r]).max() >= VISIBLE_CHANGE]
+
+
+@pytest.mark.parametrize("which", ["tiny_bundle", "tiny_long_bundle"])
+def test_mask_off_scene_shows_both_grids_and_holds_the_meter(which, request):
+    b = request.getfixturevalue(which)
+    f = mask_facts(b)
+    scene = build(b, "05", "MaskOff")
+    texts = set(scene.built_texts)
+    rows = token_window(b.T)
+    for r in rows:
+        for c in rows:
+            assert S.fmt_pct(f["causal"][r, c]) in texts
+            assert S.fmt_pct(f["full"][r, c]) in texts
+        assert f"{100 * f['row_change'][r]:.1f} pts" in texts
+    assert f"{len(f['changed'])} of {b.T} rows change" + (
+        f"  ·  showing the last {len(rows)} of {b.T} tokens" if len(rows) < b.T else "") in texts
+    # the same arithmetic, a different mask: the meter holds at one pass
+    assert scene.meter.value == b.ledger().total
+    e = b.ledger()["L0.scores"]
+    assert e.flops == 2 * b.T * b.T * b.config["n_embd"]
+    assert f"{e.flops:,}" in texts
+
+
+def test_chapter05_narration_reads_the_grid(tiny_bundle):
+    from voiceover import script
+    f = mask_facts(tiny_bundle)
+    lines = script.chapter_lines("05", tiny_bundle, tiny_bundle.ledger())
+    r, c = f["big_row"], f["big_col"]
+    assert f"{100 * f['causal'][r, c]:.1f} percent" in lines["changes"]
+    assert f"{100 * f['full'][r, c]:.1f} percent" in lines["changes"]
+    assert lines["changes"].startswith(f"{len(f['changed'])} of the {tiny_bundle.T} rows")
+
+
+# -- chapter 06 ------------------------------------------------------------------------------
+
+def test_generated_steps_come_from_the_bundle(tiny_bundle):
+    b = tiny_bundle
+    f = loop_facts(b)
+    gen = b.meta["generated"]
+    assert len(f["steps"]) == len(gen) >= 4           # the prompt's own pick plus at least three more
+    for i, (s, g) in enumerate(zip(f["steps"], gen)):
+        assert s["context"] == g["context_tokens"] == b.T + i
+        assert s["id"] == g["id"] == int(b["gen_topk_ids"][i, 0])
+        assert s["text"] == g["text"] == tokenizer.decode([s["id"]])
+        assert s["prob"] == pytest.approx(float(b["gen_topk_probs"][i, 0]))
+        assert s["prob"] == pytest.approx(g["prob"], rel=1e-6)
+        assert s["full"] == forward_ledger(shape_of(b), b.T + i).total
+        assert s["cached"] == cached_step(b.config, b.T + i)
+    # the first pick is the prompt pass's own top token
+    assert f["steps"][0]["id"] == int(np.argmax(b["logits"][-1]))
+
+
+def test_loop_scene_shows_each_step_and_the_meter_adds_full_passes(tiny_bundle):
+    b = tiny_bundle
+    f = loop_facts(b)
+    scene = build(b, "06", "Loop")
+    texts = set(scene.built_texts)
+    for s in f["steps"]:
+        assert S.show_token(s["text"]) in texts
+        assert fmt_prob(s["prob"]) in texts
+        assert f"over {s['context']} tokens" in texts
+    for s in f["steps"][1:]:
+        assert f"+{forward_ledger(shape_of(b), s['context']).total:,}" in texts
+    assert scene.meter.value == sum(forward_ledger(shape_of(b), b.T + i).total for i in range(len(f["steps"])))
+
+
+@pytest.mark.parametrize("which", ["tiny_bundle", "tiny_long_bundle"])
+def test_kv_cache_figures_equal_the_formula(which, request):
+    b = request.getfixturevalue(which)
+    cfg = b.config
+    L, d = cfg["n_layer"], cfg["n_embd"]
+    per = 2 * L * d
+    n = len(b.meta["generated"])
+    scene = build(b, "06", "Cache")
+    texts = set(scene.built_texts)
+    assert f"per token: 2 × {L} layers × {d} = {per:,} numbers = {2 * per:,} bytes in fp16" in texts
+    for tokens in range(b.T, b.T + n):        # one more column per generated step
+        assert f"cache: {tokens} tokens · {tokens * per:,} numbers · {2 * tokens * per:,} bytes (fp16)" in texts
+    for i in range(1, n):
+        c = b.T + i
+        full, cached = forward_ledger(shape_of(b), c).total, cached_step(cfg, c)
+        assert f"pass over {c} tokens" in texts
+        assert f"{full:,}" in texts and f"{cached:,}" in texts
+        assert f"× {full / cached:.1f}" in texts
+    assert scene.meter.value == loop_facts(b)["loop_total"]
+
+
+def test_n_squared_bill_figures_equal_the_formula(tiny_bundle):
+    b = tiny_bundle
+    cfg = b.config
+    L, d, T = cfg["n_layer"], cfg["n_embd"], b.T
+    scene = build(b, "06", "Square")
+    texts = set(scene.built_texts)
+    for n in (T, cfg["n_positions"], LONG_CONTEXT):
+        assert f"{n:,}" in texts and f"{n * n:,}" in texts
+        grid = L * (2 * n * n * d + 2 * n * n * d)          # scores + mixing, every layer
+        assert human(grid) in texts
+        share = grid / forward_ledger(shape_of(b), n).total
+        assert (f"{100 * share:.1f}%" if share >= 0.001 else f"{100 * share:.2g}%") in texts
+    mask_line = next(t for t in texts if t.startswith("the mask allows"))
+    for n in (T, cfg["n_positions"], LONG_CONTEXT):
+        assert f"{n * (n + 1) // 2:,}" in mask_line
+    # prefill vs decode with the bundle's own prompt
+    assert f"{forward_ledger(shape_of(b), T).total:,} FLOPs" in texts
+    assert f"{cached_step(cfg, T + 1):,} FLOPs" in texts
+    assert f"+ {T * 2 * L * d * 2:,} cache bytes read" in texts
+    assert f"{T} rows through every matrix, in parallel" in texts
+
+
+def test_scale_scene_prices_gpt3_and_a_reply(tiny_bundle):
+    b = tiny_bundle
+    T = b.T
+    scene = build(b, "06", "Scale")
+    texts = set(scene.built_texts)
+    g3 = dict(n_layer=96, n_head=96, n_embd=12288, vocab_size=50257)
+    assert (GPT3.n_layer, GPT3.n_head, GPT3.n_embd) == (96, 96, 12288)
+    assert f"{cached_step(g3, T + 1):,}" in texts
+    d, L = 12288, 96
+    params = 50257 * d + GPT3_N_POSITIONS * d + L * (12 * d * d + 9 * d) + (2 * L + 1) * 2 * d  # + LayerNorms
+    assert f"{params:,}" in texts
+    assert params == pytest.approx(175e9, rel=0.01)
+    replies = [forward_ledger(shape_of(b), T).total + sum(cached_step(b.config, c) for c in range(T + 1, T + 100)),
+               sum(forward_ledger(shape_of(b), c).total for c in range(T, T + 100))]
+    for flops in replies:
+        assert f"{flops:,} FLOPs" in texts
