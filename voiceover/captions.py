@@ -1,16 +1,66 @@
-"""Caption files (SRT and WebVTT) from the narration cues the scenes record."""
+"""Caption files (SRT and WebVTT) from the narration cues the scenes record.
+
+A scene's cue is one narration line: {"beat", "start", "end", "text", "segments": [{"start",
+"end", "text"}, ...]} with one segment per spoken sentence, timed from the audio itself. Each
+segment becomes one caption (two lines of at most LINE_CHARS). A sentence too long for one
+caption is cut at word boundaries into pieces whose times split the sentence's time in
+proportion to their length; the first piece starts and the last ends exactly with the speech.
+"""
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
+
+LINE_CHARS = 42      # a caption line that reads at 480p
+MAX_LINES = 2
+
+
+def _pieces(text: str) -> list[str]:
+    """The sentence cut into caption-sized pieces of whole words, balanced in length."""
+    limit = LINE_CHARS * MAX_LINES
+    if len(text) <= limit:
+        return [text]
+    words = text.split()
+    n = -(-len(text) // limit)                      # fewest pieces that can fit
+    while True:
+        target = len(text) / n
+        pieces, cur = [], []
+        for w in words:
+            if cur and len(" ".join(cur + [w])) > target and len(pieces) < n - 1:
+                pieces.append(" ".join(cur))
+                cur = []
+            cur.append(w)
+        pieces.append(" ".join(cur))
+        if all(len(textwrap.wrap(p, LINE_CHARS)) <= MAX_LINES for p in pieces):
+            return pieces
+        n += 1
+
+
+def caption_blocks(segment: dict) -> list[dict]:
+    """One spoken segment -> one or more caption blocks covering exactly its time."""
+    pieces = _pieces(" ".join(segment["text"].split()))
+    start, end = segment["start"], segment["end"]
+    weights = [len(p) for p in pieces]
+    out, t = [], start
+    for i, (p, w) in enumerate(zip(pieces, weights)):
+        stop = end if i == len(pieces) - 1 else t + (end - start) * w / sum(weights)
+        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(p, LINE_CHARS))})
+        t = stop
+    return out
 
 
 def join_cues(per_scene: list[list[dict]], durations: list[float]) -> list[dict]:
-    """Shift each scene's cues by the running length of the scenes before it."""
+    """Caption blocks for a chapter: each scene's segments shifted by the scenes before it."""
     out, offset = [], 0.0
     for cues, length in zip(per_scene, durations):
         for c in cues:
-            out.append({"start": c["start"] + offset, "end": min(c["end"], length) + offset, "text": c["text"]})
+            for seg in c.get("segments") or [c]:
+                for block in caption_blocks(seg):
+                    if block["start"] >= length:
+                        continue
+                    out.append({"start": block["start"] + offset, "end": min(block["end"], length) + offset,
+                                "text": block["text"]})
         offset += length
     return out
 
@@ -38,3 +88,17 @@ def write_srt(cues: list[dict], path: Path):
 def write_vtt(cues: list[dict], path: Path):
     blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{c['text']}\n" for c in cues]
     _atomic_write(Path(path), "WEBVTT\n\n" + "\n".join(blocks))
+
+
+def read_srt(path: Path) -> list[dict]:
+    """The blocks of an SRT file written by write_srt: [{"start", "end", "text"}] in seconds."""
+    def secs(stamp: str) -> float:
+        hms, ms = stamp.strip().split(",")
+        h, m, s = hms.split(":")
+        return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+    out = []
+    for block in Path(path).read_text(encoding="utf-8").strip().split("\n\n"):
+        lines = block.splitlines()
+        a, b = lines[1].split(" --> ")
+        out.append({"start": secs(a), "end": secs(b), "text": "\n".join(lines[2:])})
+    return out

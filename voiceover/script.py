@@ -9,6 +9,7 @@ Templates use str.format fields; a field the values lack fails loudly.
 from __future__ import annotations
 
 import importlib
+import re
 import string
 from dataclasses import dataclass
 
@@ -53,3 +54,17 @@ def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
 
 def estimated_seconds(text: str) -> float:
     return max(1.5, len(text.split()) / WORDS_PER_SECOND + 0.4)
+
+
+def line_id(chapter: str, beat: str) -> str:
+    """The id a line is known by outside the scripts: recorded clips are named '<id>.wav'."""
+    return f"ch{chapter}-{beat}"
+
+
+_SENTENCE_END = re.compile(r"([.!?…][\"”’)]*)\s+(?=[\"“‘(]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """A line's sentences, in order (one caption and one synthesis call each)."""
+    text = " ".join(text.split())
+    return [s for s in _SENTENCE_END.sub("\\1\n", text).split("\n") if s.strip()] or [text]

