@@ -44,7 +44,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
     p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
     p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
-    p.add_argument("--voice", default="none", help="narration voice; 'none' is silent with narration timing")
+    p.add_argument("--voice", default="auto",
+                   help="narration voice: auto (default: best installed, piper > festival > espeak), piper, "
+                        "PATH.onnx (a local piper voice), espeak[:VOICE], festival[:VOICE], recorded[:DIR] "
+                        "(clips named by line id, e.g. ch02-intro.wav), gtts/openai/azure/elevenlabs/gemini "
+                        "(network, credentials from the environment), or none (silent, same timing)")
+    p.add_argument("--burn-captions", action="store_true", help="also draw the captions into the picture")
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     return p.parse_args(argv)
 
@@ -124,6 +129,8 @@ def render_chapter(chapter: str, bundle, args, console) -> Path:
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)
     name = f"ch{chapter}-{slug(title)}"
+    if getattr(args, "narrator", None) is None:
+        args.narrator = choose_voice(getattr(args, "voice", "none"), console)
     scene_files, cue_lists = [], []
     classes = scenes_of(chapter)
     from rich.progress import Progress
@@ -133,7 +140,8 @@ def render_chapter(chapter: str, bundle, args, console) -> Path:
             mp4, cues = work / f"{name}-{cls.__name__}.mp4", work / f"{name}-{cls.__name__}.cues.json"
             cmd = [sys.executable, "-m", "scenes.render_job", "--bundle", str(bundle.path), "--chapter", chapter,
                    "--scene", cls.__name__, "--quality", args.quality, "--out", str(mp4), "--cues", str(cues)]
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                                  env=voice_env(args.narrator))
             if proc.returncode != 0:
                 tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
                 raise UserError(f"scene {cls.__name__} of chapter {chapter} failed to render:\n{tail}")
@@ -141,13 +149,64 @@ def render_chapter(chapter: str, bundle, args, console) -> Path:
             cue_lists.append(json.loads(cues.read_text(encoding="utf-8")))
             progress.advance(task)
     final = dest / f"{name}.mp4"
-    durations = [media_duration(f) for f in scene_files]
-    concat(scene_files, final)
+    from voiceover import mixdown
+    report = mixdown.join(scene_files, cue_lists, final, voiced=not args.narrator.silent)
+    durations = report["durations"]
     cues = captions.join_cues(cue_lists, durations)
     captions.write_srt(cues, final.with_suffix(".srt"))
     captions.write_vtt(cues, final.with_suffix(".vtt"))
+    if getattr(args, "burn_captions", False):
+        with console.status("burning captions into the picture …"):
+            mixdown.burn_captions(final, final.with_suffix(".srt"))
+    narration_report(report, cue_lists, args.narrator, console)
     thumbnail(final, final.with_suffix(".png"), at=min(sum(durations) * 0.4, sum(durations) - 0.1))
     return final
+
+
+def choose_voice(spec: str, console):
+    """The narration service for --voice (validated before anything renders); logs which."""
+    from voiceover.services import VoiceError, make_service
+    try:
+        service = make_service(spec)
+    except VoiceError as exc:
+        raise UserError(f"--voice {spec}: {exc}") from None
+    service.spec = service.spec_string()      # the same voice in every scene's process
+    console.print(f"voice: {service.describe()}" + (" [dim](best installed)[/dim]" if spec == "auto" else ""))
+    return service
+
+
+def voice_env(service) -> dict:
+    from voiceover.services import CACHE_ENV, VOICE_ENV, cache_root
+    return {**os.environ, VOICE_ENV: service.spec, CACHE_ENV: str(cache_root())}
+
+
+def check_recordings(service, chapters_todo: list[str], bundle):
+    """With recorded clips: list every missing one before anything renders."""
+    from voiceover import script
+    from voiceover.services import MissingClips, RecordedService
+    if not isinstance(service, RecordedService):
+        return
+    ledger = bundle.ledger()
+    wanted = [(script.line_id(c, beat), text) for c in chapters_todo
+              for beat, text in script.chapter_lines(c, bundle, ledger).items()]
+    missing = service.missing(wanted)
+    if missing:
+        raise UserError(str(MissingClips(service.folder, missing)))
+
+
+def narration_report(report: dict, cue_lists: list[list[dict]], service, console):
+    """Loudness, cache use and dead air, so a render log says how the narration came out."""
+    from voiceover import audio
+    cues = [c for cl in cue_lists for c in cl]
+    if service.silent:
+        console.print(f"narration: silent ({len(cues)} lines timed at the estimated speaking rate)")
+        return
+    fresh = sum(1 for c in cues if c.get("cached") is False)
+    console.print(f"narration: {len(cues)} lines ({fresh} synthesised, {len(cues) - fresh} from cache); "
+                  f"{report['lufs']:.1f} LUFS integrated, true peak {report['true_peak_dbtp']:.1f} dBTP "
+                  f"(target {audio.TARGET_LUFS:g} LUFS, ceiling {audio.CEILING_DBTP:g} dBTP); 48 kHz AAC")
+    for a, b in report.get("dead_air", []):
+        console.print(f"[yellow]dead air[/yellow] {b - a:.1f} s of silence at {int(a // 60)}:{a % 60:04.1f}")
 
 
 def media_duration(path: Path) -> float:
@@ -191,19 +250,20 @@ def main(argv=None) -> int:
             for c, title in known.items():
                 print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
             return 0
-        if args.voice != "none":
-            raise UserError(f"voice {args.voice!r} is not available yet; use --voice none")
         if not (args.inspect or args.all or args.chapter):
             raise UserError("say what to render: --chapter NN, --all, --inspect or --list (see --help)")
         todo = list(known) if args.all else ([normalise_chapter(args.chapter, known)] if args.chapter else [])
         if todo:
             check_tools()
+            args.narrator = choose_voice(args.voice, console)
         bundle = get_bundle(args, console)
         if args.inspect:
             inspect(bundle, args.json, console)
             return 0
         if bundle.synthetic:
             console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
+        if todo:
+            check_recordings(args.narrator, todo, bundle)
         for chapter in todo:
             path = render_chapter(chapter, bundle, args, console)
             console.print(f"[green]wrote[/green] {path}")

@@ -3,8 +3,10 @@
 * loads the bundle named by $ONEPASS_BUNDLE (scenes never run the model)
 * chapter title top-left, Σ FLOPs meter top-right, the bottom band kept for captions
 * a visible "random weights" mark when the bundle is synthetic
-* beat(): one narration line per beat; the animations inside it are stretched to
-  the line's duration, and the cue (start, end, text) is recorded for captions
+* beat(): one narration line per beat, spoken by the voice in $ONEPASS_VOICE (manim-voiceover;
+  silent by default); the animations inside run while it is spoken and the beat waits for the
+  line to end; each sentence's (start, end, text) and the clip are recorded as cues for
+  captions and the chapter's audio track
 """
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Scene, Text, Write, config
+from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Write, config
 
 from data import bundle as bundle_io
+from voiceover import services  # noqa: I001  (installs the no-stdin guard before manim_voiceover)
+from manim_voiceover import VoiceoverScene
 from scenes import style as S
 from scenes.widgets import FlopsMeter, fit_width, label
 from voiceover import script
@@ -34,7 +38,7 @@ class Beat:
         return max(0.2, self.duration * fraction)
 
 
-class ChapterScene(Scene):
+class ChapterScene(VoiceoverScene):
     chapter: str = "??"
     title: str = ""
     meter_start: str | None = None   # ledger key whose 'before' total the meter starts at
@@ -51,6 +55,7 @@ class ChapterScene(Scene):
         self.ledger = self.bundle.ledger()
         self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger)
         self.cues: list[dict] = []
+        self.set_speech_service(services.from_env(), create_subcaption=False)
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
 
     def add(self, *mobjects):
@@ -96,17 +101,25 @@ class ChapterScene(Scene):
     # -- narration ---------------------------------------------------------
     @contextmanager
     def beat(self, key: str):
-        """Run the animations inside for (at least) the spoken length of line `key`."""
+        """Run the animations inside while line `key` is spoken; the beat lasts at least as long
+        as the line's clip (its speech plus the short gap after it)."""
         text = self.lines.get(key)
         if text is None:
             raise script.ScriptError(f"chapter {self.chapter} has no narration line for beat {key!r}")
-        start = self.time
-        b = Beat(key, text, script.estimated_seconds(text))
-        yield b
-        left = b.duration - (self.time - start)
-        if left > 0.05:
-            self.wait(left)
-        self.cues.append({"beat": key, "start": start, "end": start + b.duration, "text": text})
+        with self.voiceover(text=text, line_id=script.line_id(self.chapter, key)) as tracker:
+            yield Beat(key, text, tracker.duration)
+        start, data = tracker.start_t, tracker.data
+        segments = [{"start": start + s["start"], "end": start + s["end"], "text": s["text"]} for s in data["segments"]]
+        silent = self.speech_service.silent
+        self.cues.append({"beat": key, "start": segments[0]["start"], "end": segments[-1]["end"], "text": text,
+                          "segments": segments, "clip_start": start, "cached": data.get("cached"),
+                          "clip": None if silent else str(Path(self.speech_service.cache_dir) / data["final_audio"]),
+                          "overrun": round(max(0.0, self.time - tracker.end_t), 3)})
+
+    def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
+        if getattr(getattr(self, "speech_service", None), "silent", False):
+            return                     # the silent voice only keeps time
+        super().add_sound(sound_file, time_offset, gain, **kwargs)
 
     def pay(self, key: str, run_time: float = 1.5, through: str | None = None):
         """Play the meter running up to the ledger total after `key` (or after `through`)."""

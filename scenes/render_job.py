@@ -29,7 +29,9 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     out.parent.mkdir(parents=True, exist_ok=True)
     media = Path(tempfile.mkdtemp(prefix="onepass-media-", dir=out.parent))
     try:
-        with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": False,
+        # caching off: a cache hit advances scene time by the exact run_time instead of whole
+        # frames, which would shift narration and captions against the picture
+        with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": True,
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                          "output_file": scene, "background_color": "#0E1117"}):
             instance = classes[scene]()
