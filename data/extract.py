@@ -27,6 +27,9 @@ TOP_K = 10                            # candidates kept per row / per generated 
 N_GENERATE = 4                        # tokens generated for chapter 06
 SAMPLE_SEED = 1234                    # seed of the sampled pick in chapter 04
 RANDOM_SEED = 0                       # seed of --weights random
+WATCH_ENV = "ONEPASS_WATCH_TOKEN"     # chapter 04's named token of interest (one GPT-2 token; 'none' = off)
+# the token of interest chapter 04 ranks when $ONEPASS_WATCH_TOKEN is unset: the seeds' example
+DEFAULT_WATCH = {"The cat sat on the": " mat"}
 COSINE_PAIRS = [("king", "queen"), ("king", "banana"), ("Monday", "Tuesday"), ("Monday", "banana")]
 # a tiny GPT-2 for tests and quick previews (real vocabulary so the tokenizer still fits)
 TINY_CONFIG = dict(n_layer=2, n_head=4, n_embd=64, n_positions=128)
@@ -99,6 +102,24 @@ def validate_prompt(prompt: str) -> list[int]:
         raise ExtractError(f"the prompt is {len(ids)} tokens long; onepass shows at most {MAX_TOKENS} "
                            "(shorten it: every token becomes a row and a column on screen)")
     return ids
+
+
+def watch_token(prompt: str) -> dict | None:
+    """Chapter 04's token of interest: $ONEPASS_WATCH_TOKEN, else DEFAULT_WATCH[prompt], else None.
+
+    It must be exactly one GPT-2 token; mind the leading space (" mat", not "mat").
+    Recorded in the bundle's meta["watch"] (and its cache key), so a video can cite it.
+    """
+    text = os.environ.get(WATCH_ENV)
+    if text is None:
+        text = DEFAULT_WATCH.get(prompt)
+    if not text or text.strip().lower() == "none":
+        return None
+    ids = tokenizer.encode(text)
+    if len(ids) != 1:
+        raise ExtractError(f"{WATCH_ENV}={text!r} is {len(ids)} GPT-2 tokens {ids}; name a single token "
+                           "(usually a word with its leading space, e.g. \" mat\"), or 'none'")
+    return {"text": text, "id": ids[0]}
 
 
 def load_model(spec: WeightsSpec):
@@ -307,7 +328,9 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
     """Bundle for (prompt, weights): reused from the cache when present, else extracted."""
     ids = validate_prompt(prompt)
     spec = WeightsSpec(resolve_weights(weights, log))
-    options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED}
+    watch = watch_token(prompt)
+    options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
+               "watch": watch and watch["text"]}
     key = bundle_io.cache_key(prompt, spec.identity(), options)
     directory = bundle_io.bundle_dir(prompt, key, root)
     if directory.exists() and not force:
@@ -356,6 +379,7 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
         "generated": generated,
         "sample": {"seed": SAMPLE_SEED, "temperature": 1.0, "id": sampled, "text": tokenizer.decode([sampled])},
         "cosine": cosine_pairs(model),
+        "watch": watch,
         "checks": checks,
     }
     if meta["parameters"]["total"] != actual_params:

@@ -1,0 +1,444 @@
+"""Chapter 04 — the vote: the last row, the tied unembedding, softmax over the vocabulary,
+temperature, top-k, top-p, greedy vs sampled, and the pick appended to the prompt.
+
+The vocabulary (50,257 entries for GPT-2) is never drawn as separate mobjects: the
+whole distribution is one path (its cumulative mass over log-spaced ranks).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Dot, FadeIn, FadeOut, Indicate, LaggedStart, Line,
+                   Rectangle, SurroundingRectangle, Transform, Triangle, VGroup, VMobject)
+
+from data import tokenizer
+from scenes import style as S
+from scenes.base import ChapterScene
+from scenes.widgets import NumberGrid, TokenChip, fit_width, label
+from voiceover.scripts.ch04 import TOP_K, TOP_P, vote_facts
+
+GRID_TOKENS = 8   # rows of the T x d matrix shown before only the last row goes on
+
+
+class VoteScene(ChapterScene):
+    chapter = "04"
+    title = "The vote"
+    hold_total = True    # scenes after the unembedding: the meter shows the whole pass
+
+    def setup(self):
+        super().setup()
+        cfg = self.bundle.config
+        self.d, self.V = cfg["n_embd"], cfg["vocab_size"]
+        self.facts = vote_facts(self.bundle)
+        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)))
+
+    def add_furniture(self):
+        super().add_furniture()
+        if self.hold_total:
+            self.meter.counter.set_value(self.ledger.total)
+
+
+class Bars(VGroup):
+    """Candidates as rows: rank, token, a bar proportional to probability, the percentage.
+
+    Like widgets.ProbBars, but the name column is as wide as the longest name (so three
+    columns fit side by side), percentages are right-aligned in one column, and small
+    probabilities keep two significant digits (style.prob_decimals).
+    """
+
+    def __init__(self, texts, probs, ranks=None, bar_max: float = 2.6, bar_h: float = 0.26, pitch: float = 0.38,
+                 scale_to: float | None = None, name_max: float = 1.9, color=S.LOGIT):
+        super().__init__()
+        top = scale_to or max(max(probs), 1e-12)
+        self.probs = [float(p) for p in probs]
+        self.decimals = S.prob_decimals(self.probs)
+        self.rows = VGroup()
+        names = [fit_width(label(S.clip_token(t, int(name_max / 0.166)), S.SMALL, S.TOKEN, mono=True), name_max)
+                 for t in texts]
+        name_w = max(n.width for n in names)
+        rank_w = 0.0
+        for i, (name, p) in enumerate(zip(names, self.probs)):
+            rank = label(f"#{ranks[i]:,}" if ranks is not None else "·", S.SMALL, S.MUTED, mono=True)
+            if ranks is None:
+                rank.set_opacity(0)
+            rank_w = max(rank_w, rank.width if ranks is not None else 0)
+            bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
+                            fill_color=color, fill_opacity=0.9)
+            pct = label(S.fmt_prob(p, self.decimals), S.SMALL, S.INK, mono=True)
+            row = VGroup(rank, name, bar, pct)
+            row.rank, row.name, row.bar, row.pct = rank, name, bar, pct
+            self.rows.add(row)
+        x_name = rank_w + 0.15 if ranks is not None else 0.0
+        x_bar = x_name + name_w + 0.15
+        pct_w = max(r.pct.width for r in self.rows)
+        self.pct_right = x_bar + bar_max + 0.12 + pct_w
+        for i, row in enumerate(self.rows):
+            y = -i * pitch
+            row.rank.move_to([rank_w, y, 0], aligned_edge=RIGHT)
+            row.name.move_to([x_name, y, 0], aligned_edge=LEFT)
+            row.bar.move_to([x_bar, y, 0], aligned_edge=LEFT)
+            row.pct.move_to([self.pct_right, y, 0], aligned_edge=RIGHT)
+        self.add(self.rows)
+
+    def pct_x(self) -> float:
+        """Where the percentage column ends (right edge), wherever the bars now are."""
+        return self.rows[0].pct.get_right()[0]
+
+
+def top_bars(facts: dict, **kw) -> Bars:
+    top = facts["top"]
+    return Bars([c["text"] for c in top], [c["prob"] for c in top], [c["rank"] for c in top], **kw)
+
+
+def extra_row(bars: Bars, cand: dict, colour=S.TOKEN) -> VGroup:
+    """A candidate below the bars ('⋮' then its row), drawn on the bars' scale and columns."""
+    first = bars.rows[0]
+    scale = first.bar.width / max(bars.probs[0], 1e-12)
+    dots = label("⋮", S.SMALL, S.MUTED).next_to(bars.rows[-1].name, DOWN, buff=0.08)
+    dots.align_to(first.name, LEFT).shift(RIGHT * 0.1)
+    rank = label(f"#{cand['rank']:,}", S.SMALL, colour, mono=True)
+    name = fit_width(label(S.clip_token(cand["text"]), S.SMALL, colour, mono=True), 1.9)
+    bar = Rectangle(width=max(scale * cand["prob"], 0.02), height=first.bar.height, stroke_width=0,
+                    fill_color=colour, fill_opacity=0.9)
+    pct = label(S.fmt_prob(cand["prob"], bars.decimals), S.SMALL, colour, mono=True)
+    y = dots.get_bottom()[1] - 0.25
+    rank.move_to([first.rank.get_right()[0], y, 0], aligned_edge=RIGHT)
+    name.move_to([first.name.get_left()[0], y, 0], aligned_edge=LEFT)
+    bar.move_to([first.bar.get_left()[0], y, 0], aligned_edge=LEFT)
+    pct.move_to([bars.pct_x(), y, 0], aligned_edge=RIGHT)
+    return VGroup(dots, VGroup(rank, name, bar, pct))
+
+
+def flow_chips(texts, ids, max_width: float = 12.5, buff: float = 0.15) -> VGroup:
+    """Token chips flowed like text: as many per line as fit, lines left-aligned (any prompt length)."""
+    chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
+    lines, line, width = VGroup(), [], 0.0
+    for chip in chips:
+        if line and width + buff + chip.width > max_width:
+            lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+            line, width = [], 0.0
+        width += (buff if line else 0.0) + chip.width
+        line.append(chip)
+    lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+    lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+    lines.chips = chips
+    return lines
+
+
+# ---------------------------------------------------------------------------
+class LastRow(VoteScene):
+    """Only the last row goes on; it meets the tied embedding table: V scores."""
+    meter_start = "unembed"
+    show_title = True
+    hold_total = False
+
+    def build(self):
+        b, d, V = self.bundle, self.d, self.V
+        rows = list(range(max(0, b.T - GRID_TOKENS), b.T))
+        last = b.T - 1
+        with self.beat("last_row") as beat:
+            grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=6, cell_w=1.05,
+                              shape_text=f"after {b.config['n_layer']} layers and the final LayerNorm: {b.T} × {d}")
+            fit_width(grid, 11).move_to(DOWN * 0.1)
+            self.play(FadeIn(grid), run_time=beat.share(0.25))
+            others = VGroup(*[m for r in rows if r != last for m in (*grid.row_cells(r), *grid.row_values(r))],
+                            *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last])
+            box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
+                                       buff=0.06, stroke_width=3)
+            goes_on = label("only this row goes on", S.SMALL, S.TOKEN).next_to(box, DOWN, buff=0.15)
+            goes_on.align_to(box, RIGHT)
+            grid.shape_mob.next_to(goes_on, DOWN, buff=0.12).align_to(box, RIGHT)
+            self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.next_to(
+                goes_on, DOWN, buff=0.12).align_to(box, RIGHT), run_time=beat.share(0.2))
+            self.play(FadeIn(goes_on), run_time=beat.share(0.15))
+        with self.beat("unembed") as beat:
+            vec = NumberGrid(b["ln_f"][last][None, :], row_labels=[b.tokens[last]], max_cols=3, cell_w=1.0,
+                             shape_text=f"1 × {d}")
+            t_lines = VGroup(label("Wₑᵀ", S.BODY_SIZE, S.TOKEN), label(f"{d} × {V:,}", S.SMALL, S.INK, mono=True),
+                             label("the embedding", S.SMALL, S.MUTED), label("table, transposed", S.SMALL, S.MUTED))
+            t_lines.arrange(DOWN, buff=0.06)
+            table = VGroup(Rectangle(width=t_lines.width + 0.3, height=t_lines.height + 0.3, stroke_color=S.TOKEN,
+                                     stroke_width=2, fill_color=S.PANEL, fill_opacity=1), t_lines)
+            t_lines.move_to(table[0])
+            scores = NumberGrid(b["logits"][last][None, :], col_labels=tokenizer.token_texts(list(range(5))),
+                                max_cols=5, cell_w=1.0, label_color=S.TOKEN, shape_text=f"1 × {V:,} scores")
+            times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
+            eqn = VGroup(vec, times, table, eq, scores).arrange(RIGHT, buff=0.3)
+            fit_width(eqn, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.2)
+            formula = label(f"{self.ledger['unembed'].formula} = {S.fmt_int(self.ledger['unembed'].flops)} FLOPs",
+                            S.SMALL, S.FLOPS, mono=True)
+            fit_width(formula, 12).next_to(eqn, DOWN, buff=0.45)
+            self.play(FadeOut(grid), FadeOut(box), FadeOut(goes_on), FadeIn(vec), run_time=beat.share(0.15))
+            self.play(FadeIn(times), FadeIn(table, shift=LEFT * 0.2), run_time=beat.share(0.15))
+            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * 0.2), run_time=beat.share(0.15))
+            self.play(FadeIn(formula), run_time=beat.share(0.1))
+            self.pay("unembed", run_time=beat.share(0.25))
+
+
+# ---------------------------------------------------------------------------
+class CumulativePlot(VGroup):
+    """Cumulative probability over tokens sorted by probability; ranks on a log axis; one path."""
+
+    def __init__(self, probs: np.ndarray, width: float = 5.0, height: float = 3.1, samples: int = 240):
+        super().__init__()
+        V = len(probs)
+        self.cum = np.cumsum(np.sort(np.asarray(probs, dtype=np.float64))[::-1])
+        self.V, self.w, self.h = V, width, height
+        self.log_v = math.log10(V) if V > 1 else 1.0
+        self.anchor = Dot(ORIGIN, radius=0.001).set_opacity(0)   # follows the plot's origin when it moves
+        x_axis = Line(ORIGIN, [width, 0, 0], color=S.MUTED, stroke_width=2)
+        y_axis = Line(ORIGIN, [0, height, 0], color=S.MUTED, stroke_width=2)
+        ranks = np.unique(np.round(np.logspace(0, self.log_v, samples)).astype(int))
+        path = VMobject(stroke_color=S.LOGIT, stroke_width=4).set_points_as_corners(
+            [self.local(r, self.cum[r - 1]) for r in ranks])
+        ticks = VGroup()
+        per_decade = width / self.log_v
+        for r in [10 ** k for k in range(int(self.log_v) + 1)] + [V]:
+            if r != V and (self.log_v - math.log10(r)) * per_decade < 1.0:   # would touch the last label
+                continue
+            p = self.local(r, 0)
+            ticks.add(Line(p, p + DOWN * 0.08, color=S.MUTED, stroke_width=2))
+            ticks.add(label(S.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=0.12))
+        for q in (0.0, 0.5, 1.0):
+            ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(self.local(1, q), LEFT,
+                                                                                     buff=0.12))
+        x_name = fit_width(label("rank (tokens sorted by probability)", S.SMALL, S.MUTED), width + 1.0)
+        x_name.next_to(x_axis, DOWN, buff=0.5)
+        self.path, self.axes = path, VGroup(x_axis, y_axis, ticks, x_name)
+        self.add(self.anchor, self.axes, self.path)
+
+    def local(self, rank: float, mass: float) -> np.ndarray:
+        return np.array([math.log10(max(rank, 1)) / self.log_v * self.w, mass * self.h, 0.0])
+
+    def origin(self) -> np.ndarray:
+        return self.anchor.get_center()
+
+    def point(self, rank: float, mass: float) -> np.ndarray:
+        """Where (rank, cumulative mass) is on screen, wherever the plot has moved (no scaling)."""
+        return self.origin() + self.local(rank, mass)
+
+
+class Softmax(VoteScene):
+    """Softmax over the vocabulary: top candidates, the long tail, the token of interest."""
+
+    def build(self):
+        f, V = self.facts, self.V
+        w = f["watch"]
+        bars = top_bars(f, bar_max=2.4)
+        extra = extra_row(bars, w) if w is not None and w["rank"] > len(f["top"]) else None
+        left = VGroup(bars, *([extra] if extra is not None else []))
+        left.move_to([-6.75, 1.75, 0], aligned_edge=LEFT + UP)
+        head = fit_width(label(f"softmax over all {V:,} scores: the top {len(f['top'])}", S.SMALL, S.LOGIT), 6.6)
+        head.next_to(bars, UP, buff=0.2).align_to(left, LEFT)
+        with self.beat("softmax") as beat:
+            self.play(FadeIn(head), run_time=beat.share(0.1))
+            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars.rows], lag_ratio=0.12),
+                      run_time=beat.share(0.55))
+        plot = CumulativePlot(f["probs"], width=4.9, height=3.1)
+        plot.shift(np.array([1.3, -1.3, 0]) - plot.origin())
+        n_p = f["n_p"]
+        with self.beat("tail") as beat:
+            p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), 4.9)
+            p_title.next_to(plot.point(1, 1.0), UP, buff=0.25).align_to(plot.axes[1], LEFT)
+            mass = label(f"top {len(f['top'])}: {S.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
+            mass.next_to(left, DOWN, buff=0.25).align_to(left, LEFT)
+            self.play(FadeIn(plot.axes), FadeIn(p_title), run_time=beat.share(0.15))
+            self.play(FadeIn(plot.path), FadeIn(mass), run_time=beat.share(0.25))
+            at = plot.point(n_p, TOP_P)
+            h_line = DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2)
+            v_line = DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2)
+            dot = Dot(at, color=S.INK, radius=0.06)
+            note = label(f"{S.fmt_int(n_p)} tokens hold {100 * TOP_P:g}%", S.SMALL, S.INK)
+            # left of n_p the curve is below the line, right of it above: either side has a free corner
+            if at[0] - plot.origin()[0] > note.width + 0.2:
+                note.move_to(at + np.array([-0.12, 0.2, 0]), aligned_edge=RIGHT + DOWN)
+            else:
+                note.move_to(at + np.array([0.12, -0.12, 0]), aligned_edge=LEFT + UP)
+            self.play(FadeIn(h_line), FadeIn(v_line), FadeIn(dot), FadeIn(note), run_time=beat.share(0.3))
+        if w is None:
+            return
+        with self.beat("interest") as beat:
+            if extra is None:
+                row = bars.rows[w["rank"] - 1]
+                self.play(FadeIn(SurroundingRectangle(row, color=S.TOKEN, buff=0.05)),
+                          Indicate(row.name, color=S.TOKEN), run_time=beat.share(0.4))
+            else:
+                self.play(FadeIn(extra, shift=UP * 0.1), mass.animate.next_to(extra, DOWN, buff=0.2)
+                          .align_to(left, LEFT), run_time=beat.share(0.4))
+            where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
+            pin = Dot(where, color=S.TOKEN, radius=0.07)
+            # the tag sits above the plot (never on the curve), joined to its point by a thin line
+            tag = label(f"{S.clip_token(w['text'])} #{w['rank']:,}", S.SMALL, S.TOKEN, mono=True)
+            fit_width(tag, 3.0)
+            x = min(max(where[0], p_title.get_right()[0] + 0.3 + tag.width / 2),
+                    S.FRAME_W / 2 - S.MARGIN - tag.width / 2)
+            tag.move_to([x, p_title.get_center()[1], 0])
+            lead = Line(tag.get_bottom() + DOWN * 0.05, where, color=S.TOKEN, stroke_width=1.5)
+            self.play(FadeIn(pin, scale=2), FadeIn(tag), FadeIn(lead), run_time=beat.share(0.3))
+
+
+# ---------------------------------------------------------------------------
+class Shaping(VoteScene):
+    """Temperature, then top-k and top-p trimming on the bars."""
+
+    def build(self):
+        f = self.facts
+        temps = f["temps"]
+        scale = max(t["top"] for t in temps)
+        with self.beat("temperature") as beat:
+            cols = VGroup()
+            for t in temps:
+                bars = Bars(t["texts"], t["probs"], None, bar_max=1.1, scale_to=scale, name_max=1.5)
+                head = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT)
+                stats = VGroup(label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
+                               label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True))
+                stats.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+                col = VGroup(head, bars, stats).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+                cols.add(col)
+            cols.arrange(RIGHT, buff=0.45, aligned_edge=UP)
+            fit_width(cols, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.1)
+            formula = label("p = softmax(scores ÷ T)", S.SMALL, S.MUTED)
+            foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
+                         S.MUTED)
+            fit_width(foot, 12.5).next_to(cols, DOWN, buff=0.35)
+            formula.next_to(cols, UP, buff=0.3)
+            self.play(FadeIn(formula), run_time=beat.share(0.1))
+            self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.15) for c in cols], lag_ratio=0.35),
+                      run_time=beat.share(0.5))
+            self.play(FadeIn(foot), run_time=beat.share(0.1))
+        bars = top_bars(f, bar_max=2.6)
+        bars.move_to([-6.7, 1.75, 0], aligned_edge=LEFT + UP)
+        side_x = 1.3
+        with self.beat("topk") as beat:
+            self.play(FadeOut(cols), FadeOut(formula), FadeOut(foot), run_time=beat.share(0.1))
+            self.play(FadeIn(bars), run_time=beat.share(0.2))
+            k = min(TOP_K, len(bars.rows))
+            cut = VGroup(*bars.rows[k:])
+            title = label(f"top-k, k = {k}", S.BODY_SIZE, S.LOGIT)
+            sub = VGroup(label(f"keep the {k} most likely,", S.SMALL, S.INK),
+                         label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.1,
+                                                                                      aligned_edge=LEFT)
+            info = VGroup(title, sub).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+            fit_width(info, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, 1.4, 0], aligned_edge=LEFT)
+            dec = S.prob_decimals(f["topk"])
+            new_pcts = [label(S.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
+                        for p, r in zip(f["topk"], bars.rows[:k])]
+            old_pcts = [r.pct.copy() for r in bars.rows[:k]]
+            self.play(FadeIn(info), cut.animate.set_opacity(0.2), run_time=beat.share(0.25))
+            self.play(*[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)], run_time=beat.share(0.25))
+        with self.beat("topp") as beat:
+            n_p = f["n_p"]
+            title2 = label(f"top-p, p = {TOP_P:g}", S.BODY_SIZE, S.LOGIT)
+            keep = min(n_p, len(bars.rows))
+            more = n_p - keep
+            lines = ["keep the fewest tokens", f"that hold {100 * TOP_P:g}%: {S.fmt_int(n_p)}"]
+            if more > 0:
+                lines.append(f"these {len(bars.rows)} bars and {S.fmt_int(more)} more")
+            sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+            cum = np.cumsum([c["prob"] for c in f["top"]])
+            dec = S.prob_decimals(cum)
+            sums = VGroup(*[label(f"Σ {S.fmt_prob(c, dec)}", S.SMALL, S.MUTED, mono=True) for c in cum])
+            x_sum = bars.pct_x() + 0.3 + max(m.width for m in sums)
+            for m, r in zip(sums, bars.rows):
+                m.move_to([x_sum, r.get_center()[1], 0], aligned_edge=RIGHT)
+            x_info = max(side_x, x_sum + 0.45)
+            info2 = VGroup(title2, sub2).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+            fit_width(info2, S.FRAME_W / 2 - S.MARGIN - x_info).move_to([x_info, 1.4, 0], aligned_edge=LEFT)
+            self.play(FadeOut(info), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
+                      cut.animate.set_opacity(1), run_time=beat.share(0.2))
+            self.play(FadeIn(info2), LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.1),
+                      run_time=beat.share(0.3))
+            if keep < len(bars.rows):
+                self.play(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2),
+                          run_time=beat.share(0.2))
+
+
+# ---------------------------------------------------------------------------
+class Pick(VoteScene):
+    """Greedy vs sampled; the greedy pick appended to the prompt."""
+
+    def build(self):
+        b, f = self.bundle, self.facts
+        bars = top_bars(f, bar_max=2.4)
+        bars.move_to([-6.7, 1.75, 0], aligned_edge=LEFT + UP)
+        g, s = f["greedy"], f["sample"]
+        side_x = 1.0
+        with self.beat("greedy") as beat:
+            self.play(FadeIn(bars), run_time=beat.share(0.2))
+            mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=0.05, stroke_width=3)
+            title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
+            chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
+            gl = VGroup(title, chip).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+            fit_width(gl, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, 1.5, 0], aligned_edge=LEFT)
+            self.play(FadeIn(mark), FadeIn(gl), run_time=beat.share(0.35))
+        with self.beat("sample") as beat:
+            title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
+            strip = self.mass_strip(f, width=S.FRAME_W / 2 - S.MARGIN - side_x)
+            chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
+            where = label(f"rank {s['rank']:,} · {S.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
+            sl = VGroup(title2, strip, VGroup(chip2, where).arrange(RIGHT, buff=0.3))
+            sl.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+            fit_width(sl, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, -1.0, 0], aligned_edge=LEFT)
+            pointer = self.pointer(strip, s["rank"], f)
+            self.play(FadeIn(title2), FadeIn(strip), run_time=beat.share(0.2))
+            self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.share(0.2))
+            anims = [FadeIn(chip2), FadeIn(where)]
+            if s["rank"] <= len(bars.rows):
+                anims.append(FadeIn(SurroundingRectangle(bars.rows[s["rank"] - 1], color=S.TOKEN, buff=0.05)))
+            self.play(*anims, run_time=beat.share(0.25))
+        with self.beat("append") as beat:
+            self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
+                        and m is not getattr(self, "random_mark", None)], run_time=beat.share(0.15))
+            texts, ids = list(b.tokens) + [g["text"]], list(b.ids) + [g["id"]]
+            row = flow_chips(texts, ids)
+            new = row.chips[-1]
+            new.box.set_stroke(S.LOGIT)
+            new.text_mob.set_color(S.LOGIT)
+            row.move_to(UP * 0.4)
+            fit_width(row, 12.5)
+            if row.height > 4.0:
+                row.scale_to_fit_height(4.0)
+            note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
+                                   S.SMALL, S.MUTED), 12.5)
+            note.next_to(row, DOWN, buff=0.4)
+            self.play(FadeIn(VGroup(*row.chips[:-1])), run_time=beat.share(0.2))
+            self.play(FadeIn(new, shift=LEFT * 0.4), run_time=beat.share(0.25))
+            self.play(FadeIn(note), run_time=beat.share(0.15))
+
+    @staticmethod
+    def mass_strip(f: dict, width: float) -> VGroup:
+        """All probability as one strip, tokens in rank order: the top bars' segments, then the rest."""
+        strip = VGroup()
+        x = 0.0
+        for i, c in enumerate(f["top"]):
+            w = width * c["prob"]
+            seg = Rectangle(width=max(w, 1e-3), height=0.4, stroke_width=0, fill_color=S.LOGIT,
+                            fill_opacity=0.9 if i % 2 == 0 else 0.55)
+            seg.move_to([x, 0, 0], aligned_edge=LEFT)
+            strip.add(seg)
+            x += w
+        rest = Rectangle(width=max(width - x, 1e-3), height=0.4, stroke_width=0, fill_color=S.MUTED, fill_opacity=0.35)
+        rest.move_to([x, 0, 0], aligned_edge=LEFT)
+        strip.add(rest)
+        frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to([width / 2, 0, 0])
+        caption = label("all the probability, by rank", S.SMALL, S.MUTED)
+        fit_width(caption, width).next_to(frame, DOWN, buff=0.1).align_to(frame, LEFT)
+        group = VGroup(strip, frame, caption)
+        group.frame = frame
+        return group
+
+    @staticmethod
+    def pointer(strip: VGroup, rank: int, f: dict) -> VGroup:
+        """A marker over the sampled token's slice of the strip (cumulative mass before it + half its own)."""
+        probs = f["probs"]
+        before = float(probs[f["order"][:rank - 1]].sum())
+        mid = before + float(probs[f["order"][rank - 1]]) / 2
+        frame = strip.frame
+        x = frame.get_left()[0] + frame.width * mid
+        tip = Triangle(color=S.TOKEN, fill_opacity=1, stroke_width=0).scale(0.12).rotate(math.pi)
+        tip.move_to([x, frame.get_top()[1] + 0.12, 0])
+        return VGroup(tip)
+
+
+SCENES = [LastRow, Softmax, Shaping, Pick]

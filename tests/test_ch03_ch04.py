@@ -1,0 +1,249 @@
+"""Chapters 03 (the stack) and 04 (the vote): what they show is the bundle's, and it fits the frame.
+
+Scenes are dry-run without drawing frames (conftest.build_scene(draw=False)); every
+expectation is recomputed here straight from the tensors, the tiny model or the config,
+not through the helpers the scenes use.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from tests.conftest import build_scene
+from data import extract, tokenizer
+from scenes import style as S
+from voiceover import script
+from voiceover.scripts import ch04 as ch04_script
+
+CH03 = ["Heads", "Mlp", "Climb", "Lens"]
+CH04 = ["LastRow", "Softmax", "Shaping", "Pick"]
+
+
+@pytest.fixture(scope="module")
+def built(tiny_bundle):
+    """Every scene of both chapters, built once against the tiny bundle."""
+    cache = {}
+
+    def get(chapter, name):
+        if (chapter, name) not in cache:
+            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
+        return cache[(chapter, name)]
+    return get
+
+
+def softmax(z, t=1.0):
+    z = np.asarray(z, dtype=np.float64) / t
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+# -- chapter 03 ----------------------------------------------------------------
+def test_heads_scene_names_every_head_and_the_width_split(tiny_bundle, built):
+    cfg = tiny_bundle.config
+    H, d = cfg["n_head"], cfg["n_embd"]
+    texts = built("03", "Heads").built_texts
+    assert all(f"head {h + 1}" in texts for h in range(H))
+    # the followed head is chapter 02's: the least uniform last row of layer 1
+    p = tiny_bundle["probs"][0, :, -1, :].astype(np.float64)
+    followed = int(np.argmin(-(p * np.log(np.clip(p, 1e-30, None))).sum(-1)))
+    assert f"head {followed + 1}: followed in chapter 02" in texts
+    assert f"d = {d} = {H} heads × {d // H}" in texts
+
+
+def test_mlp_counts_and_parameters_come_from_the_bundle_and_the_model(tiny_bundle, built):
+    texts = built("03", "Mlp").built_texts
+    hidden = tiny_bundle["mlp_hidden"][0, -1]
+    assert f"{int((hidden > 0).sum()):,} positive" in texts
+    assert f"{int((hidden < 0).sum()):,} negative" in texts
+    first = [S.fmt_signed(float(v), 2) for v in hidden[:8]]
+    assert all(v in texts for v in first)
+    # parameter counts as torch counts them in the tiny model's first block
+    model = extract.load_model(extract.WeightsSpec("tiny"))
+    attn = sum(p.numel() for p in model.transformer.h[0].attn.parameters())
+    mlp = sum(p.numel() for p in model.transformer.h[0].mlp.parameters())
+    assert S.fmt_int(attn) in texts and S.fmt_int(mlp) in texts
+    assert f"MLP = {mlp / attn:.1f} × attention" in texts
+
+
+def test_meter_totals_match_the_ledger(tiny_bundle, built):
+    led = tiny_bundle.ledger()
+    L = tiny_bundle.config["n_layer"]
+    assert built("03", "Heads").meter.value == led.after("L0.out")
+    assert built("03", "Mlp").meter.value == led.after("L0.mlp_down")
+    climb = built("03", "Climb")
+    assert climb.meter.value == led.after(f"L{L - 1}.mlp_down")
+    assert S.fmt_int(led.after(f"L{L - 1}.mlp_down")) in climb.built_texts
+    assert f"layer {L} of {L}" in climb.built_texts
+    assert built("03", "Lens").meter.value == led.after(f"L{L - 1}.mlp_down")
+    assert built("04", "LastRow").meter.value == led.total == led.after("unembed")
+    assert all(built("04", n).meter.value == led.total for n in ("Softmax", "Shaping", "Pick"))
+    d, V = tiny_bundle.config["n_embd"], tiny_bundle.config["vocab_size"]
+    assert led["unembed"].flops == 2 * d * V
+    assert f"{led['unembed'].formula} = {S.fmt_int(2 * d * V)} FLOPs" in built("04", "LastRow").built_texts
+
+
+def test_logit_lens_matches_a_direct_recomputation(tiny_bundle, built):
+    import torch
+    model = extract.load_model(extract.WeightsSpec("tiny"))
+    with torch.no_grad():
+        h = torch.from_numpy(tiny_bundle["resid_post"][:, -1, :])
+        logits = (model.transformer.ln_f(h) @ model.transformer.wte.weight.T).double().numpy()
+    probs = np.stack([softmax(z) for z in logits])
+    top = probs.argmax(-1)
+    assert list(top) == list(tiny_bundle["lens_ids"][:, 0])
+    # the last floor's guess is the model's own answer
+    assert top[-1] == int(np.argmax(tiny_bundle["logits"][-1]))
+    stored = tiny_bundle["lens_probs"][:, 0]
+    assert np.allclose(probs.max(-1), stored, rtol=1e-5)
+    shown = built("03", "Lens").built_texts
+    decimals = S.prob_decimals(stored)
+    for l, i in enumerate(top):
+        assert S.clip_token(tokenizer.decode([int(i)]), 12) in shown
+        assert S.fmt_prob(stored[l], decimals) in shown
+
+
+# -- chapter 04 ----------------------------------------------------------------
+def test_top_candidates_are_the_bundles(tiny_bundle, built):
+    probs = softmax(tiny_bundle["logits"][-1])
+    order = np.argsort(-probs)[:ch04_script.N_BARS]
+    assert [int(i) for i in order] == tiny_bundle.meta["top_ids"][:ch04_script.N_BARS]
+    texts = built("04", "Softmax").built_texts
+    decimals = S.prob_decimals(probs[order])
+    for rank, i in enumerate(order, start=1):
+        assert f"#{rank}" in texts
+        assert S.clip_token(tokenizer.decode([int(i)])) in texts
+        assert S.fmt_prob(probs[i], decimals) in texts
+    assert f"softmax over all {len(probs):,} scores: the top {len(order)}" in texts
+
+
+def test_top_p_count_matches_a_direct_recomputation(tiny_bundle, built):
+    probs = np.sort(softmax(tiny_bundle["logits"][-1]))[::-1]
+    n = 0
+    mass = 0.0
+    while mass < ch04_script.TOP_P:
+        mass += probs[n]
+        n += 1
+    assert f"{n:,} tokens hold {100 * ch04_script.TOP_P:g}%" in built("04", "Softmax").built_texts
+    assert any(f": {n:,}" in t for t in built("04", "Shaping").built_texts)
+    # and the rule itself on numbers one can check by hand
+    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.9) == 3
+    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.8) == 2
+    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 1.0) == 4
+
+
+def test_temperature_top_probability_and_entropy(tiny_bundle, built):
+    texts = built("04", "Shaping").built_texts
+    z = tiny_bundle["logits"][-1]
+    for t in ch04_script.TEMPERATURES:
+        q = softmax(z, t)
+        assert f"T = {t:.1f}" in texts
+        assert f"top {S.fmt_prob(q.max())}" in texts
+        assert f"entropy {-(q * np.log(q)).sum():.2f} nats" in texts
+    # top-k: the kept bars renormalised to share everything
+    kept = np.sort(softmax(z))[::-1][:ch04_script.TOP_K]
+    kept = kept / kept.sum()
+    dec = S.prob_decimals(kept)
+    assert all(S.fmt_prob(p, dec) in texts for p in kept)
+
+
+def test_token_of_interest_is_ranked_from_the_logits(tiny_bundle, built):
+    assert tiny_bundle.meta["watch"] == {"text": " mat", "id": tokenizer.encode(" mat")[0]}
+    probs = softmax(tiny_bundle["logits"][-1])
+    i = tiny_bundle.meta["watch"]["id"]
+    rank = int((probs > probs[i]).sum()) + 1
+    scene = built("04", "Softmax")
+    assert "interest" in [c["beat"] for c in scene.cues]
+    if rank > ch04_script.N_BARS:
+        assert f"#{rank:,}" in scene.built_texts
+    assert f"{S.clip_token(' mat')} #{rank:,}" in scene.built_texts
+
+
+def test_no_token_of_interest_skips_that_beat(tiny_long_bundle):
+    assert tiny_long_bundle.meta["watch"] is None
+    scene = build_scene(tiny_long_bundle, "04", "Softmax", draw=False)
+    assert "interest" not in [c["beat"] for c in scene.cues]
+
+
+def test_token_of_interest_is_configurable(monkeypatch):
+    monkeypatch.delenv(extract.WATCH_ENV, raising=False)
+    assert extract.watch_token("The cat sat on the")["text"] == " mat"
+    assert extract.watch_token("The capital of Pakistan is") is None
+    monkeypatch.setenv(extract.WATCH_ENV, " Islamabad")
+    assert extract.watch_token("The capital of Pakistan is") == {"text": " Islamabad",
+                                                                  "id": tokenizer.encode(" Islamabad")[0]}
+    monkeypatch.setenv(extract.WATCH_ENV, "none")
+    assert extract.watch_token("The cat sat on the") is None
+    monkeypatch.setenv(extract.WATCH_ENV, " two words")
+    with pytest.raises(extract.ExtractError, match="single token"):
+        extract.watch_token("The cat sat on the")
+
+
+def test_greedy_and_seeded_sample_picks(tiny_bundle, built):
+    probs = softmax(tiny_bundle["logits"][-1])
+    greedy = int(np.argmax(probs))
+    assert greedy == tiny_bundle.meta["generated"][0]["id"]    # chapter 06 continues from the same pick
+    sample = tiny_bundle.meta["sample"]
+    texts = built("04", "Pick").built_texts
+    assert S.show_token(tokenizer.decode([greedy])) in texts
+    assert S.show_token(sample["text"]) in texts
+    assert f"sampling: T = {sample['temperature']:.1f}, seed {sample['seed']}" in texts
+    rank = int((probs > probs[sample["id"]]).sum()) + 1
+    assert f"rank {rank:,} · {S.fmt_prob(probs[sample['id']])}" in texts
+    T = tiny_bundle.T
+    assert f"{T} → {T + 1} tokens · chapter 06 runs the whole pass again" in texts
+
+
+def test_narration_numbers_and_honest_variants(tiny_bundle):
+    led = tiny_bundle.ledger()
+    L = tiny_bundle.config["n_layer"]
+    ch03 = script.chapter_lines("03", tiny_bundle, led)
+    ch04 = script.chapter_lines("04", tiny_bundle, led)
+    from voiceover.spoken import spoken_count
+    assert spoken_count(led.after(f"L{L - 1}.mlp_down")) in ch03["climb_total"]
+    assert spoken_count(led.total) in ch04["unembed"]
+    assert "noise" in ch03["lens"] and "random weights" in ch04["softmax"]
+    n_p = ch04_script.nucleus_size(softmax(tiny_bundle["logits"][-1]), ch04_script.TOP_P)
+    assert f"{n_p:,} tokens" in ch04["tail"]
+    # the real-weights wording renders too (every field it names is provided)
+    for module in ("ch03", "ch04"):
+        mod = __import__(f"voiceover.scripts.{module}", fromlist=["LINES"])
+        values = mod.values(tiny_bundle, led)
+        for line in mod.LINES:
+            script.render_line(line, values, synthetic=False)
+
+
+# -- layout --------------------------------------------------------------------
+def frame_checks(bundle, chapter, name, monkeypatch):
+    """Build a scene and, at the end of every beat, collect text that is off-frame or too small."""
+    import scenes.base as base
+    from manim import Text
+    problems = []
+    original = base.ChapterScene.beat
+
+    @contextmanager
+    def checked(self, key):
+        with original(self, key) as b:
+            yield b
+        for mob in self.mobjects:
+            for sub in mob.get_family():
+                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.points) == 0:
+                    continue
+                left, right = sub.get_left()[0], sub.get_right()[0]
+                bottom, top = sub.get_bottom()[1], sub.get_top()[1]
+                where = f"{name}/{key}: {sub.original_text!r}"
+                if left < -S.FRAME_W / 2 or right > S.FRAME_W / 2 or top > S.FRAME_H / 2:
+                    problems.append(f"{where} leaves the frame")
+                if bottom < S.CAPTION_TOP - 0.05:
+                    problems.append(f"{where} is in the caption band (bottom {bottom:.2f})")
+                if sub.font_size < S.SMALL * 0.93:
+                    problems.append(f"{where} is {sub.font_size:.1f} pt")
+    monkeypatch.setattr(base.ChapterScene, "beat", checked)
+    build_scene(bundle, chapter, name, draw=False)
+    return problems
+
+
+@pytest.mark.parametrize("chapter,name", [("03", "Heads"), ("03", "Lens"), ("04", "Softmax"), ("04", "Pick")])
+def test_long_prompt_keeps_text_on_frame_and_legible(tiny_long_bundle, chapter, name, monkeypatch):
+    assert frame_checks(tiny_long_bundle, chapter, name, monkeypatch) == []

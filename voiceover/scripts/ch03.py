@@ -1,0 +1,141 @@
+"""Chapter 03 narration: many heads, the MLP, twelve layers, the logit lens.
+
+Every figure is read from the bundle or the ledger. The helpers below are shared with
+scenes/ch03_stack.py, so the screen and the narration can never disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from data import tokenizer
+from data.flops import parameter_counts
+from voiceover.script import Line
+from voiceover.spoken import spoken_count, spoken_token
+from voiceover.scripts.ch02 import head_facts
+
+LINES = [
+    Line("heads", "Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
+                  "own queries, keys and values, each free to look for something different. Here are all "
+                  "{n_head} attention patterns over our {T} tokens; head {head} is the one we followed.",
+         synthetic="Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
+                   "own queries, keys and values. Here are all {n_head} attention patterns over our {T} tokens; "
+                   "head {head} is the one we followed. With random weights these patterns are chance; a "
+                   "trained model's heads learn distinct habits."),
+    Line("split", "The heads share the width rather than copy it: {d} numbers cut into {n_head} slices of {dh}. "
+                  "Their outputs are laid side by side again, so chapter two's bill already paid for every "
+                  "head."),
+    Line("mlp_in", "Then each token visits the second half of the layer, the MLP. It never looks at other tokens. "
+                   "Take {last_token}: {d} numbers, after another LayerNorm."),
+    Line("mlp_up", "A matrix widens them to {dff}, and GELU bends each one. Of these {dff} activations "
+                   "{n_pos} came out positive and {n_neg} negative; GELU only lets negatives through small, "
+                   "none below {min_hidden}."),
+    Line("mlp_down", "A second matrix folds the {dff} back to {d}, and the result is added to the residual "
+                     "stream. For all {T} tokens the two products cost {mlp_flops} FLOPs."),
+    Line("params", "The MLP holds {mlp_params} parameters per layer; attention holds {attn_params}. "
+                   "The MLP is {param_ratio} times the size of the famous part."),
+    Line("climb", "Attention plus MLP is one layer. GPT-2 small stacks {n_layer} of them: one blueprint, "
+                  "{n_layer} sets of weights, each layer adding its edits to the residual stream. Every layer "
+                  "costs the same {layer_flops} FLOPs for our {T} tokens."),
+    Line("climb_total", "After layer {n_layer} the meter reads {stack_flops} FLOPs."),
+    Line("lens", "The logit lens decodes the last token's residual stream after every layer, as if the model "
+                 "had to answer early. Its guess after layer 1 is {lens_first} at {lens_first_p}; after layer "
+                 "{n_layer} it is {lens_last} at {lens_last_p}, the model's real answer.",
+         synthetic="The logit lens decodes the last token's residual stream after every layer, as if the model "
+                   "had to answer early. With random weights these guesses are noise: after layer 1 it reads "
+                   "{lens_first} at {lens_first_p}, after layer {n_layer} {lens_last} at {lens_last_p}. "
+                   "Trained weights would show one guess being refined floor by floor."),
+    Line("lens_settle", "The final answer {lens_last} is on top from layer {settle_layer} upward: "
+                        "{settle_count} of the {n_layer} floors agree with the last.",
+         synthetic="The last floor's pick, {lens_last}, is on top from layer {settle_layer} upward, but with "
+                   "random weights that says nothing about language. The lens itself costs nothing on the "
+                   "meter: it is a look inside, not part of the pass."),
+]
+
+
+def mlp_facts(bundle, layer: int = 0) -> dict:
+    """The last token's MLP in `layer`: input, hidden activations, output and the sign counts."""
+    last = bundle.T - 1
+    hidden = bundle["mlp_hidden"][layer, last].astype(np.float64)
+    return {
+        "layer": layer,
+        "token": last,
+        "x": bundle["ln2"][layer, last],
+        "pre": bundle["mlp_pre"][layer, last],
+        "hidden": hidden,
+        "out": bundle["mlp_out"][layer, last],
+        "n_pos": int((hidden > 0).sum()),
+        "n_neg": int((hidden < 0).sum()),
+        "n_zero": int((hidden == 0).sum()),
+        "min": float(hidden.min()),
+        "max": float(hidden.max()),
+    }
+
+
+def param_facts(bundle) -> dict:
+    """Parameters of one layer's attention and MLP (weights + biases), from the config."""
+    from data.flops import Shape
+    counts = parameter_counts(Shape.from_config(bundle.config), bundle.config["n_positions"])
+    attn, mlp = counts["attention_per_layer"], counts["mlp_per_layer"]
+    return {"attention": attn, "mlp": mlp, "ratio": mlp / attn}
+
+
+def lens_facts(bundle) -> list[dict]:
+    """The logit lens, bottom floor first: top-1 id, text and probability after each layer."""
+    ids, probs = bundle["lens_ids"], bundle["lens_probs"]
+    rows = []
+    for l in range(ids.shape[0]):
+        i = int(ids[l, 0])
+        rows.append({"layer": l, "id": i, "text": tokenizer.decode([i]), "prob": float(probs[l, 0])})
+    return rows
+
+
+def settle_layer(rows: list[dict]) -> int:
+    """Index of the lowest layer from which the top guess equals the last layer's, all the way up."""
+    final = rows[-1]["id"]
+    k = len(rows) - 1
+    while k > 0 and rows[k - 1]["id"] == final:
+        k -= 1
+    return k
+
+
+def spoken_prob(p: float) -> str:
+    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
+    pct = 100 * p
+    if pct >= 0.05 or pct == 0:
+        return f"{pct:.1f} percent"
+    return f"{pct:.2g} percent"
+
+
+def values(bundle, ledger) -> dict:
+    cfg = bundle.config
+    L, H, d = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
+    dff = cfg.get("n_inner") or 4 * d
+    mlp = mlp_facts(bundle)
+    params = param_facts(bundle)
+    lens = lens_facts(bundle)
+    settle = settle_layer(lens)
+    return {
+        "n_head": H,
+        "n_layer": L,
+        "T": bundle.T,
+        "d": d,
+        "dh": d // H,
+        "dff": f"{dff:,}",
+        "head": head_facts(bundle)["head_index"] + 1,
+        "last_token": spoken_token(bundle.tokens[-1]),
+        "n_pos": f"{mlp['n_pos']:,}",
+        "n_neg": f"{mlp['n_neg']:,}",
+        "min_hidden": f"minus {abs(mlp['min']):.2f}" if mlp["min"] < 0 else f"{mlp['min']:.2f}",
+        "mlp_flops": spoken_count(ledger.mlp_flops(0)),
+        "mlp_params": spoken_count(params["mlp"]),
+        "attn_params": spoken_count(params["attention"]),
+        "param_ratio": f"{params['ratio']:.1f}",
+        "layer_flops": spoken_count(ledger.layer_flops(0)),
+        "stack_flops": spoken_count(ledger.after(f"L{L - 1}.mlp_down")),
+        "lens_first": spoken_token(lens[0]["text"]),
+        "lens_first_p": spoken_prob(lens[0]["prob"]),
+        "lens_last": spoken_token(lens[-1]["text"]),
+        "lens_last_p": spoken_prob(lens[-1]["prob"]),
+        "settle_layer": settle + 1,
+        "settle_count": L - settle,
+    }

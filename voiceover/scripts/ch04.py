@@ -1,0 +1,166 @@
+"""Chapter 04 narration: the last row, the tied unembedding, the softmax vote, shaping and picking.
+
+`vote_facts(bundle)` computes everything the chapter shows from the bundle's last row of
+logits (temperatures, entropies, the top-p count, ranks); scenes/ch04_vote.py uses the
+same function, so screen and narration agree by construction.
+
+The token of interest is the bundle's meta["watch"], chosen at extraction: the prompt's
+entry in data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or the
+$ONEPASS_WATCH_TOKEN environment variable (one GPT-2 token, or 'none').
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from data import tokenizer
+from voiceover.script import Line
+from voiceover.spoken import spoken_count, spoken_token
+from voiceover.scripts.ch03 import spoken_prob
+
+TEMPERATURES = (0.2, 1.0, 2.0)   # the three temperatures compared on screen
+TOP_K = 5                        # the top-k shortlist shown on the bars
+TOP_P = 0.9                      # the nucleus mass
+N_BARS = 10                      # candidates drawn as bars
+N_TEMP_BARS = 5                  # candidates per temperature column
+
+LINES = [
+    Line("last_row", "Twelve layers have refined {T} rows, but only the last one, for {last_token}, picks the next "
+                     "token: it is the only row that has seen the whole prompt. The others have done their part, "
+                     "as keys and values on the way up."),
+    Line("unembed", "Its {d} numbers meet the embedding table from chapter one, used transposed: one score for each "
+                    "of the {V} entries in the vocabulary. That one product costs {unembed_flops} FLOPs and "
+                    "brings the whole pass to {total_flops}."),
+    Line("softmax", "A softmax turns the {V} scores into probabilities. The top candidate is {top1} at {top1_p}, "
+                    "then {top2} at {top2_p} and {top3} at {top3_p}.",
+         synthetic="A softmax turns the {V} scores into probabilities. With random weights the vote is close to "
+                   "flat: the top candidate, {top1}, gets only {top1_p}, where an even split would give "
+                   "{even_p}. None of this is GPT-2's opinion."),
+    Line("tail", "The tail is long. The top {n_bars} hold {top_mass} together, and it takes {n_p} tokens to hold "
+                 "{p_pct} of the probability."),
+    Line("interest", "And {watch}? It ranks {watch_rank}, with {watch_p}.",
+         synthetic="And {watch}? With random weights it ranks {watch_rank}, with {watch_p}; the rank carries no "
+                   "meaning here."),
+    Line("temperature", "Temperature divides the scores before the softmax. At {t0} the top token takes {t0_top}, "
+                        "with an entropy of {t0_H} nats; at {t1}, {t1_top} and {t1_H}; at {t2}, {t2_top} and "
+                        "{t2_H}. Low temperature sharpens the vote, high temperature flattens it."),
+    Line("topk", "Top-k keeps a fixed shortlist. With k equal to {k}, only the first {k} bars survive, and they "
+                 "are renormalised to share all of the probability: {top1} rises from {top1_p} to {topk_top1_p}."),
+    Line("topp", "Top-p keeps the smallest set that holds {p_pct} of the probability. Here that is {n_p} tokens, "
+                 "{topp_note}. The less sure the model, the longer that list."),
+    Line("greedy", "Greedy decoding simply takes the top bar: {greedy}.",
+         synthetic="Greedy decoding simply takes the top bar: {greedy}, a pick of noise with random weights."),
+    Line("sample", "Sampling rolls a die against the odds instead. With seed {seed}, stored in the bundle, the roll "
+                   "lands on {sampled}: rank {sampled_rank}, probability {sampled_p}."),
+    Line("append", "The greedy pick, {greedy}, is appended to the prompt. Chapter six sends these {T_next} tokens "
+                   "through the whole pass again."),
+]
+
+
+def softmax64(z: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    z = np.asarray(z, dtype=np.float64) / temperature
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def entropy(p: np.ndarray) -> float:
+    """In nats (natural log); 0 log 0 counts as 0."""
+    p = p[p > 0]
+    return float(-(p * np.log(p)).sum())
+
+
+def nucleus_size(probs: np.ndarray, p: float) -> int:
+    """The smallest number of most-probable tokens whose probabilities sum to at least p."""
+    cum = np.cumsum(np.sort(np.asarray(probs, dtype=np.float64))[::-1])
+    return int(min(len(cum), np.searchsorted(cum, p - 1e-12) + 1))
+
+
+def rank_of(probs: np.ndarray, token_id: int) -> int:
+    """1 for the most probable token; ties share the better rank."""
+    return int((probs > probs[token_id]).sum()) + 1
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
+
+
+def candidate(probs: np.ndarray, token_id: int) -> dict:
+    return {"id": int(token_id), "text": tokenizer.decode([int(token_id)]), "prob": float(probs[token_id]),
+            "rank": rank_of(probs, int(token_id))}
+
+
+def vote_facts(bundle) -> dict:
+    """Everything chapter 04 shows, from the last row of logits."""
+    z = bundle["logits"][-1].astype(np.float64)
+    probs = softmax64(z)
+    order = np.argsort(-probs, kind="stable")
+    top = [candidate(probs, i) for i in order[:N_BARS]]
+    temps = []
+    for t in TEMPERATURES:
+        q = softmax64(z, t)
+        q_order = np.argsort(-q, kind="stable")[:N_TEMP_BARS]
+        temps.append({"t": t, "top": float(q.max()), "entropy": entropy(q),
+                      "ids": [int(i) for i in q_order], "texts": [tokenizer.decode([int(i)]) for i in q_order],
+                      "probs": [float(q[i]) for i in q_order]})
+    kept = probs[order[:TOP_K]]
+    watch = bundle.meta.get("watch")
+    sample = bundle.meta["sample"]
+    return {
+        "probs": probs,
+        "order": order,
+        "top": top,
+        "top_mass": float(probs[order[:N_BARS]].sum()),
+        "n_p": nucleus_size(probs, TOP_P),
+        "temps": temps,
+        "topk": [float(x) for x in kept / kept.sum()],
+        "watch": (dict(candidate(probs, watch["id"]), asked=watch["text"]) if watch else None),
+        "greedy": candidate(probs, order[0]),
+        "sample": dict(candidate(probs, sample["id"]), seed=sample["seed"], temperature=sample["temperature"]),
+        "max_entropy": math.log(len(probs)),
+    }
+
+
+def values(bundle, ledger) -> dict:
+    cfg = bundle.config
+    f = vote_facts(bundle)
+    top, temps = f["top"], f["temps"]
+    n_p = f["n_p"]
+    out = {
+        "T": bundle.T,
+        "T_next": bundle.T + 1,
+        "d": cfg["n_embd"],
+        "V": f"{cfg['vocab_size']:,}",
+        "last_token": spoken_token(bundle.tokens[-1]),
+        "unembed_flops": spoken_count(ledger["unembed"].flops),
+        "total_flops": spoken_count(ledger.total),
+        "even_p": spoken_prob(1 / cfg["vocab_size"]),
+        "n_bars": len(top),
+        "top_mass": spoken_prob(f["top_mass"]),
+        "n_p": f"{n_p:,}",
+        "p_pct": f"{100 * TOP_P:g} percent",
+        "topp_note": (f"far more than the {len(top)} bars on screen" if n_p > len(top)
+                      else f"so every bar below rank {n_p} is cut"),
+        "k": TOP_K,
+        "topk_top1_p": spoken_prob(f["topk"][0]),
+        "greedy": spoken_token(f["greedy"]["text"]),
+        "seed": f["sample"]["seed"],
+        "sampled": spoken_token(f["sample"]["text"]),
+        "sampled_rank": f"{f['sample']['rank']:,}",
+        "sampled_p": spoken_prob(f["sample"]["prob"]),
+    }
+    for i in range(3):
+        c = top[min(i, len(top) - 1)]
+        out[f"top{i + 1}"] = spoken_token(c["text"])
+        out[f"top{i + 1}_p"] = spoken_prob(c["prob"])
+    for i, t in enumerate(temps):
+        out[f"t{i}"] = f"{t['t']:.1f}"
+        out[f"t{i}_top"] = spoken_prob(t["top"])
+        out[f"t{i}_H"] = f"{t['entropy']:.2f}"
+    w = f["watch"]
+    # without a token of interest the 'interest' beat is skipped; its fields still need values
+    out["watch"] = spoken_token(w["text"]) if w else ""
+    out["watch_rank"] = ordinal(w["rank"]) if w else ""
+    out["watch_p"] = spoken_prob(w["prob"]) if w else ""
+    return out
