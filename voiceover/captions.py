@@ -16,25 +16,34 @@ LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2
 
 
+def _fits(piece: str) -> bool:
+    return len(textwrap.wrap(piece, LINE_CHARS)) <= MAX_LINES
+
+
 def _pieces(text: str) -> list[str]:
-    """The sentence cut into caption-sized pieces of whole words, balanced in length."""
-    limit = LINE_CHARS * MAX_LINES
-    if len(text) <= limit:
+    """The sentence cut into caption-sized pieces of whole words: as few pieces as fit, cut
+    where the sentence pauses (after , ; : or a dash) when such a place is near a balanced cut."""
+    if _fits(text):
         return [text]
     words = text.split()
-    n = -(-len(text) // limit)                      # fewest pieces that can fit
-    while True:
+    ends = [len(" ".join(words[: i + 1])) for i in range(len(words))]   # chars up to word i
+    n = -(-len(text) // (LINE_CHARS * MAX_LINES))
+    while n <= len(words):
         target = len(text) / n
-        pieces, cur = [], []
-        for w in words:
-            if cur and len(" ".join(cur + [w])) > target and len(pieces) < n - 1:
-                pieces.append(" ".join(cur))
-                cur = []
-            cur.append(w)
-        pieces.append(" ".join(cur))
-        if all(len(textwrap.wrap(p, LINE_CHARS)) <= MAX_LINES for p in pieces):
+        cuts, prev = [], -1
+        for k in range(1, n):
+            def cost(i):
+                pause = words[i][-1] in ",;:—–" or words[i] in ("-", "—", "–")
+                return abs(ends[i] - k * target) - (0.3 * target if pause else 0)
+            options = range(prev + 1, len(words) - (n - k))
+            prev = min(options, key=cost)
+            cuts.append(prev)
+        bounds = [-1] + cuts + [len(words) - 1]
+        pieces = [" ".join(words[a + 1: b + 1]) for a, b in zip(bounds, bounds[1:])]
+        if all(p and _fits(p) for p in pieces):
             return pieces
         n += 1
+    return [" ".join(words[i: i + 1]) for i in range(len(words))]
 
 
 def caption_blocks(segment: dict) -> list[dict]:
