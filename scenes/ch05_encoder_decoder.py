@@ -15,7 +15,7 @@ from scenes.ch02_attention import token_window
 from scenes.widgets import FlopsMeter, NumberGrid, fit_width, label
 from voiceover.scripts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 
-HOLD_STEP = "no new arithmetic: same pass, other mask"
+HOLD_STEP = "held: no new arithmetic"
 
 
 class EncoderDecoderScene(ChapterScene):
@@ -251,14 +251,15 @@ class Families(EncoderDecoderScene):
     def build(self):
         n = max(3, min(self.bundle.T, 5))
         cols = VGroup(*[self.column(f, n) for f in FAMILIES])
-        if max(c.height for c in cols) > 4.7:
+        tallest = max(c.height for c in cols)
+        if tallest > 4.4:                 # leave a line for the verdict above the caption band
             for c in cols:
-                c.scale(4.7 / max(c.height for c in cols))
+                c.scale(4.4 / tallest)
         for c, x in zip(cols, (-4.55, 0.0, 4.55)):   # three equal thirds, same top line
             c.move_to([x, 0, 0]).align_to([0, S.CONTENT_TOP - 0.1, 0], UP)
         verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
                                   S.SMALL, S.WARNING), 12.8)
-        verdict.move_to([0, S.CAPTION_TOP + 0.3, 0])
+        verdict.move_to([0, S.CAPTION_TOP + 0.22, 0])
         for beat_key, col in zip(("encoder_only", "decoder_only", "encoder_decoder"), cols):
             with self.beat(beat_key) as beat:
                 self.play(FadeIn(col, shift=UP * 0.2), run_time=beat.share(0.4))

@@ -131,10 +131,10 @@ class Cache(LoopChapter):
         texts = list(b.tokens) + [s["text"] for s in f["steps"][:-1]]   # the last pick is not fed back yet
         final = len(texts)
         first = max(0, final - CACHE_COLUMNS)
-        cw, gap = 0.74, 0.1
+        cw, gap = 0.8, 0.14
         ch = min(0.16, 1.3 / L)
         n_shown = final - first
-        x0 = 0.6 - (n_shown * (cw + gap) - gap) / 2      # the final window centred right of the legend
+        x0 = 0.8 - (n_shown * (cw + gap) - gap) / 2      # the final window centred right of the legend
         cols = {}
         for j in range(first, final):
             x = x0 + (j - first) * (cw + gap)
@@ -145,7 +145,7 @@ class Cache(LoopChapter):
                                    fill_color=S.VALUE, fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=0)
             col = VGroup(k, v).arrange(DOWN, buff=0.1)
             col.move_to([x + cw / 2, 1.45, 0], aligned_edge=UP)
-            name = fit_width(label(S.show_token(texts[j]), S.SMALL, S.LOGIT if generated else S.TOKEN, mono=True), cw + gap)
+            name = fit_width(label(S.show_token(texts[j]), S.SMALL, S.LOGIT if generated else S.TOKEN, mono=True), cw + 0.04)
             name.next_to(col, DOWN, buff=0.12)
             cols[j] = VGroup(col, name)
         return cols, first, final
@@ -233,9 +233,9 @@ class Square(LoopChapter):
         xs, aligns = [-6.4, -2.2, 1.3, 4.05, 6.4], ["L", "R", "R", "R", "R"]
         head = place_row([label("context", S.SMALL, S.MUTED), label("tokens", S.SMALL, S.MUTED),
                           label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
-                          label("of the pass", S.SMALL, S.MUTED)], xs, aligns, 1.6)
+                          label("of the pass", S.SMALL, S.MUTED)], xs, aligns, 1.2)
         rows, extra = [], []
-        y = 0.95
+        y = 0.5
         for r in f["square"]:
             left = place_row([label(r["name"], S.SMALL, S.INK), label(S.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
                               label(S.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True)], xs[:3], aligns[:3], y)
@@ -245,7 +245,7 @@ class Square(LoopChapter):
             rows.append(left)
             extra.append(right)
             y -= 0.62
-        rule = Line([xs[0], 1.32, 0], [xs[-1], 1.32, 0], color=S.MUTED, stroke_width=1.5)
+        rule = Line([xs[0], 0.88, 0], [xs[-1], 0.88, 0], color=S.MUTED, stroke_width=1.5)
         causal = fit_width(label(
             "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{S.fmt_int(r['causal'])}" for r in f["square"])
             + "  · the ledger pays the full grid", S.SMALL, S.MUTED), 12.8)
@@ -289,7 +289,7 @@ class Square(LoopChapter):
         shown = b.tokens[-STRIP_PROMPT:]
         row = VGroup(*[TokenChip(t, size=S.SMALL) for t in shown]).arrange(RIGHT, buff=0.08)
         if b.T > len(shown):
-            row = VGroup(label(f"{b.T - len(shown)} more …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=0.1)
+            row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=0.1)
         fit_width(row, 6.0)
         per_w_pre = f["prefill"] / f["params"]
         prefill = panel(-3.45, "prefill: the prompt at once", S.KEY, row, [
