@@ -73,6 +73,20 @@ def build_track(cue_lists: list[list[dict]], durations: list[float], out_wav: Pa
     return track
 
 
+def dead_air(track: np.ndarray, cue_lists: list[list[dict]], durations: list[float]) -> list[tuple[float, float]]:
+    """Silences of DEAD_AIR_SECONDS or more between the first line and the last (a title card
+    before the narration starts, or a closing hold after it ends, is not dead air)."""
+    spans, offset = [], 0.0
+    for cues, length in zip(cue_lists, durations):
+        spans += [(offset + c["start"], offset + c["end"]) for c in cues if c.get("clip")]
+        offset += length
+    if not spans:
+        return []
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    return [(max(a, first), min(b, last)) for a, b in audio.silent_stretches(track, min_s=DEAD_AIR_SECONDS)
+            if min(b, last) - max(a, first) >= DEAD_AIR_SECONDS]
+
+
 def mux(video: Path, wav: Path | None, out: Path):
     """Video stream copied; narration (if any) encoded once: AAC, 48 kHz, mono."""
     cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(video)]
@@ -94,7 +108,7 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
         if voiced:
             track = build_track(cue_lists, durations, wav)
             report["lufs"], report["true_peak_dbtp"] = audio.loudness(track)
-            report["dead_air"] = audio.silent_stretches(track, min_s=DEAD_AIR_SECONDS)
+            report["dead_air"] = dead_air(track, cue_lists, durations)
         part = final.with_name(final.stem + ".part.mp4")
         try:
             mux(picture, wav if voiced else None, part)
@@ -110,7 +124,7 @@ def burn_captions(video: Path, srt: Path):
                                  "-of", "csv=p=0", str(video)], capture_output=True, text=True, check=True).stdout)
     # libass sizes are in a 288-line script space: 16 there reads at any output height
     style = "FontName=DejaVu Sans,FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
-            "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=10"
+            "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
     escaped = str(srt.resolve()).replace("\\", "\\\\").replace(":", "\\:").replace("'", "\\'")
     part = video.with_name(video.stem + ".burn.part.mp4")
     try:
