@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, FadeOut, Group, ImageMobject,
-                   LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup)
+                   Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup)
 
 from data.flops import human
 from scenes import style as S
@@ -428,6 +428,11 @@ class Lens(StackScene):
             fit_width(note, S.FRAME_W / 2 - S.MARGIN - box.get_right()[0] - 0.15)
             note.next_to(box, RIGHT, buff=0.15)
             self.play(FadeIn(box), FadeIn(note), run_time=beat.share(0.3))
+            free = label("the lens is a look inside: nothing is added to the meter", S.SMALL, S.MUTED)
+            fit_width(free, 12.5).to_edge(DOWN, buff=1.15)
+            self.wait(beat.share(0.2))
+            self.play(FadeIn(free), Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1),
+                      run_time=beat.share(0.2))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

@@ -403,7 +403,11 @@ class Pick(VoteScene):
                                    S.SMALL, S.MUTED), 12.5)
             note.next_to(row, DOWN, buff=0.4)
             self.play(FadeIn(VGroup(*row.chips[:-1])), run_time=beat.share(0.2))
-            self.play(FadeIn(new, shift=LEFT * 0.4), run_time=beat.share(0.25))
+            tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=0.2)
+            if tag.get_right()[0] > S.FRAME_W / 2 - S.MARGIN:    # a full last line: say it under the row
+                tag.next_to(note, DOWN, buff=0.15)
+                tag.become(label("green: the greedy pick", S.SMALL, S.LOGIT).move_to(tag))
+            self.play(FadeIn(new, shift=LEFT * 0.4), FadeIn(tag), run_time=beat.share(0.25))
             self.play(FadeIn(note), run_time=beat.share(0.15))
 
     @staticmethod

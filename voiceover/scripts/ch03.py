@@ -36,7 +36,8 @@ LINES = [
     Line("climb", "Attention plus MLP is one layer. GPT-2 small stacks {n_layer} of them: one blueprint, "
                   "{n_layer} sets of weights, each layer adding its edits to the residual stream. Every layer "
                   "costs the same {layer_flops} FLOPs for our {T} tokens."),
-    Line("climb_total", "After layer {n_layer} the meter reads {stack_flops} FLOPs."),
+    Line("climb_total", "After layer {n_layer} the meter reads {stack_flops} FLOPs: {n_layer} layers at "
+                        "{layer_flops} each, plus {pos_flops} for adding the positions in chapter one."),
     Line("lens", "The logit lens decodes the last token's residual stream after every layer, as if the model "
                  "had to answer early. Its guess after layer 1 is {lens_first} at {lens_first_p}; after layer "
                  "{n_layer} it is {lens_last} at {lens_last_p}, the model's real answer.",
@@ -45,7 +46,8 @@ LINES = [
                    "{lens_first} at {lens_first_p}, after layer {n_layer} {lens_last} at {lens_last_p}. "
                    "Trained weights would show one guess being refined floor by floor."),
     Line("lens_settle", "The final answer {lens_last} is on top from layer {settle_layer} upward: "
-                        "{settle_count} of the {n_layer} floors agree with the last.",
+                        "{settle_count} of the {n_layer} floors agree with the last. The lens is a look inside, "
+                        "not part of the pass, so it costs nothing on the meter.",
          synthetic="The last floor's pick, {lens_last}, is on top from layer {settle_layer} upward, but with "
                    "random weights that says nothing about language. The lens itself costs nothing on the "
                    "meter: it is a look inside, not part of the pass."),
@@ -132,6 +134,7 @@ def values(bundle, ledger) -> dict:
         "param_ratio": f"{params['ratio']:.1f}",
         "layer_flops": spoken_count(ledger.layer_flops(0)),
         "stack_flops": spoken_count(ledger.after(f"L{L - 1}.mlp_down")),
+        "pos_flops": spoken_count(ledger["positions"].flops),
         "lens_first": spoken_token(lens[0]["text"]),
         "lens_first_p": spoken_prob(lens[0]["prob"]),
         "lens_last": spoken_token(lens[-1]["text"]),
