@@ -220,7 +220,7 @@ class Merges(TokensScene):
                               f"{S.fmt_int(m['rank'])}", S.SMALL, S.MUTED, mono=True)
             rows.add(VGroup(left, chips, right))
         final_ids = "  ".join(str(i) for i in lad["ids"])
-        result = label(f"= id {final_ids}" if len(lad["ids"]) == 1 else f"= ids {final_ids}", S.BODY_SIZE,
+        result = label(f"→ id {final_ids}" if len(lad["ids"]) == 1 else f"→ ids {final_ids}", S.BODY_SIZE,
                        S.TOKEN, mono=True)
         # columns: step name | chips | merged pair and its rank in vocab.bpe
         row_h = 0.58
@@ -231,7 +231,8 @@ class Merges(TokensScene):
             r[0].move_to([0, y, 0], aligned_edge=LEFT)
             r[1].move_to([name_w + 0.35, y, 0], aligned_edge=LEFT)
             r[2].move_to([name_w + 0.35 + chips_w + 0.5, y, 0], aligned_edge=LEFT)
-        result.next_to(rows[-1][1], DOWN, buff=0.25).align_to(rows[-1][1], LEFT)
+        last = rows[-1][2] if len(rows) > 1 else rows[-1][1]
+        result.next_to(last, RIGHT, buff=0.4)     # the last merge's row ends with the id
         ladder = VGroup(rows, result)
         room = header.get_bottom()[1] - 0.4 - (S.CAPTION_TOP + 0.15)
         fit_box(ladder, CONTENT_W, room, grow=1.5)

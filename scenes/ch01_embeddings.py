@@ -72,8 +72,8 @@ class Lookup(EmbeddingScene):
         b, f = self.bundle, self.facts
         V, d = f["V"], f["d"]
         with self.beat("table") as beat:
-            table = Rectangle(width=3.0, height=4.2, stroke_color=S.MUTED, stroke_width=2,
-                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + DOWN * 0.45)
+            table = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
+                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + DOWN * 0.2)
             name = label(f"token table: {S.fmt_int(V)} × {S.fmt_int(d)}", S.BODY_SIZE, S.INK)
             name.next_to(table, UP, buff=0.2)
             top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(table.get_corner(UP + RIGHT), RIGHT,
@@ -83,17 +83,30 @@ class Lookup(EmbeddingScene):
             params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
                            f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
             fit_width(params, CONTENT_W)
-            params.move_to(DOWN * 2.65)
-            chips = VGroup(*[TokenChip(b.tokens[i], b.ids[i], size=S.SMALL) for i in self.rows])
-            chips.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-            fit_box(chips, 3.5, 4.4).move_to(LEFT * 4.2 + DOWN * 0.45)
+            params.next_to(table, DOWN, buff=0.25)
+            if params.get_right()[0] > S.FRAME_W / 2 - S.MARGIN:
+                params.shift(LEFT * (params.get_right()[0] - S.FRAME_W / 2 + S.MARGIN))
+            # one line per token: its chip, then its id (the row it picks)
+            chips = VGroup()
+            for i in self.rows:
+                chip = TokenChip(b.tokens[i], size=S.SMALL)
+                num = label(str(b.ids[i]), S.SMALL, S.TOKEN, mono=True).next_to(chip, RIGHT, buff=0.15)
+                chips.add(VGroup(chip, num))
+            chips.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+            id_x = max(c[0].get_right()[0] for c in chips) + 0.15
+            for c in chips:     # ids in one right-aligned column
+                c[1].move_to([id_x, c[0].get_y(), 0], aligned_edge=LEFT)
+            right = max(c[1].get_right()[0] for c in chips)
+            for c in chips:
+                c[1].align_to([right, 0, 0], RIGHT)
+            fit_box(chips, 4.0, 4.0).move_to(LEFT * 4.4 + DOWN * 0.2)
             stripes, arrows = VGroup(), VGroup()
             for chip, i in zip(chips, self.rows):
                 y = table.get_top()[1] - (b.ids[i] + 0.5) / V * table.height
                 stripe = Line(table.get_left() + [0.04, 0, 0], table.get_right() - [0.04, 0, 0],
                               color=S.TOKEN, stroke_width=3).set_y(y)
                 stripes.add(stripe)
-                arrows.add(Arrow(chip.box.get_right(), stripe.get_left(), buff=0.1, color=S.TOKEN,
+                arrows.add(Arrow(chip[1].get_right(), stripe.get_left(), buff=0.1, color=S.TOKEN,
                                  stroke_width=2, max_tip_length_to_length_ratio=0.06, tip_length=0.15))
             note = self.window_note()
             if note is not None:
@@ -111,11 +124,11 @@ class Lookup(EmbeddingScene):
                       *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
             pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
-            head = VGroup(chip, pick).arrange(RIGHT, buff=0.5).move_to(UP * 1.7)
+            head = VGroup(chip, pick).arrange(RIGHT, buff=0.5).move_to(UP * 1.5)
             grid = NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}")
-            fit_width(grid, CONTENT_W).move_to(UP * 0.3)
+            fit_width(grid, CONTENT_W).move_to(UP * 0.1)
             vmax = float(np.abs(vec).max()) or 1.0
-            strip = heatmap(vec[None, :], vmax, CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.2)
+            strip = heatmap(vec[None, :], vmax, CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.5)
             strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
             strip_title.next_to(strip, UP, buff=0.15).align_to(strip, LEFT)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=0.3)
@@ -153,7 +166,7 @@ class Meaning(EmbeddingScene):
                 zero = Line(UP * 0.2, DOWN * 0.2, color=S.MUTED, stroke_width=2)
                 c = float(p["cosine"])
                 bar = Rectangle(width=max(0.03, abs(c) * axis_w / 2), height=0.32, stroke_width=0,
-                                fill_color=S.diverging(c, 1.0), fill_opacity=1)
+                                fill_color=S.POSITIVE if c >= 0 else S.NEGATIVE, fill_opacity=1)
                 bar.move_to(axis.get_center(), aligned_edge=LEFT if c >= 0 else RIGHT)
                 value = label(fmt_cos(c), S.NUMBER_SIZE, S.INK, mono=True)
                 rows.add(VGroup(names, VGroup(axis, zero, bar), value))
@@ -211,7 +224,7 @@ class Positions(EmbeddingScene):
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {S.fmt_int(d)}"
             tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
-            pos = NumberGrid(b["wpe_rows"], row_labels=[f"pos {i}" for i in range(T)], rows=self.rows,
+            pos = NumberGrid(b["wpe_rows"], row_labels=[f"pos\u00a0{i}" for i in range(T)], rows=self.rows,
                              max_cols=3, shape_text=shape, label_color=S.MUTED)
             out = NumberGrid(b["resid_pre"][0], rows=self.rows, max_cols=3, shape_text=shape)
             titles = [label(t, S.SMALL, c) for t, c in (("token vectors", S.TOKEN), ("position vectors", S.MUTED),
@@ -251,7 +264,7 @@ class Positions(EmbeddingScene):
                 legend = DivergingLegend(vmax, width=2.0, decimals=2).next_to(frame, DOWN, buff=0.2)
                 panels.add(VGroup(frame, title, dims, positions, legend))
                 images.append(img)
-            panels.arrange(RIGHT, buff=1.2)
+            panels.arrange(RIGHT, buff=2.3)   # the gap holds the note on our tokens' rows
             fit_box(panels, CONTENT_W, CONTENT_H - 0.5)
             panels.move_to(UP * (CONTENT_Y + 0.1))
             for img, panel in zip(images, panels):
@@ -261,8 +274,10 @@ class Positions(EmbeddingScene):
             bracket = Line(ours.get_corner(UP + RIGHT) + RIGHT * 0.08,
                            ours.get_corner(UP + RIGHT) + RIGHT * 0.08 + DOWN * band_h, color=S.TOKEN,
                            stroke_width=6)
-            ours_txt = label(f"← rows 0–{min(T, Pn) - 1}: our {T} tokens", S.SMALL, S.TOKEN)
+            ours_txt = VGroup(label(f"← rows 0–{min(T, Pn) - 1}", S.SMALL, S.TOKEN),
+                              label(f"our {T} tokens", S.SMALL, S.TOKEN)).arrange(DOWN, buff=0.08, aligned_edge=LEFT)
             ours_txt.next_to(bracket, RIGHT, buff=0.1).align_to(bracket, UP)
+            fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
             shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
                                S.SMALL, S.MUTED)
             fit_width(shown_note, CONTENT_W).next_to(panels, DOWN, buff=0.25)

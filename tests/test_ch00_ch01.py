@@ -117,7 +117,7 @@ def test_same_word_and_merges_scenes(tiny_bundle):
     assert s.meter.value == 0
     m = scene_of(tiny_bundle, "00", "Merges")
     lad = ch00.pick_word(tiny_bundle.prompt)
-    assert f"= id {lad['ids'][0]}" in m.built_texts
+    assert f"→ id {lad['ids'][0]}" in m.built_texts
     ranks = [t for t in m.built_texts if "rank" in t]
     assert [int(t.split("rank")[1].replace(",", "")) for t in ranks] == [x["rank"] for x in lad["merges"]]
     vf = tokenizer.vocab_facts()
