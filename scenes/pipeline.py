@@ -124,13 +124,14 @@ def _imports(tree: ast.AST, name: str, is_package: bool) -> set[str]:
     return out
 
 
-@lru_cache(maxsize=None)
-def _parse(path: Path, mtime_ns: int) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+@lru_cache(maxsize=256)
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
 
 
 def parse(path: Path) -> ast.Module:
-    return _parse(path, path.stat().st_mtime_ns)
+    """The module's syntax tree (memoised on its text, so an edited file is parsed afresh)."""
+    return _parse(Path(path).read_text(encoding="utf-8"))
 
 
 def _is_narration(node: ast.stmt) -> bool:
@@ -355,24 +356,34 @@ def chapter_file(chapter: str, title: str) -> str:
     return f"ch{chapter}-{slug(title)}"
 
 
-def plan(chapters: list[str], bundle, quality: str, out: Path, voice: str | None = None, voice_service=None,
-         titles: dict[str, str] | None = None, modules: dict[str, str] | None = None) -> dict[str, list[SceneJob]]:
-    """The scene jobs of each chapter, with their cache keys (nothing rendered)."""
-    from scenes import registry
+def chapter_lines(chapter: str, bundle) -> dict[str, str]:
+    """beat -> the line as spoken for this bundle (voiceover/scripts/chNN.py)."""
     from voiceover import script
-    titles = titles or registry.chapters()
-    modules = modules or {c: registry.CHAPTER_MODULES[c][0] for c in chapters}
+    return script.chapter_lines(chapter, bundle, bundle.ledger())
+
+
+def plan(chapters: list[str], bundle, quality: str, out: Path, voice: str | None = None, voice_service=None,
+         titles: dict[str, str] | None = None, modules: dict[str, str] | None = None, root: Path = ROOT,
+         lines_of: Callable[[str, object], dict[str, str]] = chapter_lines) -> dict[str, list[SceneJob]]:
+    """The scene jobs of each chapter, with their cache keys (nothing rendered).
+
+    titles / modules: chapter -> title / chapter module (default: scenes.registry); root: the
+    project folder the modules are read from; lines_of(chapter, bundle): its narration lines."""
+    if titles is None or modules is None:
+        from scenes import registry
+        titles = titles or registry.chapters()
+        modules = modules or {c: registry.CHAPTER_MODULES[c][0] for c in chapters}
     work = destination(out, bundle, quality) / ".scenes"
     bundle_id, versions = bundle_identity(bundle), tool_versions()
-    ledger = bundle.ledger()
     jobs: dict[str, list[SceneJob]] = {}
     for chapter in chapters:
-        src = chapter_source(modules[chapter])
+        src = chapter_source(modules[chapter], root)
         start = [src.module, *ALWAYS]
-        if module_path(f"voiceover.scripts.ch{chapter}"):
+        if module_path(f"voiceover.scripts.ch{chapter}", root):
             start.append(f"voiceover.scripts.ch{chapter}")
-        deps = {name: code_fingerprint(p) for name, p in sorted(dependencies(start).items()) if name != src.module}
-        lines = script.chapter_lines(chapter, bundle, ledger)
+        deps = {name: code_fingerprint(p) for name, p in sorted(dependencies(start, root).items())
+                if name != src.module}
+        lines = lines_of(chapter, bundle)
         line_keys = voice_line_keys(chapter, lines, voice, voice_service)
         name = chapter_file(chapter, titles[chapter])
         jobs[chapter] = [
@@ -416,8 +427,9 @@ def _atomic_json(path: Path, data):
 class _Runner:
     """Runs scene jobs in child processes, `jobs` at a time; remembers them to stop them."""
 
-    def __init__(self, bundle_path: Path, quality: str, voice: str | None, env: dict | None):
-        self.bundle_path, self.quality = bundle_path, quality
+    def __init__(self, bundle_path: Path, quality: str, voice: str | None, env: dict | None,
+                 command: Callable[[SceneJob, Path], list[str]] | None = None):
+        self.bundle_path, self.quality, self.command = bundle_path, quality, command
         self.env = dict(os.environ if env is None else env)
         if voice is not None:
             self.env["ONEPASS_VOICE"] = voice
@@ -431,9 +443,9 @@ class _Runner:
             raise PipelineError("stopped")
         job.mp4.parent.mkdir(parents=True, exist_ok=True)
         cues_tmp = job.cues.with_name(job.cues.name + ".part")
-        cmd = [sys.executable, "-m", "scenes.render_job", "--bundle", str(self.bundle_path), "--chapter",
-               job.chapter, "--scene", job.scene, "--quality", self.quality, "--out", str(job.mp4),
-               "--cues", str(cues_tmp)]
+        cmd = self.command(job, cues_tmp) if self.command else [
+            sys.executable, "-m", "scenes.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
+            "--scene", job.scene, "--quality", self.quality, "--out", str(job.mp4), "--cues", str(cues_tmp)]
         t0 = time.perf_counter()
         with open(job.log, "w", encoding="utf-8") as log:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
@@ -490,13 +502,15 @@ def _prune(job: SceneJob, keep: int = KEEP_VARIANTS):
 # ---------------------------------------------------------------------------------------
 # Joining
 
-def concat_exact(parts: list[Path], out: Path):
-    """Join the parts' video streams without re-encoding, each stated exactly frames/fps long."""
+def concat_exact(parts: list[Path], out: Path, durations: list[float] | None = None):
+    """Join the parts' video streams without re-encoding, each stated exactly frames/fps long
+    (`durations`, when known; else counted here)."""
+    if durations is None:
+        durations = [frames / fps for frames, fps in map(video_facts, parts)]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=out.parent) as listing:
         listing.write("ffconcat version 1.0\n")
-        for part in parts:
-            frames, fps = video_facts(part)
-            listing.write(f"file '{part.resolve()}'\nduration {frames / fps:.6f}\n")
+        for part, d in zip(parts, durations):
+            listing.write(f"file '{part.resolve()}'\nduration {d:.6f}\n")
     try:
         subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
                         "-map", "0:v:0", "-c", "copy", "-movflags", "+faststart", str(out)], check=True)
@@ -504,22 +518,21 @@ def concat_exact(parts: list[Path], out: Path):
         Path(listing.name).unlink(missing_ok=True)
 
 
-def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool) -> dict:
-    """Scene MP4s -> `final` (replaced only when complete). The narration's mixdown does the
-    work when it is there (it rebuilds the voice track once, exactly as long as the picture)."""
-    try:
+def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool,
+               durations: list[float] | None = None) -> dict:
+    """Scene MP4s -> `final` (replaced only when complete). With narration, the narration's
+    mixdown does it (the picture joined the same way, the voice track rebuilt once for the whole
+    chapter, exactly as long as the picture); silent, the picture is all there is."""
+    if voiced:
         from voiceover import mixdown
-    except ImportError:
-        mixdown = None
-    if mixdown is not None and hasattr(mixdown, "join"):
         return mixdown.join(parts, cue_lists, final, voiced) or {}
     part = final.with_name(final.stem + ".part.mp4")
     try:
-        concat_exact(parts, part)
+        concat_exact(parts, part, durations)
         os.replace(part, final)
     finally:
         part.unlink(missing_ok=True)
-    return {}
+    return {"durations": durations, "seconds": sum(durations) if durations else None}
 
 
 def thumbnail(video: Path, png: Path, at: float):
@@ -549,8 +562,8 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
     t0 = time.perf_counter()
     parts = [r.job.mp4 for r in results]
     cue_lists = [json.loads(r.job.cues.read_text(encoding="utf-8")) for r in results]
-    report = join_parts(parts, cue_lists, final, voiced)
     durations = [r.seconds for r in results]
+    report = join_parts(parts, cue_lists, final, voiced, durations)
     cues = captions.join_cues(cue_lists, durations)
     captions.write_srt(cues, final.with_suffix(".srt"))
     captions.write_vtt(cues, final.with_suffix(".vtt"))
@@ -577,7 +590,9 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
 def render(chapters: list[str], bundle, quality: str = "low", out: Path = ROOT / "out", jobs: int | None = None,
            voice: str | None = None, voice_service=None, voiced: bool | None = None, force: bool = False,
            burn_captions: bool = False, progress=None, on_scene: Callable[[SceneResult], None] | None = None,
-           env: dict | None = None) -> list[ChapterResult]:
+           env: dict | None = None, titles: dict[str, str] | None = None, modules: dict[str, str] | None = None,
+           root: Path = ROOT, lines_of: Callable[[str, object], dict[str, str]] = chapter_lines,
+           command: Callable[[SceneJob, Path], list[str]] | None = None) -> list[ChapterResult]:
     """Render `chapters` from `bundle`: scenes in parallel (cached), each chapter joined when its
     scenes are done.
 
@@ -585,12 +600,16 @@ def render(chapters: list[str], bundle, quality: str = "low", out: Path = ROOT /
     speech service made from it, if the caller has one (its per-line cache keys go into the scene
     keys); voiced: whether the chapter gets a narration track (default: voice is not silent);
     env: the scene processes' environment (default: this one); progress: a rich Progress;
-    on_scene: called with each scene's result as it is known. Raises PipelineError."""
-    from scenes import registry
-    titles = registry.chapters()
+    on_scene: called with each scene's result as it is known. titles, modules, root, lines_of:
+    see plan(); command(job, cues_path): the argv that renders a job (default: scenes.render_job).
+    Raises PipelineError."""
+    if titles is None:
+        from scenes import registry
+        titles = registry.chapters()
     jobs = jobs or default_jobs()
     dest = destination(out, bundle, quality)
-    plans = plan(chapters, bundle, quality, out, voice=voice, voice_service=voice_service, titles=titles)
+    plans = plan(chapters, bundle, quality, out, voice=voice, voice_service=voice_service, titles=titles,
+                 modules=modules, root=root, lines_of=lines_of)
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)
     timings_path = work / "timings.json"
@@ -619,7 +638,7 @@ def render(chapters: list[str], bundle, quality: str = "low", out: Path = ROOT /
     # process to finish is a short one
     todo.sort(key=lambda j: -timings.get(j.label, float("inf")))
 
-    runner = _Runner(bundle.path, quality, voice, env)
+    runner = _Runner(bundle.path, quality, voice, env, command)
     chapter_results: dict[str, ChapterResult] = {}
     failure: PipelineError | None = None
 

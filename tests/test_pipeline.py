@@ -1,0 +1,308 @@
+"""The render pipeline: cache keys, what a change re-renders, parallel jobs, exact joins.
+
+Scenes here are rendered by a stand-in command (a few frames of ffmpeg's test picture), so the
+tests exercise the pipeline's own decisions in seconds; chapter modules live in a throwaway
+project folder, so editing them touches nothing real.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scenes import pipeline  # noqa: E402
+
+FPS = 15
+FRAMES = {"Alpha": 7, "Beta": 11, "Gamma": 13}
+
+CHAPTER = '''\
+"""A throwaway chapter."""
+from scenes.shared import helper
+
+
+def common_helper():
+    return 1
+
+
+class Base:
+    pass
+
+
+class Alpha(Base):
+    def build(self):
+        with self.beat("a"):
+            pass
+
+
+class Beta(Base):
+    def build(self):
+        with self.beat("b"):
+            helper()
+
+
+class Gamma(Base):
+    def build(self):
+        with self.beat("c"):
+            pass
+
+
+SCENES = [Alpha, Beta, Gamma]
+'''
+
+FAKE_RENDER = '''\
+"""Stand-in for scenes.render_job: N frames of a test picture, cues, a record of the call."""
+import json, os, subprocess, sys, time
+out, cues, frames, scene, record, barrier, n, fail = sys.argv[1:9]
+with open(record, "a") as f:
+    f.write(scene + "\\n")
+if fail == scene:
+    sys.exit("this scene is broken")
+if barrier != "-":                     # wait until n scenes have started (proves they run at once)
+    open(os.path.join(barrier, scene), "w").close()
+    for _ in range(600):
+        if len(os.listdir(barrier)) >= int(n):
+            break
+        time.sleep(0.05)
+    else:
+        sys.exit("the other scenes never started: not running in parallel")
+tmp = out + ".part.mp4"
+subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                f"testsrc=size=64x36:rate=15", "-frames:v", frames, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                tmp], check=True)
+os.replace(tmp, out)
+json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}], open(cues, "w"))
+'''
+
+
+class Project:
+    """A throwaway project folder with one chapter ('99'), and the pipeline pointed at it."""
+
+    def __init__(self, tmp: Path):
+        self.root = tmp / "proj"
+        for pkg in ("scenes", "voiceover", "voiceover/scripts"):
+            (self.root / pkg).mkdir(parents=True, exist_ok=True)
+            (self.root / pkg / "__init__.py").write_text("")
+        self.chapter = self.root / "scenes" / "ch99_fake.py"
+        self.chapter.write_text(CHAPTER)
+        self.shared = self.root / "scenes" / "shared.py"
+        self.shared.write_text("def helper():\n    return 2\n")
+        self.script = self.root / "voiceover" / "scripts" / "ch99.py"
+        self.script.write_text('LINES = ["a", "b", "c"]\n\n\ndef values(bundle, ledger):\n    return {}\n')
+        self.fake = tmp / "fake_render.py"
+        self.fake.write_text(FAKE_RENDER)
+        self.record = tmp / "record.txt"
+        self.record.write_text("")
+        self.out = tmp / "out"
+        self.lines = {"a": "First line.", "b": "Second line.", "c": "Third line."}
+        self.bundle = SimpleNamespace(meta={"cache_key": "bundle-1", "tensors_sha256": "t-1", "schema_version": 1},
+                                      prompt="a fake prompt", path=tmp / "bundle")
+        self.barrier, self.barrier_n, self.fail = "-", 0, "-"
+
+    def command(self, job, cues):
+        return [sys.executable, str(self.fake), str(job.mp4), str(cues), str(FRAMES[job.scene]), job.scene,
+                str(self.record), self.barrier, str(self.barrier_n), self.fail]
+
+    def render(self, jobs: int = 2, **kw):
+        before = len(self.rendered())
+        results = pipeline.render(["99"], self.bundle, quality="low", out=self.out, jobs=jobs,
+                                  titles={"99": "Fake chapter"}, modules={"99": "scenes.ch99_fake"}, root=self.root,
+                                  lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
+        self.last = sorted(self.rendered()[before:])
+        return results[0]
+
+    def rendered(self) -> list[str]:
+        return self.record.read_text().split()
+
+
+@pytest.fixture()
+def project(tmp_path):
+    return Project(tmp_path)
+
+
+def frames_and_seconds(path: Path) -> tuple[int, float]:
+    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+                          "stream=nb_read_packets,r_frame_rate,duration", "-of", "json", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    s = json.loads(out)["streams"][0]
+    return int(s["nb_read_packets"]), float(s["duration"])
+
+
+def test_first_run_renders_every_scene_and_joins_them(project):
+    r = project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+    assert [s.cached for s in r.scenes] == [False, False, False]
+    assert r.final.is_file() and r.final.with_suffix(".srt").is_file() and r.final.with_suffix(".png").is_file()
+    assert "line of Beta" in r.final.with_suffix(".srt").read_text()
+
+
+def test_unchanged_rerun_renders_nothing_and_keeps_the_joined_file(project):
+    first = project.render()
+    stamp = first.final.stat().st_mtime_ns
+    again = project.render()
+    assert project.last == []                                 # no scene process was even started
+    assert all(s.cached for s in again.scenes)
+    assert not again.joined and again.final.stat().st_mtime_ns == stamp
+
+
+def test_changed_narration_line_rerenders_only_the_scene_that_speaks_it(project):
+    project.render()
+    project.lines["b"] = "Second line, reworded."
+    r = project.render()
+    assert project.last == ["Beta"]
+    assert r.joined                                           # the chapter is rebuilt from the new part
+
+
+def test_narration_script_edits_are_keyed_per_line_not_per_file(project):
+    project.render()
+    project.script.write_text(project.script.read_text().replace('LINES = ["a", "b", "c"]', 'LINES = ["a", "b2", "c"]'))
+    project.render()
+    assert project.last == []          # the texts decide; the LINES table itself is not code
+    project.script.write_text(project.script.read_text() + "\n\ndef extra():\n    return 3\n")
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]         # the script's code is shared by the chapter
+
+
+def test_changed_scene_code_rerenders_only_that_scene(project):
+    project.render()
+    project.chapter.write_text(CHAPTER.replace("            helper()", "            helper()\n            helper()"))
+    project.render()
+    assert project.last == ["Beta"]
+
+
+def test_comments_and_formatting_do_not_count_as_changes(project):
+    project.render()
+    project.chapter.write_text(CHAPTER.replace("class Gamma(Base):", "# a comment\nclass Gamma(Base):  # another")
+                               .replace("        with self.beat(\"c\"):", "        with self.beat( 'c' ):"))
+    project.render()
+    assert project.last == []
+
+
+def test_changed_shared_code_rerenders_every_scene_using_it(project):
+    project.render()
+    project.chapter.write_text(CHAPTER.replace("    return 1", "    return 10"))   # the chapter's own helper
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+    project.shared.write_text("def helper():\n    return 20\n")                   # a module it imports
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+
+
+def test_new_bundle_rerenders_everything(project):
+    project.render()
+    project.bundle.meta["cache_key"] = "bundle-2"        # another prompt or other weights
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+
+
+def test_quality_and_voice_are_part_of_the_key(project):
+    project.render()
+    project.render(voice="espeak")
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+    project.render(voice="espeak")
+    assert project.last == []
+
+
+def test_force_rerenders_everything(project):
+    project.render()
+    project.render(force=True)
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+
+
+def test_jobs_run_scenes_at_the_same_time(project, tmp_path):
+    project.barrier, project.barrier_n = str(tmp_path / "barrier"), 3
+    (tmp_path / "barrier").mkdir()
+    r = project.render(jobs=3)          # each scene waits until all three have started
+    assert [s.cached for s in r.scenes] == [False, False, False]
+
+
+def test_a_failing_scene_is_named_and_the_others_are_kept(project):
+    project.fail = "Beta"
+    with pytest.raises(pipeline.PipelineError, match="scene Beta of chapter 99"):
+        project.render(jobs=1)
+    project.fail = "-"
+    project.render()
+    assert project.last == ["Beta"]     # Alpha and Gamma finished before and were cached
+
+
+def test_joined_chapter_is_exactly_as_long_as_its_parts(project):
+    r = project.render()
+    frames, seconds = frames_and_seconds(r.final)
+    assert frames == sum(FRAMES.values())                     # no gap, no doubled frame at a join
+    assert abs(seconds - sum(FRAMES.values()) / FPS) <= 1 / FPS
+    assert abs(r.seconds - sum(FRAMES.values()) / FPS) < 1e-9
+    assert r.report["frames"] == r.report["parts_frames"] == frames
+
+
+def test_old_renders_of_a_scene_are_pruned(project):
+    for i in range(pipeline.KEEP_VARIANTS + 1):
+        project.lines["a"] = f"Version {i}."
+        project.render()
+    work = pipeline.destination(project.out, project.bundle, "low") / ".scenes"
+    alphas = [p for p in work.glob("ch99-fake-chapter-Alpha.*.mp4")]
+    assert len(alphas) == pipeline.KEEP_VARIANTS
+
+
+def test_spoken_beats_are_read_from_the_scene_code(project):
+    src = pipeline.chapter_source("scenes.ch99_fake", project.root)
+    assert src.beats == {"Alpha": ["a"], "Beta": ["b"], "Gamma": ["c"]}
+    computed = CHAPTER.replace('with self.beat("c")', 'with self.beat(self.key)')
+    project.chapter.write_text(computed)
+    src = pipeline.chapter_source("scenes.ch99_fake", project.root)
+    assert src.beats["Gamma"] is None                         # can't tell: keyed on every line
+    project.render()
+    project.lines["a"] = "First line, reworded."
+    project.render()
+    assert project.last == ["Alpha", "Gamma"]
+
+
+def test_chapter_02_scenes_speak_all_its_lines_once():
+    from voiceover.scripts import ch02
+    src = pipeline.chapter_source("scenes.ch02_attention")
+    spoken = [b for s in src.scenes for b in src.beats[s]]
+    assert sorted(spoken) == sorted(line.beat for line in ch02.LINES)
+
+
+def test_render_py_accepts_jobs():
+    import render
+    assert render.parse_args(["--chapter", "02", "--jobs", "3"]).jobs == 3
+    assert render.parse_args(["--chapter", "02"]).jobs is None          # the pipeline uses every core
+    with pytest.raises(SystemExit):
+        render.parse_args(["--chapter", "02", "--jobs", "0"])
+
+
+def test_concat_exact_keeps_every_frame(tmp_path):
+    parts = []
+    for i, n in enumerate((5, 9, 4)):
+        p = tmp_path / f"p{i}.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=15",
+                        "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
+        parts.append(p)
+    out = tmp_path / "joined.mp4"
+    pipeline.concat_exact(parts, out)
+    frames, fps = pipeline.video_facts(out)
+    assert frames == 18 and Fraction(fps) == 15
+
+
+def test_voiced_chapter_audio_is_as_long_as_the_picture(project, tmp_path):
+    pytest.importorskip("voiceover.mixdown")
+    clip = tmp_path / "clip.wav"               # 0.3 s of tone: every scene speaks one
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.3",
+                    "-ar", "48000", "-ac", "1", str(clip)], check=True)
+    project.fake.write_text(FAKE_RENDER.replace(
+        '"text": "line of " + scene}',
+        f'"text": "line of " + scene, "clip_start": 0.1, "clip": {str(clip)!r}, '
+        '"segments": [{"start": 0.1, "end": 0.4, "text": "line of " + scene}]}'))
+    r = project.render(voice="espeak", voiced=True)
+    frames, seconds = frames_and_seconds(r.final)
+    assert frames == sum(FRAMES.values())
+    audio = pipeline.stream_seconds(r.final, "a")
+    assert audio is not None and abs(audio - frames / FPS) <= 1 / FPS    # no drift: the track ends with the picture
