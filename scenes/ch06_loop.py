@@ -13,7 +13,7 @@ from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import FlopsMeter, TokenChip, fit_width, label
-from voiceover.scripts.ch06 import fmt_prob, loop_facts
+from voiceover.scripts.ch06 import loop_facts
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
@@ -93,7 +93,7 @@ class Loop(LoopChapter):
                      label(f"over {s['context']} tokens", S.SMALL, S.INK),
                      label("→", S.SMALL, S.MUTED),
                      TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
-                     label(fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
+                     label(S.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
                      label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)]
             rows.append(place_row(cells, xs, aligns, 0.45 - 0.68 * s["index"]))
         table = VGroup(*rows)

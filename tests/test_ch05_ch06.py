@@ -18,7 +18,7 @@ from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_
 from scenes import style as S
 from scenes.ch02_attention import token_window
 from voiceover.scripts.ch05 import VISIBLE_CHANGE, mask_facts
-from voiceover.scripts.ch06 import fmt_prob, loop_facts
+from voiceover.scripts.ch06 import loop_facts
 
 
 def build(bundle, chapter, scene):
@@ -148,7 +148,7 @@ def test_loop_scene_shows_each_step_and_the_meter_adds_full_passes(tiny_bundle):
     texts = set(scene.built_texts)
     for s in f["steps"]:
         assert S.show_token(s["text"]) in texts
-        assert fmt_prob(s["prob"]) in texts
+        assert S.fmt_prob(s["prob"]) in texts
         assert f"over {s['context']} tokens" in texts
     for s in f["steps"][1:]:
         assert f"+{forward_ledger(shape_of(b), s['context']).total:,}" in texts

@@ -11,16 +11,8 @@ from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_
                         forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
                         parameter_counts)
 from voiceover.script import Line
+from voiceover.scripts.ch03 import spoken_prob   # the film's wording for probabilities (tiny ones keep 2 digits)
 from voiceover.spoken import spoken_count, spoken_token
-
-
-def fmt_prob(p: float) -> str:
-    """A probability as a percentage: one decimal, or two significant digits when tiny."""
-    return f"{100 * p:.1f}%" if p >= 0.001 else f"{100 * p:.2g}%"
-
-
-def spoken_prob(p: float) -> str:
-    return fmt_prob(p).replace("%", " percent")
 
 
 def _and(items) -> str:
