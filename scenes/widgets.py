@@ -15,9 +15,43 @@ from manim import (DOWN, LEFT, RIGHT, UP, Animation, Rectangle, RoundedRectangle
 from scenes import style as S
 
 
-def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, **kw) -> Text:
-    """Plain text (never markup, never TeX): safe for user-provided strings."""
-    return Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, compact: bool = False,
+          **kw) -> Text:
+    """Plain text (never markup, never TeX): safe for user-provided strings.
+
+    compact=True merges the glyphs into one shape (see `compact_text`): much cheaper to copy,
+    transform and draw, but its letters can no longer be picked out one by one."""
+    t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+    return compact_text(t) if compact else t
+
+
+# Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
+# would otherwise deep-copy them for every label
+_PARSE_ONLY = ("id_to_vgroup_dict", "svg_default", "path_string_config")
+
+
+def compact_text(t: Text) -> Text:
+    """One shape for all of a Text's glyphs, when they share one colour.
+
+    A Text is one VMobject per glyph; numbers in grids are most of what a scene copies and
+    draws, and each glyph costs a deep copy per animation and a cairo path per frame. Merged,
+    a number is one path with several outlines: it looks the same (the outlines do not
+    overlap), still is a Text (same `original_text`, colour, size, position) and still
+    fades and transforms; `t.chars` then holds the one merged shape.
+    """
+    glyphs = [g for g in t.submobjects if g.has_points() and not g.submobjects]
+    if len(glyphs) == len(t.submobjects) and len(glyphs) > 1:
+        colours = {(tuple(np.round(g.get_fill_rgbas()[0], 4)), tuple(np.round(g.get_stroke_rgbas()[0], 4)),
+                    g.get_stroke_width()) for g in glyphs}
+        if len(colours) == 1:
+            merged = glyphs[0]
+            merged.set_points(np.concatenate([g.points for g in glyphs]))
+            t.submobjects = [merged]
+            t.chars = VGroup(merged)
+    for name in _PARSE_ONLY:
+        if name in t.__dict__:
+            setattr(t, name, type(getattr(t, name))())
+    return t
 
 
 def ltr_safe(text: str) -> str:
@@ -54,7 +88,7 @@ class TokenChip(VGroup):
     def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
                  max_text_width: float = 2.6):
         super().__init__()
-        self.text_mob = label(S.show_token(text), size, color, mono=True)
+        self.text_mob = label(S.show_token(text), size, color, mono=True, compact=True)
         natural_w = self.text_mob.width
         fit_width(self.text_mob, max_text_width)
         shrink = self.text_mob.width / natural_w if natural_w > 0 else 1.0
@@ -66,7 +100,7 @@ class TokenChip(VGroup):
         self.text_mob.move_to(self.box)
         self.add(self.box, self.text_mob)
         if token_id is not None:
-            self.id_mob = label(str(token_id), S.SMALL, S.MUTED, mono=True).next_to(self.box, DOWN, buff=0.1)
+            self.id_mob = label(str(token_id), S.SMALL, S.MUTED, mono=True, compact=True).next_to(self.box, DOWN, buff=0.1)
             self.add(self.id_mob)
 
 
@@ -130,7 +164,7 @@ class NumberGrid(VGroup):
                 cell_group.add(cell)
                 if show_values:
                     txt = S.fmt_pct(v) if percent and np.isfinite(v) else S.fmt_signed(v, decimals)
-                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True)
+                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True, compact=True)
                     fit_width(t, cell_w - 0.08)
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
                     self.values_mobs[(r, c)] = t
@@ -149,7 +183,7 @@ class NumberGrid(VGroup):
         self.row_label_mobs = VGroup()
         if row_labels is not None:
             for r_i, r in enumerate(rows):
-                t = fit_width(label(S.show_token(row_labels[r]), S.SMALL, label_color, mono=True), 1.8)
+                t = fit_width(label(S.show_token(row_labels[r]), S.SMALL, label_color, mono=True, compact=True), 1.8)
                 gap = 0.5 if (self.more_cols and cols[0] > 0) else 0.12  # room for a left '…'
                 t.next_to(cell_group[r_i * len(cols)], LEFT, buff=gap)
                 self.row_label_mobs.add(t)
@@ -157,14 +191,14 @@ class NumberGrid(VGroup):
         self.col_label_mobs = VGroup()
         if col_labels is not None:
             for c_i, c in enumerate(cols):
-                t = fit_width(label(S.show_token(col_labels[c]), S.SMALL, label_color, mono=True), cell_w)
+                t = fit_width(label(S.show_token(col_labels[c]), S.SMALL, label_color, mono=True, compact=True), cell_w)
                 gap = 0.45 if (self.more_rows and rows[0] > 0) else 0.1  # room for a top '⋮'
                 t.next_to(cell_group[c_i], UP, buff=gap)
                 self.col_label_mobs.add(t)
             self.add(self.col_label_mobs)
         self.shape_mob = None
         if shape_text is not None:
-            self.shape_mob = label(shape_text, S.SMALL, S.MUTED, mono=True)
+            self.shape_mob = label(shape_text, S.SMALL, S.MUTED, mono=True, compact=True)
             self.shape_mob.next_to(self, DOWN, buff=0.15).align_to(cell_group, RIGHT)
             self.add(self.shape_mob)
 
@@ -184,11 +218,11 @@ class ProbBars(VGroup):
         top = scale_to or max(float(max(probs)), 1e-12)
         self.rows = VGroup()
         for i, (tok, p) in enumerate(zip(tokens, probs)):
-            rank = label(f"#{ranks[i]}" if ranks is not None else "", S.SMALL, S.MUTED, mono=True)
-            name = fit_width(label(S.show_token(tok), S.SMALL, S.TOKEN, mono=True), 2.2)
+            rank = label(f"#{ranks[i]}" if ranks is not None else "", S.SMALL, S.MUTED, mono=True, compact=True)
+            name = fit_width(label(S.show_token(tok), S.SMALL, S.TOKEN, mono=True, compact=True), 2.2)
             bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
                             fill_color=color, fill_opacity=0.9)
-            pct = label(S.fmt_pct(p), S.SMALL, S.INK, mono=True)
+            pct = label(S.fmt_pct(p), S.SMALL, S.INK, mono=True, compact=True)
             row = VGroup(rank, name, bar, pct)
             row.bar, row.name, row.pct, row.rank = bar, name, pct, rank
             self.rows.add(row)
@@ -267,7 +301,7 @@ class FlopsMeter(VGroup):
 
     def __init__(self, value: int = 0, step: str = "", slots: int = 13):
         super().__init__()
-        self.title = label("Σ FLOPs", S.SMALL, S.MUTED)
+        self.title = label("Σ FLOPs", S.SMALL, S.MUTED, compact=True)
         self.counter = GlyphCounter(value, slots=slots, size=28)
         self.counter.next_to(self.title, RIGHT, buff=0.2)
         self.title.align_to(self.counter, DOWN)
@@ -275,7 +309,7 @@ class FlopsMeter(VGroup):
         self.add(self.title, self.counter, self.step_mob)
 
     def _step_text(self, step: str) -> Text:
-        t = fit_width(label(step or "·", S.SMALL, S.FLOPS), 4.2)
+        t = fit_width(label(step or "·", S.SMALL, S.FLOPS, compact=True), 4.2)
         if not step:
             t.set_opacity(0)  # an invisible placeholder keeps the layout
         return t.next_to(self.counter, DOWN, buff=0.12).align_to(self.counter, RIGHT)
