@@ -121,6 +121,17 @@ class ChapterScene(VoiceoverScene):
             return                     # the silent voice only keeps time
         super().add_sound(sound_file, time_offset, gain, **kwargs)
 
+    def play(self, *animations, **kwargs):
+        # manim redraws every frame each mobject from the first animated one onwards (in draw
+        # order); the meter is added first, so running it would redraw the whole scene each
+        # frame. Drawn last instead, only the meter is redrawn while it counts.
+        meter = getattr(self, "meter", None)
+        if meter is not None and self.mobjects and self.mobjects[-1] is not meter and meter in self.mobjects:
+            family = set(meter.get_family())
+            if any(getattr(a, "mobject", None) in family for a in animations):
+                super().add(meter)        # to the end of the draw order (not re-recorded)
+        return super().play(*animations, **kwargs)
+
     def pay(self, key: str, run_time: float = 1.5, through: str | None = None):
         """Play the meter running up to the ledger total after `key` (or after `through`)."""
         entry = self.ledger[key]
