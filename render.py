@@ -13,9 +13,7 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -44,6 +42,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
     p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
     p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="scenes rendered at once, each in its own process (default: the number of cores)")
+    p.add_argument("--force", action="store_true",
+                   help="re-render every scene, even those whose identical render is cached")
     p.add_argument("--voice", default="auto",
                    help="narration voice: auto (default: best installed, piper > festival > espeak), piper, "
                         "PATH.onnx (a local piper voice), espeak[:VOICE], festival[:VOICE], recorded[:DIR] "
@@ -51,7 +53,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "(network, credentials from the environment), or none (silent, same timing)")
     p.add_argument("--burn-captions", action="store_true", help="also draw the captions into the picture")
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        p.error(f"--jobs must be at least 1 (got {args.jobs})")
+    return args
 
 
 def normalise_chapter(chapter: str, known: dict[str, str]) -> str:
@@ -119,48 +124,35 @@ def inspect(bundle, as_json: bool, console):
 
 
 def render_chapter(chapter: str, bundle, args, console) -> Path:
-    """Render each scene in its own process, join them, write captions and a thumbnail."""
-    from data.bundle import slug
-    from scenes.registry import chapters, scenes_of
-    from voiceover import captions
+    """Render one chapter (see render_chapters)."""
+    return render_chapters([chapter], bundle, args, console)[0]
 
-    title = chapters()[chapter]
-    dest = args.out / slug(bundle.prompt) / args.quality
-    work = dest / ".scenes"
-    work.mkdir(parents=True, exist_ok=True)
-    name = f"ch{chapter}-{slug(title)}"
+
+def render_chapters(todo: list[str], bundle, args, console) -> list[Path]:
+    """Every scene of `todo` in its own process, --jobs at a time, skipping scenes whose identical
+    render is cached; each chapter joined, captioned and thumbnailed (scenes/pipeline.py)."""
+    from rich.progress import Progress
+
+    from scenes import pipeline
     if getattr(args, "narrator", None) is None:
         args.narrator = choose_voice(getattr(args, "voice", "none"), console)
-    scene_files, cue_lists = [], []
-    classes = scenes_of(chapter)
-    from rich.progress import Progress
+    narrator = args.narrator
     with Progress(console=console, transient=False) as progress:
-        task = progress.add_task(f"chapter {chapter}: {title}", total=len(classes))
-        for cls in classes:
-            mp4, cues = work / f"{name}-{cls.__name__}.mp4", work / f"{name}-{cls.__name__}.cues.json"
-            cmd = [sys.executable, "-m", "scenes.render_job", "--bundle", str(bundle.path), "--chapter", chapter,
-                   "--scene", cls.__name__, "--quality", args.quality, "--out", str(mp4), "--cues", str(cues)]
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                                  env=voice_env(args.narrator))
-            if proc.returncode != 0:
-                tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
-                raise UserError(f"scene {cls.__name__} of chapter {chapter} failed to render:\n{tail}")
-            scene_files.append(mp4)
-            cue_lists.append(json.loads(cues.read_text(encoding="utf-8")))
-            progress.advance(task)
-    final = dest / f"{name}.mp4"
-    from voiceover import mixdown
-    report = mixdown.join(scene_files, cue_lists, final, voiced=not args.narrator.silent)
-    durations = report["durations"]
-    cues = captions.join_cues(cue_lists, durations)
-    captions.write_srt(cues, final.with_suffix(".srt"))
-    captions.write_vtt(cues, final.with_suffix(".vtt"))
-    if getattr(args, "burn_captions", False):
-        with console.status("burning captions into the picture …"):
-            mixdown.burn_captions(final, final.with_suffix(".srt"))
-    narration_report(report, cue_lists, args.narrator, console)
-    thumbnail(final, final.with_suffix(".png"), at=min(sum(durations) * 0.4, sum(durations) - 0.1))
-    return final
+        try:
+            results = pipeline.render(todo, bundle, quality=args.quality, out=args.out, jobs=getattr(args, "jobs", None),
+                                      voice=narrator.spec, voice_service=narrator, voiced=not narrator.silent,
+                                      force=getattr(args, "force", False),
+                                      burn_captions=getattr(args, "burn_captions", False), progress=progress,
+                                      env=voice_env(narrator))
+        except pipeline.PipelineError as exc:
+            raise UserError(str(exc)) from None
+    for r in results:
+        fresh = sum(not s.cached for s in r.scenes)
+        console.print(f"chapter {r.chapter}: {fresh} of {len(r.scenes)} scenes rendered, "
+                      f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
+        cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
+        narration_report(r.report, cue_lists, narrator, console)
+    return [r.final for r in results]
 
 
 def choose_voice(spec: str, console):
@@ -209,34 +201,6 @@ def narration_report(report: dict, cue_lists: list[list[dict]], service, console
         console.print(f"[yellow]dead air[/yellow] {b - a:.1f} s of silence at {int(a // 60)}:{a % 60:04.1f}")
 
 
-def media_duration(path: Path) -> float:
-    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
-                         capture_output=True, text=True, check=True).stdout
-    return float(out.strip())
-
-
-def concat(parts: list[Path], final: Path):
-    """Join scene MP4s without re-encoding; the result replaces `final` only when complete."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=final.parent) as listing:
-        for part in parts:
-            listing.write(f"file '{part.resolve()}'\n")
-    tmp = final.with_name(final.stem + ".part.mp4")
-    try:
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
-                        "-c", "copy", "-movflags", "+faststart", str(tmp)], check=True)
-        os.replace(tmp, final)
-    finally:
-        Path(listing.name).unlink(missing_ok=True)
-        tmp.unlink(missing_ok=True)
-
-
-def thumbnail(video: Path, png: Path, at: float):
-    tmp = png.with_name(png.stem + ".part.png")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", f"{max(at, 0):.2f}", "-i", str(video), "-frames:v", "1",
-                    str(tmp)], check=True)
-    os.replace(tmp, png)
-
-
 def main(argv=None) -> int:
     from rich.console import Console
     console = Console(stderr=True)
@@ -264,8 +228,7 @@ def main(argv=None) -> int:
             console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
         if todo:
             check_recordings(args.narrator, todo, bundle)
-        for chapter in todo:
-            path = render_chapter(chapter, bundle, args, console)
+        for path in render_chapters(todo, bundle, args, console):
             console.print(f"[green]wrote[/green] {path}")
         return 0
     except (UserError, BundleError, ExtractError) as exc:
