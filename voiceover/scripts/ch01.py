@@ -25,7 +25,7 @@ LINES = [
                    "measures it: {pairs_spoken}. Nobody programmed these numbers; they came from predicting "
                    "text.",
          synthetic="In a trained table, direction carries meaning, and the cosine of the angle between two rows "
-                   "measures it. These rows are random, so the four pairs score between {cos_min} and "
+                   "measures it. These rows are random, so the {n_pairs} pairs score between {cos_min} and "
                    "{cos_max}: chance, not meaning. In GPT-2's trained table, related words score far higher "
                    "than unrelated ones."),
     Line("order", "Attention, in the next chapter, treats its input as a set: shuffle the tokens and it sees the "
@@ -101,6 +101,7 @@ def values(bundle, ledger) -> dict:
         "wte_share": f"{100 * f['wte_share']:.0f} percent",
         "row_id": f["row_id"], "row_token": spoken_token(f["row_token"]),
         "pairs_spoken": pairs_spoken,
+        "n_pairs": spoken_count(len(pairs)),
         "cos_min": spoken_cos(min(cos)), "cos_max": spoken_cos(max(cos)),
         "pos_flops": spoken_count(ledger["positions"].flops),
         "P_shown": spoken_count(f["P_shown"]),
