@@ -61,7 +61,7 @@ class StackScene(ChapterScene):
         self.L, self.H, self.d = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
         self.dh = self.d // self.H
         self.dff = cfg.get("n_inner") or 4 * self.d
-        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)))
+        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)   # + a gap
 
     def start_total(self) -> int | None:
         """The meter's value when the scene opens, if not set by meter_start."""
@@ -428,11 +428,10 @@ class Lens(StackScene):
             fit_width(note, S.FRAME_W / 2 - S.MARGIN - box.get_right()[0] - 0.15)
             note.next_to(box, RIGHT, buff=0.15)
             self.play(FadeIn(box), FadeIn(note), run_time=beat.share(0.3))
-            free = label("the lens is a look inside: nothing is added to the meter", S.SMALL, S.MUTED)
-            fit_width(free, 12.5).to_edge(DOWN, buff=1.15)
             self.wait(beat.share(0.2))
-            self.play(FadeIn(free), Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1),
-                      run_time=beat.share(0.2))
+            # the meter's step line says what the lens costs: nothing (it is a look inside)
+            self.play(*self.meter.pay(self.meter.value, "logit lens: a look inside, +0"),
+                      Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.share(0.2))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

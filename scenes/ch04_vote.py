@@ -31,7 +31,7 @@ class VoteScene(ChapterScene):
         cfg = self.bundle.config
         self.d, self.V = cfg["n_embd"], cfg["vocab_size"]
         self.facts = vote_facts(self.bundle)
-        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)))
+        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)   # + a gap
 
     def add_furniture(self):
         super().add_furniture()

@@ -247,3 +247,31 @@ def frame_checks(bundle, chapter, name, monkeypatch):
 @pytest.mark.parametrize("chapter,name", [("03", "Heads"), ("03", "Lens"), ("04", "Softmax"), ("04", "Pick")])
 def test_long_prompt_keeps_text_on_frame_and_legible(tiny_long_bundle, chapter, name, monkeypatch):
     assert frame_checks(tiny_long_bundle, chapter, name, monkeypatch) == []
+
+
+def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle, bundle_root, monkeypatch):
+    top_text = tokenizer.decode([tiny_bundle.meta["top_ids"][1]])
+    if len(tokenizer.encode(top_text)) != 1:
+        pytest.skip("the tiny model's runner-up does not re-encode to one token")
+    monkeypatch.setenv(extract.WATCH_ENV, top_text)
+    b = extract.extract(tiny_bundle.prompt, "tiny", root=bundle_root, log=lambda m: None)
+    assert b.meta["watch"]["id"] == tiny_bundle.meta["top_ids"][1]
+    scene = build_scene(b, "04", "Softmax", draw=False)
+    assert "interest" in [c["beat"] for c in scene.cues]
+    assert f"{S.clip_token(top_text)} #2" in scene.built_texts
+    assert "ranks 2nd" in script.chapter_lines("04", b, b.ledger())["interest"]
+
+
+@pytest.mark.needs_weights
+def test_real_gpt2_vote_figures(real_weights, bundle_root):
+    """The seeds' figures, as chapter 04 computes and shows them (runs only with real weights)."""
+    cat = extract.extract("The cat sat on the", real_weights, root=bundle_root, log=lambda m: None)
+    f = ch04_script.vote_facts(cat)
+    assert [c["text"] for c in f["top"][:4]] == [" floor", " bed", " couch", " ground"]
+    assert f["watch"]["rank"] == 31 and S.fmt_prob(f["watch"]["prob"]) == "0.4%"
+    assert "#31" in build_scene(cat, "04", "Softmax", draw=False).built_texts
+    pak = extract.extract("The capital of Pakistan is", real_weights, root=bundle_root, log=lambda m: None)
+    f = ch04_script.vote_facts(pak)
+    assert f["n_p"] == 1065
+    stats = [(S.fmt_prob(t["top"]), round(t["entropy"], 2)) for t in f["temps"]]
+    assert stats == [("93.4%", 0.32), ("10.0%", 5.74), ("0.6%", 9.32)]
