@@ -25,6 +25,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     from manim import config, tempconfig
 
     from scenes.registry import scenes_of
+    from scenes.widgets import enable_text_cache
+    enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
         raise SystemExit(f"chapter {chapter} has no scene {scene!r}; it has {', '.join(classes)}")

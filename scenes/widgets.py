@@ -21,8 +21,79 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
 
     compact=True merges the glyphs into one shape (see `compact_text`): much cheaper to copy,
     transform and draw, but its letters can no longer be picked out one by one."""
+    key = None
+    if _TEXT_CACHE is not None:
+        key = (text, size, str(color), mono, compact, tuple(sorted((k, repr(v)) for k, v in kw.items())))
+        hit = _TEXT_CACHE.get(key)
+        if hit is not None:
+            return hit.copy()
+        if mono and compact and not kw:
+            t = _MonoGlyphs.compose(text, max(size, S.SMALL), color)
+            if t is not None:
+                _TEXT_CACHE[key] = t.copy()
+                return t
     t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
-    return compact_text(t) if compact else t
+    if compact:
+        compact_text(t)
+    if key is not None:
+        _TEXT_CACHE[key] = t.copy()
+    return t
+
+
+# Fast text, for render processes (scenes/render_job.py switches it on): labels already built
+# are copied instead of shaped and parsed again, and compact monospace numbers are put together
+# from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
+# build). Off elsewhere, so that tests recording every Text construction see each one.
+_TEXT_CACHE: dict | None = None
+
+
+def enable_text_cache(on: bool = True):
+    global _TEXT_CACHE
+    _TEXT_CACHE = {} if on else None
+    _MonoGlyphs.fonts.clear()
+
+
+class _MonoGlyphs:
+    """Outlines of the monospace face's number glyphs at one size, shaped once by Pango.
+
+    A monospace face puts every glyph one advance after the last and does not kern, so a
+    number made of these glyphs, each shifted to its column, has the outline Pango would
+    draw for the same string (tests/test_pipeline.py compares the two).
+    """
+
+    CHARS = "0123456789.,+−-%∞<>#×:/()"
+    fonts: dict[int, "_MonoGlyphs | None"] = {}
+
+    def __init__(self, size: int):
+        ref = Text(self.CHARS, font=S.MONO, font_size=size)
+        pair = Text("00", font=S.MONO, font_size=size)
+        if len(ref.submobjects) != len(self.CHARS) or len(pair.submobjects) != 2:
+            raise ValueError("ligatures or missing glyphs")
+        self.advance = pair[1].get_left()[0] - pair[0].get_left()[0]
+        self.points = {c: g.points - np.array([i * self.advance, 0, 0])
+                       for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
+        self.template = compact_text(Text("0", font=S.MONO, font_size=size))
+
+    @classmethod
+    def compose(cls, text: str, size: int, color) -> Text | None:
+        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
+            return None
+        if size not in cls.fonts:
+            try:
+                cls.fonts[size] = cls(size)
+            except ValueError:
+                cls.fonts[size] = None
+        font = cls.fonts[size]
+        if font is None:
+            return None
+        t = font.template.copy()
+        t.submobjects[0].set_points(np.concatenate(
+            [font.points[c] + np.array([i * font.advance, 0, 0]) for i, c in enumerate(text) if c != " "]))
+        t.center()
+        t.set_color(color)
+        t.original_text, t.text = text, text.replace(" ", "")
+        t.initial_height = t.height
+        return t
 
 
 # Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
@@ -271,7 +342,9 @@ class GlyphCounter(VGroup):
         if value == self.value:
             return self
         self.value = value
-        text = f"{value:,}"[-self.slots:]
+        text = f"{value:,}"
+        if len(text) > self.slots:  # never show a silently truncated total
+            raise ValueError(f"{text} needs {len(text)} slots; this counter has {self.slots}")
         right = self.frame.get_right()[0]
         cy = self.frame.get_center()[1]
         pad = self.slots - len(text)
