@@ -110,19 +110,30 @@ def extra_row(bars: Bars, cand: dict, colour=S.TOKEN) -> VGroup:
     return VGroup(dots, VGroup(rank, name, bar, pct))
 
 
-def flow_chips(texts, ids, max_width: float = 12.5, buff: float = 0.15) -> VGroup:
-    """Token chips flowed like text: as many per line as fit, lines left-aligned (any prompt length)."""
-    chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
-    lines, line, width = VGroup(), [], 0.0
-    for chip in chips:
-        if line and width + buff + chip.width > max_width:
-            lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
-            line, width = [], 0.0
-        width += (buff if line else 0.0) + chip.width
-        line.append(chip)
-    lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+def flow_chips(texts, ids, max_width: float = 12.5, buff: float = 0.15, max_lines: int = 4) -> VGroup:
+    """Token chips flowed like text, lines left-aligned. A prompt too long for `max_lines` shows
+    its last tokens after a note saying how many earlier ones are not drawn (chips never shrink)."""
+    all_chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
+    skip = 0
+    while True:
+        chips = all_chips[skip:]
+        head = [label(f"… {skip} earlier tokens", S.SMALL, S.MUTED)] if skip else []
+        lines, line, width = VGroup(), [], 0.0
+        for item in head + chips:
+            if line and width + buff + item.width > max_width:
+                lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+                line, width = [], 0.0
+            width += (buff if line else 0.0) + item.width
+            line.append(item)
+        lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+        if len(lines) <= max_lines or len(chips) <= 1:
+            break
+        skip += max(1, len(lines[0]) - len(head))
     lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+    if head and chips:
+        head[0].match_y(chips[0].box)
     lines.chips = chips
+    lines.head = VGroup(*head)
     return lines
 
 
@@ -396,13 +407,12 @@ class Pick(VoteScene):
             new.box.set_stroke(S.LOGIT)
             new.text_mob.set_color(S.LOGIT)
             row.move_to(UP * 0.4)
-            fit_width(row, 12.5)
-            if row.height > 4.0:
-                row.scale_to_fit_height(4.0)
+            if row.get_top()[1] > S.CONTENT_TOP - 0.1:     # a four-line prompt: hang it from the top
+                row.shift(DOWN * (row.get_top()[1] - S.CONTENT_TOP + 0.1))
             note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
                                    S.SMALL, S.MUTED), 12.5)
             note.next_to(row, DOWN, buff=0.4)
-            self.play(FadeIn(VGroup(*row.chips[:-1])), run_time=beat.share(0.2))
+            self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.share(0.2))
             tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=0.2)
             if tag.get_right()[0] > S.FRAME_W / 2 - S.MARGIN:    # a full last line: say it under the row
                 tag.next_to(note, DOWN, buff=0.15)
