@@ -337,21 +337,32 @@ class RecordedService(OnepassService):
 
 # -- manim-voiceover's network services ------------------------------------------------
 NETWORK = {
-    # name: (module, class, voice keyword, credential variables (any one group suffices))
-    "gtts": ("manim_voiceover.services.gtts", "GTTSService", None, [[]]),
-    "openai": ("manim_voiceover.services.openai", "OpenAIService", "voice", [["OPENAI_API_KEY"]]),
+    # name: (module, class, voice keyword, credential variables (any one group suffices), client package)
+    "gtts": ("manim_voiceover.services.gtts", "GTTSService", None, [[]], "gtts"),
+    "openai": ("manim_voiceover.services.openai", "OpenAIService", "voice", [["OPENAI_API_KEY"]], "openai"),
     "azure": ("manim_voiceover.services.azure", "AzureService", "voice",
-              [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]]),
-    "elevenlabs": ("manim_voiceover.services.elevenlabs", "ElevenLabsService", "voice_name", [["ELEVEN_API_KEY"]]),
-    "gemini": ("manim_voiceover.services.gemini", "GeminiService", "voice", [["GEMINI_API_KEY"], ["GOOGLE_API_KEY"]]),
+              [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]], "azure.cognitiveservices.speech"),
+    "elevenlabs": ("manim_voiceover.services.elevenlabs", "ElevenLabsService", "voice_name", [["ELEVEN_API_KEY"]],
+                   "elevenlabs"),
+    "gemini": ("manim_voiceover.services.gemini", "GeminiService", "voice", [["GEMINI_API_KEY"], ["GOOGLE_API_KEY"]],
+               "google.genai"),
 }
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:          # a parent package is missing
+        return False
 
 
 class NetworkService(OnepassService):
     """Wraps one of manim-voiceover's online services; its audio is mastered like any other."""
 
     def __init__(self, kind: str, voice: str | None = None):
-        module_name, class_name, voice_kw, credentials = NETWORK[kind]
+        module_name, class_name, voice_kw, credentials, client = NETWORK[kind]
+        if not _installed(client):
+            raise VoiceError(f"{kind} needs its client library: pip install \"manim-voiceover[{kind}]\"")
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
@@ -369,8 +380,8 @@ class NetworkService(OnepassService):
             kwargs["transcription_model"] = None
         try:
             self.inner = getattr(module, class_name)(**kwargs)
-        except (guard.NoQuestions, ImportError) as exc:
-            raise VoiceError(f"{kind}: {exc}") from exc
+        except Exception as exc:          # the plugin's services fail in many ways offline
+            raise VoiceError(f"{kind} could not start: {exc}") from exc
         super().__init__()
         self.slug = kind + (f"-{voice}" if voice else "")
 
