@@ -101,6 +101,16 @@ class Scores(AttentionScene):
         fit_width(g, 10.5)
         return g.move_to(DOWN * 0.35 + LEFT * 0.6)
 
+    @staticmethod
+    def swap_numbers(grid, target, cells):
+        """Cross-fade cell numbers (morphing glyphs into other glyphs is unreadable mid-way)."""
+        anims = []
+        for rc in cells:
+            old, new = grid.values_mobs[rc], target.values_mobs[rc]
+            anims += [FadeOut(old), FadeIn(new)]
+            grid.values_mobs[rc] = new
+        return anims
+
     def build(self):
         b, h = self.bundle, self.h
         scaled = b["scores_scaled"][0, h]     # [T, T]
@@ -123,7 +133,7 @@ class Scores(AttentionScene):
             mask_title = label("causal mask: no looking ahead", S.BODY_SIZE, S.WARNING).move_to(formula)
             self.play(ReplacementTransform(formula, mask_title), run_time=beat.share(0.15))
             self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
-                      *[Transform(grid.values_mobs[rc], masked_grid.values_mobs[rc]) for rc in future],
+                      *self.swap_numbers(grid, masked_grid, future),
                       run_time=beat.share(0.45))
         with self.beat("softmax") as beat:
             pgrid = self.grid(probs, percent=True)
@@ -137,7 +147,7 @@ class Scores(AttentionScene):
                 sums_header.add(label(f"all {b.T}", S.SMALL, S.MUTED).next_to(sums[0], UP, buff=0.45))
             self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.share(0.15))
             self.play(*[Transform(grid.cells[rc], pgrid.cells[rc]) for rc in grid.cells],
-                      *[Transform(grid.values_mobs[rc], pgrid.values_mobs[rc]) for rc in grid.values_mobs],
+                      *self.swap_numbers(grid, pgrid, list(grid.values_mobs)),
                       run_time=beat.share(0.4))
             self.play(LaggedStart(*[FadeIn(s, shift=LEFT * 0.2) for s in sums], lag_ratio=0.15),
                       FadeIn(sums_header), run_time=beat.share(0.3))
