@@ -317,7 +317,15 @@ class SceneJob:
         return f"{self.chapter}/{self.scene}"
 
     def cached(self) -> bool:
-        return self.meta.is_file() and self.mp4.is_file() and self.cues.is_file()
+        """A finished render of this key, with every narration clip its cues name still there
+        (a cleared voice cache means the scene must speak its lines again)."""
+        if not (self.meta.is_file() and self.mp4.is_file() and self.cues.is_file()):
+            return False
+        try:
+            cues = json.loads(self.cues.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return all(Path(c["clip"]).is_file() for c in cues if isinstance(c, dict) and c.get("clip"))
 
 
 @dataclass
@@ -468,7 +476,12 @@ class _Runner:
             raise PipelineError(f"scene {job.scene} of chapter {job.chapter} failed to render "
                                 f"(exit {proc.returncode}; log: {job.log}):\n{tail}")
         os.replace(cues_tmp, job.cues)
-        frames, fps = video_facts(job.mp4)
+        try:
+            frames, fps = video_facts(job.mp4)
+        except (subprocess.CalledProcessError, KeyError, IndexError, ValueError) as exc:
+            job.mp4.unlink(missing_ok=True)
+            raise PipelineError(f"scene {job.scene} of chapter {job.chapter} wrote an unreadable video "
+                                f"({exc}); log: {job.log}") from None
         _atomic_json(job.meta, {"key": job.key, "chapter": job.chapter, "scene": job.scene, "quality": self.quality,
                                 "frames": frames, "fps": fps, "seconds": frames / fps, "render_wall": wall,
                                 "render_cpu": cpu})
@@ -643,8 +656,12 @@ def render(chapters: list[str], bundle, quality: str = "low", out: Path = ROOT /
     failure: PipelineError | None = None
 
     def finish_chapter(c: str):
-        chapter_results[c] = join_chapter(c, titles[c], results[c], dest, voiced, force=force,
-                                          burn_captions=burn_captions)
+        try:
+            chapter_results[c] = join_chapter(c, titles[c], results[c], dest, voiced, force=force,
+                                              burn_captions=burn_captions)
+        except subprocess.CalledProcessError as exc:
+            raise PipelineError(f"joining chapter {c} failed: {' '.join(map(str, exc.cmd))[:300]} "
+                                f"exited with {exc.returncode}") from None
         for r in results[c]:
             _prune(r.job)
 

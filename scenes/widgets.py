@@ -65,14 +65,13 @@ class _MonoGlyphs:
     fonts: dict[int, "_MonoGlyphs | None"] = {}
 
     def __init__(self, size: int):
-        ref = Text(self.CHARS, font=S.MONO, font_size=size)
-        pair = Text("00", font=S.MONO, font_size=size)
-        if len(ref.submobjects) != len(self.CHARS) or len(pair.submobjects) != 2:
+        ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
+        if len(ref.submobjects) != len(self.CHARS) + 1:
             raise ValueError("ligatures or missing glyphs")
-        self.advance = pair[1].get_left()[0] - pair[0].get_left()[0]
+        self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
         self.points = {c: g.points - np.array([i * self.advance, 0, 0])
                        for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
-        self.template = compact_text(Text("0", font=S.MONO, font_size=size))
+        self.template = compact_text(ref)
 
     @classmethod
     def compose(cls, text: str, size: int, color) -> Text | None:
@@ -316,8 +315,9 @@ _GLYPHS = "0123456789,"
 class GlyphCounter(VGroup):
     """A right-aligned integer drawn from glyphs shaped once (no per-frame Text/TeX).
 
-    Each of `slots` positions is a VMobject whose points are copied from a cached
-    glyph when the value changes: setting a value costs a few array copies.
+    The digits are one VMobject whose points are put together from cached glyph outlines
+    when the value changes: setting a value costs a few array copies, and drawing it is one
+    cairo path however many digits it has.
     """
 
     def __init__(self, value: int = 0, slots: int = 15, size: int = 30, color=S.FLOPS):
@@ -328,8 +328,8 @@ class GlyphCounter(VGroup):
         self.glyph_points = {}
         for ch, g in zip(_GLYPHS, ref.submobjects):
             self.glyph_points[ch] = g.points - np.array([g.get_center()[0], cy, 0])
-        self.slot_mobs = [VMobject(stroke_width=0, fill_color=color, fill_opacity=1) for _ in range(slots)]
-        self.add(*self.slot_mobs)
+        self.digits = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
+        self.add(self.digits)
         self.slots = slots
         # a fixed invisible frame so the group keeps its size while digits change
         self.frame = Rectangle(width=slots * self.advance, height=ref.height, stroke_width=0, fill_opacity=0)
@@ -347,13 +347,10 @@ class GlyphCounter(VGroup):
             raise ValueError(f"{text} needs {len(text)} slots; this counter has {self.slots}")
         right = self.frame.get_right()[0]
         cy = self.frame.get_center()[1]
-        pad = self.slots - len(text)
-        for i, slot in enumerate(self.slot_mobs):
-            if i < pad:
-                slot.clear_points()
-                continue
-            x = right - (self.slots - i - 0.5) * self.advance
-            slot.set_points(self.glyph_points[text[i - pad]] + np.array([x, cy, 0]))
+        n = len(text)
+        self.digits.set_points(np.concatenate(
+            [self.glyph_points[ch] + np.array([right - (n - i - 0.5) * self.advance, cy, 0])
+             for i, ch in enumerate(text)]))
         return self
 
 

@@ -306,3 +306,15 @@ def test_voiced_chapter_audio_is_as_long_as_the_picture(project, tmp_path):
     assert frames == sum(FRAMES.values())
     audio = pipeline.stream_seconds(r.final, "a")
     assert audio is not None and abs(audio - frames / FPS) <= 1 / FPS    # no drift: the track ends with the picture
+
+
+def test_scene_whose_narration_clip_is_gone_is_rendered_again(project, tmp_path):
+    clip = tmp_path / "clip.wav"
+    clip.write_bytes(b"RIFF")
+    project.fake.write_text(FAKE_RENDER.replace('"text": "line of " + scene}',
+                                                f'"text": "line of " + scene, "clip": {str(clip)!r}}}'))
+    project.render()
+    clip.unlink()                       # e.g. the voice cache was cleared
+    project.fake.write_text(FAKE_RENDER)
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
