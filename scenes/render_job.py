@@ -48,6 +48,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
         os.replace(tmp, out)       # atomic: a finished file or none
     finally:
         shutil.rmtree(media, ignore_errors=True)
+        enable_text_cache(False)   # leave the process as found (tests render in-process)
     return out
 
 

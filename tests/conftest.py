@@ -71,7 +71,8 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
     os.environ["ONEPASS_BUNDLE"] = str(bundle.path)
     os.environ.pop("ONEPASS_CUES", None)
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
-    settings = {"dry_run": True, "quality": "low_quality", "progress_bar": "none", "verbosity": "ERROR"}
+    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
+                "verbosity": "ERROR"}
     if not draw:
         settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
     with tempconfig(settings):

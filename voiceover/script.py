@@ -41,7 +41,12 @@ def render_line(line: Line, values: dict, synthetic: bool) -> str:
 
 
 def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
-    """beat -> spoken text for one chapter, rendered against a bundle."""
+    """beat -> spoken text for one chapter, rendered against a bundle.
+
+    Every chapter also gets a "title" line, read over its title card, unless its script
+    writes its own.
+    """
+    from scenes.registry import chapters
     module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
     values = module.values(bundle, ledger)
     out = {}
@@ -49,6 +54,9 @@ def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
         if line.beat in out:
             raise ScriptError(f"chapter {chapter} has two lines for beat {line.beat!r}")
         out[line.beat] = render_line(line, values, bundle.synthetic)
+    title = chapters().get(chapter)
+    if title and "title" not in out:
+        out = {"title": f"Chapter {int(chapter)}: {title}.", **out}
     return out
 
 
