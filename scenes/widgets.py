@@ -30,8 +30,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
         if mono and compact and not kw:
             t = _MonoGlyphs.compose(text, max(size, S.SMALL), color)
             if t is not None:
-                _TEXT_CACHE[key] = t.copy()
-                return t
+                return t          # as cheap as a cached copy: not kept
     t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
     if compact:
         compact_text(t)
