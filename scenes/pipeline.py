@@ -20,9 +20,11 @@
       (it sets the frame config) and the chapter's narration script; each is compared as
       its syntax tree, so comments and formatting do not count, and the narration scripts'
       `LINES` are left out (lines are keyed per scene, below);
-    - the narration lines the scene speaks (`self.beat("key")` in its code), as spoken
-      for this bundle, and the voice: the speech service's own per-line cache key (text,
-      voice, settings, mastering, recorded clip) when it has one;
+    - the narration lines the scene speaks (`self.beat("key")` in its code, plus literal
+      beats of the shared scene code it imports, such as ChapterScene's title card; a
+      computed key counts as every line of the chapter), as spoken for this bundle, and the
+      voice: the speech service's own per-line cache key (text, voice, settings, mastering,
+      recorded clip) when it has one;
     - manim's and Python's versions and PIPELINE_VERSION.
   Editing one scene's class or one narration line re-renders that scene only.
 * Joining: the scenes' pictures are concatenated without re-encoding, each part stated
@@ -41,6 +43,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -209,6 +212,24 @@ def _spoken_beats(nodes: list[ast.AST]) -> list[str] | None:
     return beats
 
 
+def shared_beats(deps: dict[str, Path]) -> list[str] | None:
+    """Beats spoken by shared scene code (ChapterScene's narrated title card, say): the literal
+    `.beat("key")` calls in the scenes.* modules a chapter imports, other chapters' modules
+    excepted. They count for every scene of the chapter. None if one of them is computed."""
+    beats: list[str] = []
+    for name, path in deps.items():
+        if not name.startswith("scenes.") or re.match(r"scenes\.ch\d+_", name):
+            continue
+        for node in ast.walk(parse(path)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "beat":
+                arg = node.args[0] if node.args else None
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    return None
+                if arg.value not in beats:
+                    beats.append(arg.value)
+    return beats
+
+
 def chapter_source(module: str, root: Path = ROOT) -> ChapterSource:
     path = module_path(module, root)
     if path is None:
@@ -278,8 +299,9 @@ def voice_line_keys(chapter: str, lines: dict[str, str], voice: str | None, serv
 
 
 def scene_key(*, bundle_id: dict, quality: str, chapter: str, scene: str, src: ChapterSource,
-              deps: dict[str, str], line_keys: dict[str, object], versions: dict) -> str:
-    beats = src.beats[scene]
+              deps: dict[str, str], line_keys: dict[str, object], versions: dict,
+              shared: list[str] | None = ()) -> str:
+    beats = None if (src.beats[scene] is None or shared is None) else [*src.beats[scene], *shared]
     spoken = line_keys if beats is None else {b: line_keys.get(b) for b in beats}
     return _sha({"bundle": bundle_id, "quality": quality, "chapter": chapter, "scene": scene,
                  "common": src.common, "own": src.own[scene], "deps": deps, "lines": spoken, "versions": versions})
@@ -389,15 +411,16 @@ def plan(chapters: list[str], bundle, quality: str, out: Path, voice: str | None
         start = [src.module, *ALWAYS]
         if module_path(f"voiceover.scripts.ch{chapter}", root):
             start.append(f"voiceover.scripts.ch{chapter}")
-        deps = {name: code_fingerprint(p) for name, p in sorted(dependencies(start, root).items())
-                if name != src.module}
+        dep_paths = dependencies(start, root)
+        deps = {name: code_fingerprint(p) for name, p in sorted(dep_paths.items()) if name != src.module}
+        shared = shared_beats({n: p for n, p in dep_paths.items() if n != src.module})
         lines = lines_of(chapter, bundle)
         line_keys = voice_line_keys(chapter, lines, voice, voice_service)
         name = chapter_file(chapter, titles[chapter])
         jobs[chapter] = [
             SceneJob(chapter, scene, i, key := scene_key(bundle_id=bundle_id, quality=quality, chapter=chapter,
                                                          scene=scene, src=src, deps=deps, line_keys=line_keys,
-                                                         versions=versions),
+                                                         versions=versions, shared=shared),
                      work / f"{name}-{scene}.{key[:16]}")
             for i, scene in enumerate(src.scenes)]
     return jobs

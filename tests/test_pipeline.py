@@ -318,3 +318,16 @@ def test_scene_whose_narration_clip_is_gone_is_rendered_again(project, tmp_path)
     project.fake.write_text(FAKE_RENDER)
     project.render()
     assert project.last == ["Alpha", "Beta", "Gamma"]
+
+
+def test_lines_spoken_by_shared_scene_code_count_for_every_scene(project):
+    project.shared.write_text("def helper():\n    return 2\n\n\ndef card(scene):\n    with scene.beat('t'):\n"
+                              "        pass\n")
+    project.lines["t"] = "Chapter ninety-nine."
+    project.render()
+    project.lines["t"] = "Chapter ninety-nine, again."
+    project.render()
+    assert project.last == ["Alpha", "Beta", "Gamma"]
+    project.lines["a"] = "First line, reworded."
+    project.render()
+    assert project.last == ["Alpha"]
