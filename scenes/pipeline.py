@@ -46,7 +46,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -538,37 +537,13 @@ def _prune(job: SceneJob, keep: int = KEEP_VARIANTS):
 # ---------------------------------------------------------------------------------------
 # Joining
 
-def concat_exact(parts: list[Path], out: Path, durations: list[float] | None = None):
-    """Join the parts' video streams without re-encoding, each stated exactly frames/fps long
-    (`durations`, when known; else counted here)."""
-    if durations is None:
-        durations = [frames / fps for frames, fps in map(video_facts, parts)]
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=out.parent) as listing:
-        listing.write("ffconcat version 1.0\n")
-        for part, d in zip(parts, durations):
-            listing.write(f"file '{part.resolve()}'\nduration {d:.6f}\n")
-    try:
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
-                        "-map", "0:v:0", "-c", "copy", "-movflags", "+faststart", str(out)], check=True)
-    finally:
-        Path(listing.name).unlink(missing_ok=True)
-
-
 def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool,
                durations: list[float] | None = None) -> dict:
-    """Scene MP4s -> `final` (replaced only when complete). With narration, the narration's
-    mixdown does it (the picture joined the same way, the voice track rebuilt once for the whole
-    chapter, exactly as long as the picture); silent, the picture is all there is."""
-    if voiced:
-        from voiceover import mixdown
-        return mixdown.join(parts, cue_lists, final, voiced) or {}
-    part = final.with_name(final.stem + ".part.mp4")
-    try:
-        concat_exact(parts, part, durations)
-        os.replace(part, final)
-    finally:
-        part.unlink(missing_ok=True)
-    return {"durations": durations, "seconds": sum(durations) if durations else None}
+    """Scene MP4s -> `final` (replaced only when complete): the picture joined by stream copy,
+    each part exactly frames/fps long; with narration, the voice track rebuilt once for the
+    whole chapter, exactly as long as the picture."""
+    from voiceover import mixdown
+    return mixdown.join(parts, cue_lists, final, voiced, durations) or {}
 
 
 def thumbnail(video: Path, png: Path, at: float):

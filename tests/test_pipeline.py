@@ -279,7 +279,7 @@ def test_render_py_accepts_jobs():
         render.parse_args(["--chapter", "02", "--jobs", "0"])
 
 
-def test_concat_exact_keeps_every_frame(tmp_path):
+def test_joined_picture_keeps_every_frame(tmp_path):
     parts = []
     for i, n in enumerate((5, 9, 4)):
         p = tmp_path / f"p{i}.mp4"
@@ -287,7 +287,7 @@ def test_concat_exact_keeps_every_frame(tmp_path):
                         "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
         parts.append(p)
     out = tmp_path / "joined.mp4"
-    pipeline.concat_exact(parts, out)
+    pipeline.join_parts(parts, [[] for _ in parts], out, voiced=False)
     frames, fps = pipeline.video_facts(out)
     assert frames == 18 and Fraction(fps) == 15
 

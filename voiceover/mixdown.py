@@ -98,9 +98,12 @@ def mux(video: Path, wav: Path | None, out: Path):
     subprocess.run(cmd + ["-movflags", "+faststart", str(out)], check=True)
 
 
-def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool) -> dict:
-    """Scene MP4s + their cues -> `final` (replaced only when complete). Returns a report."""
-    durations = [video_seconds(p) for p in parts]
+def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool,
+         durations: list[float] | None = None) -> dict:
+    """Scene MP4s + their cues -> `final` (replaced only when complete). Returns a report.
+
+    durations: each part's exact length (frames / fps) when the caller knows it; else probed."""
+    durations = durations or [video_seconds(p) for p in parts]
     report: dict = {"durations": durations, "seconds": sum(durations)}
     with tempfile.TemporaryDirectory(prefix="onepass-join-", dir=final.parent) as tmp:
         picture, wav = Path(tmp) / "picture.mp4", Path(tmp) / "narration.wav"
