@@ -152,7 +152,11 @@ def render_chapters(todo: list[str], bundle, args, console) -> list[Path]:
                       f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
         narration_report(r.report, cue_lists, narrator, console)
-    return [r.final for r in results]
+    finals = [r.final for r in results]
+    if getattr(args, "all", False) and len(results) > 1:
+        with console.status("joining the chapters into one film with chapter markers …"):
+            finals.append(pipeline.join_film(results, pipeline.destination(args.out, bundle, args.quality)))
+    return finals
 
 
 def choose_voice(spec: str, console):

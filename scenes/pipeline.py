@@ -46,6 +46,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -700,3 +701,54 @@ def render(chapters: list[str], bundle, quality: str = "low", out: Path = ROOT /
     if failure is not None:
         raise failure
     return [chapter_results[c] for c in chapters]
+
+
+# ---------------------------------------------------------------------------------------
+# The film: every chapter in one file, with chapter markers
+
+FILM_NAME = "onepass-film"
+
+
+def film_metadata(titles: list[str], durations: list[float]) -> str:
+    """An ffmetadata document with one chapter marker per chapter (millisecond timebase)."""
+    lines, start = [";FFMETADATA1", "title=One forward pass of GPT-2 small"], 0.0
+    for title, length in zip(titles, durations):
+        end = start + length
+        safe = "".join("\\" + ch if ch in "=;#\\\n" else ch for ch in title)   # ffmetadata escaping
+        lines += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
+                  f"title={safe}"]
+        start = end
+    return "\n".join(lines) + "\n"
+
+
+def join_film(results: list[ChapterResult], dest: Path) -> Path:
+    """Chapter MP4s -> one film MP4 with chapter markers, plus its captions.
+
+    The picture is stream-copied; the audio (when there is any) is re-encoded once across the
+    joins so no AAC priming gap accumulates. Replaced only when complete."""
+    from voiceover import captions, mixdown
+    final = dest / f"{FILM_NAME}.mp4"
+    parts = [r.final for r in results]
+    durations = [mixdown.video_seconds(p) for p in parts]
+    has_audio = all(stream_seconds(p, "a") is not None for p in parts)
+    part = final.with_name(final.stem + ".part.mp4")
+    with tempfile.TemporaryDirectory(prefix="onepass-film-", dir=dest) as tmp:
+        listing, meta = Path(tmp) / "parts.txt", Path(tmp) / "chapters.txt"
+        listing.write_text("ffconcat version 1.0\n" + "".join(
+            f"file '{p.resolve()}'\nduration {d:.6f}\n" for p, d in zip(parts, durations)), encoding="utf-8")
+        meta.write_text(film_metadata([f"{r.chapter} · {r.title}" for r in results], durations), encoding="utf-8")
+        audio_args = ["-map", "0:a:0", "-c:a", "aac", "-b:a", mixdown.AAC_BITRATE, "-ar", "48000"] if has_audio else []
+        try:
+            subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
+                            "-i", str(meta), "-map", "0:v:0", "-c:v", "copy", *audio_args, "-map_metadata", "1",
+                            "-map_chapters", "1", "-movflags", "+faststart", str(part)], check=True)
+            os.replace(part, final)
+        finally:
+            part.unlink(missing_ok=True)
+    cues, offset = [], 0.0
+    for p, length in zip(parts, durations):      # each chapter's captions, shifted into the film
+        cues += [dict(c, start=c["start"] + offset, end=c["end"] + offset) for c in captions.read_srt(p.with_suffix(".srt"))]
+        offset += length
+    captions.write_srt(cues, final.with_suffix(".srt"))
+    captions.write_vtt(cues, final.with_suffix(".vtt"))
+    return final
