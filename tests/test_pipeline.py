@@ -331,3 +331,25 @@ def test_lines_spoken_by_shared_scene_code_count_for_every_scene(project):
     project.lines["a"] = "First line, reworded."
     project.render()
     assert project.last == ["Alpha"]
+
+
+def test_film_joins_chapters_with_markers_and_shifted_captions(tmp_path):
+    from types import SimpleNamespace
+
+    from voiceover import captions
+    results = []
+    for i, seconds in enumerate((2, 3)):
+        p = tmp_path / f"ch0{i}.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=size=64x36:rate=15:d={seconds}",
+                        "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}:sample_rate=48000",
+                        "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(p)], check=True)
+        captions.write_srt([{"start": 0.5, "end": 1.5, "text": f"line {i}"}], p.with_suffix(".srt"))
+        results.append(SimpleNamespace(final=p, chapter=f"0{i}", title=f"Title = {i}"))
+    film = pipeline.join_film(results, tmp_path)
+    info = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(film)],
+                                     capture_output=True, text=True, check=True).stdout)
+    marks = [(round(float(c["start_time"]), 1), c["tags"]["title"]) for c in info["chapters"]]
+    assert marks == [(0.0, "00 · Title = 0"), (2.0, "01 · Title = 1")]
+    assert abs(float(info["format"]["duration"]) - 5.0) < 0.1
+    cues = captions.read_srt(film.with_suffix(".srt"))
+    assert [(c["start"], c["text"]) for c in cues] == [(0.5, "line 0"), (2.5, "line 1")]
