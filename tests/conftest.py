@@ -49,6 +49,17 @@ def render_scene_frames(bundle, chapter: str, scene: str, tmp_path: Path):
     return mp4, json.loads(cues.read_text(encoding="utf-8"))
 
 
+_MEDIA: list[str] = []
+
+
+def _test_media_dir() -> str:
+    """One manim media folder per test process: parallel test runs never share its text cache."""
+    if not _MEDIA:
+        import tempfile
+        _MEDIA.append(tempfile.mkdtemp(prefix="onepass-test-media-"))
+    return _MEDIA[0]
+
+
 def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
     """Run a scene's construct() without writing frames (manim dry run); returns the scene.
 
@@ -72,7 +83,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
     os.environ.pop("ONEPASS_CUES", None)
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR"}
+                "verbosity": "ERROR", "media_dir": _test_media_dir()}
     if not draw:
         settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
     with tempconfig(settings):
