@@ -253,7 +253,8 @@ class Softmax(VoteScene):
             p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), 4.9)
             p_title.next_to(plot.point(1, 1.0), UP, buff=0.25).align_to(plot.axes[1], LEFT)
             mass = label(f"top {len(f['top'])}: {S.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
-            mass.next_to(left, DOWN, buff=0.25).align_to(left, LEFT)
+            # under the plot: below the bars (and a far-down watch row) it would reach the caption band
+            mass.next_to(plot.axes, DOWN, buff=0.2).align_to(plot.axes, LEFT)
             self.play(FadeIn(plot.axes), FadeIn(p_title), run_time=beat.share(0.15))
             self.play(FadeIn(plot.path), FadeIn(mass), run_time=beat.share(0.25))
             at = plot.point(n_p, TOP_P)
@@ -275,8 +276,7 @@ class Softmax(VoteScene):
                 self.play(FadeIn(SurroundingRectangle(row, color=S.TOKEN, buff=0.05)),
                           Indicate(row.name, color=S.TOKEN), run_time=beat.share(0.4))
             else:
-                self.play(FadeIn(extra, shift=UP * 0.1), mass.animate.next_to(extra, DOWN, buff=0.2)
-                          .align_to(left, LEFT), run_time=beat.share(0.4))
+                self.play(FadeIn(extra, shift=UP * 0.1), run_time=beat.share(0.4))
             where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
             pin = Dot(where, color=S.TOKEN, radius=0.07)
             # the tag sits above the plot (never on the curve), joined to its point by a thin line
