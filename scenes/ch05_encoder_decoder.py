@@ -102,7 +102,7 @@ class MaskOff(EncoderDecoderScene):
             "encoder": label("encoder (BERT-style): the same scores, no triangle", S.BODY_SIZE, S.ATTENTION),
         }
         for t in titles.values():
-            fit_width(t, 8.5).move_to(UP * 2.75)
+            fit_width(t, 8.5).move_to(UP * 2.62)   # clear of the meter note above
 
         with self.beat("decoder") as beat:
             self.play(FadeIn(titles["decoder"]), run_time=beat.share(0.1))
@@ -183,7 +183,7 @@ class Towers(EncoderDecoderScene):
         return VGroup(r, t.move_to(r))
 
     def build(self):
-        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * 2.75)
+        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * 2.62)
         ex, dx = -3.4, 3.2
         # encoder: reads everything, no mask
         enc_attn = self.box("self-attention, no mask", S.ATTENTION).move_to([ex, -1.35, 0])
@@ -264,7 +264,7 @@ class Families(EncoderDecoderScene):
             with self.beat(beat_key) as beat:
                 self.play(FadeIn(col, shift=UP * 0.2), run_time=beat.share(0.4))
         with self.beat("verdict") as beat:
-            frame = SurroundingRectangle(cols[1], color=S.WARNING, buff=0.12, corner_radius=0.1)
+            frame = SurroundingRectangle(cols[1], color=S.WARNING, buff=0.18, corner_radius=0.1)
             self.play(Create(frame), run_time=beat.share(0.25))
             self.play(FadeIn(verdict, shift=UP * 0.1), run_time=beat.share(0.25))
 
