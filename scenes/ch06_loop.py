@@ -219,8 +219,8 @@ class Cache(LoopChapter):
                                   xs, aligns, y))
             y -= 0.6
         rule = Line([xs[0], 1.4, 0], [xs[-1], 1.4, 0], color=S.MUTED, stroke_width=1.5)
-        note = fit_width(label("cached step: project only the new row, attend over all cached keys "
-                               "(decode_step_flops)", S.SMALL, S.MUTED), 12.6)
+        note = fit_width(label("cached step: project only the new row, attend over all cached keys",
+                               S.SMALL, S.MUTED), 12.6)
         note.move_to([0, y - 0.2, 0])
         return VGroup(VGroup(head, rule), *rows[1:], note)
 
