@@ -211,7 +211,7 @@ class Mlp(StackScene):
 
     def value_window(self, values, block, n: int, name: str) -> VGroup:
         shown = len(window(len(values), n)[0])
-        g = NumberGrid(np.asarray(values)[None, :], max_cols=n, cell_w=1.0,
+        g = NumberGrid(np.asarray(values)[None, :], max_cols=n,
                        shape_text=f"{name}: first {shown} of {len(values):,}")
         return fit_width(g, 5.0).next_to(block, RIGHT, buff=0.45)
 
@@ -232,7 +232,7 @@ class Mlp(StackScene):
         with self.beat("mlp_up") as beat:
             up = self.fan(x_img, h_img, f"× W_up ({d} × {dff:,}), then GELU")
             shown = len(window(dff, 9)[0])
-            h_win = NumberGrid(f["hidden"][None, :], max_cols=9, cell_w=1.0,
+            h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
                                shape_text=f"hidden after GELU: first {shown} of {dff:,}")
             fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * 0.3)
             h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=0.3)
@@ -374,6 +374,10 @@ class Climb(StackScene):
             lines.add(VGroup(label(f"Σ after layer {L}", S.BODY_SIZE, S.FLOPS).move_to([0, y, 0], aligned_edge=LEFT),
                              label(S.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True).move_to([5.6, y, 0],
                                                                                                aligned_edge=RIGHT)))
+            # long prompts: widen the number column so no name runs into its number
+            push = max(0.0, max(left.get_right()[0] + 0.4 + right.width for left, right in lines) - 5.6)
+            for _, right in lines:
+                right.shift(RIGHT * push)
             fit_width(lines, 6.4).move_to([3.6, -0.2, 0])
             self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in lines], lag_ratio=0.2),
                       run_time=beat.share(0.6))
