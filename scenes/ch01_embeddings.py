@@ -92,14 +92,14 @@ class Lookup(EmbeddingScene):
                 chip = TokenChip(b.tokens[i], size=S.SMALL)
                 num = label(str(b.ids[i]), S.SMALL, S.TOKEN, mono=True).next_to(chip, RIGHT, buff=0.15)
                 chips.add(VGroup(chip, num))
-            chips.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+            chips.arrange(DOWN, buff=0.06, aligned_edge=LEFT)   # 8 rows fit at S.SMALL
             id_x = max(c[0].get_right()[0] for c in chips) + 0.15
             for c in chips:     # ids in one right-aligned column
                 c[1].move_to([id_x, c[0].get_y(), 0], aligned_edge=LEFT)
             right = max(c[1].get_right()[0] for c in chips)
             for c in chips:
                 c[1].align_to([right, 0, 0], RIGHT)
-            fit_box(chips, 4.0, 4.0).move_to(LEFT * 4.4 + DOWN * 0.2)
+            fit_box(chips, 4.0, 4.7).move_to(LEFT * 4.4 + DOWN * 0.3)
             stripes, arrows = VGroup(), VGroup()
             for chip, i in zip(chips, self.rows):
                 y = table.get_top()[1] - (b.ids[i] + 0.5) / V * table.height
