@@ -59,10 +59,13 @@ def sequential(p: float, hue: ManimColor = ATTENTION) -> ManimColor:
 
 
 def fmt_signed(x: float, decimals: int) -> str:
-    """Fixed decimals with a real minus sign; -inf as −∞."""
+    """Fixed decimals with a real minus sign; -inf as −∞; no "−0.00" for values that round to zero."""
     if np.isneginf(x):
         return "−∞"
-    return f"{x:.{decimals}f}".replace("-", "−")
+    text = f"{x:.{decimals}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "−")
 
 
 def fmt_pct(p: float, decimals: int = 1) -> str:
