@@ -15,7 +15,7 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Dot, FadeIn, FadeO
 from data import tokenizer
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, TokenChip, fit_width, label
+from scenes.widgets import NumberGrid, ProbBars, TokenChip, fit_width, label
 from voiceover.scripts.ch04 import TOP_K, TOP_P, vote_facts
 
 GRID_TOKENS = 8   # rows of the T x d matrix shown before only the last row goes on
@@ -23,7 +23,6 @@ GRID_TOKENS = 8   # rows of the T x d matrix shown before only the last row goes
 
 class VoteScene(ChapterScene):
     chapter = "04"
-    title = "The vote"
     hold_total = True    # scenes after the unembedding: the meter shows the whole pass
 
     def setup(self):
@@ -39,59 +38,12 @@ class VoteScene(ChapterScene):
             self.meter.counter.set_value(self.ledger.total)
 
 
-class Bars(VGroup):
-    """Candidates as rows: rank, token, a bar proportional to probability, the percentage.
-
-    Like widgets.ProbBars, but the name column is as wide as the longest name (so three
-    columns fit side by side), percentages are right-aligned in one column, and small
-    probabilities keep two significant digits (style.prob_decimals).
-    """
-
-    def __init__(self, texts, probs, ranks=None, bar_max: float = 2.6, bar_h: float = 0.26, pitch: float = 0.38,
-                 scale_to: float | None = None, name_max: float = 1.9, color=S.LOGIT):
-        super().__init__()
-        top = scale_to or max(max(probs), 1e-12)
-        self.probs = [float(p) for p in probs]
-        self.decimals = S.prob_decimals(self.probs)
-        self.rows = VGroup()
-        names = [fit_width(label(S.clip_token(t, int(name_max / 0.166)), S.SMALL, S.TOKEN, mono=True), name_max)
-                 for t in texts]
-        name_w = max(n.width for n in names)
-        rank_w = 0.0
-        for i, (name, p) in enumerate(zip(names, self.probs)):
-            rank = label(f"#{ranks[i]:,}" if ranks is not None else "·", S.SMALL, S.MUTED, mono=True)
-            if ranks is None:
-                rank.set_opacity(0)
-            rank_w = max(rank_w, rank.width if ranks is not None else 0)
-            bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
-                            fill_color=color, fill_opacity=0.9)
-            pct = label(S.fmt_prob(p, self.decimals), S.SMALL, S.INK, mono=True)
-            row = VGroup(rank, name, bar, pct)
-            row.rank, row.name, row.bar, row.pct = rank, name, bar, pct
-            self.rows.add(row)
-        x_name = rank_w + 0.15 if ranks is not None else 0.0
-        x_bar = x_name + name_w + 0.15
-        pct_w = max(r.pct.width for r in self.rows)
-        self.pct_right = x_bar + bar_max + 0.12 + pct_w
-        for i, row in enumerate(self.rows):
-            y = -i * pitch
-            row.rank.move_to([rank_w, y, 0], aligned_edge=RIGHT)
-            row.name.move_to([x_name, y, 0], aligned_edge=LEFT)
-            row.bar.move_to([x_bar, y, 0], aligned_edge=LEFT)
-            row.pct.move_to([self.pct_right, y, 0], aligned_edge=RIGHT)
-        self.add(self.rows)
-
-    def pct_x(self) -> float:
-        """Where the percentage column ends (right edge), wherever the bars now are."""
-        return self.rows[0].pct.get_right()[0]
-
-
-def top_bars(facts: dict, **kw) -> Bars:
+def top_bars(facts: dict, **kw) -> ProbBars:
     top = facts["top"]
-    return Bars([c["text"] for c in top], [c["prob"] for c in top], [c["rank"] for c in top], **kw)
+    return ProbBars([c["text"] for c in top], [c["prob"] for c in top], [c["rank"] for c in top], **kw)
 
 
-def extra_row(bars: Bars, cand: dict, colour=S.TOKEN) -> VGroup:
+def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     """A candidate below the bars ('⋮' then its row), drawn on the bars' scale and columns."""
     first = bars.rows[0]
     scale = first.bar.width / max(bars.probs[0], 1e-12)
@@ -300,7 +252,7 @@ class Shaping(VoteScene):
         with self.beat("temperature") as beat:
             cols = VGroup()
             for t in temps:
-                bars = Bars(t["texts"], t["probs"], None, bar_max=1.1, scale_to=scale, name_max=1.5)
+                bars = ProbBars(t["texts"], t["probs"], None, bar_max=1.1, scale_to=scale, name_max=1.5)
                 head = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT)
                 stats = VGroup(label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
                                label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True))

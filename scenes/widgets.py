@@ -279,30 +279,50 @@ class NumberGrid(VGroup):
 
 
 class ProbBars(VGroup):
-    """Horizontal bars: token label, bar proportional to probability, percentage."""
+    """Candidates as rows: rank, token, a bar proportional to probability, the percentage.
 
-    def __init__(self, tokens: Sequence[str], probs: Sequence[float], ranks: Sequence[int] | None = None,
-                 bar_max: float = 5.0, bar_h: float = 0.34, color=S.LOGIT, scale_to: float | None = None):
+    The name column is as wide as the longest name (so several sets fit side by side),
+    percentages are right-aligned in one column, and small probabilities keep two
+    significant digits (style.prob_decimals).
+    """
+
+    def __init__(self, texts, probs, ranks=None, bar_max: float = 2.6, bar_h: float = 0.26, pitch: float = 0.38,
+                 scale_to: float | None = None, name_max: float = 1.9, color=S.LOGIT):
         super().__init__()
-        top = scale_to or max(float(max(probs)), 1e-12)
+        top = scale_to or max(max(probs), 1e-12)
+        self.probs = [float(p) for p in probs]
+        self.decimals = S.prob_decimals(self.probs)
         self.rows = VGroup()
-        for i, (tok, p) in enumerate(zip(tokens, probs)):
-            rank = label(f"#{ranks[i]}" if ranks is not None else "", S.SMALL, S.MUTED, mono=True, compact=True)
-            name = fit_width(label(S.show_token(tok), S.SMALL, S.TOKEN, mono=True, compact=True), 2.2)
+        names = [fit_width(label(S.clip_token(t, int(name_max / 0.166)), S.SMALL, S.TOKEN, mono=True), name_max)
+                 for t in texts]
+        name_w = max(n.width for n in names)
+        rank_w = 0.0
+        for i, (name, p) in enumerate(zip(names, self.probs)):
+            rank = label(f"#{ranks[i]:,}" if ranks is not None else "·", S.SMALL, S.MUTED, mono=True)
+            if ranks is None:
+                rank.set_opacity(0)
+            rank_w = max(rank_w, rank.width if ranks is not None else 0)
             bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
                             fill_color=color, fill_opacity=0.9)
-            pct = label(S.fmt_pct(p), S.SMALL, S.INK, mono=True, compact=True)
+            pct = label(S.fmt_prob(p, self.decimals), S.SMALL, S.INK, mono=True)
             row = VGroup(rank, name, bar, pct)
-            row.bar, row.name, row.pct, row.rank = bar, name, pct, rank
+            row.rank, row.name, row.bar, row.pct = rank, name, bar, pct
             self.rows.add(row)
-        y = 0.0
-        for row in self.rows:
-            row.rank.move_to([0, y, 0], aligned_edge=RIGHT)
-            row.name.move_to([0.2, y, 0], aligned_edge=LEFT)
-            row.bar.move_to([2.6, y, 0], aligned_edge=LEFT)
-            row.pct.next_to(row.bar, RIGHT, buff=0.12)
-            y -= bar_h + 0.14
+        x_name = rank_w + 0.15 if ranks is not None else 0.0
+        x_bar = x_name + name_w + 0.15
+        pct_w = max(r.pct.width for r in self.rows)
+        self.pct_right = x_bar + bar_max + 0.12 + pct_w
+        for i, row in enumerate(self.rows):
+            y = -i * pitch
+            row.rank.move_to([rank_w, y, 0], aligned_edge=RIGHT)
+            row.name.move_to([x_name, y, 0], aligned_edge=LEFT)
+            row.bar.move_to([x_bar, y, 0], aligned_edge=LEFT)
+            row.pct.move_to([self.pct_right, y, 0], aligned_edge=RIGHT)
         self.add(self.rows)
+
+    def pct_x(self) -> float:
+        """Where the percentage column ends (right edge), wherever the bars now are."""
+        return self.rows[0].pct.get_right()[0]
 
 
 # ---------------------------------------------------------------------------
