@@ -40,10 +40,15 @@ class Beat:
 
 class ChapterScene(VoiceoverScene):
     chapter: str = "??"
-    title: str = ""
     meter_start: str | None = None   # ledger key whose 'before' total the meter starts at
     show_title: bool = False         # only a chapter's first scene shows the big title card
     meter_slots: int = 13            # digits and commas the meter can show (more for long totals)
+
+    @property
+    def title(self) -> str:
+        """The chapter's title, as the registry names it (one source for scenes, files and --list)."""
+        from scenes.registry import chapters
+        return chapters()[self.chapter]
 
     def setup(self):
         config.background_color = S.BACKGROUND

@@ -102,7 +102,6 @@ def id_list_block(ids: list[int], max_w: float) -> VGroup:
 
 class TokensScene(ChapterScene):
     chapter = "00"
-    title = "Tokens"
 
     def setup(self):
         super().setup()

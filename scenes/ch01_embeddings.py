@@ -51,7 +51,6 @@ def robust_vmax(values: np.ndarray) -> float:
 
 class EmbeddingScene(ChapterScene):
     chapter = "01"
-    title = "Embeddings and positions"
 
     def setup(self):
         super().setup()

@@ -20,7 +20,6 @@ def token_window(T: int, limit: int = GRID_TOKENS) -> list[int]:
 
 class AttentionScene(ChapterScene):
     chapter = "02"
-    title = "One attention head"
 
     def setup(self):
         super().setup()

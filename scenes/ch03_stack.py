@@ -53,7 +53,6 @@ def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:
 
 class StackScene(ChapterScene):
     chapter = "03"
-    title = "The full stack"
 
     def setup(self):
         super().setup()
@@ -116,7 +115,7 @@ class Heads(StackScene):
         return group, parts
 
     def build(self):
-        b, H, d, dh = self.bundle, self.H, self.d, self.dh
+        b = self.bundle
         with self.beat("heads") as beat:
             group, parts = self.panels()
             f = parts["featured"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
-                   VGroup, Write)
+                   VGroup)
 
 from scenes import style as S
 from scenes.base import ChapterScene
@@ -20,7 +20,6 @@ HOLD_STEP = "held: no new arithmetic"
 
 class EncoderDecoderScene(ChapterScene):
     chapter = "05"
-    title = "Encoder vs decoder"
 
     def add_furniture(self):
         super().add_furniture()

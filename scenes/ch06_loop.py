@@ -6,8 +6,8 @@ beside it, both from data/flops.py.
 """
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, UR, Arrow, Brace, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, UR, Brace, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
+                   TransformFromCopy, VGroup)
 
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
@@ -35,7 +35,6 @@ def place_row(cells, xs, aligns, y):
 
 class LoopChapter(ChapterScene):
     chapter = "06"
-    title = "The loop"
     meter_slots = 15       # a few full passes over a long prompt pass ten billion
 
     def setup(self):
@@ -83,7 +82,7 @@ class Loop(LoopChapter):
         return prompt, gen_chips
 
     def build(self):
-        b, steps = self.bundle, self.f["steps"]
+        steps = self.f["steps"]
         prompt, slots = self.strip()
         xs, aligns = [-6.3, -4.75, -2.35, -1.85, 2.05, 6.3], ["L", "L", "C", "L", "R", "R"]
         rows = []
