@@ -208,7 +208,7 @@ def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, consol
            "seconds": sum(s["seconds"] for s in scenes), "final": str(final), "final_frames": frames,
            "final_seconds": pipeline.stream_seconds(final), "parts_frames": sum(s["frames"] for s in scenes),
            "fps": fps}
-    console.print(f"[dim]re-running the same command unchanged …[/dim]")
+    console.print("[dim]re-running the same command unchanged …[/dim]")
     run["rerun_wall"], run["rerun_cpu"], again = timed_cli(cli)
     m = re.search(r"(\d+) of (\d+) scenes rendered", again.stderr)
     run["rerun_rendered"] = int(m.group(1)) if m else None   # >0: someone edited a scene's sources meanwhile

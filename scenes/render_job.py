@@ -22,7 +22,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     os.environ["ONEPASS_BUNDLE"] = str(bundle)
     if cues is not None:
         os.environ["ONEPASS_CUES"] = str(cues)
-    from manim import config, tempconfig
+    from manim import tempconfig
 
     from scenes.registry import scenes_of
     from scenes.widgets import enable_text_cache

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
