@@ -1,7 +1,7 @@
 """The bundle: everything one forward pass produced, on disk, safe to cite.
 
 Layout of a bundle directory:
-    tensors.safetensors   every captured tensor (float32 / int64), no pickle
+    tensors.safetensors   every tensor declared in SCHEMA below (float32 / int64), no pickle
     meta.json             schema version, prompt, ids, model id, sha256 of the
                           weights and of tensors.safetensors, library versions,
                           the command that made it, config, small facts
@@ -22,7 +22,9 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import load_file, save_file   # numpy flavour: no torch import
+
+from data.flops import Shape, forward_ledger
 
 SCHEMA_VERSION = 1
 DEFAULT_ROOT = Path(__file__).resolve().parent / "bundles"
@@ -59,22 +61,77 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+@dataclass(frozen=True)
+class TensorSpec:
+    """One tensor of the bundle: its shape in the letters of `dims()`, its dtype, what it is."""
+    shape: str
+    dtype: str = "float32"
+    about: str = ""
+
+
+# Every tensor a bundle holds, declared once. Extraction checks what it made against this
+# before saving; load() checks what it read. Adding a tensor means one line here (plus the
+# code in data/extract.py that makes it). Shape letters are defined by dims().
+SCHEMA: dict[str, TensorSpec] = {
+    "token_ids":      TensorSpec("T", "int64", "the prompt's token ids"),
+    "wte_rows":       TensorSpec("T d", about="token-embedding rows of those ids"),
+    "wpe_rows":       TensorSpec("T d", about="position-embedding rows 0..T-1"),
+    "wpe_table":      TensorSpec("P d", about="the whole position-embedding table"),
+    "resid_pre":      TensorSpec("L T d", about="each block's input (hook)"),
+    "ln1":            TensorSpec("L T d", about="first LayerNorm's output (hook)"),
+    "q":              TensorSpec("L H T dh", about="queries, split from c_attn's output per head"),
+    "k":              TensorSpec("L H T dh", about="keys, likewise"),
+    "v":              TensorSpec("L H T dh", about="values, likewise"),
+    "scores_raw":     TensorSpec("L H T T", about="q @ k^T"),
+    # float64: dividing float32 by numpy's float64 sqrt promotes (kept so bundles stay byte-identical)
+    "scores_scaled":  TensorSpec("L H T T", "float64", "scores_raw / sqrt(dh)"),
+    "scores_masked":  TensorSpec("L H T T", about="scores_scaled with the future set to -inf"),
+    "probs":          TensorSpec("L H T T", about="the model's own attention weights"),
+    "head_out":       TensorSpec("L H T dh", about="probs @ v"),
+    "attn_out":       TensorSpec("L T d", about="attention block's output after c_proj (hook)"),
+    "resid_mid":      TensorSpec("L T d", about="resid_pre + attn_out"),
+    "ln2":            TensorSpec("L T d", about="second LayerNorm's output (hook)"),
+    "mlp_pre":        TensorSpec("L T dff", about="c_fc's output, before GELU (hook)"),
+    "mlp_hidden":     TensorSpec("L T dff", about="after GELU (hook)"),
+    "mlp_out":        TensorSpec("L T d", about="MLP's output after c_proj (hook)"),
+    "resid_post":     TensorSpec("L T d", about="each block's output (hook)"),
+    "ln_f":           TensorSpec("T d", about="final LayerNorm's output (hook)"),
+    "logits":         TensorSpec("T V", about="the model's logits"),
+    "lens_ids":       TensorSpec("L k", "int64", "logit lens: top ids of the last row after each layer"),
+    "lens_probs":     TensorSpec("L k", about="logit lens: their probabilities"),
+    "gen_topk_ids":   TensorSpec("G k", "int64", "top ids of each generated step"),
+    "gen_topk_probs": TensorSpec("G k", about="their probabilities"),
+}
+
+
+def dims(cfg: dict, T: int, meta: dict) -> dict[str, int]:
+    """The sizes SCHEMA's shape letters stand for, from config, token count and meta."""
+    d, H = cfg["n_embd"], cfg["n_head"]
+    return {"L": cfg["n_layer"], "H": H, "T": T, "d": d, "dh": d // H, "dff": cfg.get("n_inner") or 4 * d,
+            "V": cfg["vocab_size"], "P": cfg["n_positions"],
+            "k": meta["top_k"], "G": len(meta["generated"])}
+
+
 def expected_shapes(cfg: dict, T: int, meta: dict) -> dict[str, tuple[int, ...]]:
-    """Shape of every tensor a bundle must hold, from config and token count."""
-    L, H, d, V = cfg["n_layer"], cfg["n_head"], cfg["n_embd"], cfg["vocab_size"]
-    dh, dff, P = d // H, cfg.get("n_inner") or 4 * d, cfg["n_positions"]
-    k, n_gen = meta["top_k"], len(meta["generated"])
-    per_layer_d = ("resid_pre", "ln1", "attn_out", "resid_mid", "ln2", "mlp_out", "resid_post")
-    shapes = {name: (L, T, d) for name in per_layer_d}
-    shapes.update({name: (L, H, T, dh) for name in ("q", "k", "v", "head_out")})
-    shapes.update({name: (L, H, T, T) for name in ("scores_raw", "scores_scaled", "scores_masked", "probs")})
-    shapes.update({
-        "token_ids": (T,), "wte_rows": (T, d), "wpe_rows": (T, d), "wpe_table": (P, d),
-        "mlp_pre": (L, T, dff), "mlp_hidden": (L, T, dff), "ln_f": (T, d), "logits": (T, V),
-        "lens_ids": (L, k), "lens_probs": (L, k),
-        "gen_topk_ids": (n_gen, k), "gen_topk_probs": (n_gen, k),
-    })
-    return shapes
+    """Shape of every tensor a bundle must hold (SCHEMA evaluated for this config and T)."""
+    n = dims(cfg, T, meta)
+    return {name: tuple(n[letter] for letter in spec.shape.split()) for name, spec in SCHEMA.items()}
+
+
+def schema_problems(tensors: dict[str, np.ndarray], meta: dict, extra_ok: bool = False) -> list[str]:
+    """What in `tensors` disagrees with SCHEMA for this meta: missing, wrong shape or dtype,
+    and (unless extra_ok) tensors the schema does not declare."""
+    problems = []
+    for name, shape in expected_shapes(meta["config"], len(meta["token_ids"]), meta).items():
+        if name not in tensors:
+            problems.append(f"lacks tensor {name!r}")
+        elif tuple(tensors[name].shape) != shape:
+            problems.append(f"tensor {name!r} has shape {tuple(tensors[name].shape)}, expected {shape}")
+        elif tensors[name].dtype != np.dtype(SCHEMA[name].dtype):
+            problems.append(f"tensor {name!r} is {tensors[name].dtype}, expected {SCHEMA[name].dtype}")
+    if not extra_ok:
+        problems += [f"has tensor {name!r}, which is not in the schema" for name in tensors if name not in SCHEMA]
+    return problems
 
 
 def save(directory: Path, tensors: dict[str, np.ndarray], meta: dict) -> Path:
@@ -152,7 +209,6 @@ class Bundle:
         return int(np.argmin(entropy))
 
     def ledger(self):
-        from data.flops import Shape, forward_ledger
         return forward_ledger(Shape.from_config(self.config), self.T)
 
 
@@ -176,13 +232,9 @@ def load(directory: Path) -> Bundle:
         tensors = load_file(str(tensor_path))
     except Exception as exc:  # safetensors raises its own error types
         raise BundleError(f"{tensor_path} cannot be read ({exc}); {fix}") from None
-    T = len(meta["token_ids"])
-    for name, shape in expected_shapes(meta["config"], T, meta).items():
-        if name not in tensors:
-            raise BundleError(f"{directory} lacks tensor {name!r}; {fix}")
-        if tuple(tensors[name].shape) != shape:
-            raise BundleError(f"{directory}: tensor {name!r} has shape {tuple(tensors[name].shape)}, "
-                              f"expected {shape}; {fix}")
+    problems = schema_problems(tensors, meta, extra_ok=True)   # as before: extra tensors are ignored
+    if problems:
+        raise BundleError(f"{directory}: {problems[0]}; {fix}")
     if list(tensors["token_ids"]) != meta["token_ids"]:
         raise BundleError(f"{directory}: token ids in {META} and {TENSORS} disagree; {fix}")
     return Bundle(directory, meta, tensors)

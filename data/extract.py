@@ -1,13 +1,19 @@
 """Run GPT-2 once on a prompt, capture every intermediate tensor, write the bundle.
 
-Capture is done with forward hooks on the real modules of GPT2LMHeadModel (eager
-attention), then cross-checked: the saved probabilities must equal the softmax of
-the saved masked scores (and the model's own attention output), and the logits
-rebuilt from the captured final LayerNorm must equal the model's logits.
+Three steps: capture() runs GPT2LMHeadModel (eager attention) once with forward hooks on
+its real modules; derive() redoes the attention arithmetic in numpy (q, k, v -> scores ->
+mask -> probs -> head_out); cross_check() holds that against the model: the saved
+probabilities must equal the softmax of the saved masked scores, the merged head outputs
+what the model fed its output projection, and the logits rebuilt from the captured final
+LayerNorm the model's logits. What a bundle holds is declared once, in bundle.SCHEMA.
+
+torch and transformers are imported only inside the functions that run the model, so
+returning a cached bundle stays fast and light.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata as md
 import json
 import os
 import sys
@@ -68,7 +74,7 @@ def find_real_weights() -> str | None:
     if env and Path(env).expanduser().is_dir():
         return env
     try:
-        from huggingface_hub import try_to_load_from_cache
+        from huggingface_hub import try_to_load_from_cache  # only for --weights auto; optional
         if isinstance(try_to_load_from_cache("gpt2", "model.safetensors"), str) or \
                 isinstance(try_to_load_from_cache("gpt2", "pytorch_model.bin"), str):
             return "gpt2"
@@ -124,7 +130,7 @@ def watch_token(prompt: str) -> dict | None:
 
 def load_model(spec: WeightsSpec):
     """GPT2LMHeadModel with eager attention (needed for attention outputs)."""
-    import torch
+    import torch  # heavy (torch + transformers take seconds): only when a bundle must be extracted
     from transformers import GPT2Config, GPT2LMHeadModel
 
     if spec.synthetic:
@@ -158,36 +164,58 @@ def weights_sha256(model) -> str:
     return h.hexdigest()
 
 
-def _hooks(model, store: dict):
-    """Forward hooks on the real modules; each writes its output into `store`."""
+# What capture() hooks: name -> (module path inside a block, "in" or "out"). Most are saved
+# as they are (see bundle.SCHEMA); "qkv" feeds derive() and "merged" is only compared.
+BLOCK_HOOKS = {
+    "resid_pre": ("", "in"), "ln1": ("ln_1", "out"), "qkv": ("attn.c_attn", "out"),
+    "merged": ("attn.c_proj", "in"), "attn_out": ("attn", "out"), "ln2": ("ln_2", "out"),
+    "mlp_pre": ("mlp.c_fc", "out"), "mlp_hidden": ("mlp.act", "out"), "mlp_out": ("mlp", "out"),
+    "resid_post": ("", "out"),
+}
+
+
+def capture(model, ids: list[int]) -> dict[str, np.ndarray]:
+    """Run the model once with forward hooks on its real modules; everything it computed, as numpy.
+
+    Per-layer captures are stacked to [L, T, ...] (batch dimension dropped); besides them:
+    ln_f [T, d], logits [T, V], attentions [L, H, T, T] (the model's own softmax),
+    wte [V, d] and wpe [P, d] (the embedding tables).
+    """
+    import torch  # heavy (~1 s): only needed when a bundle is actually extracted
+
+    store: dict = {}
+
+    def keep(name, output):
+        out = output[0] if isinstance(output, tuple) else output
+        store[name] = out.detach()[0].float().numpy()
+
     handles = []
-
-    def keep(name):
-        def hook(_module, args, output):
-            out = output[0] if isinstance(output, tuple) else output
-            store[name] = out.detach()
-        return hook
-
-    def keep_input(name):
-        def hook(_module, args):
-            store[name] = args[0].detach()
-        return hook
-
     for l, block in enumerate(model.transformer.h):
-        handles += [
-            block.register_forward_pre_hook(keep_input(f"resid_pre.{l}")),
-            block.ln_1.register_forward_hook(keep(f"ln1.{l}")),
-            block.attn.c_attn.register_forward_hook(keep(f"qkv.{l}")),
-            block.attn.c_proj.register_forward_pre_hook(keep_input(f"merged.{l}")),
-            block.attn.register_forward_hook(keep(f"attn_out.{l}")),
-            block.ln_2.register_forward_hook(keep(f"ln2.{l}")),
-            block.mlp.c_fc.register_forward_hook(keep(f"mlp_pre.{l}")),
-            block.mlp.act.register_forward_hook(keep(f"mlp_hidden.{l}")),
-            block.mlp.register_forward_hook(keep(f"mlp_out.{l}")),
-            block.register_forward_hook(keep(f"resid_post.{l}")),
-        ]
-    handles.append(model.transformer.ln_f.register_forward_hook(keep("ln_f")))
-    return handles
+        for name, (path, side) in BLOCK_HOOKS.items():
+            module = block.get_submodule(path)
+            if side == "in":
+                hook = module.register_forward_pre_hook(lambda _m, args, n=f"{name}.{l}": keep(n, args[0]))
+            else:
+                hook = module.register_forward_hook(lambda _m, _args, out, n=f"{name}.{l}": keep(n, out))
+            handles.append(hook)
+    handles.append(model.transformer.ln_f.register_forward_hook(lambda _m, _a, out: keep("ln_f", out)))
+    try:
+        with torch.no_grad():
+            out = model(torch.tensor([ids]), output_attentions=True, use_cache=False)
+    finally:
+        for h in handles:
+            h.remove()
+
+    L = model.config.n_layer
+    captured = {name: np.stack([store[f"{name}.{l}"] for l in range(L)]) for name in BLOCK_HOOKS}
+    captured.update(
+        ln_f=store["ln_f"],
+        logits=out.logits[0].float().numpy(),
+        attentions=torch.stack(out.attentions)[:, 0].float().numpy(),
+        wte=model.transformer.wte.weight.detach().float().numpy(),
+        wpe=model.transformer.wpe.weight.detach().float().numpy(),
+    )
+    return captured
 
 
 def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -196,72 +224,69 @@ def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def run_forward(model, ids: list[int]) -> tuple[dict[str, np.ndarray], dict]:
-    """One forward pass; returns the tensors (numpy) and the consistency checks."""
-    import torch
+def derive(c: dict[str, np.ndarray], ids: list[int], n_head: int) -> dict[str, np.ndarray]:
+    """The bundle's tensors from the captures: attention redone in numpy, as chapter 02 tells it.
 
-    cfg = model.config
-    L, H, d = cfg.n_layer, cfg.n_head, cfg.n_embd
-    dh, T = d // H, len(ids)
-    store: dict = {}
-    handles = _hooks(model, store)
-    try:
-        with torch.no_grad():
-            out = model(torch.tensor([ids]), output_attentions=True, use_cache=False)
-    finally:
-        for h in handles:
-            h.remove()
-
-    def layers(prefix):  # stack per-layer captures, drop the batch dim -> [L, T, ...]
-        return torch.stack([store[f"{prefix}.{l}"][0] for l in range(L)]).float().numpy()
-
-    qkv = layers("qkv")                                    # [L, T, 3d]
-    heads = lambda x: x.reshape(L, T, H, dh).transpose(0, 2, 1, 3)  # [L, T, d] -> [L, H, T, dh]
-    q, k, v = (heads(qkv[..., i * d:(i + 1) * d]) for i in range(3))
-    scores_raw = q @ k.transpose(0, 1, 3, 2)               # [L, H, T, T]
-    scores_scaled = scores_raw / np.sqrt(dh)
-    causal = np.triu(np.ones((T, T), dtype=bool), k=1)     # True above the diagonal: the future
-    scores_masked = np.where(causal, -np.inf, scores_scaled).astype(np.float32)
-    probs = torch.stack(out.attentions)[:, 0].float().numpy()  # the model's own weights [L, H, T, T]
-    head_out = probs @ v                                   # [L, H, T, dh]
-    merged = layers("merged")                              # what c_proj received [L, T, d]
-
-    wte = model.transformer.wte.weight.detach().float().numpy()  # [V, d]
-    wpe = model.transformer.wpe.weight.detach().float().numpy()  # [P, d]
-    ln_f = store["ln_f"][0].float().numpy()                # [T, d]
-    logits = out.logits[0].float().numpy()                 # [T, V]
-    tensors = {
-        "token_ids": np.array(ids, dtype=np.int64),
-        "wte_rows": wte[ids], "wpe_rows": wpe[:T], "wpe_table": wpe,
-        "resid_pre": layers("resid_pre"), "ln1": layers("ln1"),
+    probs are the model's own attention weights; the softmax of our masked scores is only
+    compared with them (cross_check), so what the film shows is exactly what the model used.
+    """
+    L, T, d3 = c["qkv"].shape                                   # qkv: [L, T, 3d]
+    d = d3 // 3
+    dh = d // n_head
+    heads = lambda x: x.reshape(L, T, n_head, dh).transpose(0, 2, 1, 3)  # [L, T, d] -> [L, H, T, dh]
+    q, k, v = (heads(c["qkv"][..., i * d:(i + 1) * d]) for i in range(3))  # each [L, H, T, dh]
+    scores_raw = q @ k.transpose(0, 1, 3, 2)                     # [L, H, T, T]
+    scores_scaled = scores_raw / np.sqrt(dh)                     # [L, H, T, T] (float64: numpy promotes)
+    future = np.triu(np.ones((T, T), dtype=bool), k=1)           # [T, T] True above the diagonal
+    scores_masked = np.where(future, -np.inf, scores_scaled).astype(np.float32)  # [L, H, T, T]
+    probs = c["attentions"]                                      # [L, H, T, T] the model's softmax
+    head_out = probs @ v                                         # [L, H, T, dh]
+    return {
+        "token_ids": np.array(ids, dtype=np.int64),              # [T]
+        "wte_rows": c["wte"][ids], "wpe_rows": c["wpe"][:T],     # [T, d] each
+        "wpe_table": c["wpe"],                                   # [P, d]
+        "resid_pre": c["resid_pre"], "ln1": c["ln1"],            # [L, T, d]
         "q": q, "k": k, "v": v,
         "scores_raw": scores_raw, "scores_scaled": scores_scaled, "scores_masked": scores_masked,
         "probs": probs, "head_out": head_out,
-        "attn_out": layers("attn_out"), "ln2": layers("ln2"),
-        "mlp_pre": layers("mlp_pre"), "mlp_hidden": layers("mlp_hidden"), "mlp_out": layers("mlp_out"),
-        "resid_post": layers("resid_post"), "ln_f": ln_f, "logits": logits,
+        "attn_out": c["attn_out"],                               # [L, T, d]
+        "resid_mid": c["resid_pre"] + c["attn_out"],             # [L, T, d]
+        "ln2": c["ln2"], "mlp_pre": c["mlp_pre"], "mlp_hidden": c["mlp_hidden"],  # [L, T, d|dff|dff]
+        "mlp_out": c["mlp_out"], "resid_post": c["resid_post"],  # [L, T, d]
+        "ln_f": c["ln_f"], "logits": c["logits"],                # [T, d], [T, V]
     }
-    tensors["resid_mid"] = tensors["resid_pre"] + tensors["attn_out"]
 
+
+def cross_check(t: dict[str, np.ndarray], c: dict[str, np.ndarray]) -> dict[str, float]:
+    """Our derivation against the model's own numbers; raises ExtractError past the tolerances."""
+    L, H, T, dh = t["head_out"].shape
     checks = {
         # saved probabilities == softmax of saved masked scores
-        "probs_vs_softmax_masked": float(np.abs(_softmax(scores_masked) - probs).max()),
+        "probs_vs_softmax_masked": float(np.abs(_softmax(t["scores_masked"]) - t["probs"]).max()),
         # our per-head outputs, merged, == what the model fed its output projection
-        "head_out_vs_model": float(np.abs(head_out.transpose(0, 2, 1, 3).reshape(L, T, d) - merged).max()),
+        "head_out_vs_model": float(np.abs(t["head_out"].transpose(0, 2, 1, 3).reshape(L, T, H * dh)
+                                          - c["merged"]).max()),
         # logits rebuilt from the captured final LayerNorm and the tied table == the model's logits
-        "logits_vs_model": float(np.abs(ln_f @ wte.T - logits).max()),
+        "logits_vs_model": float(np.abs(t["ln_f"] @ c["wte"].T - t["logits"]).max()),
         # the embedding stage: wte + wpe == the first block's input
-        "embed_vs_model": float(np.abs(wte[ids] + wpe[:T] - tensors["resid_pre"][0]).max()),
+        "embed_vs_model": float(np.abs(t["wte_rows"] + t["wpe_rows"] - t["resid_pre"][0]).max()),
     }
     # the tiny random model has logits of order 1; real GPT-2's are ~100, so compare relatively
-    scale = max(1.0, float(np.abs(logits).max()))
+    scale = max(1.0, float(np.abs(t["logits"]).max()))
     limits = {"probs_vs_softmax_masked": 1e-5, "head_out_vs_model": 1e-4,
               "logits_vs_model": 1e-5 * scale, "embed_vs_model": 1e-6}
     for name, err in checks.items():
         if not err <= limits[name]:
             raise ExtractError(f"captured tensors disagree with the model ({name}: max error {err:.3g}); "
                                "this is a bug in onepass's hooks, please report it")
-    return tensors, checks
+    return checks
+
+
+def run_forward(model, ids: list[int]) -> tuple[dict[str, np.ndarray], dict]:
+    """One forward pass: capture (hooks), derive (numpy), cross-check; returns (tensors, checks)."""
+    captured = capture(model, ids)
+    tensors = derive(captured, ids, model.config.n_head)
+    return tensors, cross_check(tensors, captured)
 
 
 def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.ndarray, np.ndarray]:
@@ -270,7 +295,7 @@ def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.nd
     Each layer's residual (last row) goes through the final LayerNorm and the tied
     unembedding, exactly like the real output. Returns ids and probs, [L, top_k].
     """
-    import torch
+    import torch  # heavy: only when a bundle is extracted
     with torch.no_grad():
         h = torch.from_numpy(resid_post[:, -1, :])                     # [L, d]
         logits = model.lm_head(model.transformer.ln_f(h)).double()      # [L, V]
@@ -281,7 +306,7 @@ def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.nd
 
 def generate(model, ids: list[int], steps: int, top_k: int = TOP_K):
     """Greedy continuation, one full forward pass per step (as chapter 06 tells it)."""
-    import torch
+    import torch  # heavy: only when a bundle is extracted
     context = list(ids)
     topk_ids, topk_probs, records = [], [], []
     with torch.no_grad():
@@ -313,7 +338,6 @@ def cosine_pairs(model) -> list[dict]:
 
 
 def library_versions() -> dict:
-    import importlib.metadata as md
     out = {"python": sys.version.split()[0]}
     for pkg in ("torch", "transformers", "tokenizers", "safetensors", "numpy", "manim"):
         try:
@@ -325,7 +349,10 @@ def library_versions() -> dict:
 
 def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
             force: bool = False, log=print) -> bundle_io.Bundle:
-    """Bundle for (prompt, weights): reused from the cache when present, else extracted."""
+    """Bundle for (prompt, weights): reused from the cache when present, else extracted.
+
+    The cache is looked up first and a hit imports neither torch nor transformers.
+    """
     ids = validate_prompt(prompt)
     spec = WeightsSpec(resolve_weights(weights, log))
     watch = watch_token(prompt)
@@ -341,7 +368,13 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
         except bundle_io.BundleError as exc:
             log(f"bundle {directory} is unusable ({exc}); extracting it again")
 
-    import torch
+    return _extract_fresh(prompt, ids, spec, watch, key, directory, log)
+
+
+def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
+                   key: str, directory: Path, log) -> bundle_io.Bundle:
+    """Load the model, run it once, check everything, write the bundle (extract() found no cache)."""
+    import torch  # heavy (~1 s): a cached bundle never gets here
     torch.set_grad_enabled(False)
     model = load_model(spec)
     cfg = model.config
@@ -385,6 +418,10 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
     if meta["parameters"]["total"] != actual_params:
         raise ExtractError(f"parameter count mismatch: ledger {meta['parameters']['total']:,} "
                            f"vs model {actual_params:,}")
+    problems = bundle_io.schema_problems(tensors, meta)
+    if problems:
+        raise ExtractError(f"the extracted tensors do not match data/bundle.py's SCHEMA: {'; '.join(problems)} "
+                           "(a tensor added in one place and not the other?)")
     bundle_io.save(directory, tensors, meta)
     log(f"wrote bundle {directory}")
     return bundle_io.load(directory)

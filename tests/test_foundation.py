@@ -172,6 +172,30 @@ def test_failed_write_keeps_the_good_bundle(tiny_bundle, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [dst.name]
 
 
+def test_saved_bundle_holds_exactly_the_schema(tiny_bundle):
+    """Every tensor on disk is declared once in bundle.SCHEMA, with that shape and dtype."""
+    from safetensors.numpy import load_file
+    saved = load_file(str(tiny_bundle.path / bundle_io.TENSORS))
+    assert saved.keys() == bundle_io.SCHEMA.keys()
+    shapes = bundle_io.expected_shapes(tiny_bundle.config, tiny_bundle.T, tiny_bundle.meta)
+    for name, spec in bundle_io.SCHEMA.items():
+        assert saved[name].shape == shapes[name], name
+        assert saved[name].dtype == np.dtype(spec.dtype), name
+    assert bundle_io.schema_problems(saved, tiny_bundle.meta) == []
+    saved["extra"] = saved["q"]
+    assert bundle_io.schema_problems(saved, tiny_bundle.meta) == ["has tensor 'extra', which is not in the schema"]
+
+
+def test_cached_bundle_lookup_imports_no_torch(tiny_bundle, bundle_root):
+    code = ("import sys; from data import extract; "
+            f"b = extract.extract({tiny_bundle.prompt!r}, 'tiny', root={str(bundle_root)!r}, log=print); "
+            f"assert b.path.name == {tiny_bundle.path.name!r}; "
+            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "reusing bundle" in r.stdout and r.stdout.strip().endswith("[]")
+
+
 # -- FLOPs ledger ------------------------------------------------------------------
 
 def test_ledger_checkpoints_for_gpt2_small_and_five_tokens():
