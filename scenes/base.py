@@ -18,9 +18,9 @@ from pathlib import Path
 from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Write, config
 
 from data import bundle as bundle_io
-from voiceover import guard, services  # noqa: I001
-guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
-from manim_voiceover import VoiceoverScene  # noqa: E402
+from data.chapters import CHAPTERS
+from voiceover import services  # noqa: I001  (installs the no-stdin guard before manim_voiceover)
+from manim_voiceover import VoiceoverScene
 from scenes import style as S
 from scenes.widgets import FlopsMeter, fit_width, label
 from voiceover import script
@@ -47,9 +47,8 @@ class ChapterScene(VoiceoverScene):
 
     @property
     def title(self) -> str:
-        """The chapter's title, as the registry names it (one source for scenes, files and --list)."""
-        from scenes.registry import chapters
-        return chapters()[self.chapter]
+        """The chapter's title, as data/chapters.py names it (one source for scenes, files and --list)."""
+        return CHAPTERS[self.chapter].title
 
     def setup(self):
         config.background_color = S.BACKGROUND

@@ -1,7 +1,7 @@
 """Chapter 00 — from text to token ids. The Σ meter reads 0 throughout: tokenizing is lookups.
 
 Everything shown comes from the bundle (prompt, ids, token texts) or from the real GPT-2
-tokenizer files (vocabulary, merge ranks), via voiceover.scripts.ch00.token_facts.
+tokenizer files (vocabulary, merge ranks), via data.facts.ch00.token_facts.
 """
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, FadeIn, FadeOut
                    RoundedRectangle, Succession, VGroup)
 
 from data import tokenizer
+from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.style import fmt_ratio
 from scenes.widgets import TokenChip, fit_width, label
-from voiceover.scripts.ch00 import fmt_ratio, token_facts
 
 CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4     # usable width for content rows
 CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2  # usable height between the furniture and captions

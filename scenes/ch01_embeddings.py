@@ -8,10 +8,11 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, Create, Dot, Fa
                    SurroundingRectangle, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
+from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.style import fmt_cos
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, fit_width, label, token_row
-from voiceover.scripts.ch01 import embed_facts, fmt_cos, sinusoidal_table
 
 CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4
 CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2

@@ -5,10 +5,10 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
                    ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
+from data.facts.ch02 import head_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import NumberGrid, fit_width, label
-from voiceover.scripts.ch02 import head_facts
 
 GRID_TOKENS = 8   # at most this many tokens as rows/columns of a T x T grid at 480p
 

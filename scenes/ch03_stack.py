@@ -12,12 +12,12 @@ import numpy as np
 from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, FadeOut, Group, ImageMobject,
                    Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup)
 
+from data.facts.ch02 import head_facts
+from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 from data.flops import human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import NumberGrid, fit_width, label, window
-from voiceover.scripts.ch02 import head_facts
-from voiceover.scripts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:

@@ -13,10 +13,10 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Dot, FadeIn, FadeO
                    Rectangle, SurroundingRectangle, Transform, Triangle, VGroup, VMobject)
 
 from data import tokenizer
+from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, fit_width, label
-from voiceover.scripts.ch04 import TOP_K, TOP_P, vote_facts
 
 GRID_TOKENS = 8   # rows of the T x d matrix shown before only the last row goes on
 

@@ -9,11 +9,11 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
+from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.ch02_attention import token_window
 from scenes.widgets import FlopsMeter, NumberGrid, fit_width, label
-from voiceover.scripts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 
 HOLD_STEP = "held: no new arithmetic"
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from manim import (DOWN, LEFT, RIGHT, UP, UR, Brace, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
                    TransformFromCopy, VGroup)
 
+from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import FlopsMeter, TokenChip, fit_width, label
-from voiceover.scripts.ch06 import loop_facts
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip

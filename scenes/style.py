@@ -102,6 +102,16 @@ def fmt_int(n: int) -> str:
     return f"{n:,}"
 
 
+def fmt_ratio(x: float) -> str:
+    """A ratio such as characters per token: one decimal."""
+    return f"{x:.1f}"
+
+
+def fmt_cos(c: float) -> str:
+    """A cosine similarity: two decimals, with a real minus sign."""
+    return f"{c:.2f}".replace("-", "−")
+
+
 def clip_token(text: str, max_chars: int = 11) -> str:
     """show_token cut to max_chars with '…': long tokens keep a legible size instead of shrinking."""
     shown = show_token(text)

@@ -12,9 +12,10 @@ import pytest
 
 from tests.conftest import build_scene
 from data import tokenizer
+from data.facts import ch00, ch01
 from scenes import style as S
 from voiceover import script
-from voiceover.scripts import ch00, ch01
+from voiceover.scripts import ch01 as ch01_script
 
 LONG_PROMPT_WORDS = ("Tokenization is unbelievable", "السلام علیکم", "naïve café — 日本語 😀 ok",
                      "  spaces\tand\nnewlines  ", "The cat sat on the")
@@ -176,7 +177,7 @@ def test_lookup_scene_numbers_come_from_the_bundle(tiny_bundle):
 def test_meaning_scene_shows_the_bundle_cosines(tiny_bundle):
     s = scene_of(tiny_bundle, "01", "Meaning")
     for p in tiny_bundle.meta["cosine"]:
-        assert ch01.fmt_cos(p["cosine"]) in s.built_texts
+        assert S.fmt_cos(p["cosine"]) in s.built_texts
         assert S.show_token(" " + p["a"]) in s.built_texts
     assert s.meter.value == 0
 
@@ -224,4 +225,4 @@ def test_chapter01_narration_is_honest_about_random_weights(tiny_bundle):
     with mock.patch.object(b, "meta", real):
         honest = script.chapter_lines("01", b, led)
     for p in b.meta["cosine"]:
-        assert ch01.spoken_cos(p["cosine"]) in honest["cosine"]
+        assert ch01_script.spoken_cos(p["cosine"]) in honest["cosine"]

@@ -13,9 +13,9 @@ import pytest
 
 from tests.conftest import build_scene
 from data import extract, tokenizer
+from data.facts import ch04 as ch04_facts
 from scenes import style as S
 from voiceover import script
-from voiceover.scripts import ch04 as ch04_script
 
 CH03 = ["Heads", "Mlp", "Climb", "Lens"]
 CH04 = ["LastRow", "Softmax", "Shaping", "Pick"]
@@ -107,8 +107,8 @@ def test_logit_lens_matches_a_direct_recomputation(tiny_bundle, built):
 # -- chapter 04 ----------------------------------------------------------------
 def test_top_candidates_are_the_bundles(tiny_bundle, built):
     probs = softmax(tiny_bundle["logits"][-1])
-    order = np.argsort(-probs)[:ch04_script.N_BARS]
-    assert [int(i) for i in order] == tiny_bundle.meta["top_ids"][:ch04_script.N_BARS]
+    order = np.argsort(-probs)[:ch04_facts.N_BARS]
+    assert [int(i) for i in order] == tiny_bundle.meta["top_ids"][:ch04_facts.N_BARS]
     texts = built("04", "Softmax").built_texts
     decimals = S.prob_decimals(probs[order])
     for rank, i in enumerate(order, start=1):
@@ -122,27 +122,27 @@ def test_top_p_count_matches_a_direct_recomputation(tiny_bundle, built):
     probs = np.sort(softmax(tiny_bundle["logits"][-1]))[::-1]
     n = 0
     mass = 0.0
-    while mass < ch04_script.TOP_P:
+    while mass < ch04_facts.TOP_P:
         mass += probs[n]
         n += 1
-    assert f"{n:,} tokens hold {100 * ch04_script.TOP_P:g}%" in built("04", "Softmax").built_texts
+    assert f"{n:,} tokens hold {100 * ch04_facts.TOP_P:g}%" in built("04", "Softmax").built_texts
     assert any(f": {n:,}" in t for t in built("04", "Shaping").built_texts)
     # and the rule itself on numbers one can check by hand
-    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.9) == 3
-    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.8) == 2
-    assert ch04_script.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 1.0) == 4
+    assert ch04_facts.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.9) == 3
+    assert ch04_facts.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 0.8) == 2
+    assert ch04_facts.nucleus_size(np.array([0.05, 0.5, 0.15, 0.3]), 1.0) == 4
 
 
 def test_temperature_top_probability_and_entropy(tiny_bundle, built):
     texts = built("04", "Shaping").built_texts
     z = tiny_bundle["logits"][-1]
-    for t in ch04_script.TEMPERATURES:
+    for t in ch04_facts.TEMPERATURES:
         q = softmax(z, t)
         assert f"T = {t:.1f}" in texts
         assert f"top {S.fmt_prob(q.max())}" in texts
         assert f"entropy {-(q * np.log(q)).sum():.2f} nats" in texts
     # top-k: the kept bars renormalised to share everything
-    kept = np.sort(softmax(z))[::-1][:ch04_script.TOP_K]
+    kept = np.sort(softmax(z))[::-1][:ch04_facts.TOP_K]
     kept = kept / kept.sum()
     dec = S.prob_decimals(kept)
     assert all(S.fmt_prob(p, dec) in texts for p in kept)
@@ -155,7 +155,7 @@ def test_token_of_interest_is_ranked_from_the_logits(tiny_bundle, built):
     rank = int((probs > probs[i]).sum()) + 1
     scene = built("04", "Softmax")
     assert "interest" in [c["beat"] for c in scene.cues]
-    if rank > ch04_script.N_BARS:
+    if rank > ch04_facts.N_BARS:
         assert f"#{rank:,}" in scene.built_texts
     assert f"{S.clip_token(' mat')} #{rank:,}" in scene.built_texts
 
@@ -204,7 +204,7 @@ def test_narration_numbers_and_honest_variants(tiny_bundle):
     assert spoken_count(led.after(f"L{L - 1}.mlp_down")) in ch03["climb_total"]
     assert spoken_count(led.total) in ch04["unembed"]
     assert "noise" in ch03["lens"] and "random weights" in ch04["softmax"]
-    n_p = ch04_script.nucleus_size(softmax(tiny_bundle["logits"][-1]), ch04_script.TOP_P)
+    n_p = ch04_facts.nucleus_size(softmax(tiny_bundle["logits"][-1]), ch04_facts.TOP_P)
     assert f"{n_p:,} tokens" in ch04["tail"]
     # the real-weights wording renders too (every field it names is provided)
     for module in ("ch03", "ch04"):
@@ -266,12 +266,12 @@ def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle,
 def test_real_gpt2_vote_figures(real_weights, bundle_root):
     """The seeds' figures, as chapter 04 computes and shows them (runs only with real weights)."""
     cat = extract.extract("The cat sat on the", real_weights, root=bundle_root, log=lambda m: None)
-    f = ch04_script.vote_facts(cat)
+    f = ch04_facts.vote_facts(cat)
     assert [c["text"] for c in f["top"][:4]] == [" floor", " bed", " couch", " ground"]
     assert f["watch"]["rank"] == 31 and S.fmt_prob(f["watch"]["prob"]) == "0.4%"
     assert "#31" in build_scene(cat, "04", "Softmax", draw=False).built_texts
     pak = extract.extract("The capital of Pakistan is", real_weights, root=bundle_root, log=lambda m: None)
-    f = ch04_script.vote_facts(pak)
+    f = ch04_facts.vote_facts(pak)
     assert f["n_p"] == 1065
     stats = [(S.fmt_prob(t["top"]), round(t["entropy"], 2)) for t in f["temps"]]
     assert stats == [("93.4%", 0.32), ("10.0%", 5.74), ("0.6%", 9.32)]

@@ -12,13 +12,13 @@ import pytest
 
 from tests.conftest import build_scene
 from data import tokenizer
+from data.facts.ch05 import VISIBLE_CHANGE, mask_facts
+from data.facts.ch06 import loop_facts
 from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, causal_pairs,
                         decode_step_flops, forward_ledger, generation_flops, human, kv_cache_bytes,
                         kv_cache_numbers_per_token)
 from scenes import style as S
 from scenes.ch02_attention import token_window
-from voiceover.scripts.ch05 import VISIBLE_CHANGE, mask_facts
-from voiceover.scripts.ch06 import loop_facts
 
 
 def build(bundle, chapter, scene):

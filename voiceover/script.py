@@ -13,6 +13,8 @@ import re
 import string
 from dataclasses import dataclass
 
+from data.chapters import titles
+
 WORDS_PER_SECOND = 2.6   # an unhurried narrator; used to time the silent ('none') voice
 
 
@@ -46,7 +48,6 @@ def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
     Every chapter also gets a "title" line, read over its title card, unless its script
     writes its own.
     """
-    from scenes.registry import chapters
     module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
     values = module.values(bundle, ledger)
     out = {}
@@ -54,7 +55,7 @@ def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
         if line.beat in out:
             raise ScriptError(f"chapter {chapter} has two lines for beat {line.beat!r}")
         out[line.beat] = render_line(line, values, bundle.synthetic)
-    title = chapters().get(chapter)
+    title = titles().get(chapter)
     if title and "title" not in out:
         out = {"title": f"Chapter {int(chapter)}: {title}.", **out}
     return out

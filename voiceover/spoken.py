@@ -17,3 +17,11 @@ def spoken_pct(p: float) -> str:
 def spoken_token(text: str) -> str:
     """A token quoted for speech and captions: ' the' -> '"the"'."""
     return f"“{text.strip() or text}”"
+
+
+def spoken_prob(p: float) -> str:
+    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
+    pct = 100 * p
+    if pct >= 0.05 or pct == 0:
+        return f"{pct:.1f} percent"
+    return f"{pct:.2g} percent"

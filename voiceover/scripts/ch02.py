@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from data.facts.ch02 import head_facts
 from voiceover.script import Line
 from voiceover.spoken import spoken_count, spoken_pct, spoken_token
 
@@ -31,14 +32,6 @@ LINES = [
     Line("receipt", "The receipt for one attention layer: {attn_flops} FLOPs, nearly all of it in the "
                     "projections. At {T} tokens the score grid itself is cheap."),
 ]
-
-
-def head_facts(bundle) -> dict:
-    """The featured head and its last-row readout (shared by the scene and the script)."""
-    head = bundle.featured_head(layer=0)
-    row = bundle["probs"][0, head, -1].astype(np.float64)   # [T]
-    top = int(np.argmax(row))
-    return {"head_index": head, "row": row, "top_index": top}
 
 
 def values(bundle, ledger) -> dict:

@@ -1,17 +1,14 @@
 """Chapter 03 narration: many heads, the MLP, twelve layers, the logit lens.
 
-Every figure is read from the bundle or the ledger. The helpers below are shared with
-scenes/ch03_stack.py, so the screen and the narration can never disagree.
+Every figure is read from the ledger or from data/facts (ch03, and ch02 for the featured
+head), which scenes/ch03_stack.py reads too, so the screen and the narration can never disagree.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from data import tokenizer
-from data.flops import parameter_counts
+from data.facts.ch02 import head_facts
+from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 from voiceover.script import Line
-from voiceover.spoken import spoken_count, spoken_token
-from voiceover.scripts.ch02 import head_facts
+from voiceover.spoken import spoken_count, spoken_prob, spoken_token
 
 LINES = [
     Line("heads", "Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
@@ -52,60 +49,6 @@ LINES = [
                    "random weights that says nothing about language. The lens itself costs nothing on the "
                    "meter: it is a look inside, not part of the pass."),
 ]
-
-
-def mlp_facts(bundle, layer: int = 0) -> dict:
-    """The last token's MLP in `layer`: input, hidden activations, output and the sign counts."""
-    last = bundle.T - 1
-    hidden = bundle["mlp_hidden"][layer, last].astype(np.float64)
-    return {
-        "layer": layer,
-        "token": last,
-        "x": bundle["ln2"][layer, last],
-        "pre": bundle["mlp_pre"][layer, last],
-        "hidden": hidden,
-        "out": bundle["mlp_out"][layer, last],
-        "n_pos": int((hidden > 0).sum()),
-        "n_neg": int((hidden < 0).sum()),
-        "n_zero": int((hidden == 0).sum()),
-        "min": float(hidden.min()),
-        "max": float(hidden.max()),
-    }
-
-
-def param_facts(bundle) -> dict:
-    """Parameters of one layer's attention and MLP (weights + biases), from the config."""
-    from data.flops import Shape
-    counts = parameter_counts(Shape.from_config(bundle.config), bundle.config["n_positions"])
-    attn, mlp = counts["attention_per_layer"], counts["mlp_per_layer"]
-    return {"attention": attn, "mlp": mlp, "ratio": mlp / attn}
-
-
-def lens_facts(bundle) -> list[dict]:
-    """The logit lens, bottom floor first: top-1 id, text and probability after each layer."""
-    ids, probs = bundle["lens_ids"], bundle["lens_probs"]
-    rows = []
-    for l in range(ids.shape[0]):
-        i = int(ids[l, 0])
-        rows.append({"layer": l, "id": i, "text": tokenizer.decode([i]), "prob": float(probs[l, 0])})
-    return rows
-
-
-def settle_layer(rows: list[dict]) -> int:
-    """Index of the lowest layer from which the top guess equals the last layer's, all the way up."""
-    final = rows[-1]["id"]
-    k = len(rows) - 1
-    while k > 0 and rows[k - 1]["id"] == final:
-        k -= 1
-    return k
-
-
-def spoken_prob(p: float) -> str:
-    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
-    pct = 100 * p
-    if pct >= 0.05 or pct == 0:
-        return f"{pct:.1f} percent"
-    return f"{pct:.2g} percent"
 
 
 def values(bundle, ledger) -> dict:

@@ -1,67 +1,13 @@
 """Chapter 05 narration: encoder vs decoder. Same scores, with and without the triangle.
 
-The grid facts (which rows change, by how much) are computed here from the bundle's
-own scaled scores, and shared with the scene so screen and voice cannot disagree.
+The grid facts (which rows change, by how much), the families and the original paper come
+from data/facts/ch05.py, which the scene reads too, so screen and voice cannot disagree.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
+from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, mask_facts
 from voiceover.script import Line
 from voiceover.spoken import spoken_count, spoken_pct, spoken_token
-
-# A row "changes" when some weight in it moves by at least this much: the smallest step a
-# percentage with one decimal can show (0.1 percentage points).
-VISIBLE_CHANGE = 0.0005
-
-# The original Transformer, as the seeds cite it (Vaswani et al., "Attention Is All You Need").
-ORIGINAL_YEAR = 2017
-ORIGINAL = f"Attention Is All You Need ({ORIGINAL_YEAR})"
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    mask: str              # "none" (sees everything), "causal" (the triangle), "both"
-    examples: tuple[str, ...]
-    can: tuple[str, ...]   # short lines, each fits a third of the frame
-    cannot: tuple[str, ...]
-
-
-# Example models per family, as named in the seeds (000 chapter 05; 004 "Three families").
-FAMILIES = (
-    Family("encoder-only", "none", ("BERT", "embedding models for search"),
-           ("reads in both directions:", "understands, classifies"), ("cannot write text",)),
-    Family("decoder-only", "causal", ("GPT-2 (this film)", "GPT-3", "LLaMA", "Claude"),
-           ("writes one token at a time",), ("never sees a later token",)),
-    Family("encoder-decoder", "both", ("the 2017 Transformer", "T5", "BART", "Whisper"),
-           ("reads one text,", "writes another"), ("two towers to train and run",)),
-)
-
-
-def _softmax_rows(x: np.ndarray) -> np.ndarray:
-    z = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def mask_facts(bundle, layer: int = 0) -> dict:
-    """The featured head's weights with the causal mask (the bundle's own) and without it.
-
-    `full` is the row softmax of the very same scaled scores, nothing masked.
-    """
-    head = bundle.featured_head(layer=layer)
-    scores = bundle["scores_scaled"][layer, head].astype(np.float64)      # [T, T]
-    causal = bundle["probs"][layer, head].astype(np.float64)              # [T, T], the model's own
-    full = _softmax_rows(scores)
-    delta = full - causal
-    row_change = np.abs(delta).max(axis=-1)                               # [T]
-    changed = [int(r) for r in np.flatnonzero(row_change >= VISIBLE_CHANGE)]
-    big_r, big_c = (int(i) for i in np.unravel_index(np.argmax(np.abs(delta)), delta.shape))
-    return {"head_index": head, "scores": scores, "causal": causal, "full": full, "delta": delta,
-            "row_change": row_change, "changed": changed, "big_row": big_r, "big_col": big_c}
 
 
 def _names(items) -> str:

@@ -1,0 +1,30 @@
+"""The film's chapters, in order: number -> title and the scene module that draws it.
+
+This is the one place chapter titles and order are written. It sits at the bottom of the
+layers (render.py -> film/ -> scenes/ -> voiceover/ -> data/), so the scene module is
+named as a string: scenes/registry.py imports it, nothing here does.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Chapter(NamedTuple):
+    title: str
+    module: str    # the scenes module (importable name) whose SCENES make up the chapter
+
+
+CHAPTERS: dict[str, Chapter] = {
+    "00": Chapter("Tokens", "scenes.ch00_tokens"),
+    "01": Chapter("Embeddings and positions", "scenes.ch01_embeddings"),
+    "02": Chapter("One attention head", "scenes.ch02_attention"),
+    "03": Chapter("The full stack", "scenes.ch03_stack"),
+    "04": Chapter("The vote", "scenes.ch04_vote"),
+    "05": Chapter("Encoder vs decoder", "scenes.ch05_encoder_decoder"),
+    "06": Chapter("The loop", "scenes.ch06_loop"),
+}
+
+
+def titles() -> dict[str, str]:
+    """chapter -> title, in film order."""
+    return {k: c.title for k, c in sorted(CHAPTERS.items())}

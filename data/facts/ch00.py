@@ -1,0 +1,84 @@
+"""Chapter 00 facts: text -> tokens -> ids. Every figure comes from the bundle or from the
+real GPT-2 tokenizer files (the vocabulary and the merge list)."""
+from __future__ import annotations
+
+from data import tokenizer
+
+# The lecture seed's non-English example (a greeting in Urdu); its token count is computed.
+OTHER_LANGUAGE = "السلام علیکم"
+OTHER_LANGUAGE_NAME = "Urdu"
+# The three spellings compared in the "same word, three ids" beat (ids looked up, not typed).
+CASE_WORDS = ("The", " the", "the")
+# The merge ladder stays legible up to this many merges and bytes.
+MAX_MERGES_SHOWN = 7
+MAX_WORD_BYTES = 12
+
+
+def merge_ladder(word: str) -> dict:
+    """The real merge replay of one pre-token, with the vocab.bpe rank of every merge."""
+    steps = tokenizer.bpe_replay(word)
+    ranks = tokenizer.merge_ranks()
+    merges = []
+    for before, after in zip(steps, steps[1:]):
+        # the merged pair is the first symbol of `after` that is not in `before` at that place
+        i = 0
+        while i < len(after) and after[i] == before[i]:
+            i += 1
+        pair = (before[i], before[i + 1])
+        merges.append({"pair": pair, "merged": pair[0] + pair[1], "rank": ranks[pair], "index": i})
+    final = steps[-1]
+    return {"word": word, "steps": steps, "merges": merges,
+            "ids": [tokenizer.symbol_id(s) for s in final], "n_bytes": len(word.encode("utf-8"))}
+
+
+def pick_word(prompt: str) -> dict:
+    """The prompt word to rebuild: one that ends as a single token, with the most merges that fit."""
+    words = tokenizer.pre_tokens(prompt)
+    ladders = [merge_ladder(w) for w in words]
+
+    def score(lad):
+        fits = len(lad["merges"]) <= MAX_MERGES_SHOWN and lad["n_bytes"] <= MAX_WORD_BYTES
+        return (fits, len(lad["ids"]) == 1, len(lad["merges"]) if fits else -len(lad["merges"]))
+    best = max(range(len(ladders)), key=lambda i: (score(ladders[i]), -i))
+    return ladders[best]
+
+
+def case_ids() -> list[int]:
+    """Ids of "The", " the", "the" in the real vocabulary (each is a single token in GPT-2)."""
+    return [tokenizer.encode(w)[0] for w in CASE_WORDS]
+
+
+def partial_byte_tokens(ids: list[int]) -> int:
+    """Tokens that are not whole characters (a piece of one UTF-8 character)."""
+    n = 0
+    for i in ids:
+        try:
+            tokenizer.token_bytes(i).decode("utf-8")
+        except UnicodeDecodeError:
+            n += 1
+    return n
+
+
+def token_facts(bundle) -> dict:
+    """Everything chapter 00 shows, shared by the scenes and the script."""
+    prompt = bundle.prompt
+    other_ids = tokenizer.encode(OTHER_LANGUAGE)
+    vf = tokenizer.vocab_facts()
+    return {
+        "prompt": prompt,
+        "chars": len(prompt),
+        "words": len(prompt.split()),
+        "T": bundle.T,
+        "ids": list(bundle.ids),
+        "tokens": list(bundle.tokens),
+        "cpt": len(prompt) / bundle.T,
+        "case_words": CASE_WORDS,
+        "case_ids": case_ids(),
+        "ladder": pick_word(prompt),
+        "vocab": vf,
+        "other_text": OTHER_LANGUAGE,
+        "other_ids": other_ids,
+        "other_chars": len(OTHER_LANGUAGE),
+        "other_cpt": len(OTHER_LANGUAGE) / len(other_ids),
+        "other_partial": partial_byte_tokens(other_ids),
+    }

@@ -1,0 +1,56 @@
+"""Chapter 03 facts: many heads, the MLP, twelve layers, the logit lens.
+
+Every figure is read from the bundle or the config; scenes/ch03_stack.py and
+voiceover/scripts/ch03.py both use these, so the screen and the narration can never disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from data import tokenizer
+from data.flops import Shape, parameter_counts
+
+
+def mlp_facts(bundle, layer: int = 0) -> dict:
+    """The last token's MLP in `layer`: input, hidden activations, output and the sign counts."""
+    last = bundle.T - 1
+    hidden = bundle["mlp_hidden"][layer, last].astype(np.float64)
+    return {
+        "layer": layer,
+        "token": last,
+        "x": bundle["ln2"][layer, last],
+        "pre": bundle["mlp_pre"][layer, last],
+        "hidden": hidden,
+        "out": bundle["mlp_out"][layer, last],
+        "n_pos": int((hidden > 0).sum()),
+        "n_neg": int((hidden < 0).sum()),
+        "n_zero": int((hidden == 0).sum()),
+        "min": float(hidden.min()),
+        "max": float(hidden.max()),
+    }
+
+
+def param_facts(bundle) -> dict:
+    """Parameters of one layer's attention and MLP (weights + biases), from the config."""
+    counts = parameter_counts(Shape.from_config(bundle.config), bundle.config["n_positions"])
+    attn, mlp = counts["attention_per_layer"], counts["mlp_per_layer"]
+    return {"attention": attn, "mlp": mlp, "ratio": mlp / attn}
+
+
+def lens_facts(bundle) -> list[dict]:
+    """The logit lens, bottom floor first: top-1 id, text and probability after each layer."""
+    ids, probs = bundle["lens_ids"], bundle["lens_probs"]
+    rows = []
+    for l in range(ids.shape[0]):
+        i = int(ids[l, 0])
+        rows.append({"layer": l, "id": i, "text": tokenizer.decode([i]), "prob": float(probs[l, 0])})
+    return rows
+
+
+def settle_layer(rows: list[dict]) -> int:
+    """Index of the lowest layer from which the top guess equals the last layer's, all the way up."""
+    final = rows[-1]["id"]
+    k = len(rows) - 1
+    while k > 0 and rows[k - 1]["id"] == final:
+        k -= 1
+    return k

@@ -1,0 +1,55 @@
+"""Chapter 06 facts: the loop, the KV cache and the n² bill.
+
+Every figure comes from the bundle (the generated steps) or from data/flops.py.
+`loop_facts` computes them once; the scenes and the narration both read it, so the
+screen and the voice cannot disagree.
+"""
+from __future__ import annotations
+
+from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape,
+                        attention_grid_flops, attention_pairs, causal_pairs, decode_step_flops,
+                        forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
+                        parameter_counts)
+
+
+def loop_facts(bundle) -> dict:
+    """Generated steps, their FLOPs with and without a cache, the KV cache, the n² bill, scale."""
+    cfg = bundle.config
+    shape = Shape.from_config(cfg)
+    T = bundle.T
+    topk_ids, topk_probs = bundle["gen_topk_ids"], bundle["gen_topk_probs"]
+    steps = []
+    for i, g in enumerate(bundle.meta["generated"]):
+        context = int(g["context_tokens"])
+        steps.append({
+            "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": g["text"],
+            "prob": float(topk_probs[i, 0]),
+            "full": forward_ledger(shape, context).total,        # recompute every row
+            "cached": decode_step_flops(shape, context),          # only the new row, cache read
+        })
+    per_token = kv_cache_numbers_per_token(shape)
+    n_pos = cfg["n_positions"]
+    lengths = [("this prompt", T), ("GPT-2's context", n_pos), ("a million tokens", LONG_CONTEXT)]
+    square = []
+    for name, n in lengths:
+        grid = attention_grid_flops(shape, n)
+        total = forward_ledger(shape, n).total
+        square.append({"name": name, "tokens": n, "pairs": attention_pairs(n), "causal": causal_pairs(n),
+                       "grid_flops": grid, "pass_flops": total, "share": grid / total})
+    params = bundle.meta["parameters"]["total"]
+    gpt3_params = parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]
+    decode = decode_step_flops(shape, T + 1)
+    g3 = decode_step_flops(GPT3, T + 1)
+    return {
+        "shape": shape, "T": T, "steps": steps,
+        "loop_total": sum(s["full"] for s in steps),             # the meter after the loop
+        "per_token": per_token, "per_token_bytes": per_token * FP16_BYTES,
+        "cache_tokens": [T] + [s["context"] for s in steps[1:]],  # cache size after each pass
+        "square": square,
+        "prefill": forward_ledger(shape, T).total, "decode": decode, "params": params,
+        "cache_read_bytes": kv_cache_bytes(shape, T),
+        "gpt3_shape": GPT3, "gpt3_params": gpt3_params, "gpt3_token": g3, "gpt2_token": decode,
+        "reply_tokens": REPLY_TOKENS,
+        "reply_cached": generation_flops(shape, T, REPLY_TOKENS, cached=True),
+        "reply_full": generation_flops(shape, T, REPLY_TOKENS, cached=False),
+    }
