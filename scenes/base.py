@@ -19,8 +19,9 @@ from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Write, config
 
 from data import bundle as bundle_io
 from data.chapters import CHAPTERS
-from voiceover import services  # noqa: I001  (installs the no-stdin guard before manim_voiceover)
-from manim_voiceover import VoiceoverScene
+from voiceover import guard, services  # noqa: I001
+guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
+from manim_voiceover import VoiceoverScene  # noqa: E402
 from scenes import style as S
 from scenes.widgets import FlopsMeter, fit_width, label
 from voiceover import script

@@ -86,6 +86,7 @@ def test_plugin_prompts_can_never_read_stdin(monkeypatch):
     import builtins
 
     import manim_voiceover.helper as helper
+    import scenes.base  # noqa: F401  (every scene process installs the guard this way)
     from voiceover import guard
     monkeypatch.setattr(builtins, "input", lambda *a: pytest.fail("input() was called"))
     with pytest.raises(guard.NoQuestions, match="pip install"):
@@ -112,7 +113,7 @@ def test_auto_picks_an_installed_voice(voice_cache):
     assert spec in ("piper", "festival", "espeak", "none")
     svc = services.make_service("auto")
     assert svc.name == spec.split(":")[0]
-    assert services.make_service(svc.spec_string()).describe() == svc.describe()
+    assert services.make_service(svc.spec).describe() == svc.describe()
 
 
 needs_espeak = pytest.mark.skipif(services.espeak_binary() is None, reason="espeak-ng not installed")
