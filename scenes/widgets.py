@@ -39,7 +39,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
     return t
 
 
-# Fast text, for render processes (scenes/render_job.py switches it on): labels already built
+# Fast text, for render processes (film/render_job.py switches it on): labels already built
 # are copied instead of shaped and parsed again, and compact monospace numbers are put together
 # from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
 # build). Off elsewhere, so that tests recording every Text construction see each one.

@@ -1,6 +1,7 @@
 """Shared fixtures: bundles extracted from the tiny random GPT-2 (seconds, no download)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -42,8 +43,7 @@ def real_weights():
 
 def render_scene_frames(bundle, chapter: str, scene: str, tmp_path: Path):
     """Render one scene at the lowest quality; returns (mp4 path, cues list)."""
-    import json
-    from scenes.render_job import render_scene
+    from film.render_job import render_scene  # imports manim: only for the tests that render
     mp4, cues = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
     render_scene(bundle.path, chapter, scene, "low", mp4, cues)
     return mp4, json.loads(cues.read_text(encoding="utf-8"))

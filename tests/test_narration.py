@@ -234,8 +234,8 @@ def test_caption_times_equal_narration_segment_times(tiny_bundle, voice_cache, t
 @needs_espeak
 def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, voice_cache, tmp_path, monkeypatch):
     from scenes.registry import scenes_of
-    from scenes.render_job import render_scene
-    from voiceover import mixdown
+    from film.render_job import render_scene
+    from voiceover import media, mixdown
     monkeypatch.setenv(services.VOICE_ENV, "espeak")
     scene = [c.__name__ for c in scenes_of("02")][-1]
     mp4, cue_file = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
@@ -243,14 +243,14 @@ def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, v
     cues = json.loads(cue_file.read_text(encoding="utf-8"))
     final = tmp_path / "ch02.mp4"
     report = mixdown.join([mp4], [cues], final, voiced=True)
-    fps = mixdown.frame_rate(final)
+    fps = media.frame_rate(final)
     streams = json.loads(subprocess.run(
         ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,sample_rate,duration", "-of", "json",
          str(final)], capture_output=True, text=True, check=True).stdout)["streams"]
     kinds = {s["codec_type"]: s for s in streams}
     assert kinds["audio"]["codec_name"] == "aac" and int(kinds["audio"]["sample_rate"]) == 48_000
     assert abs(float(kinds["audio"]["duration"]) - float(kinds["video"]["duration"])) <= 1 / fps
-    assert abs(mixdown.video_seconds(final) - report["seconds"]) <= 1 / fps
+    assert abs(media.video_seconds(final) - report["seconds"]) <= 1 / fps
     assert abs(report["lufs"] - audio.TARGET_LUFS) <= 1.0 and report["true_peak_dbtp"] <= audio.CEILING_DBTP + 0.1
     # speech begins where each line's caption begins (one frame at most), read from the MP4 itself
     blocks = captions.join_cues([cues], report["durations"])
@@ -277,7 +277,7 @@ def test_dead_air_is_reported_between_lines_only():
 
 
 def test_burned_captions_draw_in_the_bottom_band(tmp_path):
-    from voiceover import mixdown
+    from voiceover import media, mixdown
     video = tmp_path / "v.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=2",
                     "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
@@ -290,4 +290,4 @@ def test_burned_captions_draw_in_the_bottom_band(tmp_path):
     img = np.frombuffer(frame, dtype=np.uint8).reshape(480, 854)
     assert img[int(480 * 0.86):].max() > 200            # white caption text in the band kept for captions
     assert img[: int(480 * 0.8)].max() < 40             # nothing drawn above it
-    assert abs(mixdown.video_seconds(video) - 2.0) <= 1 / 15
+    assert abs(media.video_seconds(video) - 2.0) <= 1 / 15

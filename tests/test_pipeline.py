@@ -1,4 +1,4 @@
-"""The render pipeline: cache keys, what a change re-renders, parallel jobs, exact joins.
+"""The film build (film/): cache keys, what a change re-renders, parallel jobs, exact joins.
 
 Scenes here are rendered by a stand-in command (a few frames of ffmpeg's test picture), so the
 tests exercise the pipeline's own decisions in seconds; chapter modules live in a throwaway
@@ -18,7 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scenes import pipeline  # noqa: E402
+from film import build, join, keys  # noqa: E402
+from film import jobs as film_jobs  # noqa: E402
+from voiceover import media  # noqa: E402
 
 FPS = 15
 FRAMES = {"Alpha": 7, "Beta": 11, "Gamma": 13}
@@ -58,7 +60,7 @@ SCENES = [Alpha, Beta, Gamma]
 '''
 
 FAKE_RENDER = '''\
-"""Stand-in for scenes.render_job: N frames of a test picture, cues, a record of the call."""
+"""Stand-in for film.render_job: N frames of a test picture, cues, a record of the call."""
 import json, os, subprocess, sys, time
 out, cues, frames, scene, record, barrier, n, fail = sys.argv[1:9]
 with open(record, "a") as f:
@@ -112,9 +114,10 @@ class Project:
 
     def render(self, jobs: int = 2, **kw):
         before = len(self.rendered())
-        results = pipeline.render(["99"], self.bundle, quality="low", out=self.out, jobs=jobs,
-                                  titles={"99": "Fake chapter"}, modules={"99": "scenes.ch99_fake"}, root=self.root,
-                                  lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
+        options = build.BuildOptions(quality="low", out=self.out, jobs=jobs, titles={"99": "Fake chapter"},
+                                     modules={"99": "scenes.ch99_fake"}, root=self.root,
+                                     lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
+        results = build.render(["99"], self.bundle, options)
         self.last = sorted(self.rendered()[before:])
         return results[0]
 
@@ -225,7 +228,7 @@ def test_jobs_run_scenes_at_the_same_time(project, tmp_path):
 
 def test_a_failing_scene_is_named_and_the_others_are_kept(project):
     project.fail = "Beta"
-    with pytest.raises(pipeline.PipelineError, match="scene Beta of chapter 99"):
+    with pytest.raises(build.PipelineError, match="scene Beta of chapter 99"):
         project.render(jobs=1)
     project.fail = "-"
     project.render()
@@ -242,32 +245,124 @@ def test_joined_chapter_is_exactly_as_long_as_its_parts(project):
 
 
 def test_old_renders_of_a_scene_are_pruned(project):
-    for i in range(pipeline.KEEP_VARIANTS + 1):
+    for i in range(film_jobs.KEEP_VARIANTS + 1):
         project.lines["a"] = f"Version {i}."
         project.render()
-    work = pipeline.destination(project.out, project.bundle, "low") / ".scenes"
+    work = film_jobs.destination(project.out, project.bundle, "low") / ".scenes"
     alphas = [p for p in work.glob("ch99-fake-chapter-Alpha.*.mp4")]
-    assert len(alphas) == pipeline.KEEP_VARIANTS
+    assert len(alphas) == film_jobs.KEEP_VARIANTS
 
 
 def test_spoken_beats_are_read_from_the_scene_code(project):
-    src = pipeline.chapter_source("scenes.ch99_fake", project.root)
+    src = keys.chapter_source("scenes.ch99_fake", project.root)
     assert src.beats == {"Alpha": ["a"], "Beta": ["b"], "Gamma": ["c"]}
-    computed = CHAPTER.replace('with self.beat("c")', 'with self.beat(self.key)')
-    project.chapter.write_text(computed)
-    src = pipeline.chapter_source("scenes.ch99_fake", project.root)
-    assert src.beats["Gamma"] is None                         # can't tell: keyed on every line
-    project.render()
-    project.lines["a"] = "First line, reworded."
-    project.render()
-    assert project.last == ["Alpha", "Gamma"]
+    # a loop over a literal tuple of keys is read too
+    looped = CHAPTER.replace('        with self.beat("c"):\n            pass',
+                             '        for key, n in zip(("c", "d"), (1, 2)):\n'
+                             '            with self.beat(key):\n                pass')
+    project.chapter.write_text(looped)
+    assert keys.chapter_source("scenes.ch99_fake", project.root).beats["Gamma"] == ["c", "d"]
 
 
-def test_chapter_02_scenes_speak_all_its_lines_once():
-    from voiceover.scripts import ch02
-    src = pipeline.chapter_source("scenes.ch02_attention")
-    spoken = [b for s in src.scenes for b in src.beats[s]]
-    assert sorted(spoken) == sorted(line.beat for line in ch02.LINES)
+@pytest.mark.parametrize("edit, message", [
+    (('with self.beat("c")', "with self.beat(self.key)"), r"ch99_fake\.py:\d+: `self\.beat\(self\.key\)`"),
+    (('with self.beat("c")', 'with self.beat("c" + suffix)'), "string literal"),
+    (('with self.beat("c"):\n            pass', 'for k in KEYS:\n            with self.beat(k):\n                pass'),
+     r"self\.beat\(k\)"),
+    (("SCENES = [Alpha, Beta, Gamma]", "SCENES = [Alpha, Beta] + [Gamma]"), "literal list"),
+    (("SCENES = [Alpha, Beta, Gamma]", "SCENES = [Alpha, Beta, Gamma, Delta]"), "Delta, not defined"),
+])
+def test_a_chapter_that_breaks_a_key_convention_fails_loudly(project, edit, message):
+    """A beat key or a scene list the cache key cannot read from the source is an error naming
+    the file and line, not a silent guess (nothing is rendered)."""
+    project.chapter.write_text(CHAPTER.replace(*edit))
+    with pytest.raises(build.PipelineError, match=message):
+        project.render()
+    assert project.rendered() == []
+
+
+def test_shared_scene_code_with_a_computed_beat_fails_loudly(project):
+    project.shared.write_text("def helper():\n    return 2\n\n\ndef card(scene, key):\n    with scene.beat(key):\n"
+                              "        pass\n")
+    with pytest.raises(build.PipelineError, match=r"shared\.py:6"):
+        project.render()
+
+
+@pytest.mark.parametrize("script", [
+    'LINES = ["a", "b"]\nLINES += ["c"]\n',                       # assigned twice: the second would be keyed as code
+    'LINES = OTHER = ["a", "b", "c"]\n',                          # OTHER would hide in the left-out statement
+    'def _lines():\n    return ["a", "b", "c"]\n\n\nLINES = _lines()\n',
+    'TEXTS = ["a", "b", "c"]\n',
+])
+def test_a_narration_script_that_breaks_the_lines_convention_fails_loudly(project, script):
+    project.script.write_text(script + "\n\ndef values(bundle, ledger):\n    return {}\n")
+    with pytest.raises(build.PipelineError, match=r"ch99\.py.*LINES"):
+        project.render()
+
+
+def test_every_chapter_speaks_each_of_its_lines_once():
+    """Read from the sources alone (as the cache key reads them): the beats the scenes and the
+    shared scene code speak are exactly the chapter's script lines plus the title card."""
+    import importlib
+    options = film_jobs.BuildOptions()
+    for chapter in options.chapter_titles():
+        module = options.chapter_module(chapter)
+        src = keys.chapter_source(module)
+        deps = keys.dependencies([module])
+        shared = keys.shared_beats({n: p for n, p in deps.items() if n != module})
+        spoken = [b for s in src.scenes for b in src.beats[s] if b not in shared] + shared
+        lines = importlib.import_module(f"voiceover.scripts.ch{chapter}").LINES
+        assert sorted(spoken) == sorted({"title", *(line.beat for line in lines)}), chapter
+
+
+def test_a_cached_rerun_imports_neither_manim_nor_torch(tiny_bundle):
+    """What an unchanged re-run of render.py does before it knows every scene is cached: load
+    the bundle, plan the chapters (keys from the sources), check the joins. Manim (2 s) and
+    torch are imported only when something must render or be extracted."""
+    code = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import render
+from data import bundle
+from film import jobs
+from voiceover import services
+voice = services.make_service("none")
+b = bundle.load({str(tiny_bundle.path)!r})
+plans = jobs.plan(list(render.chapters()), b, jobs.BuildOptions(voice=voice.spec, voice_service=voice))
+assert all(plans.values())
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("manim", "manim_voiceover", "torch", "transformers"))
+print(heavy)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
+
+
+def test_ffconcat_listing_quotes_awkward_paths(tmp_path):
+    folder = tmp_path / "it's a 'folder'"
+    folder.mkdir()
+    parts = []
+    for i, n in enumerate((4, 6)):
+        p = folder / f"part '{i}'.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=15",
+                        "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
+        parts.append(p)
+    out = folder / "joined.mp4"
+    join.join_parts(parts, [[] for _ in parts], out, voiced=False)
+    assert media.video_facts(out) == (10, 15.0)
+
+
+def test_atomic_writes_leave_the_old_file_or_the_new_one(tmp_path):
+    from data.files import write_json, write_text
+    target = tmp_path / "stamp.json"
+    write_json(target, {"keys": ["a"]})
+    assert json.loads(target.read_text()) == {"keys": ["a"]}
+    with pytest.raises(TypeError):
+        write_json(target, {"keys": object()})            # fails before anything is replaced
+    assert json.loads(target.read_text()) == {"keys": ["a"]}
+    write_text(target, "{}")
+    assert target.read_text() == "{}" and [p.name for p in tmp_path.iterdir()] == ["stamp.json"]
+    assert target.stat().st_mode & 0o644 == 0o644          # readable like any file written with open()
 
 
 def test_render_py_accepts_jobs():
@@ -286,8 +381,8 @@ def test_joined_picture_keeps_every_frame(tmp_path):
                         "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
         parts.append(p)
     out = tmp_path / "joined.mp4"
-    pipeline.join_parts(parts, [[] for _ in parts], out, voiced=False)
-    frames, fps = pipeline.video_facts(out)
+    join.join_parts(parts, [[] for _ in parts], out, voiced=False)
+    frames, fps = media.video_facts(out)
     assert frames == 18 and Fraction(fps) == 15
 
 
@@ -303,7 +398,7 @@ def test_voiced_chapter_audio_is_as_long_as_the_picture(project, tmp_path):
     r = project.render(voice="espeak", voiced=True)
     frames, seconds = frames_and_seconds(r.final)
     assert frames == sum(FRAMES.values())
-    audio = pipeline.stream_seconds(r.final, "a")
+    audio = media.stream_seconds(r.final, "a")
     assert audio is not None and abs(audio - frames / FPS) <= 1 / FPS    # no drift: the track ends with the picture
 
 
@@ -344,7 +439,7 @@ def test_film_joins_chapters_with_markers_and_shifted_captions(tmp_path):
                         "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(p)], check=True)
         captions.write_srt([{"start": 0.5, "end": 1.5, "text": f"line {i}"}], p.with_suffix(".srt"))
         results.append(SimpleNamespace(final=p, chapter=f"0{i}", title=f"Title = {i}"))
-    film = pipeline.join_film(results, tmp_path)
+    film = join.join_film(results, tmp_path)
     info = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(film)],
                                      capture_output=True, text=True, check=True).stdout)
     marks = [(round(float(c["start_time"]), 1), c["tags"]["title"]) for c in info["chapters"]]

@@ -15,7 +15,6 @@ each sentence's start and end in seconds from the clip's start: captions use the
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -23,6 +22,8 @@ import wave
 from pathlib import Path
 
 import numpy as np
+
+from data.files import write_json  # noqa: F401  (re-exported: services write clip metadata through audio)
 
 SR = 48_000
 TARGET_LUFS = -16.0
@@ -82,13 +83,6 @@ def write_wav(path: Path, x: np.ndarray, sr: int = SR):
         w.setsampwidth(2)
         w.setframerate(sr)
         w.writeframes(pcm.tobytes())
-    os.replace(tmp, path)
-
-
-def write_json(path: Path, data):
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, path)
 
 

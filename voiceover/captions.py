@@ -8,9 +8,10 @@ proportion to their length; the first piece starts and the last ends exactly wit
 """
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
+
+from data.files import write_text
 
 LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2
@@ -82,21 +83,15 @@ def _stamp(seconds: float, sep: str) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def _atomic_write(path: Path, text: str):
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_srt(cues: list[dict], path: Path):
     blocks = [f"{i}\n{_stamp(c['start'], ',')} --> {_stamp(c['end'], ',')}\n{c['text']}\n"
               for i, c in enumerate(cues, 1)]
-    _atomic_write(Path(path), "\n".join(blocks))
+    write_text(path, "\n".join(blocks))
 
 
 def write_vtt(cues: list[dict], path: Path):
     blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{c['text']}\n" for c in cues]
-    _atomic_write(Path(path), "WEBVTT\n\n" + "\n".join(blocks))
+    write_text(path, "WEBVTT\n\n" + "\n".join(blocks))
 
 
 def read_srt(path: Path) -> list[dict]:

@@ -9,47 +9,26 @@ picture, encoded once to 48 kHz AAC. Captions come from the same cues, so they m
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import tempfile
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from voiceover import audio
+from voiceover.media import video_height, video_seconds, write_ffconcat
 
 AAC_BITRATE = "160k"
 DEAD_AIR_SECONDS = 2.5      # silences at least this long are reported after a render
 
 
-def video_seconds(path: Path) -> float:
-    """Exact length of the video stream: frames / frame rate."""
-    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
-                          "stream=nb_read_packets,r_frame_rate", "-of", "json", str(path)],
-                         capture_output=True, text=True, check=True).stdout
-    stream = json.loads(out)["streams"][0]
-    return float(int(stream["nb_read_packets"]) / Fraction(stream["r_frame_rate"]))
-
-
-def frame_rate(path: Path) -> float:
-    out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate",
-                          "-of", "csv=p=0", str(path)], capture_output=True, text=True, check=True).stdout
-    return float(Fraction(out.strip()))
-
-
 def concat_video(parts: list[Path], durations: list[float], out: Path):
     """Join the parts' video streams (no re-encode), each part exactly `duration` long."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, dir=out.parent) as listing:
-        listing.write("ffconcat version 1.0\n")
-        for part, d in zip(parts, durations):
-            listing.write(f"file '{part.resolve()}'\nduration {d:.6f}\n")
-    try:
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", listing.name,
+    with tempfile.TemporaryDirectory(prefix="onepass-concat-", dir=out.parent) as tmp:
+        listing = write_ffconcat(Path(tmp) / "parts.txt", parts, durations)
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
                         "-map", "0:v:0", "-c", "copy", str(out)], check=True)
-    finally:
-        Path(listing.name).unlink(missing_ok=True)
 
 
 def build_track(cue_lists: list[list[dict]], durations: list[float], out_wav: Path) -> np.ndarray:
@@ -123,8 +102,7 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
 
 def burn_captions(video: Path, srt: Path):
     """Re-encode the picture with the captions drawn in the bottom band (audio copied)."""
-    height = int(subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=height",
-                                 "-of", "csv=p=0", str(video)], capture_output=True, text=True, check=True).stdout)
+    height = video_height(video)
     # libass sizes are in a 288-line script space: 16 there reads at any output height
     style = "FontName=DejaVu Sans,FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
             "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"

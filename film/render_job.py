@@ -1,6 +1,6 @@
-"""Render one scene of one chapter into one MP4 (run as its own process by render.py).
+"""Render one scene of one chapter into one MP4 (run as its own process by film/runner.py).
 
-    python -m scenes.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
+    python -m film.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
         --out path/scene.mp4 [--cues path/scene.json]
 """
 from __future__ import annotations
@@ -12,6 +12,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from manim import tempconfig
+
+from scenes.registry import scenes_of
+from scenes.widgets import enable_text_cache
+
 QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf)
@@ -22,10 +27,6 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     os.environ["ONEPASS_BUNDLE"] = str(bundle)
     if cues is not None:
         os.environ["ONEPASS_CUES"] = str(cues)
-    from manim import tempconfig
-
-    from scenes.registry import scenes_of
-    from scenes.widgets import enable_text_cache
     enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:

@@ -1,0 +1,180 @@
+"""What a build is asked to do (BuildOptions), its scene jobs and their results, and the plan:
+every scene of every requested chapter as a job with its cache key (film/keys.py).
+
+Files live next to the chapter MP4, in `<out>/<prompt slug>/<quality>/.scenes/`:
+`<chapter file>-<Scene>.<key16>.mp4|.cues.json|.json` (the last written after a successful
+render: its presence is the cache entry), `<chapter file>.join.json`, `timings.json`.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from data.bundle import slug
+from data.chapters import CHAPTERS, titles
+from film import keys
+from voiceover import script
+
+KEEP_VARIANTS = 3        # cached renders kept per scene (older keys are deleted)
+
+
+def chapter_lines(chapter: str, bundle) -> dict[str, str]:
+    """beat -> the line as spoken for this bundle (voiceover/scripts/chNN.py)."""
+    return script.chapter_lines(chapter, bundle, bundle.ledger())
+
+
+@dataclass
+class BuildOptions:
+    """How to build: what render() and plan() are told besides the chapters and the bundle."""
+    quality: str = "low"
+    out: Path = keys.ROOT / "out"
+    jobs: int | None = None          # scenes rendered at once (None: every core this process may use)
+    voice: str | None = None         # the voice spec the scene processes narrate with ($ONEPASS_VOICE)
+    voice_service: object = None     # the speech service made from it, if the caller made one: its
+                                     # per-line cache keys go into the scene keys
+    voiced: bool | None = None       # the chapter gets a narration track (None: the voice is not silent)
+    force: bool = False              # re-render every scene and re-join every chapter
+    burn_captions: bool = False      # also draw the captions into the picture
+    env: dict | None = None          # the scene processes' environment (None: this one)
+    progress: object = None          # a rich Progress, advanced scene by scene
+    on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
+    # where the chapters come from (defaults: data/chapters.py and this project); tests point
+    # these at a throwaway project
+    titles: dict[str, str] | None = None                   # chapter -> title
+    modules: dict[str, str] | None = None                  # chapter -> chapter module
+    root: Path = keys.ROOT                                  # the project folder modules are read from
+    lines_of: Callable[[str, object], dict[str, str]] = chapter_lines   # (chapter, bundle) -> its lines
+    command: Callable[[SceneJob, Path], list[str]] | None = None       # (job, cues path) -> the argv that
+                                                                        # renders it (None: film.render_job)
+
+    def chapter_titles(self) -> dict[str, str]:
+        return self.titles if self.titles is not None else titles()
+
+    def chapter_module(self, chapter: str) -> str:
+        return self.modules[chapter] if self.modules is not None else CHAPTERS[chapter].module
+
+    @property
+    def is_voiced(self) -> bool:
+        if self.voiced is not None:
+            return self.voiced
+        return not getattr(self.voice_service, "silent", self.voice in (None, "none", "silent"))
+
+
+@dataclass
+class SceneJob:
+    chapter: str
+    scene: str
+    index: int
+    key: str
+    stem: Path                  # <dir>/<chapter file>-<Scene>.<key16>; + .mp4 / .cues.json / .json
+
+    @property
+    def mp4(self) -> Path:
+        return self.stem.with_name(self.stem.name + ".mp4")
+
+    @property
+    def cues(self) -> Path:
+        return self.stem.with_name(self.stem.name + ".cues.json")
+
+    @property
+    def meta(self) -> Path:
+        return self.stem.with_name(self.stem.name + ".json")
+
+    @property
+    def log(self) -> Path:
+        return self.stem.with_name(self.stem.name + ".log")
+
+    @property
+    def label(self) -> str:
+        return f"{self.chapter}/{self.scene}"
+
+    def cached(self) -> bool:
+        """A finished render of this key, with every narration clip its cues name still there
+        (a cleared voice cache means the scene must speak its lines again)."""
+        if not (self.meta.is_file() and self.mp4.is_file() and self.cues.is_file()):
+            return False
+        try:
+            cues = json.loads(self.cues.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return all(Path(c["clip"]).is_file() for c in cues if isinstance(c, dict) and c.get("clip"))
+
+
+@dataclass
+class SceneResult:
+    job: SceneJob
+    cached: bool
+    wall: float                 # seconds this run spent rendering it (0 when cached)
+    cpu: float                  # CPU seconds (user + system) of its process (0 when cached)
+    seconds: float              # video length: frames / fps
+    frames: int
+    fps: float
+
+
+@dataclass
+class ChapterResult:
+    chapter: str
+    title: str
+    final: Path
+    scenes: list[SceneResult]
+    joined: bool                # False: the joined MP4 from an earlier run was still right
+    join_wall: float = 0.0
+    report: dict = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.scenes)
+
+
+def destination(out: Path, bundle, quality: str) -> Path:
+    return Path(out) / slug(bundle.prompt) / quality
+
+
+def chapter_file(chapter: str, title: str) -> str:
+    return f"ch{chapter}-{slug(title)}"
+
+
+def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[SceneJob]]:
+    """The scene jobs of each chapter, with their cache keys (nothing rendered, nothing of the
+    scenes imported: their sources are read as syntax trees)."""
+    o = options
+    titles = o.chapter_titles()
+    work = destination(o.out, bundle, o.quality) / ".scenes"
+    bundle_id, versions = keys.bundle_identity(bundle), keys.tool_versions()
+    jobs: dict[str, list[SceneJob]] = {}
+    for chapter in chapters:
+        src = keys.chapter_source(o.chapter_module(chapter), o.root)
+        start = [src.module, *keys.ALWAYS]
+        if keys.module_path(f"{keys.NARRATION_PACKAGE}.ch{chapter}", o.root):
+            start.append(f"{keys.NARRATION_PACKAGE}.ch{chapter}")
+        dep_paths = keys.dependencies(start, o.root)
+        deps = {name: keys.code_fingerprint(p, name, o.root) for name, p in sorted(dep_paths.items())
+                if name != src.module}
+        shared = keys.shared_beats({n: p for n, p in dep_paths.items() if n != src.module}, o.root)
+        line_keys = keys.voice_line_keys(chapter, o.lines_of(chapter, bundle), o.voice, o.voice_service)
+        name = chapter_file(chapter, titles[chapter])
+        jobs[chapter] = [
+            SceneJob(chapter, scene, i, key := keys.scene_key(bundle_id=bundle_id, quality=o.quality, chapter=chapter,
+                                                              scene=scene, src=src, deps=deps, line_keys=line_keys,
+                                                              versions=versions, shared=shared),
+                     work / f"{name}-{scene}.{key[:16]}")
+            for i, scene in enumerate(src.scenes)]
+    return jobs
+
+
+def cached_result(job: SceneJob) -> SceneResult:
+    meta = json.loads(job.meta.read_text(encoding="utf-8"))
+    return SceneResult(job, True, 0.0, 0.0, meta["seconds"], meta["frames"], meta["fps"])
+
+
+def prune(job: SceneJob, keep: int = KEEP_VARIANTS):
+    """Keep the current and the newest few other cached renders of a scene; delete the rest."""
+    prefix = job.stem.name.rsplit(".", 1)[0] + "."
+    stems = [p.with_suffix("") for p in job.stem.parent.glob(prefix + "*.json")
+             if p.name.count(".") == 2 and p.with_suffix("") != job.stem]        # <name>.<key16>.json
+    stems.sort(key=lambda s: s.with_name(s.name + ".json").stat().st_mtime, reverse=True)
+    for stem in stems[max(0, keep - 1):]:
+        for suffix in (".mp4", ".cues.json", ".json", ".log"):
+            stem.with_name(stem.name + suffix).unlink(missing_ok=True)

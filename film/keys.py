@@ -1,0 +1,354 @@
+"""Cache keys of scene renders, read from the source files as syntax trees (nothing imported).
+
+A scene's key (`scene_key`) covers:
+  - the bundle: its cache key (prompt + weights + schema + extraction options) and the
+    checksum of its tensors;
+  - the quality;
+  - the scene's own code: its class (and scene classes it derives from) in the chapter
+    module; the rest of that module (helpers, constants, non-scene base classes) is shared by
+    every scene of the chapter;
+  - every project module the chapter module imports, followed transitively (scenes.base,
+    style, widgets, data.*, voiceover.*, ...), plus film.render_job (it sets the frame config)
+    and the chapter's narration script, each compared as its syntax tree (comments and
+    formatting do not count);
+  - the narration lines the scene speaks, as spoken for this bundle, and the voice (the
+    speech service's own per-line key when the caller has a service: text, voice, settings,
+    mastering, recorded clip; else the text and the voice spec);
+  - manim's and Python's versions and PIPELINE_VERSION.
+Editing one scene's class or one narration line re-renders that scene only.
+
+Conventions the key relies on (a file that breaks one raises PipelineError naming the file
+and line, rather than keying too much or too little):
+  - A chapter module (scenes/chNN_*.py) lists its scenes as a literal list of the names of
+    classes it defines: `SCENES = [Intro, Grid]`.
+  - A scene names the lines it speaks literally: `with self.beat("key"):` (also
+    `self.lines["key"]`, `self.lines.get("key")`), or through a loop variable over a literal
+    tuple of strings: `for key in ("a", "b"): with self.beat(key): ...` (also
+    `zip(("a", "b"), ...)` and `enumerate(("a", "b"))`). Shared scene code (scenes/base.py and
+    the like) that calls `.beat(...)` does so with a literal; its lines count for every scene.
+  - A narration script (voiceover/scripts/chNN.py) assigns its lines once, at module level,
+    as a literal list: `LINES = [Line(...), ...]`. That statement is left out of the script's
+    code fingerprint (lines are keyed one by one, above), so it must hold nothing but lines.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import json
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from voiceover.script import line_id
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover")
+PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
+# modules whose code shapes every frame although no chapter module imports them
+ALWAYS = ("film.render_job",)
+# narration scripts: their LINES assignment is left out of their code fingerprint
+NARRATION_PACKAGE = "voiceover.scripts"
+NARRATION_NAME = "LINES"
+
+
+class PipelineError(RuntimeError):
+    """A scene failed to render, a chapter failed to join, or a source file breaks a convention
+    the cache key relies on; the message says which and why."""
+
+
+def sha(obj) -> str:
+    data = obj if isinstance(obj, bytes) else json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------
+# Source files and the import walk
+
+def module_path(name: str, root: Path = ROOT) -> Path | None:
+    """File of a project module ('scenes.widgets' -> scenes/widgets.py), None if not ours."""
+    if name.split(".")[0] not in LOCAL_PACKAGES:
+        return None
+    base = root.joinpath(*name.split("."))
+    for p in (base.with_suffix(".py"), base / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def _imports(tree: ast.AST, name: str, is_package: bool) -> set[str]:
+    """Every module name imported anywhere in the tree (function-level imports included)."""
+    out = set()
+    package = name if is_package else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)   # 'from voiceover import services'
+    # a module also runs its packages' __init__
+    for mod in list(out):
+        parts = mod.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
+def parse(path: Path) -> ast.Module:
+    """The module's syntax tree (memoised on its text, so an edited file is parsed afresh)."""
+    return _parse(Path(path).read_text(encoding="utf-8"))
+
+
+def _where(path: Path, node: ast.AST | None = None, root: Path = ROOT) -> str:
+    try:
+        shown = Path(path).resolve().relative_to(Path(root).resolve())
+    except ValueError:
+        shown = Path(path)
+    return f"{shown}:{node.lineno}" if node is not None and hasattr(node, "lineno") else str(shown)
+
+
+def _assigns(node: ast.stmt, name: str) -> bool:
+    targets = (node.targets if isinstance(node, ast.Assign)
+               else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
+def _narration_statement(tree: ast.Module, path: Path, root: Path) -> ast.stmt:
+    """The one `LINES = [...]` statement of a narration script (see the module docstring)."""
+    found = [n for n in tree.body if _assigns(n, NARRATION_NAME)]
+    if not found:
+        raise PipelineError(f"{_where(path, root=root)}: a narration script assigns its lines at module "
+                            f"level: {NARRATION_NAME} = [Line(...), ...]")
+    node = found[0]
+    if (len(found) > 1 or not isinstance(node, ast.Assign) or len(node.targets) != 1
+            or not isinstance(node.value, (ast.List, ast.Tuple))):
+        raise PipelineError(f"{_where(path, found[-1] if len(found) > 1 else node, root)}: {NARRATION_NAME} must be "
+                            f"assigned once, alone, as a literal list (LINES = [Line(...), ...]): the scene cache "
+                            "leaves that statement out of the script's code and keys each line by its text")
+    return node
+
+
+def code_fingerprint(path: Path, name: str = "", root: Path = ROOT) -> str:
+    """Hash of a module's syntax tree (formatting-insensitive); for a narration script
+    (voiceover.scripts.*), without its LINES statement."""
+    tree = parse(path)
+    body = tree.body
+    if name.startswith(NARRATION_PACKAGE + ".") and not path.name == "__init__.py":
+        lines = _narration_statement(tree, path, root)
+        body = [n for n in body if n is not lines]
+    return sha(ast.dump(ast.Module(body=body, type_ignores=[])).encode("utf-8"))
+
+
+def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:
+    """Project modules reachable from `start` by imports (transitively), name -> file."""
+    seen: dict[str, Path] = {}
+    todo = list(start)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = module_path(name, root)
+        if path is None:
+            continue
+        seen[name] = path
+        todo.extend(_imports(parse(path), name, path.name == "__init__.py") - seen.keys())
+    return seen
+
+
+# ---------------------------------------------------------------------------------------
+# Chapter modules: scenes and the lines they speak
+
+@dataclass
+class ChapterSource:
+    """A chapter module split into what each scene owns and what its scenes share."""
+    module: str
+    path: Path
+    scenes: list[str]                      # SCENES, in order
+    common: str                            # hash of everything but the scene classes
+    own: dict[str, str]                    # scene -> hash of its class and its scene bases
+    beats: dict[str, list[str]]            # scene -> narration beats it speaks
+
+
+def _scene_names(tree: ast.Module, path: Path, root: Path) -> list[str]:
+    found = [n for n in tree.body if _assigns(n, "SCENES")]
+    defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    rule = ("SCENES must be assigned once, as a literal list of the names of scene classes the chapter "
+            "module defines (SCENES = [Intro, Grid]): the scene cache reads it from the source")
+    if not found:
+        raise PipelineError(f"{_where(path, root=root)}: no SCENES; {rule}")
+    node = found[0]
+    if (len(found) > 1 or not isinstance(node, ast.Assign) or not isinstance(node.value, (ast.List, ast.Tuple))
+            or not all(isinstance(e, ast.Name) for e in node.value.elts)):
+        raise PipelineError(f"{_where(path, found[-1] if len(found) > 1 else node, root)}: {rule}")
+    names = [e.id for e in node.value.elts]
+    stray = [n for n in names if n not in defined]
+    if stray:
+        raise PipelineError(f"{_where(path, node, root)}: SCENES names {', '.join(stray)}, not defined in this "
+                            f"module; {rule}")
+    return names
+
+
+def _literal_strings(node: ast.AST) -> list[str] | None:
+    if isinstance(node, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return [e.value for e in node.elts]
+    return None
+
+
+def _loop_bindings(loop: ast.For | ast.AsyncFor) -> dict[str, list[str]]:
+    """Names a loop binds to each string of a literal sequence: `for k in ("a", "b")`,
+    `for k, x in zip(("a", "b"), xs)`, `for i, k in enumerate(("a", "b"))`; names the loop body
+    assigns again are left out."""
+    it, target, out = loop.iter, loop.target, {}
+    if isinstance(target, ast.Name) and (words := _literal_strings(it)) is not None:
+        out[target.id] = words
+    elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and isinstance(target, ast.Tuple):
+        if it.func.id == "zip":
+            out = {t.id: w for t, a in zip(target.elts, it.args)
+                   if isinstance(t, ast.Name) and (w := _literal_strings(a)) is not None}
+        elif (it.func.id == "enumerate" and it.args and len(target.elts) == 2
+              and isinstance(target.elts[1], ast.Name) and (w := _literal_strings(it.args[0])) is not None):
+            out[target.elts[1].id] = w
+    stored = {n.id for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Store)}
+    return {k: v for k, v in out.items() if k not in stored}
+
+
+def _beat_argument(node: ast.AST, lines_too: bool) -> tuple[bool, ast.AST | None]:
+    """(is this a beat reference, its key expression): `x.beat(key)`, and with lines_too
+    `x.lines[key]` / `x.lines.get(key)`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        f = node.func
+        if f.attr == "beat" or (lines_too and f.attr == "get" and isinstance(f.value, ast.Attribute)
+                                and f.value.attr == "lines"):
+            return True, node.args[0] if node.args else None
+    elif lines_too and isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "lines":
+        return True, node.slice
+    return False, None
+
+
+def spoken_beats(nodes: list[ast.AST], path: Path, lines_too: bool = True, root: Path = ROOT) -> list[str]:
+    """The beats these statements speak, in order of appearance (see the module docstring);
+    raises PipelineError at a beat whose key cannot be read from the source."""
+    beats: list[str] = []
+
+    def visit(node: ast.AST, env: dict[str, list[str]]):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            inner = {**env, **_loop_bindings(node)}
+            visit(node.target, env)
+            visit(node.iter, env)
+            for child in node.body:
+                visit(child, inner)
+            for child in node.orelse:
+                visit(child, env)
+            return
+        found, arg = _beat_argument(node, lines_too)
+        if found:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                keys = [arg.value]
+            elif isinstance(arg, ast.Name) and arg.id in env:
+                keys = env[arg.id]
+            else:
+                shown = ast.unparse(node) if len(ast.unparse(node)) < 80 else ast.unparse(node)[:77] + "..."
+                raise PipelineError(
+                    f"{_where(path, node, root)}: `{shown}` names its narration beat with an expression the "
+                    "scene cache cannot read; write the key as a string literal (self.beat(\"key\")) or loop "
+                    "over a literal tuple of keys (for key in (\"a\", \"b\"): ...)")
+            beats.extend(k for k in keys if k not in beats)
+        for child in ast.iter_child_nodes(node):
+            visit(child, env)
+
+    for top in nodes:
+        visit(top, {})
+    return beats
+
+
+def shared_beats(deps: dict[str, Path], root: Path = ROOT) -> list[str]:
+    """Beats spoken by shared scene code (ChapterScene's narrated title card, say): the
+    `.beat("key")` calls in the scenes.* modules a chapter imports, other chapters' modules
+    excepted. They count for every scene of the chapter."""
+    beats: list[str] = []
+    for name, path in sorted(deps.items()):
+        if not name.startswith("scenes.") or re.match(r"scenes\.ch\d+_", name):
+            continue
+        beats += [b for b in spoken_beats([parse(path)], path, lines_too=False, root=root) if b not in beats]
+    return beats
+
+
+def chapter_source(module: str, root: Path = ROOT) -> ChapterSource:
+    path = module_path(module, root)
+    if path is None:
+        raise PipelineError(f"chapter module {module} not found under {root}")
+    tree = parse(path)
+    names = _scene_names(tree, path, root)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef) and n.name in names}
+    common_nodes = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in names)]
+    common = sha(ast.dump(ast.Module(body=common_nodes, type_ignores=[])).encode("utf-8"))
+    common_beats = spoken_beats(common_nodes, path, root=root)
+
+    def lineage(name: str, seen=()) -> list[str]:   # the scene and scene classes it derives from
+        node = classes.get(name)
+        if node is None or name in seen:
+            return []
+        out = [name]
+        for b in node.bases:
+            if isinstance(b, ast.Name):
+                out += lineage(b.id, seen + (name,))
+        return out
+
+    own, beats = {}, {}
+    for name in names:
+        chain = [classes[c] for c in lineage(name)]
+        own[name] = sha([ast.dump(c) for c in chain])
+        beats[name] = list(dict.fromkeys(spoken_beats(chain, path, root=root) + common_beats))
+    return ChapterSource(module, path, names, common, own, beats)
+
+
+# ---------------------------------------------------------------------------------------
+# Keys
+
+def bundle_identity(bundle) -> dict:
+    """What a rendered frame depends on in the bundle: its cache key and its tensors' checksum."""
+    meta = bundle.meta
+    return {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"), "schema": meta.get("schema_version")}
+
+
+def tool_versions() -> dict:
+    def v(pkg):
+        try:
+            return importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    return {"manim": v("manim"), "manim-voiceover": v("manim-voiceover"), "python": list(sys.version_info[:2]),
+            "pipeline": PIPELINE_VERSION}
+
+
+def voice_line_keys(chapter: str, lines: dict[str, str], voice: str | None, service=None) -> dict[str, object]:
+    """beat -> what the spoken line depends on: the speech service's own cache key when the
+    caller made one (text, voice, settings, mastering, recorded clip), else the text and the
+    voice spec (how a service turns them into sound is code, keyed as such)."""
+    if service is not None:
+        return {beat: service.cache_key(" ".join(text.split()), line_id(chapter, beat))
+                for beat, text in lines.items()}
+    return {beat: {"text": text, "voice": voice} for beat, text in lines.items()}
+
+
+def scene_key(*, bundle_id: dict, quality: str, chapter: str, scene: str, src: ChapterSource,
+              deps: dict[str, str], line_keys: dict[str, object], versions: dict,
+              shared: list[str] = ()) -> str:
+    spoken = {b: line_keys.get(b) for b in [*src.beats[scene], *shared]}
+    return sha({"bundle": bundle_id, "quality": quality, "chapter": chapter, "scene": scene,
+                "common": src.common, "own": src.own[scene], "deps": deps, "lines": spoken, "versions": versions})
