@@ -106,7 +106,7 @@ def comparison_scene(kind: str):
             return NumberGrid(values, vmax=3.0).move_to(DOWN * 0.4)
 
         def construct(self):
-            meter = FlopsMeter(0, "").to_corner(UR, buff=S.MARGIN)
+            meter = FlopsMeter(0, "", widest=max(METER_STEPS)).to_corner(UR, buff=S.MARGIN)
             self.add(meter)
             g = self.grid(before)
             self.play(FadeIn(g), run_time=1.0)

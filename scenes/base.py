@@ -19,6 +19,7 @@ from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Write, config
 
 from data import bundle as bundle_io
 from data.chapters import CHAPTERS
+from data.facts.ch06 import loop_facts
 from voiceover import guard, services  # noqa: I001
 guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
 from manim_voiceover import VoiceoverScene  # noqa: E402
@@ -42,9 +43,8 @@ class Beat:
 
 class ChapterScene(VoiceoverScene):
     chapter: str = "??"
-    meter_start: str | None = None   # ledger key whose 'before' total the meter starts at
+    meter_start: str | None = None   # the default meter_opening: the ledger total before this key
     show_title: bool = False         # only a chapter's first scene shows the big title card
-    meter_slots: int = 13            # digits and commas the meter can show (more for long totals)
 
     @property
     def title(self) -> str:
@@ -71,13 +71,28 @@ class ChapterScene(VoiceoverScene):
                     self.shown_texts.append(sub.original_text)
         return super().add(*mobjects)
 
+    # -- the meter ---------------------------------------------------------
+    def meter_opening(self) -> tuple[int, str]:
+        """What the Σ FLOPs meter shows when this scene opens: its total and its step line ("": none).
+
+        The one place a scene says where its meter starts (default: 0, or the ledger total before
+        `meter_start`); scenes then only pay(). It reads nothing but self.bundle and self.ledger
+        (tests/test_meter.py builds every scene's meter from those two alone)."""
+        return (self.ledger.before(self.meter_start) if self.meter_start else 0), ""
+
+    def meter_widest(self) -> int:
+        """The largest total the meter reaches anywhere in the film for this bundle: one full pass,
+        or chapter 06's loop of full passes if more. Every scene's meter is sized for it, so the
+        meter has one width and one place in every chapter, however long the prompt."""
+        return max(self.ledger.total, loop_facts(self.bundle)["loop_total"])
+
+    def make_meter(self) -> FlopsMeter:
+        value, step = self.meter_opening()
+        return FlopsMeter(value, step, widest=self.meter_widest()).to_corner(UR, buff=S.MARGIN)
+
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):
-        start = self.ledger.before(self.meter_start) if self.meter_start else 0
-        # room for at least one full pass of this bundle, however long the prompt
-        slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)
-        self.meter = FlopsMeter(start, "", slots=slots)
-        self.meter.to_corner(UR, buff=S.MARGIN)
+        self.meter = self.make_meter()
         heading = fit_width(label(f"{self.chapter} · {self.title}", S.SMALL, S.MUTED), 6.5)
         heading.to_corner(UL, buff=S.MARGIN)
         self.heading = heading

@@ -8,14 +8,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch02 import head_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, fit_width, label
-
-GRID_TOKENS = 8   # at most this many tokens as rows/columns of a T x T grid at 480p
-
-
-def token_window(T: int, limit: int = GRID_TOKENS) -> list[int]:
-    """The last `limit` token positions: the last row is the one that predicts."""
-    return list(range(max(0, T - limit), T))
+from scenes.widgets import NumberGrid, fit_width, label, token_window
 
 
 class AttentionScene(ChapterScene):

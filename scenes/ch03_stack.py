@@ -60,17 +60,6 @@ class StackScene(ChapterScene):
         self.L, self.H, self.d = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
         self.dh = self.d // self.H
         self.dff = cfg.get("n_inner") or 4 * self.d
-        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)   # + a gap
-
-    def start_total(self) -> int | None:
-        """The meter's value when the scene opens, if not set by meter_start."""
-        return None
-
-    def add_furniture(self):
-        super().add_furniture()
-        start = self.start_total()
-        if start is not None:
-            self.meter.counter.set_value(start)
 
 
 # ---------------------------------------------------------------------------
@@ -336,8 +325,8 @@ def light_now(floor):
 class Climb(StackScene):
     """Twelve layers; the meter climbs one layer at a time, faster as it goes."""
 
-    def start_total(self):
-        return self.ledger.after("L0.mlp_down")
+    def meter_opening(self):
+        return self.ledger.after("L0.mlp_down"), ""     # layer 1 is paid for
 
     def build(self):
         L, led = self.L, self.ledger
@@ -384,9 +373,7 @@ class Climb(StackScene):
 
 class Lens(StackScene):
     """The logit lens: the last token's top guess read off after every layer."""
-
-    def start_total(self):
-        return self.ledger.after(f"L{self.L - 1}.mlp_down")
+    meter_start = "unembed"      # every layer paid for, the unembedding not yet
 
     def build(self):
         b, L = self.bundle, self.L

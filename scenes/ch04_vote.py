@@ -16,26 +16,20 @@ from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, ProbBars, TokenChip, fit_width, label
-
-GRID_TOKENS = 8   # rows of the T x d matrix shown before only the last row goes on
+from scenes.widgets import NumberGrid, ProbBars, TokenChip, fit_width, label, token_window
 
 
 class VoteScene(ChapterScene):
     chapter = "04"
-    hold_total = True    # scenes after the unembedding: the meter shows the whole pass
 
     def setup(self):
         super().setup()
         cfg = self.bundle.config
         self.d, self.V = cfg["n_embd"], cfg["vocab_size"]
         self.facts = vote_facts(self.bundle)
-        self.meter_slots = max(self.meter_slots, len(S.fmt_int(self.ledger.total)) + 1)   # + a gap
 
-    def add_furniture(self):
-        super().add_furniture()
-        if self.hold_total:
-            self.meter.counter.set_value(self.ledger.total)
+    def meter_opening(self):
+        return self.ledger.total, ""      # scenes after the unembedding: the meter shows the whole pass
 
 
 def top_bars(facts: dict, **kw) -> ProbBars:
@@ -92,13 +86,14 @@ def flow_chips(texts, ids, max_width: float = 12.5, buff: float = 0.15, max_line
 # ---------------------------------------------------------------------------
 class LastRow(VoteScene):
     """Only the last row goes on; it meets the tied embedding table: V scores."""
-    meter_start = "unembed"
     show_title = True
-    hold_total = False
+
+    def meter_opening(self):
+        return self.ledger.before("unembed"), ""     # this scene pays for the unembedding
 
     def build(self):
         b, d, V = self.bundle, self.d, self.V
-        rows = list(range(max(0, b.T - GRID_TOKENS), b.T))
+        rows = token_window(b.T)
         last = b.T - 1
         with self.beat("last_row") as beat:
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=6, cell_w=1.05,

@@ -12,8 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.ch02_attention import token_window
-from scenes.widgets import FlopsMeter, NumberGrid, fit_width, label
+from scenes.widgets import NumberGrid, fit_width, label, token_window
 
 HOLD_STEP = "held: no new arithmetic"
 
@@ -21,13 +20,8 @@ HOLD_STEP = "held: no new arithmetic"
 class EncoderDecoderScene(ChapterScene):
     chapter = "05"
 
-    def add_furniture(self):
-        super().add_furniture()
-        # the meter holds at the full one-token total: chapter 05 adds nothing
-        self.remove(self.meter)
-        self.meter = FlopsMeter(self.ledger.total, HOLD_STEP, slots=self.meter_slots)
-        self.meter.to_corner(UP + RIGHT, buff=S.MARGIN)
-        self.add(self.meter)
+    def meter_opening(self):
+        return self.ledger.total, HOLD_STEP   # the full one-token total: chapter 05 adds nothing
 
 
 def mask_icon(n: int, kind: str, cell: float = 0.26) -> VGroup:

@@ -6,14 +6,14 @@ beside it, both from data/flops.py.
 """
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, UR, Brace, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
                    TransformFromCopy, VGroup)
 
 from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import FlopsMeter, TokenChip, fit_width, label
+from scenes.widgets import TokenChip, fit_width, label
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
@@ -35,24 +35,15 @@ def place_row(cells, xs, aligns, y):
 
 class LoopChapter(ChapterScene):
     chapter = "06"
-    meter_slots = 15       # a few full passes over a long prompt pass ten billion
 
     def setup(self):
         super().setup()
         self.f = loop_facts(self.bundle)
 
-    def meter_state(self) -> tuple[int, str]:
-        """Where the meter stands when the scene opens: after every pass of the loop."""
-        n = len(self.f["steps"])
-        return self.f["loop_total"], f"{n} full passes, no cache"
-
-    def add_furniture(self):
-        super().add_furniture()
-        value, step = self.meter_state()
-        self.remove(self.meter)
-        self.meter = FlopsMeter(value, step, slots=self.meter_slots)
-        self.meter.to_corner(UR, buff=S.MARGIN)
-        self.add(self.meter)
+    def meter_opening(self):
+        """After every pass of the loop (the scenes after Loop)."""
+        f = loop_facts(self.bundle)
+        return f["loop_total"], f"{len(f['steps'])} full passes, no cache"
 
     def pay_to(self, target: int, step: str, run_time: float):
         self.play(*self.meter.pay(target, step, run_time=run_time), run_time=run_time)
@@ -62,7 +53,7 @@ class Loop(LoopChapter):
     """Append the pick, run the whole pass again: generated steps from the bundle."""
     show_title = True
 
-    def meter_state(self):
+    def meter_opening(self):
         return self.ledger.total, f"one pass over {self.bundle.T} tokens"
 
     def strip(self) -> tuple[VGroup, list]:

@@ -41,9 +41,6 @@ CAPTION_TOP = -2.9                   # the bottom band below this stays free for
 CONTENT_TOP = 2.4                    # below the title / meter row
 MARGIN = 0.35
 
-# fixed decimals per kind of number
-DECIMALS = {"score": 2, "vector": 2, "prob_pct": 1}
-
 
 def diverging(value: float, vmax: float) -> ManimColor:
     """Signed value on the shared negative/zero/positive scale."""

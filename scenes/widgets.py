@@ -73,20 +73,29 @@ class _MonoGlyphs:
         self.template = compact_text(ref)
 
     @classmethod
-    def compose(cls, text: str, size: int, color) -> Text | None:
-        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
-            return None
+    def at(cls, size: int) -> "_MonoGlyphs | None":
+        """The glyphs at one size, shaped on first use (None where the face cannot be composed)."""
         if size not in cls.fonts:
             try:
                 cls.fonts[size] = cls(size)
             except ValueError:
                 cls.fonts[size] = None
-        font = cls.fonts[size]
+        return cls.fonts[size]
+
+    def outline(self, text: str) -> np.ndarray:
+        """The points of `text` (spaces leave a column empty), its first column where CHARS[0] is."""
+        return np.concatenate([self.points[c] + np.array([i * self.advance, 0, 0])
+                               for i, c in enumerate(text) if c != " "])
+
+    @classmethod
+    def compose(cls, text: str, size: int, color) -> Text | None:
+        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
+            return None
+        font = cls.at(size)
         if font is None:
             return None
         t = font.template.copy()
-        t.submobjects[0].set_points(np.concatenate(
-            [font.points[c] + np.array([i * font.advance, 0, 0]) for i, c in enumerate(text) if c != " "]))
+        t.submobjects[0].set_points(font.outline(text))
         t.center()
         t.set_color(color)
         t.original_text, t.text = text, text.replace(" ", "")
@@ -191,6 +200,14 @@ def window(n: int, limit: int) -> tuple[list[int], bool]:
     if n <= limit:
         return list(range(n)), False
     return list(range(limit - 1)), True
+
+
+GRID_TOKENS = 8   # at most this many tokens as rows (and columns) of a T x something grid at 480p
+
+
+def token_window(T: int, limit: int = GRID_TOKENS) -> list[int]:
+    """The last `limit` token positions: the last row is the one that predicts."""
+    return list(range(max(0, T - limit), T))
 
 
 class NumberGrid(VGroup):
@@ -328,30 +345,34 @@ class ProbBars(VGroup):
 # ---------------------------------------------------------------------------
 # The Σ FLOPs meter: digits are shaped once, then only their points are swapped.
 
-_GLYPHS = "0123456789,"
+_DIGITS = "0123456789,"
 
 
 class GlyphCounter(VGroup):
-    """A right-aligned integer drawn from glyphs shaped once (no per-frame Text/TeX).
+    """A right-aligned integer drawn from the glyphs `_MonoGlyphs` shaped once (no per-frame Text/TeX).
 
-    The digits are one VMobject whose points are put together from cached glyph outlines
-    when the value changes: setting a value costs a few array copies, and drawing it is one
-    cairo path however many digits it has.
+    The digits are one VMobject whose points are put together from those outlines, laid out
+    as Pango lays out the same string, when the value changes: setting a value costs a few
+    array copies, and drawing it is one cairo path however many digits it has.
     """
 
     def __init__(self, value: int = 0, slots: int = 15, size: int = 30, color=S.FLOPS):
         super().__init__()
-        ref = label(_GLYPHS, size, color, mono=True)
-        self.advance = ref.width / len(_GLYPHS) * 1.0  # monospace: same advance for every glyph
-        cy = ref.get_center()[1]
-        self.glyph_points = {}
-        for ch, g in zip(_GLYPHS, ref.submobjects):
-            self.glyph_points[ch] = g.points - np.array([g.get_center()[0], cy, 0])
+        self.font = _MonoGlyphs.at(max(size, S.SMALL))
+        if self.font is None:
+            raise ValueError(f"the monospace face cannot be composed at size {size}")
+        self.advance = self.font.advance
+        ink = np.concatenate([self.font.points[c] for c in _DIGITS])
+        # the outline's first column, as a cell: digits sit in the middle of their advance
+        first = self.font.points[_DIGITS[0]][:, 0]
+        self.cell_left = (first.min() + first.max()) / 2 - self.advance / 2
+        self.ink_mid = (ink[:, 1].min() + ink[:, 1].max()) / 2
         self.digits = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
         self.add(self.digits)
         self.slots = slots
         # a fixed invisible frame so the group keeps its size while digits change
-        self.frame = Rectangle(width=slots * self.advance, height=ref.height, stroke_width=0, fill_opacity=0)
+        self.frame = Rectangle(width=slots * self.advance, height=np.ptp(ink[:, 1]), stroke_width=0,
+                               fill_opacity=0)
         self.add(self.frame)
         self.value = None
         self.set_value(value)
@@ -364,17 +385,14 @@ class GlyphCounter(VGroup):
         text = f"{value:,}"
         if len(text) > self.slots:  # never show a silently truncated total
             raise ValueError(f"{text} needs {len(text)} slots; this counter has {self.slots}")
-        right = self.frame.get_right()[0]
-        cy = self.frame.get_center()[1]
-        n = len(text)
-        self.digits.set_points(np.concatenate(
-            [self.glyph_points[ch] + np.array([right - (n - i - 0.5) * self.advance, cy, 0])
-             for i, ch in enumerate(text)]))
+        left = self.frame.get_right()[0] - len(text) * self.advance
+        self.digits.set_points(self.font.outline(text) + np.array(
+            [left - self.cell_left, self.frame.get_center()[1] - self.ink_mid, 0]))
         return self
 
 
 class CountTo(Animation):
-    """Animate a GlyphCounter from its value to `target` (eased)."""
+    """Animate a GlyphCounter from its value to `target`, eased by `rate_func` (smooth unless told)."""
 
     def __init__(self, counter: GlyphCounter, target: int, **kw):
         self.start_value, self.target = counter.value, int(target)
@@ -382,16 +400,24 @@ class CountTo(Animation):
         super().__init__(counter, **kw)
 
     def interpolate_mobject(self, alpha: float) -> None:
-        self.mobject.set_value(round(self.start_value + (self.target - self.start_value) * alpha))
+        # as manim's ChangingDecimal: the value follows rate_func(alpha), not alpha itself
+        t = self.rate_func(alpha)
+        self.mobject.set_value(round(self.start_value + (self.target - self.start_value) * t))
+
+
+def meter_slots(widest: int) -> int:
+    """Digits and commas a meter needs to show totals up to `widest`, and a gap before them."""
+    return len(S.fmt_int(widest)) + 1
 
 
 class FlopsMeter(VGroup):
-    """Σ FLOPs: the running total and the step being paid for."""
+    """Σ FLOPs: the running total and the step being paid for; `widest` is the largest total it
+    will show (the meter is as wide as that, so it never changes width while it counts)."""
 
-    def __init__(self, value: int = 0, step: str = "", slots: int = 13):
+    def __init__(self, value: int, step: str, widest: int):
         super().__init__()
         self.title = label("Σ FLOPs", S.SMALL, S.MUTED, compact=True)
-        self.counter = GlyphCounter(value, slots=slots, size=28)
+        self.counter = GlyphCounter(value, slots=meter_slots(max(widest, value)), size=28)
         self.counter.next_to(self.title, RIGHT, buff=0.2)
         self.title.align_to(self.counter, DOWN)
         self.step_mob = self._step_text(step)

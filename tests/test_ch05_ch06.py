@@ -18,7 +18,7 @@ from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_
                         decode_step_flops, forward_ledger, generation_flops, human, kv_cache_bytes,
                         kv_cache_numbers_per_token)
 from scenes import style as S
-from scenes.ch02_attention import token_window
+from scenes.widgets import token_window
 
 
 def build(bundle, chapter, scene):
