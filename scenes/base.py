@@ -32,13 +32,44 @@ CUES_ENV = "ONEPASS_CUES"
 
 
 class Beat:
-    """The narration line of a beat and its duration; share() splits it among animations."""
+    """The narration line of a beat while it is spoken: its duration, its sentences' times, and
+    helpers that let the picture follow the words.
 
-    def __init__(self, key: str, text: str, duration: float):
+    share(f): a run_time that is fraction f of the whole line.
+    sentences: [{"start", "end", "text"}], seconds from the beat's start (one per spoken sentence).
+    wait_for(i): hold until sentence i starts, so the next play() lands on the words that name it.
+    span(i, f): a run_time that is fraction f of sentence i (what is left of it, if it has begun).
+    """
+
+    def __init__(self, key: str, text: str, duration: float, scene=None, sentences: list[dict] | None = None):
         self.key, self.text, self.duration = key, text, duration
+        self.scene = scene
+        self.t0 = scene.time if scene is not None else 0.0
+        self.sentences = sentences or [{"start": 0.0, "end": duration, "text": text}]
 
     def share(self, fraction: float) -> float:
         return max(0.2, self.duration * fraction)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.scene.time - self.t0) if self.scene is not None else 0.0
+
+    def start_of(self, i: int) -> float:
+        return self.sentences[min(i, len(self.sentences) - 1)]["start"]
+
+    def end_of(self, i: int) -> float:
+        return self.sentences[min(i, len(self.sentences) - 1)]["end"]
+
+    def wait_for(self, i: int) -> None:
+        """Hold the picture until sentence i begins (nothing to do when it already has)."""
+        gap = self.start_of(i) - self.elapsed
+        if gap > 1 / 60 and self.scene is not None:
+            self.scene.wait(gap)
+
+    def span(self, i: int, fraction: float = 1.0) -> float:
+        """Fraction of sentence i's remaining time, as a run_time (at least 0.2 s)."""
+        left = self.end_of(i) - max(self.elapsed, self.start_of(i))
+        return max(0.2, left * fraction)
 
 
 class ChapterScene(VoiceoverScene):
@@ -131,7 +162,9 @@ class ChapterScene(VoiceoverScene):
         if text is None:
             raise script.ScriptError(f"chapter {self.chapter} has no narration line for beat {key!r}")
         with self.voiceover(text=text, line_id=script.line_id(self.chapter, key)) as tracker:
-            yield Beat(key, text, tracker.duration)
+            sentences = [{"start": seg["start"], "end": seg["end"], "text": seg["text"]}
+                         for seg in tracker.data.get("segments", [])]
+            yield Beat(key, text, tracker.duration, scene=self, sentences=sentences)
         start, data = tracker.start_t, tracker.data
         segments = [{"start": start + s["start"], "end": start + s["end"], "text": s["text"]} for s in data["segments"]]
         silent = self.speech_service.silent
