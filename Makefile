@@ -17,7 +17,7 @@ APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg 
 	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: bootstrap system install piper render test bench clean
+.PHONY: bootstrap system install piper render review test bench clean
 
 bootstrap: system install
 
@@ -45,6 +45,12 @@ piper: install
 
 render: install
 	$(PY) render.py --chapter $(CHAPTER) --quality $(QUALITY) --weights "$(WEIGHTS)" --prompt "$(PROMPT)"
+
+# render a chapter at low quality, then a contact sheet + stills report (bench/review.py)
+VOICE ?= espeak
+review: install
+	$(PY) render.py --chapter $(CHAPTER) --quality low --weights "$(WEIGHTS)" --voice "$(VOICE)" --prompt "$(PROMPT)" --out out/review
+	$(PY) bench/review.py $$(ls -t out/review/*/low/ch$(CHAPTER)-*.mp4 | head -1) --out out/review/sheets
 
 test: install
 	$(PY) -m pytest -q
