@@ -15,11 +15,7 @@ from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.style import fmt_ratio
-from scenes.widgets import TokenChip, fit_width, label
-
-CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4     # usable width for content rows
-CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2  # usable height between the furniture and captions
-CONTENT_Y = (S.CONTENT_TOP + S.CAPTION_TOP) / 2
+from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in
 
 
 def visible_bytes(raw: bytes) -> str:
@@ -56,12 +52,6 @@ def text_block(text: str, size: int, width_chars: int, max_w: float, color=S.INK
     return fit_width(lines, max_w)
 
 
-def fit_box(mob, w: float, h: float, grow: float = 1.0):
-    """Scale to fit a box: down as needed, up by at most `grow` (short prompts use the room)."""
-    factor = min(w / mob.width if mob.width else grow, h / mob.height if mob.height else grow, grow)
-    return mob.scale(factor)
-
-
 def flow(mobs, max_width: float, hbuff: float = 0.15, vbuff: float = 0.3) -> VGroup:
     """Lay mobjects out like words in a paragraph: left to right, a new line when the width is used."""
     lines, line, used = [], [], 0.0
@@ -78,7 +68,7 @@ def flow(mobs, max_width: float, hbuff: float = 0.15, vbuff: float = 0.3) -> VGr
     return VGroup(*mobs)
 
 
-def chip_flow(texts, ids=None, max_width: float = CONTENT_W, size: int = S.BODY_SIZE) -> VGroup:
+def chip_flow(texts, ids=None, max_width: float = S.CONTENT_W, size: int = S.BODY_SIZE) -> VGroup:
     """Token chips (with ids beneath when given) flowing over as many lines as they need."""
     chips = [TokenChip(t, None if ids is None else i, size=size)
              for t, i in zip(texts, ids if ids is not None else [None] * len(texts))]
@@ -117,8 +107,8 @@ class Prompt(TokensScene):
     def build(self):
         f = self.facts
         with self.beat("intro") as beat:
-            big = text_block(f["prompt"], S.TITLE_SIZE, 40, CONTENT_W)
-            fit_box(big, CONTENT_W, 2.6).move_to(UP * 0.7)
+            big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
+            fit_to(big, width=S.CONTENT_W, height=2.6).move_to(UP * 0.7)
             count = label(f"{S.fmt_int(f['words'])} words · {S.fmt_int(f['chars'])} characters", S.SMALL, S.MUTED)
             count.next_to(big, DOWN, buff=0.4)
             per_char = beat.share(0.6) / max(1, f["chars"])
@@ -129,11 +119,12 @@ class Prompt(TokensScene):
 
         # the layout of the next two beats: chips (the prompt, cut) / the id list
         chips = chip_flow(self.chip_texts, f["ids"])
-        ids = id_list_block(f["ids"], CONTENT_W)
+        ids = id_list_block(f["ids"], S.CONTENT_W)
         caption = label("model input", S.SMALL, S.MUTED)
         id_group = VGroup(caption, ids).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         layout = VGroup(chips, id_group).arrange(DOWN, buff=0.6)
-        fit_box(layout, CONTENT_W, CONTENT_H - 0.5, grow=1.3).move_to(UP * (CONTENT_Y + 0.25))
+        room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)   # half a unit more air above the captions
+        place_in(fit_to(layout, room, grow=1.3), room)
         id_mobs = VGroup(*[c.id_mob for c in chips])
         for m in id_mobs:
             m.set_opacity(0)
@@ -168,9 +159,9 @@ class SameWord(TokensScene):
                     col.add(label("in the prompt", S.SMALL, S.INK).next_to(num, DOWN, buff=0.2))
                 cols.add(col)
             cols.arrange(RIGHT, buff=1.4, aligned_edge=UP)
-            fit_box(cols, CONTENT_W, 3.4).move_to(UP * 0.6)
+            fit_to(cols, width=S.CONTENT_W, height=3.4).move_to(UP * 0.6)
             footer = label("the model receives the number, never the letters", S.BODY_SIZE, S.INK)
-            fit_width(footer, CONTENT_W).move_to(DOWN * 2.2)
+            fit_width(footer, S.CONTENT_W).move_to(DOWN * 2.2)
             self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * 0.2) for c in cols], lag_ratio=0.3),
                       run_time=beat.share(0.3))
             self.play(LaggedStart(*[FadeIn(VGroup(*c[2:]), shift=DOWN * 0.15) for c in cols], lag_ratio=0.3),
@@ -204,7 +195,7 @@ class Merges(TokensScene):
         steps, merges = lad["steps"], lad["merges"]
         header = VGroup(label("byte-pair encoding of", S.BODY_SIZE, S.INK),
                         TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=0.3)
-        header.move_to(UP * 2.0)
+        header.move_to(UP * S.HEADLINE_Y)
         rows = VGroup()
         for k, symbols in enumerate(steps):
             hot = merges[k - 1]["index"] if k > 0 else None
@@ -234,11 +225,8 @@ class Merges(TokensScene):
         last = rows[-1][2] if len(rows) > 1 else rows[-1][1]
         result.next_to(last, RIGHT, buff=0.4)     # the last merge's row ends with the id
         ladder = VGroup(rows, result)
-        room = header.get_bottom()[1] - 0.4 - (S.CAPTION_TOP + 0.15)
-        fit_box(ladder, CONTENT_W, room, grow=1.5)
-        ladder.next_to(header, DOWN, buff=0.4)
-        ladder.set_x(0)
-        header.set_x(0)
+        room = S.CONTENT.with_(top=header.get_bottom()[1] - 0.4)    # the content box under the header
+        place_in(fit_to(ladder, room, grow=1.5), room, UP)
         with self.beat("bytes") as beat:
             self.play(FadeIn(header, shift=DOWN * 0.2), run_time=beat.share(0.25))
             self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],
@@ -265,7 +253,7 @@ class Merges(TokensScene):
                            label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=0.15)
             ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
             eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=0.35)
-            fit_width(eq, CONTENT_W).move_to(UP * 0.4)
+            fit_width(eq, S.CONTENT_W).move_to(UP * 0.4)
             src = label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED).next_to(eq, DOWN, buff=0.5)
             self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.15) for m in eq[:6]], lag_ratio=0.2),
                       run_time=beat.share(0.4))
@@ -297,13 +285,13 @@ class Compression(TokensScene):
         f = self.facts
         T, chars = f["T"], f["chars"]
         with self.beat("ratio") as beat:
-            title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * 1.9)
+            title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             bars = self.bar_rows([("as characters", chars, S.fmt_int(chars), S.MUTED),
                                   ("as tokens", T, S.fmt_int(T), S.TOKEN)])
-            fit_width(bars, CONTENT_W).move_to(UP * 0.6)
+            fit_width(bars, S.CONTENT_W).move_to(UP * 0.6)
             ratio = label(f"{S.fmt_int(chars)} characters ÷ {S.fmt_int(T)} tokens = {fmt_ratio(f['cpt'])} "
                           f"characters per token", S.BODY_SIZE, S.TOKEN)
-            fit_width(ratio, CONTENT_W).move_to(DOWN * 1.0)
+            fit_width(ratio, S.CONTENT_W).move_to(DOWN * 1.0)
             self.play(FadeIn(title), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars], lag_ratio=0.4),
                       run_time=beat.share(0.35))
@@ -312,7 +300,7 @@ class Compression(TokensScene):
             self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
             n_chars = label(f"{S.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
-            top = VGroup(line, n_chars).arrange(RIGHT, buff=0.5).move_to(UP * 2.0)
+            top = VGroup(line, n_chars).arrange(RIGHT, buff=0.5).move_to(UP * S.HEADLINE_Y)
             texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
             chips.arrange(RIGHT, buff=0.22, aligned_edge=UP)
@@ -320,21 +308,19 @@ class Compression(TokensScene):
                 if "<" in t:  # a loose byte: muted, it is not a character on its own
                     c.box.set_stroke(S.MUTED)
                     c.text_mob.set_color(S.MUTED)
-            fit_box(chips, CONTENT_W, 1.6).next_to(top, DOWN, buff=0.4)
+            below(fit_to(chips, width=S.CONTENT_W, height=1.6), top, buff=0.4)
             loose = next((t for t in texts if "<" in t), None)
             example = loose[loose.index("<"):loose.index(">") + 1] if loose else None
             tally = label(f"{S.fmt_int(len(f['other_ids']))} tokens" +
                           (f" · {example} = one loose byte of a character" if example else ""), S.SMALL, S.MUTED)
-            fit_width(tally, CONTENT_W).next_to(chips, DOWN, buff=0.25)
+            below(fit_width(tally, S.CONTENT_W), chips, buff=0.25)
             compare = self.bar_rows([("our prompt", f["cpt"], fmt_ratio(f["cpt"]), S.TOKEN),
                                      ("the greeting", f["other_cpt"], fmt_ratio(f["other_cpt"]), S.WARNING)],
                                     bar_max=5.0)
             heading = label("characters per token", S.SMALL, S.MUTED)
             cmp_group = VGroup(heading, compare).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-            fit_width(cmp_group, CONTENT_W)
-            cmp_group.next_to(tally, DOWN, buff=0.4).set_x(0)
-            if cmp_group.get_bottom()[1] < S.CAPTION_TOP + 0.1:
-                cmp_group.shift(UP * (S.CAPTION_TOP + 0.1 - cmp_group.get_bottom()[1]))
+            fit_width(cmp_group, S.CONTENT_W)
+            keep_inside(below(cmp_group, tally, buff=0.4).set_x(0), S.CONTENT)   # above the caption band
             self.play(FadeIn(top), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in chips], lag_ratio=0.1),
                       FadeIn(tally), run_time=beat.share(0.3))

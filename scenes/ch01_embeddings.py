@@ -12,19 +12,10 @@ from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.style import fmt_cos
-from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, fit_width, label, token_row
+from scenes.widgets import (DivergingLegend, NumberGrid, TokenChip, below, fit_to, fit_width, keep_inside, label,
+                            place_in, token_row)
 
-CONTENT_W = S.FRAME_W - 2 * S.MARGIN - 0.4
-CONTENT_H = S.CONTENT_TOP - S.CAPTION_TOP - 0.2
-CONTENT_Y = (S.CONTENT_TOP + S.CAPTION_TOP) / 2
 MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
-
-
-def fit_box(mob, w: float, h: float):
-    fit_width(mob, w)
-    if mob.height > h:
-        mob.scale_to_fit_height(h)
-    return mob
 
 
 def colour_array(values: np.ndarray, vmax: float) -> np.ndarray:
@@ -82,10 +73,7 @@ class Lookup(EmbeddingScene):
             bottom_row.next_to(table.get_corner(DOWN + RIGHT), RIGHT, buff=0.15).shift(UP * 0.15)
             params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
                            f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
-            fit_width(params, CONTENT_W)
-            params.next_to(table, DOWN, buff=0.25)
-            if params.get_right()[0] > S.FRAME_W / 2 - S.MARGIN:
-                params.shift(LEFT * (params.get_right()[0] - S.FRAME_W / 2 + S.MARGIN))
+            keep_inside(below(fit_width(params, S.CONTENT_W), table, buff=0.25), S.FULL)
             # one line per token: its chip, then its id (the row it picks)
             chips = VGroup()
             for i in self.rows:
@@ -99,7 +87,7 @@ class Lookup(EmbeddingScene):
             right = max(c[1].get_right()[0] for c in chips)
             for c in chips:
                 c[1].align_to([right, 0, 0], RIGHT)
-            fit_box(chips, 4.0, 4.7).move_to(LEFT * 4.4 + DOWN * 0.3)
+            fit_to(chips, width=4.0, height=4.7).move_to(LEFT * 4.4 + DOWN * 0.3)
             stripes, arrows = VGroup(), VGroup()
             for chip, i in zip(chips, self.rows):
                 y = table.get_top()[1] - (b.ids[i] + 0.5) / V * table.height
@@ -126,9 +114,9 @@ class Lookup(EmbeddingScene):
             pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
             head = VGroup(chip, pick).arrange(RIGHT, buff=0.5).move_to(UP * 1.5)
             grid = NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}")
-            fit_width(grid, CONTENT_W).move_to(UP * 0.1)
+            fit_width(grid, S.CONTENT_W).move_to(UP * 0.1)
             vmax = float(np.abs(vec).max()) or 1.0
-            strip = heatmap(vec[None, :], vmax, CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.5)
+            strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.5)
             strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
             strip_title.next_to(strip, UP, buff=0.15).align_to(strip, LEFT)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=0.3)
@@ -142,7 +130,7 @@ class Lookup(EmbeddingScene):
                            shape_text=f"{b.T} × {S.fmt_int(d)}")
             title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
             group = VGroup(title, g).arrange(DOWN, buff=0.3)
-            fit_box(group, CONTENT_W, CONTENT_H).move_to(UP * CONTENT_Y)
+            place_in(fit_to(group, S.CONTENT), S.CONTENT)
             self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.share(0.25))
             self.play(LaggedStart(*[FadeIn(t) for t in g.text_group], lag_ratio=0.01), FadeIn(g.ellipses),
                       FadeIn(g.shape_mob), run_time=beat.share(0.3))
@@ -155,7 +143,7 @@ class Meaning(EmbeddingScene):
     def build(self):
         pairs = self.facts["cosine"]
         with self.beat("cosine") as beat:
-            formula = label("cosine = a·b / (|a| |b|)", S.BODY_SIZE, S.INK).move_to(UP * 1.95)
+            formula = label("cosine = a·b / (|a| |b|)", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             axis_w = 5.0
             rows = VGroup()
             for p in pairs:
@@ -180,9 +168,9 @@ class Meaning(EmbeddingScene):
                              .set_x(rows[-1][1][0].get_left()[0] + frac * axis_w)
                              for t, frac in (("−1", 0.0), ("0", 0.5), ("1", 1.0))])
             block = VGroup(rows, ticks)
-            fit_width(block, CONTENT_W).move_to(DOWN * 0.35)
+            fit_width(block, S.CONTENT_W).move_to(DOWN * 0.35)
             src = label("rows of the token table (first token of each word)", S.SMALL, S.MUTED)
-            fit_width(src, CONTENT_W).next_to(block, DOWN, buff=0.3)
+            below(fit_width(src, S.CONTENT_W), block, buff=0.3)
             self.play(FadeIn(formula), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(r[0], shift=RIGHT * 0.2) for r in rows], lag_ratio=0.2),
                       *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks), run_time=beat.share(0.25))
@@ -206,17 +194,18 @@ class Positions(EmbeddingScene):
         d, T = f["d"], b.T
         with self.beat("order") as beat:
             shown = self.rows
-            forward = token_row([b.tokens[i] for i in shown], max_width=CONTENT_W)
-            backward = token_row([b.tokens[i] for i in reversed(shown)], max_width=CONTENT_W)
+            forward = token_row([b.tokens[i] for i in shown], max_width=S.CONTENT_W)
+            backward = token_row([b.tokens[i] for i in reversed(shown)], max_width=S.CONTENT_W)
             tag_f = label("as written", S.SMALL, S.MUTED)
             tag_b = label("reversed", S.SMALL, S.MUTED)
             same = label("without positions, attention sees the same set of vectors", S.BODY_SIZE, S.INK)
             block = VGroup(VGroup(tag_f, forward).arrange(DOWN, buff=0.2),
                            VGroup(tag_b, backward).arrange(DOWN, buff=0.2), same).arrange(DOWN, buff=0.55)
-            fit_box(block, CONTENT_W, CONTENT_H - 0.4).move_to(UP * (CONTENT_Y + 0.1))
+            # the content box less a line under it for the window note
+            fit_to(block, width=S.CONTENT_W, height=S.CONTENT_H - 0.4).move_to(UP * (S.CONTENT_Y + 0.1))
             note = self.window_note()
             if note is not None:
-                note.next_to(block, DOWN, buff=0.2)
+                below(note, block, buff=0.2)
             self.play(FadeIn(block[0]), *([FadeIn(note)] if note else []), run_time=beat.share(0.25))
             self.play(FadeIn(block[1], shift=DOWN * 0.2), run_time=beat.share(0.25))
             self.play(FadeIn(same), run_time=beat.share(0.2))
@@ -235,7 +224,7 @@ class Positions(EmbeddingScene):
             e = self.ledger["positions"]
             bill = label(f"{e.formula} = {S.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
             group = VGroup(row, bill).arrange(DOWN, buff=0.35)
-            fit_box(group, CONTENT_W, CONTENT_H).move_to(UP * CONTENT_Y)
+            place_in(fit_to(group, S.CONTENT), S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
             eq.set_y(tok.cell_group.get_center()[1])
             self.play(FadeIn(cols[0]), run_time=beat.share(0.15))
@@ -265,8 +254,8 @@ class Positions(EmbeddingScene):
                 panels.add(VGroup(frame, title, dims, positions, legend))
                 images.append(img)
             panels.arrange(RIGHT, buff=2.3)   # the gap holds the note on our tokens' rows
-            fit_box(panels, CONTENT_W, CONTENT_H - 0.5)
-            panels.move_to(UP * (CONTENT_Y + 0.1))
+            # the content box less a line under it for the note on what is shown
+            fit_to(panels, width=S.CONTENT_W, height=S.CONTENT_H - 0.5).move_to(UP * (S.CONTENT_Y + 0.1))
             for img, panel in zip(images, panels):
                 img.stretch_to_fit_width(panel[0].width).stretch_to_fit_height(panel[0].height).move_to(panel[0])
             ours = panels[0][0]
@@ -280,7 +269,7 @@ class Positions(EmbeddingScene):
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
             shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
                                S.SMALL, S.MUTED)
-            fit_width(shown_note, CONTENT_W).next_to(panels, DOWN, buff=0.25)
+            below(fit_width(shown_note, S.CONTENT_W), panels, buff=0.25)
             self.play(FadeIn(images[0]), FadeIn(panels[0]), run_time=beat.share(0.25))
             self.play(Create(bracket), FadeIn(ours_txt), FadeIn(shown_note), run_time=beat.share(0.15))
             self.play(FadeIn(images[1]), FadeIn(panels[1]), run_time=beat.share(0.25))
@@ -294,10 +283,10 @@ class Residual(EmbeddingScene):
         b, f = self.bundle, self.facts
         L = f["n_layer"]
         with self.beat("stream") as beat:
-            lane = Rectangle(width=CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
+            lane = Rectangle(width=S.CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
                              fill_color=S.RESIDUAL, fill_opacity=0.18).move_to(DOWN * 0.9)
             name = label(f"residual stream · {b.T} × {S.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
-            name.next_to(lane, DOWN, buff=0.2).align_to(lane, LEFT)
+            below(name, lane, buff=0.2, aligned=LEFT)
             start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * 0.2)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5

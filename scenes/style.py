@@ -1,6 +1,8 @@
 """One visual language for the whole film: palette, fonts, sizes, value -> colour."""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 from manim import ManimColor, interpolate_color
 
@@ -40,6 +42,72 @@ FRAME_W, FRAME_H = 14.22, 8.0
 CAPTION_TOP = -2.9                   # the bottom band below this stays free for captions
 CONTENT_TOP = 2.4                    # below the title / meter row
 MARGIN = 0.35
+
+
+# -- named layout ------------------------------------------------------------------------------
+# Top to bottom the frame holds the furniture row (chapter heading top-left, Σ meter top-right),
+# the content box (CONTENT_TOP .. CAPTION_TOP) and the caption band (below CAPTION_TOP: always
+# free). Scenes place things in these regions by name (scenes.widgets.place_in / fit_to / below)
+# instead of writing coordinates.
+@dataclass(frozen=True)
+class Region:
+    """A box of the frame, in manim units."""
+    left: float
+    right: float
+    bottom: float
+    top: float
+
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
+    @property
+    def height(self) -> float:
+        return self.top - self.bottom
+
+    @property
+    def x(self) -> float:
+        return (self.left + self.right) / 2
+
+    @property
+    def y(self) -> float:
+        return (self.bottom + self.top) / 2
+
+    def point(self, direction=(0, 0, 0)) -> np.ndarray:
+        """The centre (no direction), an edge's midpoint (LEFT, UP, …) or a corner (UL, DR, …)."""
+        dx, dy = np.sign(direction[0]), np.sign(direction[1])
+        x = self.left if dx < 0 else self.right if dx > 0 else self.x
+        y = self.bottom if dy < 0 else self.top if dy > 0 else self.y
+        return np.array([x, y, 0.0])
+
+    def with_(self, **edges: float) -> "Region":
+        """The same box with some edges moved, e.g. CONTENT.with_(top=1.0)."""
+        return replace(self, **edges)
+
+
+LEFT_EDGE = -FRAME_W / 2 + MARGIN    # -6.76: the heading's left edge; nothing starts further left
+RIGHT_EDGE = FRAME_W / 2 - MARGIN    #  6.76: the meter's right edge; nothing reaches further right
+# margin to margin, furniture row to caption band
+FULL = Region(LEFT_EDGE, RIGHT_EDGE, CAPTION_TOP, CONTENT_TOP)
+# the content box: centred, a little air inside FULL on every side (y from -2.8 to 2.3)
+CONTENT = Region(-(FULL.width - 0.4) / 2, (FULL.width - 0.4) / 2, CAPTION_TOP + 0.1, CONTENT_TOP - 0.1)
+# lines of text and tables, centred: the width a sentence at S.SMALL or a ledger table is fitted to
+TEXT = Region(-6.3, 6.3, CAPTION_TOP, CONTENT_TOP)
+# two halves side by side (prefill | decode, encoder | decoder)
+LEFT_HALF, RIGHT_HALF = FULL.with_(right=0.0), FULL.with_(left=0.0)
+# a list on the left (chapter 04's probability bars, hung below a one-line header) and a side
+# panel on the right that explains it (a plot's axis labels may hang left of it, into the gap)
+SIDE_PANEL = FULL.with_(left=1.3)
+LEFT_COLUMN = FULL.with_(right=SIDE_PANEL.left, top=1.75)
+
+FULL_W = FULL.width                  # 13.52
+CONTENT_W = CONTENT.width            # 13.12
+CONTENT_H = CONTENT.height           # 5.1
+CONTENT_Y = CONTENT.y                # -0.25
+TEXT_W = TEXT.width                  # 12.6
+HEADLINE_Y = CONTENT_TOP - 0.45      # 1.95: a beat's one-line title, at the top of the content box
+TOP_LINE_Y = 2.62                    # a scene title in the furniture row, between heading and meter
+FOOTER_Y = CAPTION_TOP + 0.35        # -2.55: a one-line note just above the caption band
 
 
 def diverging(value: float, vmax: float) -> ManimColor:

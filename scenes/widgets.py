@@ -457,3 +457,61 @@ class DivergingLegend(VGroup):
         lo = label(S.fmt_signed(-vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
         hi = label(S.fmt_signed(vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
         self.add(bar, lo, hi)
+
+
+# ---------------------------------------------------------------------------
+# Placing by name: regions are style.Region boxes (S.CONTENT, S.TEXT, S.SIDE_PANEL, S.LEFT_HALF, …).
+
+def place_in(mob, region: S.Region, aligned=None, buff: float = 0.0, x: float | None = None,
+             y: float | None = None):
+    """Move mob into a region: centred, or flush with an edge or a corner (LEFT, UP + LEFT, …), `buff`
+    inside it. x= or y= pins that coordinate of the anchor instead (e.g. flush left at a row's height)."""
+    direction = np.zeros(3) if aligned is None else np.sign(np.asarray(aligned, dtype=float))
+    point = region.point(direction) - direction * buff
+    if x is not None:
+        point[0] = x
+    if y is not None:
+        point[1] = y
+    return mob.move_to(point, aligned_edge=direction)
+
+
+def fit_to(mob, region: S.Region | None = None, width: float | None = None, height: float | None = None,
+           grow: float = 1.0):
+    """Scale mob to fit a region's width and height (or the width/height given): down as far as needed,
+    up by at most `grow` (1: never up). Scales about its centre: place it afterwards."""
+    width = width if width is not None else (region.width if region is not None else None)
+    height = height if height is not None else (region.height if region is not None else None)
+    factor = grow
+    if width is not None and mob.width > 0:
+        factor = min(factor, width / mob.width)
+    if height is not None and mob.height > 0:
+        factor = min(factor, height / mob.height)
+    return mob.scale(factor) if factor != 1.0 else mob
+
+
+def below(mob, ref, buff: float = 0.25, aligned=None):
+    """mob under ref, `buff` apart; flush with ref's LEFT or RIGHT edge when `aligned` says so."""
+    mob.next_to(ref, DOWN, buff=buff)
+    return mob.align_to(ref, aligned) if aligned is not None else mob
+
+
+def keep_inside(mob, region: S.Region):
+    """Shift mob (never scale it) back inside a region where it pokes out: into the content box, out of
+    the caption band, off the frame's edge. Where it is larger than the region, left and bottom win."""
+    left, right = mob.get_left()[0], mob.get_right()[0]
+    bottom, top = mob.get_bottom()[1], mob.get_top()[1]
+    dx = region.left - left if left < region.left else min(0.0, region.right - right)
+    dy = region.bottom - bottom if bottom < region.bottom else min(0.0, region.top - top)
+    if dx or dy:
+        mob.shift(np.array([dx, dy, 0.0]))
+    return mob
+
+
+def place_row(cells, xs, aligns, y: float) -> VGroup:
+    """The cells of a table row on one line: each at its column's x, its LEFT ("L") or RIGHT ("R") edge
+    there or centred ("C"). None leaves a column empty."""
+    edges = {"L": LEFT, "R": RIGHT, "C": np.zeros(3)}
+    for m, x, a in zip(cells, xs, aligns):
+        if m is not None:
+            m.move_to([x, y, 0], aligned_edge=edges[a])
+    return VGroup(*[m for m in cells if m is not None])
