@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart, Line,
                    ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, fit_width, label, token_window
+from scenes.widgets import NumberGrid, below, fit_width, label, place_in, place_row, token_window
 
 
 class AttentionScene(ChapterScene):
@@ -50,7 +50,7 @@ class Projections(AttentionScene):
         with self.beat("inputs") as beat:
             x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=4, rows=rows,
                            shape_text=f"x = LayerNorm(residual): {b.T} × {self.d}")
-            x.move_to(DOWN * 0.2)
+            place_in(x, S.CONTENT)
             note = self.window_note()
             self.play(FadeOut(tag), FadeOut(rule), run_time=beat.share(0.1))
             self.play(FadeIn(x.cell_group), FadeIn(x.row_label_mobs), run_time=beat.share(0.25))
@@ -68,8 +68,7 @@ class Projections(AttentionScene):
             grids.arrange(RIGHT, buff=0.45)
             x_small = x.copy()
             target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
-            fit_width(target, S.FRAME_W - 2 * S.MARGIN)
-            target.move_to(DOWN * 0.2)
+            place_in(fit_width(target, S.FULL_W), S.CONTENT)
             arrow = Arrow(x_small.get_right(), grids.get_left(), buff=0.12, color=S.MUTED, stroke_width=3)
             w_text = label(f"x × W_q, W_k, W_v → this head's {self.dh} columns of each", S.SMALL, S.MUTED)
             w_text.next_to(grids, UP, buff=0.25)
@@ -110,8 +109,7 @@ class Scores(AttentionScene):
         probs = b["probs"][0, h]              # [T, T]
         note = self.window_note()
         with self.beat("scores") as beat:
-            formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK)
-            formula.to_edge(UP, buff=1.25)
+            formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK).move_to(UP * S.TOP_LINE_Y)
             grid = self.grid(scaled)
             self.play(Write(formula), run_time=beat.share(0.15))
             self.play(FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs), FadeIn(grid.col_label_mobs),
@@ -149,8 +147,8 @@ class Scores(AttentionScene):
             order = np.argsort(-probs[last])[:3]
             readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
             who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
-                                  mono=True), 12.5)
-            who.next_to(grid, DOWN, buff=0.3)
+                                  mono=True), S.TEXT_W)
+            below(who, grid, buff=0.3)
             self.play(Create(box), run_time=beat.share(0.2))
             self.play(FadeIn(who, shift=UP * 0.1), run_time=beat.share(0.25))
 
@@ -176,7 +174,7 @@ class Mixing(AttentionScene):
             sigma = label("Σ rows →", S.BODY_SIZE, S.MUTED)
             row = VGroup(VGroup(w, w_title), times, VGroup(v, v_title), sigma, VGroup(out, out_title))
             row.arrange(RIGHT, buff=0.35)
-            fit_width(row, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.3)
+            place_in(fit_width(row, S.FULL_W), S.CONTENT)
             note = self.window_note()
             self.play(FadeIn(w), FadeIn(w_title), *([FadeIn(note)] if note else []), run_time=beat.share(0.15))
             self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.share(0.2))
@@ -184,8 +182,8 @@ class Mixing(AttentionScene):
             self.pay("L0.mix", run_time=beat.share(0.2))
         with self.beat("out") as beat:
             self.play(FadeOut(row), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
-            concat = fit_width(label(f"{self.H} heads × {dh} = {d}  →  × W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION), 12)
-            concat.to_edge(UP, buff=1.3)
+            concat = fit_width(label(f"{self.H} heads × {dh} = {d}  →  × W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION),
+                               S.TEXT_W).move_to(UP * S.TOP_LINE_Y)
             names = ("residual", "+ attention", "= new residual")
             colours = (S.RESIDUAL, S.ATTENTION, S.RESIDUAL)
             mats = (b["resid_pre"][0, last], b["attn_out"][0, last], b["resid_mid"][0, last])
@@ -196,9 +194,9 @@ class Mixing(AttentionScene):
                 lines.add(VGroup(t, g).arrange(RIGHT, buff=0.4))
             lines.arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
             shape = label(f"row of {S.show_token(b.tokens[last])}: 1 × {d}", S.SMALL, S.MUTED, mono=True)
-            shape.next_to(lines, DOWN, buff=0.25).align_to(lines, RIGHT)
+            below(shape, lines, buff=0.25, aligned=RIGHT)
             group = VGroup(lines, shape)
-            fit_width(group, 12.5).move_to(DOWN * 0.4)
+            fit_width(group, S.TEXT_W).move_to(DOWN * 0.4)
             self.play(FadeIn(concat), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(l, shift=UP * 0.15) for l in lines], lag_ratio=0.35),
                       FadeIn(shape), run_time=beat.share(0.35))
@@ -221,20 +219,17 @@ class Mixing(AttentionScene):
         total = self.ledger.attention_flops(0)
         rows.add(VGroup(label("attention, layer 1", S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
                         label(S.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
-        col_x = [-5.6, -1.8, 5.2]   # left edges of text columns; numbers right-aligned at col_x[2]
+        col_x = [-5.6, -1.8, 5.2]   # step and formula flush left, FLOPs flush right
         y = 1.2
         for i, r in enumerate(rows):
             if i == len(rows) - 1:
                 y -= 0.15
-            r[0].move_to([col_x[0], y, 0], aligned_edge=LEFT)
-            r[1].move_to([col_x[1], y, 0], aligned_edge=LEFT)
-            r[2].move_to([col_x[2], y, 0], aligned_edge=RIGHT)
+            place_row(r, col_x, "LLR", y)
             y -= 0.55
-        from manim import Line as MLine
-        rule = MLine([col_x[0], rows[-1].get_top()[1] + 0.12, 0], [col_x[2], rows[-1].get_top()[1] + 0.12, 0],
-                     color=S.MUTED, stroke_width=2)
+        rule = Line([col_x[0], rows[-1].get_top()[1] + 0.12, 0], [col_x[2], rows[-1].get_top()[1] + 0.12, 0],
+                    color=S.MUTED, stroke_width=2)
         note = fit_width(label("softmax and LayerNorm are not counted (see the ledger's note)", S.SMALL, S.MUTED), 11)
-        note.next_to(rows, DOWN, buff=0.35).align_to(rows, LEFT)
+        below(note, rows, buff=0.35, aligned=LEFT)
         return VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
 
 

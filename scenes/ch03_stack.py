@@ -17,7 +17,7 @@ from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 from data.flops import human
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, fit_width, label, window
+from scenes.widgets import NumberGrid, below, fit_width, label, place_in, window
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:
@@ -110,13 +110,13 @@ class Heads(StackScene):
             f = parts["featured"]
             order = "" if parts["show_labels"] else f" (all {b.T} tokens, in prompt order)"
             key = fit_width(label(f"row: the token reading · column: the token it reads{order}",
-                                  S.SMALL, S.MUTED), 12.5)
-            key.to_edge(DOWN, buff=1.2)
+                                  S.SMALL, S.MUTED), S.TEXT_W)
+            place_in(key, S.CONTENT, DOWN)
             mark = SurroundingRectangle(parts["frames"][f], color=S.TOKEN, buff=0.05, stroke_width=4)
             note = label(f"head {f + 1}: followed in chapter 02", S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
             foot = VGroup(note, legend).arrange(RIGHT, buff=0.8).next_to(key, UP, buff=0.15)
-            fit_width(foot, 12.5)
+            fit_width(foot, S.TEXT_W)
             cells = [c for c in group if isinstance(c, Group)]
             labels = [m for m in group if not isinstance(m, Group)]
             self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in cells], lag_ratio=0.08),
@@ -162,8 +162,8 @@ class Heads(StackScene):
         segs.arrange(RIGHT, buff=0)
         title.next_to(segs, UP, buff=0.15)
         after = fit_width(label(f"outputs side by side again: {H} × {dh} = {d} → output projection "
-                                "(already on the meter)", S.SMALL, S.MUTED), 12.5)
-        after.next_to(segs, DOWN, buff=0.45)
+                                "(already on the meter)", S.SMALL, S.MUTED), S.TEXT_W)
+        below(after, segs, buff=0.45)
         return VGroup(title, segs, after)
 
 
@@ -229,7 +229,7 @@ class Mlp(StackScene):
                             label(f"of {dff:,}  ·  min {S.fmt_signed(f['min'], 2)}  ·  max "
                                   f"{S.fmt_signed(f['max'], 2)}", S.SMALL, S.MUTED, mono=True))
             counts.arrange(RIGHT, buff=0.35)
-            fit_width(counts, 12.5).move_to(DOWN * 2.55)
+            fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
             self.play(FadeOut(x_win), FadeIn(up), run_time=beat.share(0.15))
             self.play(FadeIn(h_img, shift=DOWN * 0.1), run_time=beat.share(0.15))
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.share(0.15))
@@ -269,17 +269,18 @@ class Mlp(StackScene):
             r[0].move_to([-4.6, y, 0], aligned_edge=RIGHT)
             r[1].move_to([-4.3, y, 0], aligned_edge=LEFT)
             r[2].next_to(r[1], RIGHT, buff=0.2)
-            r[3].next_to(r[1], DOWN, buff=0.12).align_to(r[1], LEFT)
+            below(r[3], r[1], buff=0.12, aligned=LEFT)
             y -= 1.5
         head = label("parameters in one layer (weights + biases)", S.SMALL, S.MUTED)
         head.next_to(rows, UP, buff=0.35).align_to(rows[0][1], LEFT)
         ratio = label(f"MLP = {p['ratio']:.1f} × attention", S.BODY_SIZE, S.MLP)
-        ratio.next_to(rows, DOWN, buff=0.45).align_to(rows[0][1], LEFT)
+        below(ratio, rows, buff=0.45).align_to(rows[0][1], LEFT)
         return VGroup(VGroup(head, *rows), ratio)
 
 
 # ---------------------------------------------------------------------------
 FLOOR_W, FLOOR_H, FLOOR_PITCH = 4.4, 0.31, 0.40
+STACK_CENTER = [-3.7, -0.35, 0]    # the stack stands left; readouts and totals go to its right
 
 
 def floors(n_layer: int) -> VGroup:
@@ -298,7 +299,7 @@ def floors(n_layer: int) -> VGroup:
         floor.box, floor.attn, floor.mlp = box, attn, mlp
         group.add(floor)
     group.arrange(UP, buff=FLOOR_PITCH - FLOOR_H)
-    group.move_to([-3.7, -0.35, 0])
+    group.move_to(STACK_CENTER)
     stream = Arrow(group.get_corner(DOWN + LEFT) + LEFT * 0.35 + DOWN * 0.15,
                    group.get_corner(UP + LEFT) + LEFT * 0.35 + UP * 0.15, buff=0, color=S.RESIDUAL,
                    stroke_width=5, max_tip_length_to_length_ratio=0.04)
@@ -415,7 +416,7 @@ class Lens(StackScene):
             where = f"layers {settle + 1}–{L}" if settle < L - 1 else f"layer {L}"
             note = VGroup(label("= final answer", S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
             note.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
-            fit_width(note, S.FRAME_W / 2 - S.MARGIN - box.get_right()[0] - 0.15)
+            fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - 0.15)
             note.next_to(box, RIGHT, buff=0.15)
             self.play(FadeIn(box), FadeIn(note), run_time=beat.share(0.3))
             self.wait(beat.share(0.2))
