@@ -16,7 +16,8 @@ from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, ProbBars, TokenChip, fit_width, label, token_window
+from scenes.widgets import (NumberGrid, ProbBars, TokenChip, below, fit_width, keep_inside, label, place_in,
+                            token_window)
 
 
 class VoteScene(ChapterScene):
@@ -56,7 +57,7 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     return VGroup(dots, VGroup(rank, name, bar, pct))
 
 
-def flow_chips(texts, ids, max_width: float = 12.5, buff: float = 0.15, max_lines: int = 4) -> VGroup:
+def flow_chips(texts, ids, max_width: float = S.TEXT_W, buff: float = 0.15, max_lines: int = 4) -> VGroup:
     """Token chips flowed like text, lines left-aligned. A prompt too long for `max_lines` shows
     its last tokens after a note saying how many earlier ones are not drawn (chips never shrink)."""
     all_chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
@@ -123,10 +124,10 @@ class LastRow(VoteScene):
                                 max_cols=5, cell_w=1.0, label_color=S.TOKEN, shape_text=f"1 × {V:,} scores")
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             eqn = VGroup(vec, times, table, eq, scores).arrange(RIGHT, buff=0.3)
-            fit_width(eqn, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.2)
+            place_in(fit_width(eqn, S.FULL_W), S.CONTENT)
             formula = label(f"{self.ledger['unembed'].formula} = {S.fmt_int(self.ledger['unembed'].flops)} FLOPs",
                             S.SMALL, S.FLOPS, mono=True)
-            fit_width(formula, 12).next_to(eqn, DOWN, buff=0.45)
+            below(fit_width(formula, S.TEXT_W), eqn, buff=0.45)
             self.play(FadeOut(grid), FadeOut(box), FadeOut(goes_on), FadeIn(vec), run_time=beat.share(0.15))
             self.play(FadeIn(times), FadeIn(table, shift=LEFT * 0.2), run_time=beat.share(0.15))
             self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * 0.2), run_time=beat.share(0.15))
@@ -186,7 +187,7 @@ class Softmax(VoteScene):
         bars = top_bars(f, bar_max=2.4)
         extra = extra_row(bars, w) if w is not None and w["rank"] > len(f["top"]) else None
         left = VGroup(bars, *([extra] if extra is not None else []))
-        left.move_to([-6.75, 1.75, 0], aligned_edge=LEFT + UP)
+        place_in(left, S.LEFT_COLUMN, UP + LEFT)
         head = fit_width(label(f"softmax over all {V:,} scores: the top {len(f['top'])}", S.SMALL, S.LOGIT), 6.6)
         head.next_to(bars, UP, buff=0.2).align_to(left, LEFT)
         with self.beat("softmax") as beat:
@@ -194,7 +195,7 @@ class Softmax(VoteScene):
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars.rows], lag_ratio=0.12),
                       run_time=beat.share(0.55))
         plot = CumulativePlot(f["probs"], width=4.9, height=3.1)
-        plot.shift(np.array([1.3, -1.3, 0]) - plot.origin())
+        plot.shift(np.array([S.SIDE_PANEL.left, -1.3, 0]) - plot.origin())    # its axis on the panel's edge
         n_p = f["n_p"]
         with self.beat("tail") as beat:
             p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), 4.9)
@@ -230,7 +231,7 @@ class Softmax(VoteScene):
             tag = label(f"{S.clip_token(w['text'])} #{w['rank']:,}", S.SMALL, S.TOKEN, mono=True)
             fit_width(tag, 3.0)
             x = min(max(where[0], p_title.get_right()[0] + 0.3 + tag.width / 2),
-                    S.FRAME_W / 2 - S.MARGIN - tag.width / 2)
+                    S.RIGHT_EDGE - tag.width / 2)
             tag.move_to([x, p_title.get_center()[1], 0])
             lead = Line(tag.get_bottom() + DOWN * 0.05, where, color=S.TOKEN, stroke_width=1.5)
             self.play(FadeIn(pin, scale=2), FadeIn(tag), FadeIn(lead), run_time=beat.share(0.3))
@@ -255,19 +256,17 @@ class Shaping(VoteScene):
                 col = VGroup(head, bars, stats).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
                 cols.add(col)
             cols.arrange(RIGHT, buff=0.45, aligned_edge=UP)
-            fit_width(cols, S.FRAME_W - 2 * S.MARGIN).move_to(DOWN * 0.1)
+            fit_width(cols, S.FULL_W).move_to(DOWN * 0.1)
             formula = label("p = softmax(scores ÷ T)", S.SMALL, S.MUTED)
             foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
                          S.MUTED)
-            fit_width(foot, 12.5).next_to(cols, DOWN, buff=0.35)
+            below(fit_width(foot, S.TEXT_W), cols, buff=0.35)
             formula.next_to(cols, UP, buff=0.3)
             self.play(FadeIn(formula), run_time=beat.share(0.1))
             self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.15) for c in cols], lag_ratio=0.35),
                       run_time=beat.share(0.5))
             self.play(FadeIn(foot), run_time=beat.share(0.1))
-        bars = top_bars(f, bar_max=2.6)
-        bars.move_to([-6.7, 1.75, 0], aligned_edge=LEFT + UP)
-        side_x = 1.3
+        bars = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
             self.play(FadeOut(cols), FadeOut(formula), FadeOut(foot), run_time=beat.share(0.1))
             self.play(FadeIn(bars), run_time=beat.share(0.2))
@@ -278,7 +277,7 @@ class Shaping(VoteScene):
                          label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.1,
                                                                                       aligned_edge=LEFT)
             info = VGroup(title, sub).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-            fit_width(info, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, 1.4, 0], aligned_edge=LEFT)
+            place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.4)
             dec = S.prob_decimals(f["topk"])
             new_pcts = [label(S.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
                         for p, r in zip(f["topk"], bars.rows[:k])]
@@ -300,9 +299,9 @@ class Shaping(VoteScene):
             x_sum = bars.pct_x() + 0.3 + max(m.width for m in sums)
             for m, r in zip(sums, bars.rows):
                 m.move_to([x_sum, r.get_center()[1], 0], aligned_edge=RIGHT)
-            x_info = max(side_x, x_sum + 0.45)
+            panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, x_sum + 0.45))   # right of the sums
             info2 = VGroup(title2, sub2).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-            fit_width(info2, S.FRAME_W / 2 - S.MARGIN - x_info).move_to([x_info, 1.4, 0], aligned_edge=LEFT)
+            place_in(fit_width(info2, panel.width), panel, LEFT, y=1.4)
             self.play(FadeOut(info), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
                       cut.animate.set_opacity(1), run_time=beat.share(0.2))
             self.play(FadeIn(info2), LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.1),
@@ -318,26 +317,24 @@ class Pick(VoteScene):
 
     def build(self):
         b, f = self.bundle, self.facts
-        bars = top_bars(f, bar_max=2.4)
-        bars.move_to([-6.7, 1.75, 0], aligned_edge=LEFT + UP)
+        bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
         g, s = f["greedy"], f["sample"]
-        side_x = 1.0
         with self.beat("greedy") as beat:
             self.play(FadeIn(bars), run_time=beat.share(0.2))
             mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=0.05, stroke_width=3)
             title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
             chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
             gl = VGroup(title, chip).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-            fit_width(gl, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, 1.5, 0], aligned_edge=LEFT)
+            place_in(fit_width(gl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.5)
             self.play(FadeIn(mark), FadeIn(gl), run_time=beat.share(0.35))
         with self.beat("sample") as beat:
             title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
-            strip = self.mass_strip(f, width=S.FRAME_W / 2 - S.MARGIN - side_x)
+            strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
             chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
             where = label(f"rank {s['rank']:,} · {S.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
             sl = VGroup(title2, strip, VGroup(chip2, where).arrange(RIGHT, buff=0.3))
             sl.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-            fit_width(sl, S.FRAME_W / 2 - S.MARGIN - side_x).move_to([side_x, -1.0, 0], aligned_edge=LEFT)
+            place_in(fit_width(sl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=-1.0)
             pointer = self.pointer(strip, s["rank"], f)
             self.play(FadeIn(title2), FadeIn(strip), run_time=beat.share(0.2))
             self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.share(0.2))
@@ -353,16 +350,14 @@ class Pick(VoteScene):
             new = row.chips[-1]
             new.box.set_stroke(S.LOGIT)
             new.text_mob.set_color(S.LOGIT)
-            row.move_to(UP * 0.4)
-            if row.get_top()[1] > S.CONTENT_TOP - 0.1:     # a four-line prompt: hang it from the top
-                row.shift(DOWN * (row.get_top()[1] - S.CONTENT_TOP + 0.1))
+            keep_inside(row.move_to(UP * 0.4), S.CONTENT)     # a four-line prompt hangs from the top
             note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
-                                   S.SMALL, S.MUTED), 12.5)
-            note.next_to(row, DOWN, buff=0.4)
+                                   S.SMALL, S.MUTED), S.TEXT_W)
+            below(note, row, buff=0.4)
             self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.share(0.2))
             tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=0.2)
-            if tag.get_right()[0] > S.FRAME_W / 2 - S.MARGIN:    # a full last line: say it under the row
-                tag.next_to(note, DOWN, buff=0.15)
+            if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row
+                below(tag, note, buff=0.15)
                 tag.become(label("green: the greedy pick", S.SMALL, S.LOGIT).move_to(tag))
             self.play(FadeIn(new, shift=LEFT * 0.4), FadeIn(tag), run_time=beat.share(0.25))
             self.play(FadeIn(note), run_time=beat.share(0.15))
