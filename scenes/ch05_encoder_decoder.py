@@ -12,7 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, fit_width, label, token_window
+from scenes.widgets import NumberGrid, below, fit_width, keep_inside, label, place_in, place_row, token_window
 
 HOLD_STEP = "held: no new arithmetic"
 
@@ -82,11 +82,10 @@ class MaskOff(EncoderDecoderScene):
             t.move_to([right, causal.row_cells(self.rows[r_i]).get_y(), 0], aligned_edge=RIGHT)
         head.move_to([right, causal.col_label_mobs.get_y(), 0], aligned_edge=RIGHT)
         # room below for a two-line summary; above for the title
-        scale = min(1.0, 12.6 / layout.width, 4.4 / layout.height)
+        scale = min(1.0, S.TEXT_W / layout.width, 4.4 / layout.height)
         layout.scale(scale)
-        block = layout.height + 0.9      # the grid and the summary under it, centred in the content band
-        top = min(S.CONTENT_TOP - 0.05, (S.CONTENT_TOP + S.CAPTION_TOP) / 2 + block / 2)
-        layout.move_to([0, top - layout.height / 2, 0])
+        block = layout.height + 0.9      # the grid and the summary under it, centred in the content box
+        place_in(layout, S.CONTENT, UP, y=min(S.CONTENT.top, S.CONTENT_Y + block / 2))
         full.scale(scale).move_to(causal, aligned_edge=UP + LEFT)
         triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
         note = f"  ·  showing the last {len(self.rows)} of {T} tokens" if len(self.rows) < T else ""
@@ -95,7 +94,7 @@ class MaskOff(EncoderDecoderScene):
             "encoder": label("encoder (BERT-style): the same scores, no triangle", S.BODY_SIZE, S.ATTENTION),
         }
         for t in titles.values():
-            fit_width(t, 8.5).move_to(UP * 2.62)   # clear of the meter note above
+            fit_width(t, 8.5).move_to(UP * S.TOP_LINE_Y)   # clear of the meter note above
 
         with self.beat("decoder") as beat:
             self.play(FadeIn(titles["decoder"]), run_time=beat.share(0.1))
@@ -124,12 +123,10 @@ class MaskOff(EncoderDecoderScene):
             big = fit_width(label(
                 f"biggest shift: row {S.show_token(b.tokens[r])}, column {S.show_token(b.tokens[c])}:  "
                 f"{S.fmt_pct(float(f['causal'][r, c]))} → {S.fmt_pct(float(f['full'][r, c]))}",
-                S.SMALL, S.ATTENTION, mono=True), 12.5)
+                S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
             rows_note = f"{len(f['changed'])} of {T} rows change"
             summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=0.12)
-            fit_width(summary, 12.5).next_to(layout, DOWN, buff=0.15)
-            if summary.get_bottom()[1] < S.CAPTION_TOP + 0.05:
-                summary.shift(UP * (S.CAPTION_TOP + 0.05 - summary.get_bottom()[1]))
+            keep_inside(below(fit_width(summary, S.TEXT_W), layout, buff=0.15), S.CONTENT)
             if (r, c) in causal.cells:
                 box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=0.02, stroke_width=4)
             else:
@@ -151,16 +148,13 @@ class MaskOff(EncoderDecoderScene):
             rows.add(VGroup(label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
                             label(e.formula, S.SMALL, S.INK, mono=True),
                             label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
-        for r in rows:
-            r[0].move_to([-6.2, 0, 0], aligned_edge=LEFT)
-            r[1].move_to([-2.9, 0, 0], aligned_edge=LEFT)
-            r[2].move_to([-0.4, 0, 0], aligned_edge=LEFT)
-            r[3].move_to([6.2, 0, 0], aligned_edge=RIGHT)
-        rows[0].shift(UP * 0.9)
+        xs = [S.TEXT.left, -2.9, -0.4, S.TEXT.right]   # name, mask, formula flush left; FLOPs flush right
+        for r, y in zip(rows, (0.9, 0.0)):
+            place_row(r, xs, "LLLR", y)
         head = label(f"the ledger's line for {e.step.split(': ', 1)[-1]}, in every layer", S.SMALL, S.MUTED)
-        head.move_to([-6.2, 1.8, 0], aligned_edge=LEFT)
+        place_in(head, S.TEXT, LEFT, y=1.8)
         total = fit_width(label(f"one pass, either way: {S.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
-                                S.FLOPS), 12.4)
+                                S.FLOPS), S.TEXT_W)
         total.move_to(DOWN * 1.4)
         return [LaggedStart(FadeIn(head), *[FadeIn(r, shift=UP * 0.1) for r in rows], FadeIn(total),
                             lag_ratio=0.3)]
@@ -176,7 +170,7 @@ class Towers(EncoderDecoderScene):
         return VGroup(r, t.move_to(r))
 
     def build(self):
-        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * 2.62)
+        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * S.TOP_LINE_Y)
         ex, dx = -3.4, 3.2
         # encoder: reads everything, no mask
         enc_attn = self.box("self-attention, no mask", S.ATTENTION).move_to([ex, -1.35, 0])
@@ -184,7 +178,7 @@ class Towers(EncoderDecoderScene):
         enc_frame = SurroundingRectangle(VGroup(enc_attn, enc_mlp), color=S.MUTED, buff=0.2, corner_radius=0.1)
         enc_n = label("× N", S.SMALL, S.MUTED).next_to(enc_frame, LEFT, buff=0.15)
         enc_name = label("encoder", S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=0.15)
-        enc_in = label("source text: every token at once", S.SMALL, S.TOKEN).move_to([ex, -2.6, 0])
+        enc_in = label("source text: every token at once", S.SMALL, S.TOKEN).move_to([ex, S.FOOTER_Y, 0])
         enc_arrow = Arrow(enc_in.get_top(), enc_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
         # decoder: writes one token at a time, behind the triangle, and asks the encoder
         dec_attn = self.box("masked self-attention", S.WARNING).move_to([dx, -1.35, 0])
@@ -194,7 +188,7 @@ class Towers(EncoderDecoderScene):
                                          corner_radius=0.1)
         dec_n = label("× N", S.SMALL, S.MUTED).next_to(dec_frame, RIGHT, buff=0.15)
         dec_name = label("decoder", S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=0.12)
-        dec_in = label("output so far, one token at a time", S.SMALL, S.TOKEN).move_to([dx, -2.6, 0])
+        dec_in = label("output so far, one token at a time", S.SMALL, S.TOKEN).move_to([dx, S.FOOTER_Y, 0])
         dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
         dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=0.1)
         encoder = VGroup(enc_frame, enc_attn, enc_mlp, enc_n, enc_name, enc_in, enc_arrow)
@@ -249,10 +243,10 @@ class Families(EncoderDecoderScene):
             for c in cols:
                 c.scale(4.4 / tallest)
         for c, x in zip(cols, (-4.55, 0.0, 4.55)):   # three equal thirds, same top line
-            c.move_to([x, 0, 0]).align_to([0, S.CONTENT_TOP - 0.1, 0], UP)
+            place_in(c, S.CONTENT, UP, x=x)
         verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
-                                  S.SMALL, S.WARNING), 12.8)
-        verdict.move_to([0, S.CAPTION_TOP + 0.22, 0])
+                                  S.SMALL, S.WARNING), S.TEXT_W)
+        verdict.move_to(UP * S.FOOTER_Y)
         for beat_key, col in zip(("encoder_only", "decoder_only", "encoder_decoder"), cols):
             with self.beat(beat_key) as beat:
                 self.play(FadeIn(col, shift=UP * 0.2), run_time=beat.share(0.4))

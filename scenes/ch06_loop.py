@@ -13,24 +13,10 @@ from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import TokenChip, fit_width, label
+from scenes.widgets import TokenChip, below, fit_width, keep_inside, label, place_in, place_row
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
-
-
-def place_row(cells, xs, aligns, y):
-    """Put mobjects on one line: each at x with its LEFT / RIGHT / centre edge there."""
-    for m, x, a in zip(cells, xs, aligns):
-        if m is None:
-            continue
-        if a == "L":
-            m.move_to([x, y, 0], aligned_edge=LEFT)
-        elif a == "R":
-            m.move_to([x, y, 0], aligned_edge=RIGHT)
-        else:
-            m.move_to([x, y, 0])
-    return VGroup(*[m for m in cells if m is not None])
 
 
 class LoopChapter(ChapterScene):
@@ -67,15 +53,14 @@ class Loop(LoopChapter):
         gen_chips = [TokenChip(s["text"], color=S.LOGIT, size=S.BODY_SIZE) for s in steps]
         parts.add(*prompt_chips, *gen_chips)
         parts.arrange(RIGHT, buff=0.14)
-        fit_width(parts, S.FRAME_W - 2 * S.MARGIN)
-        parts.move_to([0, 1.6, 0])
+        fit_width(parts, S.FULL_W).move_to(UP * 1.6)
         prompt = VGroup(*[p for p in parts if p not in gen_chips])
         return prompt, gen_chips
 
     def build(self):
         steps = self.f["steps"]
         prompt, slots = self.strip()
-        xs, aligns = [-6.3, -4.75, -2.35, -1.85, 2.05, 6.3], ["L", "L", "C", "L", "R", "R"]
+        xs, aligns = [S.TEXT.left, -4.75, -2.35, -1.85, 2.05, S.TEXT.right], ["L", "L", "C", "L", "R", "R"]
         rows = []
         for s in steps:
             paid = (f"+{S.fmt_int(s['full'])}" if s["index"] > 0 else "already on the meter")
@@ -91,8 +76,8 @@ class Loop(LoopChapter):
             table.stretch_to_fit_height(table.height - (S.CAPTION_TOP + 0.75 - table.get_bottom()[1]))
             table.align_to([0, 0.7, 0], UP)
         note = fit_width(label("the meter adds one full pass per step: every row recomputed, no cache yet",
-                               S.SMALL, S.FLOPS), 12.8)
-        note.move_to([0, S.CAPTION_TOP + 0.35, 0])
+                               S.SMALL, S.FLOPS), S.TEXT_W)
+        note.move_to(UP * S.FOOTER_Y)
         header = label("the context", S.SMALL, S.MUTED).next_to(prompt, UP, buff=0.15).align_to(prompt, LEFT)
 
         with self.beat("append") as beat:
@@ -145,7 +130,7 @@ class Cache(LoopChapter):
         numbers, nbytes = tokens * f["per_token"], tokens * f["per_token_bytes"]
         t = label(f"cache: {tokens} tokens · {S.fmt_int(numbers)} numbers · {S.fmt_int(nbytes)} bytes (fp16)",
                   S.SMALL, S.INK, mono=True)
-        return fit_width(t, 12.8).move_to([0, -2.35, 0])
+        return fit_width(t, S.TEXT_W).move_to(DOWN * 2.35)
 
     def build(self):
         b, f = self.bundle, self.f
@@ -157,25 +142,22 @@ class Cache(LoopChapter):
         for block, word, colour in ((any_col[0], "keys", S.KEY), (any_col[1], "values", S.VALUE)):
             m = VGroup(label(word, S.SMALL, colour), label(f"× {sh.n_layer} layers", S.SMALL, colour))
             m.arrange(DOWN, buff=0.06, aligned_edge=LEFT)
-            legend.add(m.move_to([-6.75, block.get_y(), 0], aligned_edge=LEFT))
+            legend.add(place_in(m, S.FULL, LEFT, y=block.get_y()))    # flush left, beside its block
         earlier = None
         if first > 0:
-            earlier = label(f"+ {first} earlier", S.SMALL, S.MUTED).next_to(legend, DOWN, buff=0.45)
-            earlier.align_to(legend, LEFT)
+            earlier = below(label(f"+ {first} earlier", S.SMALL, S.MUTED), legend, buff=0.45, aligned=LEFT)
         with self.beat("redundant") as beat:
             self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in prompt_cols], lag_ratio=0.08),
                       *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.share(0.35))
             brace = Brace(VGroup(*[c[0] for c in prompt_cols]), UP, color=S.MUTED)
             same = fit_width(label("the same on every later pass: an earlier token never sees a later one",
-                                   S.SMALL, S.INK), 12.6)
-            same.next_to(brace, UP, buff=0.1)
-            if same.get_left()[0] < -6.75:
-                same.shift(RIGHT * (-6.75 - same.get_left()[0]))
+                                   S.SMALL, S.INK), S.TEXT_W)
+            keep_inside(same.next_to(brace, UP, buff=0.1), S.FULL)
             self.play(Create(brace), FadeIn(same), run_time=beat.share(0.3))
         with self.beat("cache") as beat:
             formula = fit_width(label(
                 f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {S.fmt_int(f['per_token'])} numbers "
-                f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), 12.8)
+                f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
             formula.move_to([0, same.get_y(), 0])
             count = self.counter(b.T)
             self.play(FadeOut(brace), FadeOut(same), FadeIn(formula), FadeIn(count), run_time=beat.share(0.25))
@@ -195,7 +177,7 @@ class Cache(LoopChapter):
 
     def cost_table(self) -> VGroup:
         """FLOPs of each generated step: recomputing everything vs the cached step."""
-        xs, aligns = [-6.3, 1.2, 4.35, 6.3], ["L", "R", "R", "R"]
+        xs, aligns = [S.TEXT.left, 1.2, 4.35, S.TEXT.right], ["L", "R", "R", "R"]
         head = place_row([label("one step", S.SMALL, S.MUTED), label("recompute all", S.SMALL, S.MUTED),
                           label("with KV cache", S.SMALL, S.KEY), label("saved", S.SMALL, S.MUTED)],
                          xs, aligns, 1.7)
@@ -210,8 +192,8 @@ class Cache(LoopChapter):
             y -= 0.6
         rule = Line([xs[0], 1.4, 0], [xs[-1], 1.4, 0], color=S.MUTED, stroke_width=1.5)
         note = fit_width(label("cached step: project only the new row, attend over all cached keys",
-                               S.SMALL, S.MUTED), 12.6)
-        note.move_to([0, y - 0.2, 0])
+                               S.SMALL, S.MUTED), S.TEXT_W)
+        note.move_to(UP * (y - 0.2))
         return VGroup(VGroup(head, rule), *rows[1:], note)
 
 
@@ -220,7 +202,7 @@ class Square(LoopChapter):
 
     def build(self):
         f, b = self.f, self.bundle
-        xs, aligns = [-6.4, -2.2, 1.3, 4.05, 6.4], ["L", "R", "R", "R", "R"]
+        xs, aligns = [S.TEXT.left, -2.2, 1.3, 4.05, S.TEXT.right], ["L", "R", "R", "R", "R"]
         head = place_row([label("context", S.SMALL, S.MUTED), label("tokens", S.SMALL, S.MUTED),
                           label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
                           label("of the pass", S.SMALL, S.MUTED)], xs, aligns, 1.2)
@@ -238,11 +220,11 @@ class Square(LoopChapter):
         rule = Line([xs[0], 0.88, 0], [xs[-1], 0.88, 0], color=S.MUTED, stroke_width=1.5)
         causal = fit_width(label(
             "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{S.fmt_int(r['causal'])}" for r in f["square"])
-            + "  · the ledger pays the full grid", S.SMALL, S.MUTED), 12.8)
-        causal.move_to([0, y - 0.1, 0])
+            + "  · the ledger pays the full grid", S.SMALL, S.MUTED), S.TEXT_W)
+        causal.move_to(UP * (y - 0.1))
         bound = fit_width(label(f"{b.config['n_positions']:,} positions is as far as GPT-2 can read; "
-                                "the million is the same formula", S.SMALL, S.MUTED), 12.8)
-        bound.next_to(causal, DOWN, buff=0.15)
+                                "the million is the same formula", S.SMALL, S.MUTED), S.TEXT_W)
+        below(bound, causal, buff=0.15)
         with self.beat("square") as beat:
             self.play(FadeIn(head[:3]), Create(rule), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows], lag_ratio=0.35),
@@ -269,7 +251,7 @@ class Square(LoopChapter):
         steps = f["steps"]
 
         def panel(x, title, colour, chips, lines):
-            t = label(title, S.BODY_SIZE, colour).move_to([x, 1.9, 0])
+            t = label(title, S.BODY_SIZE, colour).move_to([x, S.HEADLINE_Y, 0])
             chips.move_to([x, 1.05, 0])
             body = VGroup(*lines).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
             fit_width(body, 6.2).next_to(chips, DOWN, buff=0.45)
@@ -282,7 +264,7 @@ class Square(LoopChapter):
             row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=0.1)
         fit_width(row, 6.0)
         per_w_pre = f["prefill"] / f["params"]
-        prefill = panel(-3.45, "prefill: the prompt at once", S.KEY, row, [
+        prefill = panel(S.LEFT_HALF.x, "prefill: the prompt at once", S.KEY, row, [
             label(f"{b.T} rows through every matrix, in parallel", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
             label(f"{per_w_pre:.1f} FLOPs per weight fetched", S.SMALL, S.INK),
@@ -290,7 +272,7 @@ class Square(LoopChapter):
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
         per_w_dec = f["decode"] / f["params"]
-        decode = panel(3.45, "decode: one token per pass", S.LOGIT, chip, [
+        decode = panel(S.RIGHT_HALF.x, "decode: one token per pass", S.LOGIT, chip, [
             label("1 row, plus the cache", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
             label(f"{per_w_dec:.1f} FLOPs per weight fetched", S.SMALL, S.INK),
@@ -308,7 +290,7 @@ class Scale(LoopChapter):
         f, b = self.f, self.bundle
         g2, g3 = f["shape"], f["gpt3_shape"]
         name2 = "GPT-2 small" if g2 == GPT2_SMALL else "this model"
-        xs, aligns = [-6.2, 2.2, 6.2], ["L", "R", "R"]
+        xs, aligns = [S.TEXT.left, 2.2, S.TEXT.right], ["L", "R", "R"]
         rows = [place_row([label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN), label("GPT-3", S.BODY_SIZE, S.LOGIT)],
                           xs, aligns, 1.85)]
         data = [("layers", g2.n_layer, g3.n_layer), ("heads", g2.n_head, g3.n_head), ("width", g2.n_embd, g3.n_embd),
@@ -322,8 +304,8 @@ class Scale(LoopChapter):
         for m in rows[-1][1:]:
             m.set_color(S.FLOPS)
         ratio = fit_width(label(f"same blueprint, × {f['gpt3_token'] / f['gpt2_token']:,.0f} the bill per token",
-                                S.BODY_SIZE, S.FLOPS), 12.6)
-        ratio.move_to([0, y - 0.15, 0])
+                                S.BODY_SIZE, S.FLOPS), S.TEXT_W)
+        ratio.move_to(UP * (y - 0.15))
         with self.beat("gpt3") as beat:
             self.play(FadeIn(rows[0]), run_time=beat.share(0.1))
             self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows[1:]], lag_ratio=0.3),
@@ -332,8 +314,8 @@ class Scale(LoopChapter):
         with self.beat("reply") as beat:
             table = VGroup(*rows, ratio)
             self.play(FadeOut(table), run_time=beat.share(0.1))
-            title = fit_width(label(f"a {f['reply_tokens']}-token reply to this prompt, {name2}", S.BODY_SIZE, S.INK), 12.6)
-            title.move_to([0, 1.7, 0])
+            title = fit_width(label(f"a {f['reply_tokens']}-token reply to this prompt, {name2}", S.BODY_SIZE, S.INK),
+                              S.TEXT_W).move_to(UP * 1.7)
             full, cached = f["reply_full"], f["reply_cached"]
             bars = VGroup()
             for text, value, colour in (("without a cache", full, S.MUTED), ("with the KV cache", cached, S.KEY)):
@@ -344,11 +326,11 @@ class Scale(LoopChapter):
                 bars.add(VGroup(name, bar, num))
             for i, (name, bar, num) in enumerate(bars):
                 y = 0.7 - i * 1.2
-                name.move_to([-6.2, y + 0.4, 0], aligned_edge=LEFT)
-                bar.move_to([-6.2, y - 0.1, 0], aligned_edge=LEFT)
+                place_in(name, S.TEXT, LEFT, y=y + 0.4)
+                place_in(bar, S.TEXT, LEFT, y=y - 0.1)
                 num.next_to(bar, RIGHT, buff=0.2)
-            loop = fit_width(label("one pass, looped: the whole machine", S.BODY_SIZE, S.LOGIT), 12.6)
-            loop.move_to([0, -2.3, 0])
+            loop = fit_width(label("one pass, looped: the whole machine", S.BODY_SIZE, S.LOGIT), S.TEXT_W)
+            loop.move_to(DOWN * 2.3)
             self.play(FadeIn(title), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(b_, shift=RIGHT * 0.2) for b_ in bars], lag_ratio=0.4),
                       run_time=beat.share(0.4))
