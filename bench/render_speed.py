@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import os
 import re
 import shutil
@@ -41,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from film import jobs as jobs_of  # noqa: E402
 from film.runner import default_jobs  # noqa: E402
 from scenes.registry import chapters  # noqa: E402
-from voiceover import media  # noqa: E402
+from voiceover import media as probe  # noqa: E402  (ffprobe facts; `media` names folders below)
 
 TARGETS = {"low": 1.0, "high": 4.0}     # render-time factor ceilings from issue 6
 SPEEDUP_TARGET = 3.0
@@ -57,6 +58,7 @@ GRID_SEED = 7
 
 
 def comparison_scene(kind: str):
+    # deferred: manim takes seconds to import and only the child processes draw
     import numpy as np
     from manim import (DOWN, LEFT, RIGHT, UR, DecimalNumber, FadeIn, Rectangle, Scene, Text, Transform, VGroup,
                        ValueTracker, linear)
@@ -125,6 +127,7 @@ def comparison_scene(kind: str):
 def run_child(kind: str, quality: str, media: Path) -> dict:
     """Render one comparison scene here; report its render time (after a warm-up of the caches
     both idioms use: LaTeX SVGs for DecimalNumber, Pango SVGs for Text)."""
+    # deferred: manim is imported only in the child process that renders
     from manim import DecimalNumber, Text, tempconfig
 
     from film.render_job import QUALITY
@@ -137,7 +140,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
         if kind == "stock":   # typeset every glyph once, so the timing is steady state, not first LaTeX run
             DecimalNumber(-1234567890.5, num_decimal_places=2, group_with_commas=True, font_size=28)
         else:                 # as in a render process (film/render_job.py)
-            from scenes.widgets import enable_text_cache
+            from scenes.widgets import enable_text_cache  # child process only (imports manim)
             enable_text_cache()
             Text("0123456789,.−", font=S.MONO)
         wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -145,7 +148,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
         scene.render()
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         movie = Path(scene.renderer.file_writer.movie_file_path)
-    frames, fps = media.video_facts(movie)
+    frames, fps = probe.video_facts(movie)
     return {"kind": kind, "wall": wall, "cpu": cpu, "frames": frames, "seconds": frames / fps}
 
 
@@ -154,7 +157,6 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
 
 def timed_cli(args: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
     """render.py in a process of its own; CPU time includes the scene processes it waits for."""
-    import resource
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, str(ROOT / "render.py"), *args], cwd=ROOT, capture_output=True,
@@ -168,7 +170,6 @@ def timed_cli(args: list[str]) -> tuple[float, float, subprocess.CompletedProces
 
 
 def child_result(kind: str, quality: str, media: Path) -> dict:
-    import resource
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", kind, "--child-quality", quality,
                            "--child-media", str(media)], cwd=ROOT, capture_output=True, text=True,
@@ -206,10 +207,10 @@ def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, consol
         scenes.append({"scene": job.scene, "wall": meta["render_wall"], "cpu": meta["render_cpu"],
                        "seconds": meta["seconds"], "frames": meta["frames"], "fps": meta["fps"], "mp4": str(job.mp4)})
     final = dest / f"{jobs_of.chapter_file(chapter, chapters()[chapter])}.mp4"
-    frames, fps = media.video_facts(final)
+    frames, fps = probe.video_facts(final)
     run = {"quality": quality, "jobs": jobs, "wall": wall, "cpu": cpu, "scenes": scenes,
            "seconds": sum(s["seconds"] for s in scenes), "final": str(final), "final_frames": frames,
-           "final_seconds": media.stream_seconds(final), "parts_frames": sum(s["frames"] for s in scenes),
+           "final_seconds": probe.stream_seconds(final), "parts_frames": sum(s["frames"] for s in scenes),
            "fps": fps}
     console.print("[dim]re-running the same command unchanged …[/dim]")
     run["rerun_wall"], run["rerun_cpu"], again = timed_cli(cli)
@@ -219,7 +220,7 @@ def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, consol
 
 
 def print_chapter(run: dict, console):
-    from rich.table import Table
+    from rich.table import Table  # the parent's report only; children never print tables
     q = run["quality"]
     t = Table(title=f"chapter 02 at {q} ({QUALITY_NAMES[q]}), --jobs {run['jobs']}", title_justify="left")
     for col in ("scene", "wall s", "CPU s", "video s", "frames", "wall/video", "CPU/video"):
@@ -255,6 +256,7 @@ def main(argv=None) -> int:
         print(json.dumps(run_child(a.child, a.child_quality, a.child_media)))
         return 0
 
+    # the parent's imports: a child process (above) needs none of these
     from rich.console import Console
     from rich.table import Table
 

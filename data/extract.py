@@ -131,7 +131,7 @@ def watch_token(prompt: str) -> dict | None:
 def load_model(spec: WeightsSpec):
     """GPT2LMHeadModel with eager attention (needed for attention outputs)."""
     import torch  # heavy (torch + transformers take seconds): only when a bundle must be extracted
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2Config, GPT2LMHeadModel  # (as above)
 
     if spec.synthetic:
         cfg = GPT2Config(**(TINY_CONFIG if spec.name == "tiny" else {}))

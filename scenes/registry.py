@@ -6,9 +6,6 @@ import importlib
 
 from data.chapters import CHAPTERS, titles
 
-# chapter -> (scene module, title), derived from data.chapters for the callers that read it
-CHAPTER_MODULES = {k: (c.module, c.title) for k, c in CHAPTERS.items()}
-
 
 def chapters() -> dict[str, str]:
     """chapter -> title, in film order."""

@@ -9,8 +9,8 @@ import unicodedata
 from typing import Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, Rectangle, RoundedRectangle, Text, VGroup, VMobject,
-                   rate_functions)
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, CubicBezier, Dot, FadeIn, FadeOut, Line, Rectangle,
+                   RoundedRectangle, Text, VGroup, VMobject, rate_functions)
 
 from scenes import style as S
 
@@ -435,7 +435,6 @@ class FlopsMeter(VGroup):
 
     def pay(self, target: int, step: str, run_time: float = 1.5):
         """Animations that show `step` and run the total up to `target`."""
-        from manim import FadeIn, FadeOut
         new = self._step_text(step)
         old = self.step_mob
         self.remove(old)
@@ -515,3 +514,145 @@ def place_row(cells, xs, aligns, y: float) -> VGroup:
         if m is not None:
             m.move_to([x, y, 0], aligned_edge=edges[a])
     return VGroup(*[m for m in cells if m is not None])
+
+
+# ---------------------------------------------------------------------------
+# Attention drawn as a picture (BertViz, Transformer Explainer): the same weights a grid shows.
+
+class AttentionArcs(VGroup):
+    """A head's T x T attention weights (rows = queries) as lines from each token to the tokens it reads:
+    a line's width and opacity are its weight; a weight too small to see draws nothing at all.
+
+    layout="row": the tokens in one row (`labels` as small chips, or dots), a query's line to an earlier
+      key bows ABOVE the row, to a later key BELOW it; a token's weight on itself is a small loop above
+      it. Under the causal mask every line is above (backwards only); without it lines appear below
+      too (both ways). `anchors` (mobjects, e.g. chips already on screen) replace the widget's own marks.
+    layout="columns" (BertViz): queries in a column on the left, keys on the right, straight lines;
+      with labels=None it is a small multiple (one head drawn small, dots for tokens).
+
+    positions: the token positions drawn (default `token_window(T)`, the window the grids show);
+    weights to positions outside it are not drawn. rows: the queries whose lines are drawn (default
+    all drawn positions). highlight=q: q's lines at full strength, the others faded (`focus(q)`
+    animates the same).
+
+    `arcs[(q, k)]` is the line for query q reading key k (absolute positions), `weight_of[(q, k)]`
+    its weight; `marks[i]` the i-th drawn token's mark; `row(q)` a query's lines.
+    """
+
+    FLOOR = 0.005            # weights below this (half a percent) are not drawn
+    FADED = 0.12             # opacity factor of lines outside the focused row
+
+    def __init__(self, weights, positions: Sequence[int] | None = None, labels: Sequence[str] | None = None,
+                 layout: str = "row", width: float = 6.0, height: float = 2.0, anchors=None,
+                 rows: Sequence[int] | None = None, highlight: int | None = None, max_stroke: float = 10.0,
+                 color=S.ATTENTION, label_color=S.TOKEN, dot_radius: float = 0.05):
+        super().__init__()
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim != 2 or w.shape[0] != w.shape[1]:
+            raise ValueError(f"attention weights must be T x T, got shape {w.shape}")
+        if layout not in ("row", "columns"):
+            raise ValueError(f"layout must be 'row' or 'columns', not {layout!r}")
+        T = w.shape[0]
+        self.T, self.layout, self.color, self.max_stroke = T, layout, color, max_stroke
+        self.positions = list(positions) if positions is not None else token_window(T)
+        drawn = set(self.positions)
+        self.rows = [q for q in (rows if rows is not None else self.positions) if q in drawn]
+        n = len(self.positions)
+        self.marks = VGroup()          # one per drawn token (the row), or two (query, key) in columns
+        self.key_marks = VGroup()
+        if layout == "row":
+            if anchors is not None:
+                if len(anchors) != n:
+                    raise ValueError(f"{len(anchors)} anchors for {n} drawn tokens")
+                self.marks = VGroup(*anchors)
+            else:
+                self.marks = self._marks(labels, dot_radius, label_color)
+                pitch = width / max(n - 1, 1) if labels is None else None
+                if labels is None:
+                    for i, m in enumerate(self.marks):
+                        m.move_to([i * pitch, 0, 0])
+                else:
+                    self.marks.arrange(RIGHT, buff=0.18)
+                    fit_width(self.marks, width)
+                self.add(self.marks)
+            self.key_marks = self.marks
+        else:
+            self.marks = self._marks(labels, dot_radius, label_color)
+            self.key_marks = self._marks(labels, dot_radius, label_color)
+            pitch = height / max(n - 1, 1)
+            for i, (qm, km) in enumerate(zip(self.marks, self.key_marks)):
+                qm.move_to([0, -i * pitch, 0], aligned_edge=RIGHT if labels is not None else np.zeros(3))
+                km.move_to([width, -i * pitch, 0], aligned_edge=LEFT if labels is not None else np.zeros(3))
+            self.add(self.marks, self.key_marks)
+        self.arcs: dict[tuple[int, int], VMobject] = {}
+        self.weight_of: dict[tuple[int, int], float] = {}
+        self.lines = VGroup()
+        span = max(n - 1, 1)
+        for q in self.rows:
+            qi = self.positions.index(q)
+            for ki, k in enumerate(self.positions):
+                v = float(w[q, k]) if np.isfinite(w[q, k]) else 0.0
+                if v < self.FLOOR:
+                    continue
+                if layout == "row":
+                    path = self._arc(qi, ki, span, height)
+                else:
+                    path = self._line(qi, ki, labels is not None)
+                stroke, opacity = self.style_of(v)
+                path.set_stroke(color=color, width=stroke * max_stroke / 10.0, opacity=opacity)
+                path.weight, path.base_opacity = v, opacity
+                self.arcs[(q, k)] = path
+                self.weight_of[(q, k)] = v
+                self.lines.add(path)
+        # lines under the marks: chips keep their text readable where lines meet them
+        self.add_to_back(self.lines)
+        if highlight is not None:
+            for (q, _), path in self.arcs.items():
+                if q != highlight:
+                    path.set_stroke(opacity=path.base_opacity * self.FADED)
+
+    @staticmethod
+    def style_of(weight: float) -> tuple[float, float]:
+        """(stroke width at max_stroke 10, opacity) of a line of this weight: both grow with it."""
+        wgt = float(np.clip(weight, 0.0, 1.0))
+        return max(0.6, 10.0 * wgt), float(min(1.0, 0.15 + 0.85 * np.sqrt(wgt)))
+
+    def _marks(self, labels, dot_radius, label_color) -> VGroup:
+        if labels is None:
+            return VGroup(*[Dot(radius=dot_radius, color=S.MUTED) for _ in self.positions])
+        return VGroup(*[TokenChip(S.clip_token(labels[p], 8), color=label_color, size=S.SMALL, max_text_width=1.6)
+                        for p in self.positions])
+
+    def _arc(self, qi: int, ki: int, span: int, height: float) -> VMobject:
+        q_mark, k_mark = self.marks[qi], self.marks[ki]
+        if qi == ki:        # the token reading itself: a small loop on top of it
+            top = q_mark.get_top()
+            r = min(0.22, max(q_mark.width * 0.3, 0.08))
+            return CubicBezier(top + LEFT * r * 0.5, top + UP * r * 2.4 + LEFT * r * 1.4,
+                               top + UP * r * 2.4 + RIGHT * r * 1.4, top + RIGHT * r * 0.5)
+        up = ki < qi                  # an earlier key: above the row; a later one: below
+        side = UP if up else DOWN
+        a = q_mark.get_top() if up else q_mark.get_bottom()
+        b = k_mark.get_top() if up else k_mark.get_bottom()
+        # arcs to farther tokens rise higher, so nested arcs do not lie on top of each other
+        h = height * (0.25 + 0.75 * abs(qi - ki) / span)
+        nudge = RIGHT * 0.04 * np.sign(ki - qi)    # ends a little apart from the self-loop
+        return CubicBezier(a + nudge, a + side * h * 4 / 3, b + side * h * 4 / 3, b - nudge)
+
+    def _line(self, qi: int, ki: int, labelled: bool) -> VMobject:
+        q_mark, k_mark = self.marks[qi], self.key_marks[ki]
+        a = q_mark.get_right() + (RIGHT * 0.08 if labelled else 0)
+        b = k_mark.get_left() + (LEFT * 0.08 if labelled else 0)
+        return Line(a, b)
+
+    def row(self, q: int) -> VGroup:
+        """The lines of query q (absolute position)."""
+        return VGroup(*[p for (qq, _), p in self.arcs.items() if qq == q])
+
+    def focus(self, q: int | None) -> list:
+        """Animations that bring query q's lines to full strength and fade the others (None: all back)."""
+        anims = []
+        for (qq, _), path in self.arcs.items():
+            factor = 1.0 if q is None or qq == q else self.FADED
+            anims.append(path.animate.set_stroke(opacity=path.base_opacity * factor))
+        return anims

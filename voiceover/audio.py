@@ -15,6 +15,7 @@ each sentence's start and end in seconds from the clip's start: captions use the
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -23,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 
-from data.files import write_json  # noqa: F401  (re-exported: services write clip metadata through audio)
 
 SR = 48_000
 TARGET_LUFS = -16.0
@@ -52,10 +52,8 @@ def decode(path: Path, sr: int = SR) -> np.ndarray:
 def resample(x: np.ndarray, sr_in: int, sr_out: int = SR) -> np.ndarray:
     if sr_in == sr_out:
         return np.asarray(x, dtype=np.float32)
-    from math import gcd
-
-    from scipy.signal import resample_poly
-    g = gcd(sr_in, sr_out)
+    from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only synthesis needs it
+    g = math.gcd(sr_in, sr_out)
     return resample_poly(np.asarray(x, dtype=np.float64), sr_out // g, sr_in // g).astype(np.float32)
 
 
@@ -108,7 +106,7 @@ def loudness(x: np.ndarray, sr: int = SR) -> tuple[float, float]:
 
 def true_peak_env(x: np.ndarray) -> np.ndarray:
     """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
-    from scipy.signal import resample_poly
+    from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only mastering needs it
     up = resample_poly(np.asarray(x, dtype=np.float64), 4, 1)
     n = len(x)
     up = np.abs(up[: 4 * n]).reshape(n, 4).max(axis=1)
@@ -158,7 +156,7 @@ def trim(x: np.ndarray, sr: int = SR) -> np.ndarray:
 
 def limit(x: np.ndarray, ceiling_db: float = CEILING_DBTP, sr: int = SR) -> np.ndarray:
     """A look-ahead peak limiter: gain dips smoothly around every (true) peak above the ceiling."""
-    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d  # deferred, as above
     ceiling = 10 ** (ceiling_db / 20)
     env = true_peak_env(x)
     need = np.minimum(1.0, ceiling / np.maximum(env, 1e-9))

@@ -10,6 +10,7 @@ importing a service module, as `services.py` does.
 """
 from __future__ import annotations
 
+import importlib
 import sys
 
 
@@ -18,7 +19,6 @@ class NoQuestions(RuntimeError):
 
 
 def _no_extras(target_module, extras: str, dependent_item: str) -> None:
-    import importlib
     names = [target_module] if isinstance(target_module, str) else list(target_module)
     try:
         for name in names:
@@ -29,7 +29,6 @@ def _no_extras(target_module, extras: str, dependent_item: str) -> None:
 
 
 def _no_package(target_module: str, package_name: str) -> None:
-    import importlib
     try:
         importlib.import_module(target_module)
     except ImportError:

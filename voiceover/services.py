@@ -40,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from data.files import write_json
 from voiceover import audio, guard
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
 
@@ -123,7 +124,7 @@ class OnepassService:
         audio.write_wav(wav, clip, self.sample_rate)
         data = {"input_text": text, "input_data": key, "original_audio": wav.name, "final_audio": wav.name,
                 "line_id": line_id, "segments": segments, "voice": self.describe(), **stats}
-        audio.write_json(meta, data)
+        write_json(meta, data)
         data["cached"] = False
         return data
 
