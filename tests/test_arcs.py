@@ -1,0 +1,91 @@
+"""Attention drawn as arcs (scenes.widgets.AttentionArcs): the lines are the matrix, nothing else."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenes.widgets import GRID_TOKENS, AttentionArcs, token_window
+
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def causal_weights(T: int, seed: int = 0, sharp: float = 3.0) -> np.ndarray:
+    s = np.random.default_rng(seed).normal(size=(T, T)) * sharp
+    s[np.triu_indices(T, 1)] = -np.inf
+    return softmax_rows(s)
+
+
+def full_weights(T: int, seed: int = 1, sharp: float = 3.0) -> np.ndarray:
+    return softmax_rows(np.random.default_rng(seed).normal(size=(T, T)) * sharp)
+
+
+TOKENS = ["The", " cat", " sat", " on", " the", " mat"]
+
+
+@pytest.mark.parametrize("layout", ["row", "columns"])
+def test_one_line_per_visible_weight_with_that_weight(layout):
+    w = causal_weights(6)
+    arcs = AttentionArcs(w, labels=TOKENS if layout == "row" else None, layout=layout)
+    expected = {(q, k) for q in range(6) for k in range(6) if w[q, k] >= AttentionArcs.FLOOR}
+    assert set(arcs.arcs) == expected
+    assert len(arcs.lines) == len(expected)
+    for (q, k), v in arcs.weight_of.items():
+        assert v == pytest.approx(w[q, k])
+    # heavier weight, thicker and more opaque line
+    by_weight = sorted(arcs.arcs.items(), key=lambda kv: w[kv[0]])
+    widths = [p.get_stroke_width() for _, p in by_weight]
+    opacities = [p.get_stroke_opacity() for _, p in by_weight]
+    assert widths == sorted(widths) and opacities == sorted(opacities)
+    assert widths[-1] > 3 * widths[0]
+
+
+def test_masked_and_zero_weights_draw_nothing():
+    w = causal_weights(6)
+    w[5] = 0.0
+    w[5, 2] = 1.0                      # the last token reads one token only
+    arcs = AttentionArcs(w, labels=TOKENS)
+    assert not any(k > q for q, k in arcs.arcs)      # the mask: backwards only
+    assert [k for q, k in arcs.arcs if q == 5] == [2]
+    assert len(arcs.row(5)) == 1
+
+
+def test_causal_lines_bow_above_the_row_and_unmasked_ones_below_as_well():
+    causal = AttentionArcs(causal_weights(6), labels=TOKENS)
+    top_of_row = causal.marks.get_top()[1]
+    assert all(p.get_bottom()[1] >= top_of_row - 1e-6 for p in causal.lines)
+    full = AttentionArcs(full_weights(6), labels=TOKENS)
+    below = [(q, k) for (q, k), p in full.arcs.items() if p.get_top()[1] <= full.marks.get_bottom()[1] + 1e-6]
+    assert below and all(k > q for q, k in below)    # reading a later token: below the row
+
+
+def test_one_token_builds():
+    arcs = AttentionArcs(np.ones((1, 1)), labels=["Hi"])
+    assert list(arcs.arcs) == [(0, 0)] and len(arcs.marks) == 1
+    small = AttentionArcs(np.ones((1, 1)), layout="columns", width=0.8, height=1.2)
+    assert list(small.arcs) == [(0, 0)]
+
+
+def test_long_prompt_uses_the_grid_window():
+    T = GRID_TOKENS + 7
+    arcs = AttentionArcs(causal_weights(T), labels=[f"t{i}" for i in range(T)])
+    assert arcs.positions == token_window(T)
+    assert len(arcs.marks) == GRID_TOKENS
+    assert all(q in arcs.positions and k in arcs.positions for q, k in arcs.arcs)
+
+
+def test_highlight_fades_every_other_row():
+    w = causal_weights(6)
+    arcs = AttentionArcs(w, labels=TOKENS, highlight=5)
+    for (q, _), p in arcs.arcs.items():
+        expected = p.base_opacity * (1.0 if q == 5 else AttentionArcs.FADED)
+        assert p.get_stroke_opacity() == pytest.approx(expected)
+
+
+def test_bad_shapes_are_refused():
+    with pytest.raises(ValueError):
+        AttentionArcs(np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        AttentionArcs(np.ones((2, 2)), layout="circle")
