@@ -12,9 +12,10 @@ WEIGHTS ?= auto
 PROMPT ?= The cat sat on the
 # system packages: cairo/pango headers + pkg-config (ManimPango builds from source on Linux),
 # ffmpeg (video), a minimal TeX Live + dvisvgm (manim's LaTeX-based mobjects), espeak-ng
-# (the always-available narration voice), sox (audio checks), DejaVu fonts (the film's faces)
+# (the always-available narration voice), sox (audio checks), DejaVu fonts (the film's faces),
+# chromium (the lecture deck's browser test, driven by Playwright)
 APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg texlive-latex-base \
-	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core
+	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: bootstrap system install piper render review test bench clean

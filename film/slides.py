@@ -1,0 +1,146 @@
+"""Lecture decks: one slide per beat, as an offline HTML deck and as a PowerPoint.
+
+    from film.slides import write_deck
+    deck = write_deck(chapter_results, fmt="mp4")     # deck.html, deck.pptx, deck.slides
+
+Both decks play the clips of film/clips.py (cut here if they are missing or stale), one per
+slide, in the order of the chapters given; the narration line is each slide's speaker notes.
+
+* HTML: `clips/index.html` beside the clips it plays (the folder is the deck: copy it to a USB
+  stick). It loads nothing from the network; the captions are added to each video from script
+  (a page opened from file:// may not load `<track src>`). It plays `fmt` clips (mp4 or webm;
+  with gif, the mp4 ones). From film/templates/deck.html, a template of our own: manim-slides'
+  HTML loads reveal.js from a CDN (its --offline option downloads it at convert time), and its
+  presentations are rendered from Slide scenes, where ours are cut from the cached chapters.
+* PowerPoint: `clips/lecture-chNN[-chMM...].pptx`, one MP4 per slide (click to play), its
+  poster the clip's last frame, the narration in the notes.
+
+Neither is rewritten when the clips and lines it would hold are unchanged.
+"""
+from __future__ import annotations
+
+import html
+import io
+import json
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from data.files import write_bytes, write_text
+from film.clips import ClipSet, write_clips
+from film.jobs import ChapterResult
+from film.keys import sha
+from voiceover.captions import read_srt
+from voiceover.media import probe
+
+TEMPLATE = Path(__file__).resolve().parent / "templates" / "deck.html"
+DECK_NAME = "index.html"
+SLIDE_W_IN, SLIDE_H_IN = 13.333, 7.5          # 16:9
+EMU_PER_INCH = 914400
+
+
+@dataclass
+class Deck:
+    html: Path
+    pptx: Path
+    slides: int
+    written: list[Path]                        # the files this call (re)wrote
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return False
+    except OSError:
+        pass
+    write_text(path, text)
+    return True
+
+
+def _script_json(data) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def deck_html(sets: list[ClipSet], fmt: str, title: str) -> str:
+    """The HTML deck of these clip sets, playing their `fmt` clips."""
+    slides, chapters = [], []
+    for cs in sets:
+        chapters.append({"chapter": cs.chapter, "title": cs.title, "first": len(slides)})
+        for e in cs.entries:
+            slides.append({"id": e["id"], "chapter": e["chapter"], "title": e["title"], "beat": e["beat"],
+                           "clip": e["files"][fmt], "notes": e["text"], "audio": bool(e.get("audio")),
+                           "cues": [{"start": round(c["start"], 3), "end": round(c["end"], 3), "text": c["text"]}
+                                    for c in read_srt(cs.folder / e["files"]["srt"])]})
+    data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides}
+    return string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
+        title=html.escape(title), data=_script_json(data))
+
+
+def _video_size(path: Path) -> tuple[int, int]:
+    s = probe(path, "v:0", "stream=width,height") or {"width": 16, "height": 9}
+    return int(s["width"]), int(s["height"])
+
+
+def deck_pptx(sets: list[ClipSet], title: str) -> bytes:
+    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame) and notes."""
+    # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
+    from pptx import Presentation
+    from pptx.util import Emu, Pt
+
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Emu(int(SLIDE_W_IN * EMU_PER_INCH)), Emu(int(SLIDE_H_IN * EMU_PER_INCH))
+    prs.core_properties.title = title
+    blank = prs.slide_layouts[6]
+    head_h = int(0.5 * EMU_PER_INCH)
+    for cs in sets:
+        for e in cs.entries:
+            video = cs.folder / e["files"]["mp4"]
+            w, h = _video_size(video)
+            box_w, box_h = prs.slide_width, prs.slide_height - head_h
+            scale = min(box_w / w, box_h / h)
+            vw, vh = int(w * scale), int(h * scale)
+            slide = prs.slides.add_slide(blank)
+            tb = slide.shapes.add_textbox(Emu(int(0.2 * EMU_PER_INCH)), 0, prs.slide_width, head_h)
+            tb.text_frame.text = f"{e['chapter']} · {e['title']} — {e['beat']}"
+            tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
+            slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2), Emu(vw),
+                                   Emu(vh), poster_frame_image=str(cs.folder / e["files"]["poster"]),
+                                   mime_type="video/mp4")
+            slide.notes_slide.notes_text_frame.text = e["text"]
+    buf = io.BytesIO()
+    prs.save(buf)
+    return buf.getvalue()
+
+
+def pptx_name(chapters: list[str]) -> str:
+    """lecture-ch02.pptx; several chapters: lecture-ch00-ch06.pptx (first and last)."""
+    return f"lecture-ch{chapters[0]}" + (f"-ch{chapters[-1]}" if len(chapters) > 1 else "") + ".pptx"
+
+
+def write_deck(results: list[ChapterResult], fmt: str = "mp4", title: str = "One forward pass of GPT-2 small") -> Deck:
+    """The HTML deck and the PowerPoint of these chapters (in the order given); cuts the clips
+    they need (film.clips.write_clips). Raises film.clips.ClipError."""
+    if not results:
+        raise ValueError("write_deck needs at least one chapter")
+    html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
+    sets = [write_clips(r, html_fmt) for r in results]
+    mp4_sets = sets if html_fmt == "mp4" else [write_clips(r, "mp4") for r in results]
+    folder = sets[0].folder
+    written = []
+    page = folder / DECK_NAME
+    if _write_if_changed(page, deck_html(sets, html_fmt, title)):
+        written.append(page)
+    pptx = folder / pptx_name([r.chapter for r in results])
+    stamp = pptx.with_name(f".{pptx.name}.key")
+    key = sha({"title": title, "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
+                                          for cs in mp4_sets for e in cs.entries], "version": 1})
+    try:
+        fresh = pptx.is_file() and stamp.read_text(encoding="utf-8") == key
+    except OSError:
+        fresh = False
+    if not fresh:
+        write_bytes(pptx, deck_pptx(mp4_sets, title))
+        write_text(stamp, key)
+        written.append(pptx)
+    return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

@@ -1,0 +1,352 @@
+"""The lecture kit (film/clips.py, film/slides.py): a clip per beat cut frame-exactly from the
+chapter, its captions and poster, clips.json, the offline HTML deck (driven in Debian's
+Chromium with the network blocked) and the PowerPoint.
+
+Chapter 02 of the tiny model is built through the real build (plan, keys, join) with a
+stand-in scene renderer: each scene is a picture whose colours change every frame, as many frames as its beats
+need, and cues for the lines chapter 02 really speaks, timed the way manim times them (each
+beat on a frame). So the fixture takes seconds, not the minute a manim render would.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import render  # noqa: E402
+from film import build, clips, keys, slides  # noqa: E402
+from voiceover import captions, script  # noqa: E402
+from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
+
+FPS = 15
+CHROMIUM = Path("/usr/bin/chromium")
+
+FAKE_SCENE = '''\
+"""Stand-in for film.render_job: a picture as long as the spec says, and its cues."""
+import json, subprocess, sys
+spec = json.loads(sys.argv[1])
+tmp = spec["out"] + ".part.mp4"
+subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                f"color=c=black:size=160x90:rate={spec['fps']},format=rgb24,geq=r='mod(N*37+X,256)'"
+                f":g='mod(N*91+Y,256)':b='{spec['hue']}'",        # every frame its own colours
+                "-frames:v", str(spec["frames"]), "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-g", "30", tmp], check=True)
+import os
+os.replace(tmp, spec["out"])
+cues = []
+for beat, text, start, end, clip in spec["beats"]:
+    if clip:
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                        f"sine=frequency=330:sample_rate=48000:duration={end - start:.3f}", "-ac", "1", clip],
+                       check=True)
+    sentences = [s.strip() + "." for s in text.split(". ") if s.strip()]
+    step = (end - start) / len(sentences)
+    segments = [{"start": start + i * step, "end": start + (i + 1) * step, "text": s.rstrip(".") + "."}
+                for i, s in enumerate(sentences)]
+    cues.append({"beat": beat, "start": start, "end": end, "text": text, "segments": segments,
+                 "clip_start": start, "cached": True, "clip": clip, "overrun": 0.0})
+json.dump(cues, open(spec["cues"], "w"))
+'''
+
+
+class Chapter02:
+    """Chapter 02 of the tiny model, built by film.build with the stand-in scene renderer."""
+
+    def __init__(self, tmp: Path, bundle, voiced: bool):
+        self.tmp, self.bundle, self.voiced = tmp, bundle, voiced
+        self.fake = tmp / "fake_scene.py"
+        self.fake.write_text(FAKE_SCENE)
+        self.lines = script.chapter_lines("02", bundle, bundle.ledger())
+        src = keys.chapter_source("scenes.ch02_attention")
+        self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
+        self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2, voice="none" if not voiced else "fake",
+                                          voiced=voiced, command=self.command)
+        self.result = build.render(["02"], bundle, self.options)[0]
+
+    def command(self, job, cues):
+        beats, frame = [], 0
+        for k, beat in enumerate(self.beats[job.scene]):
+            # beats 1.0 s apart plus a few frames of animation after each line; times as manim
+            # records them (floats that land on a frame, give or take rounding)
+            start, end = frame / FPS + 1e-9, frame / FPS + 1.0
+            clip = str(self.tmp / f"ch02-{beat}.wav") if self.voiced else None
+            beats.append([beat, self.lines[beat], start, end, clip])
+            frame += FPS + 3 + k
+        spec = {"out": str(job.mp4), "cues": str(cues), "frames": frame + 4, "fps": FPS, "beats": beats,
+                "hue": 70 * job.index}                 # every scene its own blue
+        return [sys.executable, str(self.fake), json.dumps(spec)]
+
+
+@pytest.fixture(scope="module")
+def silent(tiny_bundle, tmp_path_factory):
+    """Chapter 02 as `--voice none` makes it (no audio track), with mp4 clips and the decks."""
+    ch = Chapter02(tmp_path_factory.mktemp("lecture-silent"), tiny_bundle, voiced=False)
+    ch.clips = clips.write_clips(ch.result, "mp4")
+    ch.deck = slides.write_deck([ch.result], "mp4")
+    return ch
+
+
+@pytest.fixture(scope="module")
+def voiced(tiny_bundle, tmp_path_factory):
+    return Chapter02(tmp_path_factory.mktemp("lecture-voiced"), tiny_bundle, voiced=True)
+
+
+def frame_of(video: Path, n: int) -> np.ndarray:
+    """Frame n of a video, decoded to RGB."""
+    w, h = (int(v) for v in (probe(video, "v:0", "stream=width,height")[k] for k in ("width", "height")))
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(video), "-vf", f"select=eq(n\\,{n})",
+                          "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True, check=True).stdout
+    return np.frombuffer(raw, np.uint8).reshape(h, w, 3).astype(float)
+
+
+def png(path: Path) -> np.ndarray:
+    from PIL import Image      # pillow: a manim dependency, needed only to read the posters here
+    return np.asarray(Image.open(path).convert("RGB"), dtype=float)
+
+
+# ---------------------------------------------------------------------------------------
+# Clips
+
+def test_one_clip_per_beat_adding_up_to_the_chapter_frame_for_frame(silent):
+    entries = silent.clips.entries
+    assert [e["beat"] for e in entries] == list(silent.lines)            # one per narration line, in order
+    chapter_frames, _ = video_facts(silent.result.final)
+    counted = [video_facts(silent.clips.path(e))[0] for e in entries]
+    assert counted == [e["frames"] for e in entries]
+    assert sum(counted) == chapter_frames
+    assert entries[0]["start_frame"] == 0 and entries[-1]["end_frame"] == chapter_frames
+    assert all(a["end_frame"] == b["start_frame"] for a, b in zip(entries, entries[1:]))
+    folder = silent.clips.folder
+    assert folder == silent.result.final.parent / "clips"
+    for e in entries:
+        for name in (f"ch02-{e['beat']}.mp4", f"ch02-{e['beat']}.png", f"ch02-{e['beat']}.vtt",
+                     f"ch02-{e['beat']}.srt"):
+            assert (folder / name).is_file(), name
+    assert not [p for p in folder.iterdir() if ".part" in p.name or p.name.startswith(".ch")]   # no temporaries
+
+
+def test_beats_start_on_the_frame_their_cue_names(silent):
+    """Every beat after a scene's first starts where its line starts: round(start * fps)
+    frames after its scene's first frame."""
+    offset, expected = 0, {}
+    for s in silent.result.scenes:
+        for i, cue in enumerate(json.loads(s.job.cues.read_text())):
+            expected[cue["beat"]] = offset + (0 if i == 0 else round(cue["start"] * FPS))
+        offset += s.frames
+    assert {e["beat"]: e["start_frame"] for e in silent.clips.entries} == expected
+
+
+def test_clip_starts_on_its_beats_frame_and_its_poster_is_its_last_frame(silent):
+    chapter = silent.result.final
+    e = next(e for e in silent.clips.entries if e["beat"] == "mask")       # mid-scene, mid-chapter
+    first = frame_of(silent.clips.path(e), 0)
+    here, before, after = (frame_of(chapter, e["start_frame"] + d) for d in (0, -1, 1))
+    diff = lambda a, b: np.abs(a - b).mean()  # noqa: E731
+    assert diff(first, here) < 0.5 * min(diff(first, before), diff(first, after))
+    poster = png(silent.clips.folder / e["files"]["poster"])
+    assert diff(poster, frame_of(chapter, e["end_frame"] - 1)) < 0.01        # decoded from the chapter itself
+    assert diff(poster, frame_of(chapter, e["end_frame"] - 2)) > 0.1
+
+
+def test_clips_json_indexes_every_clip(silent):
+    index = json.loads((silent.clips.folder / "clips.json").read_text())
+    assert index["chapters"]["02"]["frames"] == video_facts(silent.result.final)[0]
+    rows = [c for c in index["clips"] if c["chapter"] == "02"]
+    assert [(c["beat"], c["text"]) for c in rows] == [(b, " ".join(t.split())) for b, t in silent.lines.items()]
+    for c in rows:
+        assert c["title"] == silent.result.title
+        assert c["end"] == pytest.approx(c["end_frame"] / FPS) and c["start"] == pytest.approx(c["start_frame"] / FPS)
+        assert c["frames"] == c["end_frame"] - c["start_frame"]
+        assert set(c["files"]) >= {"mp4", "poster", "vtt", "srt"}
+
+
+def test_clip_captions_are_retimed_to_start_at_zero(silent):
+    e = next(e for e in silent.clips.entries if e["beat"] == "softmax")
+    cues = captions.read_srt(silent.clips.folder / e["files"]["srt"])
+    assert cues[0]["start"] == pytest.approx(0.0, abs=0.002)
+    assert cues[-1]["end"] <= e["frames"] / FPS + 0.001
+    assert " ".join(" ".join(c["text"].split()) for c in cues) == e["text"]
+    vtt = (silent.clips.folder / e["files"]["vtt"]).read_text()
+    assert vtt.startswith("WEBVTT") and "00:00:00.000 -->" in vtt
+
+
+def test_a_second_run_renders_and_rewrites_nothing(silent):
+    folder = silent.clips.folder
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    again = build.render(["02"], silent.bundle, silent.options)[0]
+    assert not again.joined and all(s.cached for s in again.scenes)
+    cs = clips.write_clips(again, "mp4")
+    deck = slides.write_deck([again], "mp4")
+    assert (cs.cut, cs.kept) == (0, len(silent.lines))
+    assert deck.written == []
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+
+
+def test_voiced_clips_carry_their_stretch_of_the_narration_in_each_format(voiced):
+    mp4 = clips.write_clips(voiced.result, "mp4")
+    e = mp4.entries[3]
+    path = mp4.path(e)
+    assert probe(path, "a:0", "stream=codec_name")["codec_name"] == "aac"
+    assert stream_seconds(path, "a") == pytest.approx(e["frames"] / FPS, abs=0.05)
+    webm = clips.write_clips(voiced.result, "webm")
+    w = webm.entries[3]
+    assert probe(webm.path(w), "v:0", "stream=codec_name")["codec_name"] == "vp9"
+    assert probe(webm.path(w), "a:0", "stream=codec_name")["codec_name"] == "opus"
+    assert video_facts(webm.path(w))[0] == e["frames"]
+    gif = clips.write_clips(voiced.result, "gif")
+    g = probe(gif.path(gif.entries[3]), "v:0", "stream=codec_name,width,r_frame_rate")
+    assert g["codec_name"] == "gif" and int(g["width"]) <= clips.GIF_WIDTH
+    assert eval(g["r_frame_rate"]) <= clips.GIF_FPS
+    assert probe(gif.path(gif.entries[3]), "a:0", "stream=codec_name") is None
+    # every format of a beat stays listed side by side
+    index = json.loads((gif.folder / "clips.json").read_text())
+    row = next(c for c in index["clips"] if c["id"] == e["id"])
+    assert {"mp4", "webm", "gif"} <= set(row["files"])
+
+
+def test_frames_of_a_scene_without_narration_go_to_the_beat_before():
+    def scene(name, frames, cues):
+        return SimpleNamespace(fps=15.0, frames=frames, job=SimpleNamespace(scene=name, key=name)), cues
+    parts = [scene("A", 30, [{"beat": "a", "start": 0.0, "text": "A."}, {"beat": "b", "start": 1.0, "text": "B."}]),
+             scene("Quiet", 12, []),
+             scene("C", 20, [{"beat": "c", "start": 0.2, "text": "C."}])]
+    result = SimpleNamespace(chapter="09", scenes=[p[0] for p in parts])
+    spans = clips.beat_spans(result, [p[1] for p in parts])
+    assert [(s.beat, s.start, s.end) for s in spans] == [("a", 0, 15), ("b", 15, 42), ("c", 42, 62)]
+    assert spans[1].scene_keys == ["A", "Quiet"]
+
+
+def test_cues_that_disagree_with_the_frames_fail_loudly():
+    s = SimpleNamespace(fps=15.0, frames=10, job=SimpleNamespace(scene="A", key="A"))
+    result = SimpleNamespace(chapter="09", scenes=[s])
+    with pytest.raises(clips.ClipError, match="beat 'b' starts at frame 30"):
+        clips.beat_spans(result, [[{"beat": "a", "start": 0.0, "text": "A."}, {"beat": "b", "start": 2.0, "text": "B."}]])
+
+
+def test_render_py_clip_flags():
+    args = render.parse_args(["--chapter", "02", "--clips", "--slides", "--clip-format", "webm"])
+    assert (args.clips, args.slides, args.clip_format) == (True, True, "webm")
+    for bad in (["--chapter", "02", "--clip-format", "gif"], ["--chapter", "02", "--clips", "--clip-format", "avi"],
+                ["--list", "--slides"]):
+        with pytest.raises(SystemExit) as exc:
+            render.parse_args(bad)
+        assert exc.value.code == 2
+
+
+# ---------------------------------------------------------------------------------------
+# Decks
+
+def test_powerpoint_has_a_video_and_the_narration_on_every_slide(silent):
+    from pptx import Presentation          # python-pptx: read back what film/slides.py wrote
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+    prs = Presentation(str(silent.deck.pptx))
+    assert len(prs.slides) == len(silent.lines) == silent.deck.slides
+    for slide, (beat, text) in zip(prs.slides, silent.lines.items()):
+        movies = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
+        assert len(movies) == 1, beat
+        assert slide.notes_slide.notes_text_frame.text == " ".join(text.split())
+    media = {p.partname for p in prs.part.package.iter_parts() if p.partname.startswith("/ppt/media/")
+             and p.partname.endswith(".mp4")}
+    assert len(media) == len(silent.lines)
+
+
+def test_html_deck_is_self_contained(silent):
+    page = silent.deck.html.read_text(encoding="utf-8")
+    assert silent.deck.html.parent == silent.clips.folder
+    assert "http://" not in page and "https://" not in page and "<track" not in page
+    data = json.loads(page.split('<script id="deck-data" type="application/json">')[1].split("</script>")[0])
+    assert [s["notes"] for s in data["slides"]] == [" ".join(t.split()) for t in silent.lines.values()]
+    assert all((silent.clips.folder / s["clip"]).is_file() for s in data["slides"])
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium is not installed at {CHROMIUM} (make system installs Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM),
+                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                    "--disable-component-update", "--no-first-run"])
+        yield b
+        b.close()
+
+
+def test_html_deck_plays_offline_in_chromium(silent, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    errors, requests = [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def offline(route):
+        requests.append(route.request.url)
+        if route.request.url.startswith(("file:", "data:")):
+            route.continue_()
+        else:
+            route.abort()
+    page.route("**/*", offline)
+    page.goto(silent.deck.html.as_uri())
+
+    def playing():
+        page.wait_for_function("() => { const v = document.querySelector('#stage video');"
+                               " return v && !v.paused && v.currentTime > 0.2; }", timeout=15000)
+        return page.evaluate("() => { const v = document.querySelector('#stage video');"
+                             " return {clip: v.dataset.clip, t: v.currentTime, src: v.currentSrc,"
+                             " tracks: v.textTracks.length, cues: v.textTracks.length ? v.textTracks[0].cues.length : 0,"
+                             " mode: v.textTracks.length ? v.textTracks[0].mode : ''} }")
+
+    if page.is_visible("#start"):          # the browser wanted a click before playing sound
+        page.click("#start")
+    first = playing()
+    beats = [e["id"] for e in silent.clips.entries]
+    assert first["clip"] == f"{beats[0]}.mp4" and first["src"].startswith("file://")
+    assert first["tracks"] == 1 and first["cues"] >= 1 and first["mode"] == "showing"
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => document.querySelector('#stage video').currentTime") > first["t"]
+
+    page.keyboard.press("ArrowRight")
+    second = playing()
+    assert second["clip"] == f"{beats[1]}.mp4" and second["cues"] >= 1
+    assert page.locator("#stage video").count() == 1
+    page.keyboard.press("PageDown")
+    assert playing()["clip"] == f"{beats[2]}.mp4"
+    page.keyboard.press("ArrowLeft")
+    assert playing()["clip"] == f"{beats[1]}.mp4"
+    page.keyboard.press("PageUp")
+    assert playing()["clip"] == f"{beats[0]}.mp4"
+    assert page.text_content("#notes") == silent.clips.entries[0]["text"]
+    page.click("#chapters button[data-chapter='02']")
+    assert playing()["clip"] == f"{beats[0]}.mp4"
+    page.screenshot(path=str(silent.tmp / "deck.png"))
+
+    # a clip stops on its last frame
+    page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector('#stage video').ended", timeout=15000)
+    last = page.evaluate("() => { const v = document.querySelector('#stage video');"
+                         " return {clip: v.dataset.clip, t: v.currentTime, d: v.duration} }")
+    assert last["clip"] == f"{beats[-1]}.mp4" and last["t"] == pytest.approx(last["d"], abs=0.1)
+
+    assert errors == []
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    page.close()
+
+
+def test_render_py_writes_clips_and_deck(silent, capsys, monkeypatch):
+    """render.py's --clips/--slides step on an already-built chapter: reports and lists the files."""
+    from rich.console import Console
+    args = render.parse_args(["--chapter", "02", "--clips", "--slides"])
+    out = render.lecture_kit([silent.result], args, Console(stderr=True))
+    names = [p.name for p in out]
+    assert names == ["clips.json", "index.html", "lecture-ch02.pptx"]
+    err = capsys.readouterr().err
+    assert f"{len(silent.lines)} mp4 clips, 0 cut" in err and "unchanged" in err
+
