@@ -9,7 +9,7 @@ import unicodedata
 from typing import Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, CubicBezier, Dot, FadeIn, FadeOut, Line, Rectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Animation, CubicBezier, Dot, FadeIn, FadeOut, Rectangle,
                    RoundedRectangle, Text, VGroup, VMobject, rate_functions)
 
 from scenes import style as S
@@ -528,7 +528,10 @@ class AttentionArcs(VGroup):
       it. Under the causal mask every line is above (backwards only); without it lines appear below
       too (both ways). `anchors` (mobjects, e.g. chips already on screen) replace the widget's own marks.
     layout="columns" (BertViz): queries in a column on the left, keys on the right, straight lines;
-      with labels=None it is a small multiple (one head drawn small, dots for tokens).
+      with labels=None it is a small multiple (one head drawn small, dots for tokens). `anchors` (one
+      per drawn token, e.g. a grid's rows) stand for the queries: lines leave their right edges and
+      the key column stands `width` to the right of them, each key level with its query; `key_anchors`
+      stand for the keys (lines end at their left edges). A None anchor draws no lines from it.
 
     positions: the token positions drawn (default `token_window(T)`, the window the grids show);
     weights to positions outside it are not drawn. rows: the queries whose lines are drawn (default
@@ -545,7 +548,8 @@ class AttentionArcs(VGroup):
     def __init__(self, weights, positions: Sequence[int] | None = None, labels: Sequence[str] | None = None,
                  layout: str = "row", width: float = 6.0, height: float = 2.0, anchors=None,
                  rows: Sequence[int] | None = None, highlight: int | None = None, max_stroke: float = 10.0,
-                 color=S.ATTENTION, label_color=S.TOKEN, dot_radius: float = 0.05):
+                 color=S.ATTENTION, label_color=S.TOKEN, dot_radius: float = 0.05, key_anchors=None,
+                 clip: int = 8):
         super().__init__()
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim != 2 or w.shape[0] != w.shape[1]:
@@ -553,7 +557,7 @@ class AttentionArcs(VGroup):
         if layout not in ("row", "columns"):
             raise ValueError(f"layout must be 'row' or 'columns', not {layout!r}")
         T = w.shape[0]
-        self.T, self.layout, self.color, self.max_stroke = T, layout, color, max_stroke
+        self.T, self.layout, self.color, self.max_stroke, self.clip = T, layout, color, max_stroke, clip
         self.positions = list(positions) if positions is not None else token_window(T)
         drawn = set(self.positions)
         self.rows = [q for q in (rows if rows is not None else self.positions) if q in drawn]
@@ -577,13 +581,28 @@ class AttentionArcs(VGroup):
                 self.add(self.marks)
             self.key_marks = self.marks
         else:
-            self.marks = self._marks(labels, dot_radius, label_color)
-            self.key_marks = self._marks(labels, dot_radius, label_color)
-            pitch = height / max(n - 1, 1)
-            for i, (qm, km) in enumerate(zip(self.marks, self.key_marks)):
-                qm.move_to([0, -i * pitch, 0], aligned_edge=RIGHT if labels is not None else np.zeros(3))
-                km.move_to([width, -i * pitch, 0], aligned_edge=LEFT if labels is not None else np.zeros(3))
-            self.add(self.marks, self.key_marks)
+            for given in (anchors, key_anchors):
+                if given is not None and len(given) != n:
+                    raise ValueError(f"{len(given)} anchors for {n} drawn tokens")
+            if anchors is not None:
+                self.marks = VGroup(*[m if m is not None else VMobject() for m in anchors])
+                self.rows = [q for q, m in zip(self.positions, anchors) if m is not None and q in self.rows]
+                x0 = max(m.get_right()[0] for m in anchors if m is not None)
+                ys = [m.get_center()[1] if m is not None else 0.0 for m in anchors]
+            else:
+                self.marks = self._marks(labels, dot_radius, label_color)
+                pitch = height / max(n - 1, 1)
+                x0, ys = 0.0, [-i * pitch for i in range(n)]
+                for qm, y in zip(self.marks, ys):
+                    qm.move_to([0, y, 0], aligned_edge=RIGHT if labels is not None else np.zeros(3))
+                self.add(self.marks)
+            if key_anchors is not None:
+                self.key_marks = VGroup(*key_anchors)
+            else:
+                self.key_marks = self._marks(labels, dot_radius, label_color)
+                for km, y in zip(self.key_marks, ys):
+                    km.move_to([x0 + width, y, 0], aligned_edge=LEFT if labels is not None else np.zeros(3))
+                self.add(self.key_marks)
         self.arcs: dict[tuple[int, int], VMobject] = {}
         self.weight_of: dict[tuple[int, int], float] = {}
         self.lines = VGroup()
@@ -597,7 +616,7 @@ class AttentionArcs(VGroup):
                 if layout == "row":
                     path = self._arc(qi, ki, span, height)
                 else:
-                    path = self._line(qi, ki, labels is not None)
+                    path = self._line(qi, ki, labels is not None or anchors is not None)
                 stroke, opacity = self.style_of(v)
                 path.set_stroke(color=color, width=stroke * max_stroke / 10.0, opacity=opacity)
                 path.weight, path.base_opacity = v, opacity
@@ -620,8 +639,8 @@ class AttentionArcs(VGroup):
     def _marks(self, labels, dot_radius, label_color) -> VGroup:
         if labels is None:
             return VGroup(*[Dot(radius=dot_radius, color=S.MUTED) for _ in self.positions])
-        return VGroup(*[TokenChip(S.clip_token(labels[p], 8), color=label_color, size=S.SMALL, max_text_width=1.6)
-                        for p in self.positions])
+        return VGroup(*[TokenChip(S.clip_token(labels[p], self.clip), color=label_color, size=S.SMALL,
+                                  max_text_width=1.6) for p in self.positions])
 
     def _arc(self, qi: int, ki: int, span: int, height: float) -> VMobject:
         q_mark, k_mark = self.marks[qi], self.marks[ki]
@@ -643,7 +662,8 @@ class AttentionArcs(VGroup):
         q_mark, k_mark = self.marks[qi], self.key_marks[ki]
         a = q_mark.get_right() + (RIGHT * 0.08 if labelled else 0)
         b = k_mark.get_left() + (LEFT * 0.08 if labelled else 0)
-        return Line(a, b)
+        # lines leave each mark straight, then bend: several lines from one mark stay apart
+        return CubicBezier(a, a + RIGHT * (b[0] - a[0]) * 0.4, b + LEFT * (b[0] - a[0]) * 0.4, b)
 
     def row(self, q: int) -> VGroup:
         """The lines of query q (absolute position)."""

@@ -89,3 +89,19 @@ def test_bad_shapes_are_refused():
         AttentionArcs(np.ones((2, 3)))
     with pytest.raises(ValueError):
         AttentionArcs(np.ones((2, 2)), layout="circle")
+
+
+def test_columns_hang_on_anchors_level_with_their_rows():
+    """A grid's rows as the queries: each line leaves its row's right edge; the keys stand level with the rows."""
+    from manim import Rectangle
+    w = causal_weights(4)
+    rows = [Rectangle(width=2, height=0.4).move_to([0, -0.5 * i, 0]) for i in range(4)]
+    arcs = AttentionArcs(w, labels=["a", "b", "c", "d"], layout="columns", anchors=rows, width=1.5)
+    for (q, k), p in arcs.arcs.items():
+        start, end = p.get_start(), p.get_end()
+        assert start[0] > rows[q].get_right()[0] and abs(start[1] - rows[q].get_y()) < 1e-6
+        assert abs(end[1] - arcs.key_marks[k].get_y()) < 1e-6
+    assert all(abs(m.get_y() - r.get_y()) < 1e-6 for m, r in zip(arcs.key_marks, rows))
+    # only the anchored rows draw lines
+    one = AttentionArcs(w, labels=["a", "b", "c", "d"], layout="columns", anchors=[None, None, None, rows[3]])
+    assert {q for q, _ in one.arcs} == {3}
