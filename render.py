@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -30,8 +32,6 @@ from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
 from film import build  # noqa: E402
-from film import clips as film_clips  # noqa: E402
-from film import slides as film_slides  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
 
@@ -68,21 +68,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "(clips named by line id, e.g. ch02-intro.wav), gtts/openai/azure/elevenlabs/gemini "
                         "(network, credentials from the environment), or none (silent, same timing)")
     p.add_argument("--burn-captions", action="store_true", help="also draw the captions into the picture")
-    p.add_argument("--clips", action="store_true",
-                   help="also cut each chapter into one clip per narration beat (clips/chNN-<beat>.mp4, its "
-                        "captions and poster, clips.json); nothing is rendered again")
-    p.add_argument("--clip-format", choices=film_clips.FORMATS, default=None,
-                   help="with --clips/--slides: mp4 (H.264/AAC, default), webm (VP9/Opus) or gif (smaller, no audio)")
-    p.add_argument("--slides", action="store_true",
-                   help="also write a lecture deck, one slide per beat: clips/index.html (offline) and a .pptx")
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     args = p.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         p.error(f"--jobs must be at least 1 (got {args.jobs})")
-    if args.clip_format and not (args.clips or args.slides):
-        p.error("--clip-format needs --clips or --slides")
-    if (args.clips or args.slides) and not (args.chapter or args.all):
-        p.error("--clips and --slides need --chapter NN or --all")
     return args
 
 
@@ -152,7 +141,8 @@ def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Pa
     its spec, and its per-line clip keys go into the scene keys."""
     options = build.BuildOptions(quality=args.quality, out=args.out, jobs=args.jobs, voice=narrator.spec,
                                  voice_service=narrator, voiced=not narrator.silent, force=args.force,
-                                 burn_captions=args.burn_captions)
+                                 burn_captions=args.burn_captions,
+                                 log=lambda line: console.print(f"[yellow]{line}[/yellow]", highlight=False))
     with Progress(console=console, transient=False) as progress:
         options.progress = progress
         try:
@@ -165,36 +155,11 @@ def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Pa
                       f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
         narration_report(r.report, cue_lists, narrator, console)
-    finals = [r.final for r in results] + lecture_kit(results, args, console)
+    finals = [r.final for r in results]
     if args.all and len(results) > 1:
         with console.status("joining the chapters into one film with chapter markers …"):
             finals.append(build.join_film(results, build.destination(args.out, bundle, args.quality)))
     return finals
-
-
-def lecture_kit(results, args, console) -> list[Path]:
-    """--clips / --slides: a clip per beat, cut from the chapters just joined (film/clips.py),
-    and the decks that play them (film/slides.py)."""
-    if not (args.clips or args.slides):
-        return []
-    fmt = args.clip_format or "mp4"
-    out: list[Path] = []
-    try:
-        with console.status("cutting a clip per beat …"):
-            if args.clips:
-                for r in results:
-                    cs = film_clips.write_clips(r, fmt)
-                    console.print(f"chapter {r.chapter}: {len(cs.entries)} {fmt} clips, {cs.cut} cut, "
-                                  f"{cs.kept} unchanged")
-                out.append(results[0].final.parent / film_clips.FOLDER / film_clips.INDEX)
-            if args.slides:
-                deck = film_slides.write_deck(results, fmt)
-                console.print(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
-                out += [deck.html, deck.pptx]
-    except film_clips.ClipError as exc:
-        raise UserError(str(exc)) from None
-    return out
-
 
 
 def choose_voice(spec: str, console):
@@ -233,8 +198,14 @@ def narration_report(report: dict, cue_lists: list[list[dict]], service, console
         console.print(f"[yellow]dead air[/yellow] {b - a:.1f} s of silence at {int(a // 60)}:{a % 60:04.1f}")
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt       # SIGTERM stops a render the way Ctrl-C does: scene processes ended, nothing lost
+
+
 def main(argv=None) -> int:
     console = Console(stderr=True)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
     args = parse_args(argv)
     try:
         known = chapters()

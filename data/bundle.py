@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -44,9 +44,21 @@ def cache_key(prompt: str, weights_identity: str, options: dict | None = None) -
 
 
 def slug(text: str, limit: int = 40) -> str:
-    """'The cat sat on the' -> 'the-cat-sat-on-the' (ASCII, safe as a folder name)."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
-    return s or "prompt"
+    """'The cat sat on the' -> 'the-cat-sat-on-the'. Letters, digits and their combining marks of
+    any script are kept, lower-cased ('Привет, мир' -> 'привет-мир'); every run of anything else
+    (spaces, punctuation, symbols, emoji, slashes, control characters) becomes one '-'; at most
+    `limit` characters. Safe as a folder name; not unique (see film.jobs.output_name)."""
+    out, dash = [], False
+    for ch in unicodedata.normalize("NFC", text).lower():
+        kind = unicodedata.category(ch)[0]
+        if kind in "LN" or (kind == "M" and out and not dash):
+            if dash and out:
+                out.append("-")
+            out.append(ch)
+            dash = False
+        else:
+            dash = True
+    return "".join(out)[:limit].strip("-") or "prompt"
 
 
 def bundle_dir(prompt: str, key: str, root: Path = DEFAULT_ROOT) -> Path:

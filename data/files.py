@@ -7,12 +7,19 @@ one, never half of one, and an interrupted write leaves the old file as it was.
 
     from data.files import write_json, write_text, write_bytes
     write_json(path, {"key": ...})
+
+Files other programs make (ffmpeg, manim) go to `temp_name(final)` first, are checked, and
+then `replace_together([(tmp, final), ...])`; `FolderLock(folder)` keeps a second run out of a
+folder the first is writing to.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 # mkstemp makes its file 0600; the finished file gets what open() would have given it.
@@ -44,3 +51,93 @@ def write_text(path: Path | str, text: str) -> Path:
 def write_json(path: Path | str, data) -> Path:
     """Write `data` as JSON (indent 1, UTF-8 kept as is) to `path` atomically; returns the path."""
     return write_text(path, json.dumps(data, indent=1, ensure_ascii=False))
+
+
+# ---------------------------------------------------------------------------------------
+# Files made by other programs (ffmpeg, manim): a unique temporary name first, checked, then
+# renamed over the finished file, several files together
+
+def temp_name(path: Path | str, suffix: str | None = None) -> Path:
+    """A fresh, unique, empty file beside `path` (same folder, so a rename is atomic), named
+    `.<name>.<random>.part<suffix>`; `suffix` defaults to the path's own (ffmpeg picks its
+    format by it). The caller removes it (`discard`) if it never replaces `path`."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part" + (path.suffix if suffix is None else suffix),
+                               dir=path.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)
+    return Path(tmp)
+
+
+def discard(*paths: Path | str | None):
+    """Remove temporary files this run made (missing ones are fine)."""
+    for p in paths:
+        if p is not None:
+            Path(p).unlink(missing_ok=True)
+
+
+class _Deferred:
+    """Holds SIGINT/SIGTERM back while a few renames run (main thread only; elsewhere Python
+    never delivers them), then delivers what arrived."""
+
+    def __enter__(self):
+        self.caught, self.old = [], {}
+        if threading.current_thread() is threading.main_thread():
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self.old[s] = signal.signal(s, lambda n, f: self.caught.append(n))
+        return self
+
+    def __exit__(self, *exc):
+        for s, h in self.old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        for n in self.caught[:1]:
+            signal.raise_signal(n)
+        return False
+
+
+def replace_together(pairs: list[tuple[Path | str, Path | str]]):
+    """Rename each checked temporary over its final file, in order (put the main file last),
+    with interrupts held back until all are done: a group of files (a video, its captions,
+    its thumbnail) is replaced as one."""
+    with _Deferred():
+        for tmp, final in pairs:
+            os.replace(tmp, final)
+
+
+# ---------------------------------------------------------------------------------------
+# One writer per output folder
+
+class FolderLock:
+    """An advisory lock (fcntl.flock) on `<folder>/.onepass.lock`: a second run into the same
+    folder waits for the first (calling `on_wait` once with a line saying so) instead of racing
+    it. Released when the holder exits, however it exits (the kernel drops the lock with the
+    process), so a killed run never leaves the folder locked.
+
+        with FolderLock(dest, on_wait=print):
+            ...
+    """
+
+    NAME = ".onepass.lock"
+
+    def __init__(self, folder: Path | str, on_wait=None):
+        self.folder, self.on_wait, self.fd = Path(folder), on_wait, None
+
+    def __enter__(self):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(self.folder / self.NAME, os.O_RDWR | os.O_CREAT, 0o666 & ~_UMASK)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if self.on_wait:
+                self.on_wait(f"another render is writing to {self.folder}; waiting for it to finish")
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(self.fd)
+                raise
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)       # closing the descriptor releases the lock
+        self.fd = None
+        return False

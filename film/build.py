@@ -12,31 +12,95 @@
   MP4 was made from exactly those scenes is not joined again either (film/join.py).
 * Nothing here imports manim: the keys are read from the sources as syntax trees, so a
   re-run with nothing to do finishes in about a second.
+* Nothing good is lost (docs/RELIABILITY.md): a cache entry is used only when its files match
+  its record (sha256), else rendered again with a line saying why; every file is written under
+  a unique temporary name and checked before it replaces the old one; one run at a time writes
+  to an output folder (a second waits for the first's lock); an interrupted or killed run
+  leaves finished files and cache entries as they were, and its leftovers are removed by the
+  next run into that folder.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import shutil
+import signal
 import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
 
-from data.files import write_json
+from data.files import FolderLock, write_json
 from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
 from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
 from film.keys import PipelineError
-from film.runner import Runner, default_jobs
+from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, default_jobs, media_prefix, media_root
 
-__all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan"]
+__all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
+
+# folders a run makes inside the output folder and removes when it ends (a killed run cannot):
+# scene renders, joins (voiceover.mixdown, film.join), and manim media folders of older versions
+LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-")
 
 
 def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> list[ChapterResult]:
     """Render `chapters` from `bundle`: scenes in parallel (cached), each chapter joined when its
     scenes are done. Raises PipelineError."""
     o = options or BuildOptions()
+    dest = destination(o.out, bundle, o.quality)
+    plans = plan(chapters, bundle, o)
+    log = o.log or (lambda line: print(line, file=sys.stderr))
+    with _TermAsInterrupt(), FolderLock(dest, on_wait=log):
+        remove_leftovers(dest, log)
+        return _render(chapters, bundle, o, plans, dest, log)
+
+
+class _TermAsInterrupt:
+    """While a build runs in the main thread, SIGTERM (unless the caller handles it) stops it the
+    way Ctrl-C does: scene processes ended, their folders removed, finished files kept."""
+
+    def __enter__(self):
+        self.old = None
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            self.old = signal.signal(signal.SIGTERM, self._raise)
+        return self
+
+    @staticmethod
+    def _raise(signum, frame):
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
+
+
+def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None) -> int:
+    """Remove what killed runs into `dest` left behind: scene render folders, manim media
+    folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
+    live run is writing any of them. Returns how many were removed."""
+    work = dest / ".scenes"
+    found = [p for folder in (dest, work) if folder.is_dir() for p in folder.iterdir()
+             if (p.is_dir() and p.name.startswith(LEFTOVER_FOLDERS))
+             or (p.is_file() and (p.name.endswith(".part") or ".part." in p.name))]
+    found += list(media_root().glob(media_prefix(work) + "*"))
+    for p in found:
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+    if found:
+        log(f"removed {len(found)} temporary file(s) left in {dest} by an interrupted run")
+    return len(found)
+
+
+def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,
+            log: Callable[[str], None]) -> list[ChapterResult]:
     titles = o.chapter_titles()
     jobs = o.jobs or default_jobs()
     voiced = o.is_voiced
-    dest = destination(o.out, bundle, o.quality)
-    plans = plan(chapters, bundle, o)
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)
     timings_path = work / "timings.json"
@@ -58,10 +122,14 @@ def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> 
     todo: list[SceneJob] = []
     for c in chapters:
         for job in plans[c]:
-            if job.cached() and not o.force:
+            why = None if o.force else job.damage()
+            if why is None and not o.force:
                 results[c][job.index] = r = cached_result(job)
                 known(r)
             else:
+                if why:
+                    log(f"scene {job.scene} of chapter {job.chapter}: its cached render cannot be used ({why}); "
+                        "rendering it again")
                 todo.append(job)
     # longest first (times from earlier runs; unknown scenes count as long), so the last
     # process to finish is a short one

@@ -1,18 +1,20 @@
 """What a build is asked to do (BuildOptions), its scene jobs and their results, and the plan:
 every scene of every requested chapter as a job with its cache key (film/keys.py).
 
-Files live next to the chapter MP4, in `<out>/<prompt slug>/<quality>/.scenes/`:
+Files live next to the chapter MP4, in `<out>/<prompt slug>-<hash8>/<quality>/.scenes/`:
 `<chapter file>-<Scene>.<key16>.mp4|.cues.json|.json` (the last written after a successful
-render: its presence is the cache entry), `<chapter file>.join.json`, `timings.json`.
+render: the cache entry, recording the frame count, duration and sha256 of the other two,
+checked before they are used), `<chapter file>.join.json`, `timings.json`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from data.bundle import slug
+from data.bundle import sha256_file, slug
 from data.chapters import CHAPTERS, titles
 from film import keys
 from voiceover import script
@@ -40,6 +42,8 @@ class BuildOptions:
     env: dict | None = None          # the scene processes' environment (None: this one)
     progress: object = None          # a rich Progress, advanced scene by scene
     on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
+    log: Callable[[str], None] | None = None   # a line for the user: a damaged cache entry, waiting for another
+                                               # run's lock, leftovers of a killed run removed (None: stderr)
     # where the chapters come from (defaults: data/chapters.py and this project); tests point
     # these at a throwaway project
     titles: dict[str, str] | None = None                   # chapter -> title
@@ -91,15 +95,33 @@ class SceneJob:
         return f"{self.chapter}/{self.scene}"
 
     def cached(self) -> bool:
-        """A finished render of this key, with every narration clip its cues name still there
-        (a cleared voice cache means the scene must speak its lines again)."""
-        if not (self.meta.is_file() and self.mp4.is_file() and self.cues.is_file()):
-            return False
+        """A finished render of this key, intact (see `damage`)."""
+        return self.damage() is None
+
+    def damage(self) -> str | None:
+        """None when the cache entry holds what it promises: its record (.json) names this key,
+        the MP4 and cues have the size and sha256 it recorded, and every narration clip the cues
+        name is still there (a cleared voice cache means the scene must speak its lines again).
+        Otherwise why not: "" when there is no entry at all, else a reason for the log."""
+        if not self.meta.is_file():
+            return ""
         try:
+            record = json.loads(self.meta.read_text(encoding="utf-8"))
+            files = record["files"]
+            for path, name in ((self.mp4, "mp4"), (self.cues, "cues")):
+                if not path.is_file():
+                    return f"its {path.suffix} file is missing"
+                if path.stat().st_size != files[name]["bytes"] or sha256_file(path) != files[name]["sha256"]:
+                    return f"its {path.name[len(self.stem.name):]} file differs from the render recorded " \
+                           f"(size or sha256): damaged or overwritten"
+            if record.get("key") != self.key or not record.get("frames"):
+                return "its record does not match this scene"
             cues = json.loads(self.cues.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return False
-        return all(Path(c["clip"]).is_file() for c in cues if isinstance(c, dict) and c.get("clip"))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return f"its record or cues cannot be read ({type(exc).__name__})"
+        if any(not Path(c["clip"]).is_file() for c in cues if isinstance(c, dict) and c.get("clip")):
+            return "a narration clip it uses is gone"
+        return None
 
 
 @dataclass
@@ -128,8 +150,18 @@ class ChapterResult:
         return sum(s.seconds for s in self.scenes)
 
 
+def output_name(bundle) -> str:
+    """The folder of a prompt's outputs: `<slug>-<hash8>`, readable and unique per prompt and
+    weights (the slug alone is shared by 'The cat' and 'THE CAT!!', and cut at 40 letters)."""
+    meta = bundle.meta
+    weights = meta.get("weights") or {}
+    identity = weights.get("sha256") or weights.get("identity") or meta.get("cache_key")
+    digest = hashlib.sha256(json.dumps([bundle.prompt, identity], ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    return f"{slug(bundle.prompt)}-{digest.hexdigest()[:8]}"
+
+
 def destination(out: Path, bundle, quality: str) -> Path:
-    return Path(out) / slug(bundle.prompt) / quality
+    return Path(out) / output_name(bundle) / quality
 
 
 def chapter_file(chapter: str, title: str) -> str:

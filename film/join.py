@@ -13,11 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from data.files import write_json
+from data.bundle import sha256_file
+from data.files import FolderLock, discard, replace_together, temp_name, write_json
 from film.jobs import ChapterResult, SceneResult, chapter_file
 from film.keys import PipelineError
 from voiceover import captions, mixdown
-from voiceover.media import stream_seconds, video_facts, video_seconds, write_ffconcat
+from voiceover.media import MediaError, decode_problems, run_ffmpeg, stream_seconds, video_facts, write_ffconcat
 
 FILM_NAME = "onepass-film"
 
@@ -31,48 +32,105 @@ def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voic
 
 
 def thumbnail(video: Path, png: Path, at: float):
-    tmp = png.with_name(png.stem + ".part.png")
-    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", f"{max(at, 0):.2f}", "-i", str(video),
-                    "-frames:v", "1", str(tmp)], check=True)
-    os.replace(tmp, png)
+    """One frame of `video` at `at` seconds into `png` (replaced only when written)."""
+    tmp = temp_name(png)
+    try:
+        run_ffmpeg(["-ss", f"{max(at, 0):.2f}", "-i", video, "-frames:v", "1", "-update", "1", tmp])
+        os.replace(tmp, png)
+    finally:
+        discard(tmp)
+
+
+def check_joined(video: Path, expected_frames: int) -> tuple[int, float]:
+    """(frames, fps) of a joined file, after checking it has exactly `expected_frames` frames and
+    every one decodes; raises MediaError saying what is wrong."""
+    frames, fps = video_facts(video)
+    if frames != expected_frames:
+        raise MediaError(f"it has {frames} frames but its parts have {expected_frames}")
+    problem = decode_problems(video)
+    if problem:
+        raise MediaError(f"its picture does not decode: {problem}")
+    return frames, fps
+
+
+def damaged_scenes(results: list[SceneResult]) -> list[tuple[SceneResult, str]]:
+    """The scene renders that are not what their cache record says (frames), or do not decode."""
+    bad = []
+    for r in results:
+        try:
+            frames, _ = video_facts(r.job.mp4)
+            why = (f"{frames} frames where {r.frames} were recorded" if frames != r.frames
+                   else decode_problems(r.job.mp4))
+        except (subprocess.CalledProcessError, KeyError, IndexError, ValueError, OSError) as exc:
+            why = f"unreadable ({exc})"
+        if why:
+            bad.append((r, why))
+    return bad
+
+
+def join_failed(chapter: str, final: Path, results: list[SceneResult], exc: Exception) -> PipelineError:
+    """A join that failed its check, explained: which scene is damaged (its cache record is
+    dropped, so the next run renders it afresh), and that the chapter's files were kept."""
+    kept = f"{final.name} and its captions and thumbnail were left as they were" if final.exists() else \
+        "nothing was written"
+    bad = damaged_scenes(results)
+    if not bad:
+        return PipelineError(f"joining chapter {chapter} failed its check ({exc}); {kept}. Run again with "
+                             "--force to render every scene of it afresh")
+    for r, _ in bad:
+        r.job.meta.unlink(missing_ok=True)      # the record of a render shown to be broken
+    named = "; ".join(f"scene {r.job.scene} ({r.job.mp4}): {why[:200]}" for r, why in bad)
+    return PipelineError(f"chapter {chapter} was not joined: a scene render is damaged: {named}. Its cache entry "
+                         f"was dropped: run the same command again to render it afresh; {kept}")
 
 
 def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Path, voiced: bool,
                  force: bool = False, burn_captions: bool = False) -> ChapterResult:
     """Join a chapter's scenes, write captions (burnt in too if asked) and a thumbnail; skipped
-    when the joined files were made from exactly these scene renders."""
+    when the joined files were made from exactly these scene renders.
+
+    Everything is written to unique temporary names beside the final files and checked (frame
+    count equals the scenes' sum, every frame decodes, ffmpeg reported no error) before the
+    MP4, its captions and its thumbnail replace the old ones, together. A failed check leaves
+    the old files as they were and names the damaged scene."""
     final = dest / f"{chapter_file(chapter, title)}.mp4"
     stamp_path = dest / ".scenes" / f"{final.stem}.join.json"
     keys = [r.job.key for r in results]
-    outputs = [final, final.with_suffix(".srt"), final.with_suffix(".vtt"), final.with_suffix(".png")]
+    sidecars = [final.with_suffix(".srt"), final.with_suffix(".vtt"), final.with_suffix(".png")]
     try:
         stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stamp = {}
     if (not force and stamp.get("keys") == keys and stamp.get("voiced") == voiced
-            and stamp.get("burnt", False) == burn_captions and all(p.exists() for p in outputs)
-            and stamp.get("size") == final.stat().st_size):
+            and stamp.get("burnt", False) == burn_captions and all(p.exists() for p in [final, *sidecars])
+            and stamp.get("size") == final.stat().st_size and stamp.get("sha256") == sha256_file(final)):
         return ChapterResult(chapter, title, final, results, joined=False, report=stamp.get("report", {}))
     t0 = time.perf_counter()
     parts = [r.job.mp4 for r in results]
     cue_lists = [json.loads(r.job.cues.read_text(encoding="utf-8")) for r in results]
     durations = [r.seconds for r in results]
-    report = join_parts(parts, cue_lists, final, voiced, durations)
-    cues = captions.join_cues(cue_lists, durations)
-    captions.write_srt(cues, final.with_suffix(".srt"))
-    captions.write_vtt(cues, final.with_suffix(".vtt"))
-    if burn_captions:
-        mixdown.burn_captions(final, final.with_suffix(".srt"))
-    total = sum(durations)
-    thumbnail(final, final.with_suffix(".png"), at=min(total * 0.4, total - 0.1))
-    frames, fps = video_facts(final)
+    parts_frames = sum(r.frames for r in results)
+    tmp = {p: temp_name(p) for p in [*sidecars, final]}
+    try:
+        try:
+            report = join_parts(parts, cue_lists, tmp[final], voiced, durations)
+            cues = captions.join_cues(cue_lists, durations)
+            captions.write_srt(cues, tmp[sidecars[0]])
+            captions.write_vtt(cues, tmp[sidecars[1]])
+            if burn_captions:
+                mixdown.burn_captions(tmp[final], tmp[sidecars[0]])
+            frames, fps = check_joined(tmp[final], parts_frames)
+            total = sum(durations)
+            thumbnail(tmp[final], tmp[sidecars[2]], at=min(total * 0.4, total - 0.1))
+        except MediaError as exc:
+            raise join_failed(chapter, final, results, exc) from None
+        replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last
+    finally:
+        discard(*tmp.values())
     report = {k: v for k, v in dict(report).items() if isinstance(v, (int, float, str, list, dict, type(None)))}
-    report.update({"frames": frames, "parts_frames": sum(r.frames for r in results), "seconds": frames / fps})
-    if frames != report["parts_frames"]:
-        raise PipelineError(f"joined chapter {chapter} has {frames} frames but its scenes have "
-                            f"{report['parts_frames']}: {final}")
+    report.update({"frames": frames, "parts_frames": parts_frames, "seconds": frames / fps})
     write_json(stamp_path, {"keys": keys, "voiced": voiced, "burnt": burn_captions, "size": final.stat().st_size,
-                            "report": report})
+                            "sha256": sha256_file(final), "report": report})
     return ChapterResult(chapter, title, final, results, joined=True, join_wall=time.perf_counter() - t0,
                          report=report)
 
@@ -98,26 +156,38 @@ def join_film(results: list[ChapterResult], dest: Path) -> Path:
     The picture is stream-copied; the audio (when there is any) is re-encoded once across the
     joins so no AAC priming gap accumulates. Replaced only when complete."""
     final = dest / f"{FILM_NAME}.mp4"
-    parts = [r.final for r in results]
-    durations = [video_seconds(p) for p in parts]
-    has_audio = all(stream_seconds(p, "a") is not None for p in parts)
-    part = final.with_name(final.stem + ".part.mp4")
-    with tempfile.TemporaryDirectory(prefix="onepass-film-", dir=dest) as tmp:
-        listing = write_ffconcat(Path(tmp) / "parts.txt", parts, durations)
-        meta = Path(tmp) / "chapters.txt"
-        meta.write_text(film_metadata([f"{r.chapter} · {r.title}" for r in results], durations), encoding="utf-8")
-        audio_args = ["-map", "0:a:0", "-c:a", "aac", "-b:a", mixdown.AAC_BITRATE, "-ar", "48000"] if has_audio else []
+    with FolderLock(dest):
+        parts = [r.final for r in results]
+        facts = [video_facts(p) for p in parts]
+        durations = [frames / fps for frames, fps in facts]
+        has_audio = all(stream_seconds(p, "a") is not None for p in parts)
+        sidecars = [final.with_suffix(".srt"), final.with_suffix(".vtt")]
+        tmp = {p: temp_name(p) for p in [*sidecars, final]}
         try:
-            subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                            "-i", str(meta), "-map", "0:v:0", "-c:v", "copy", *audio_args, "-map_metadata", "1",
-                            "-map_chapters", "1", "-movflags", "+faststart", str(part)], check=True)
-            os.replace(part, final)
+            with tempfile.TemporaryDirectory(prefix="onepass-film-", dir=dest) as work:
+                listing = write_ffconcat(Path(work) / "parts.txt", parts, durations)
+                meta = Path(work) / "chapters.txt"
+                meta.write_text(film_metadata([f"{r.chapter} · {r.title}" for r in results], durations),
+                                encoding="utf-8")
+                audio_args = ["-map", "0:a:0", "-c:a", "aac", "-b:a", mixdown.AAC_BITRATE, "-ar", "48000"] \
+                    if has_audio else []
+                try:
+                    run_ffmpeg(["-f", "concat", "-safe", "0", "-i", listing, "-i", meta, "-map", "0:v:0",
+                                "-c:v", "copy", *audio_args, "-map_metadata", "1", "-map_chapters", "1",
+                                "-movflags", "+faststart", tmp[final]])
+                    check_joined(tmp[final], sum(frames for frames, _ in facts))
+                except MediaError as exc:
+                    raise PipelineError(f"joining the film failed its check ({exc}); {final.name} was left as it "
+                                        "was. Run the chapters again (a damaged chapter is joined afresh when "
+                                        "its file no longer matches its record)") from None
+            cues, offset = [], 0.0
+            for p, length in zip(parts, durations):      # each chapter's captions, shifted into the film
+                cues += [dict(c, start=c["start"] + offset, end=c["end"] + offset)
+                         for c in captions.read_srt(p.with_suffix(".srt"))]
+                offset += length
+            captions.write_srt(cues, tmp[sidecars[0]])
+            captions.write_vtt(cues, tmp[sidecars[1]])
+            replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last
         finally:
-            part.unlink(missing_ok=True)
-    cues, offset = [], 0.0
-    for p, length in zip(parts, durations):      # each chapter's captions, shifted into the film
-        cues += [dict(c, start=c["start"] + offset, end=c["end"] + offset) for c in captions.read_srt(p.with_suffix(".srt"))]
-        offset += length
-    captions.write_srt(cues, final.with_suffix(".srt"))
-    captions.write_vtt(cues, final.with_suffix(".vtt"))
+            discard(*tmp.values())
     return final

@@ -1,13 +1,18 @@
 """Render one scene of one chapter into one MP4 (run as its own process by film/runner.py).
 
     python -m film.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
-        --out path/scene.mp4 [--cues path/scene.json]
+        --out path/scene.mp4 [--cues path/scene.json] [--media /tmp/onepass-media-TAG-]
+
+Manim works in a fresh folder named `<--media>XXXX` (default: the system temp folder's
+`onepass-media-XXXX`), never under the user's output path (manim's own concat listing does
+not escape quotes), removed on exit, on SIGINT and on SIGTERM alike.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -23,7 +28,12 @@ QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quali
 ENCODER_OPTIONS = {"preset": "veryfast"}
 
 
-def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None) -> Path:
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)       # unwinds like an interrupt: the media folder is removed
+
+
+def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
+                 media_prefix: str | None = None) -> Path:
     os.environ["ONEPASS_BUNDLE"] = str(bundle)
     if cues is not None:
         os.environ["ONEPASS_CUES"] = str(cues)
@@ -33,7 +43,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
         raise SystemExit(f"chapter {chapter} has no scene {scene!r}; it has {', '.join(classes)}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    media = Path(tempfile.mkdtemp(prefix="onepass-media-", dir=out.parent))
+    prefix = Path(media_prefix) if media_prefix else Path(tempfile.gettempdir()) / "onepass-media-"
+    media = Path(tempfile.mkdtemp(prefix=prefix.name, dir=prefix.parent))
     try:
         # caching off: a cache hit advances scene time by the exact run_time instead of whole
         # frames, which would shift narration and captions against the picture
@@ -44,9 +55,13 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
             instance = classes[scene]()
             instance.render()
             movie = Path(instance.renderer.file_writer.movie_file_path)
-        tmp = out.with_name(out.name + ".part.mp4")
-        shutil.move(str(movie), tmp)
-        os.replace(tmp, out)       # atomic: a finished file or none
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
+        os.close(fd)
+        try:
+            shutil.move(str(movie), tmp)
+            os.replace(tmp, out)       # atomic: a finished file or none
+        finally:
+            Path(tmp).unlink(missing_ok=True)
     finally:
         shutil.rmtree(media, ignore_errors=True)
         enable_text_cache(False)   # leave the process as found (tests render in-process)
@@ -61,8 +76,10 @@ def main(argv=None) -> int:
     p.add_argument("--quality", default="low", choices=sorted(QUALITY))
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--cues", type=Path)
+    p.add_argument("--media", help="prefix (folder + name start) of manim's temporary media folder")
     a = p.parse_args(argv)
-    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues)
+    signal.signal(signal.SIGTERM, _terminated)
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media)
     return 0
 
 

@@ -2,18 +2,43 @@
 is reported with the tail of its log, a finished one recorded as a cache entry."""
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from data.files import write_json
+from data.bundle import sha256_file
+from data.files import replace_together, write_json
 from film.jobs import SceneJob, SceneResult
 from film.keys import ROOT, PipelineError
 from voiceover.media import video_facts
+
+
+STAGE_PREFIX = "onepass-scene-"     # a scene render's own folder under .scenes/, until it is checked
+MEDIA_PREFIX = "onepass-media-"     # manim's media folder of a scene render, in the system temp folder
+
+
+def media_prefix(work: Path) -> str:
+    """Name prefix of the manim media folders of renders into `work` (.scenes/): in the system
+    temp folder, where the user's path characters cannot break manim's own concat listing (it
+    writes `file '<path>'` unescaped), and tagged by `work` so a later run into the same folder
+    can find what a killed one left."""
+    tag = hashlib.sha256(str(Path(work).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{MEDIA_PREFIX}{tag}-"
+
+
+def media_root() -> Path:
+    """Where scene renders keep manim's media folders: the system temp folder, or /tmp if its
+    path has a quote in it."""
+    root = Path(tempfile.gettempdir())
+    return root if "'" not in str(root) else Path("/tmp")
 
 
 def default_jobs() -> int:
@@ -42,16 +67,26 @@ class Runner:
         if self.command:
             return self.command(job, cues)
         return [sys.executable, "-m", "film.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
-                "--scene", job.scene, "--quality", self.quality, "--out", str(job.mp4), "--cues", str(cues)]
+                "--scene", job.scene, "--quality", self.quality, "--out", str(job.mp4), "--cues", str(cues),
+                "--media", str(media_root() / media_prefix(job.stem.parent.parent))]
 
     def run(self, job: SceneJob) -> SceneResult:
+        """Render `job` into a folder of its own (`.scenes/onepass-scene-*`), check what came out,
+        then move it into the cache: MP4 and cues first, the record (.json) last. A failed or
+        interrupted render removes only that folder, never a file of the cache."""
         if self.stopping:
             raise PipelineError("stopped")
         job.mp4.parent.mkdir(parents=True, exist_ok=True)
-        cues_tmp = job.cues.with_name(job.cues.name + ".part")
+        stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=job.mp4.parent))
+        try:
+            return self._run(job, replace(job, stem=stage / job.stem.name))
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+
+    def _run(self, job: SceneJob, staged: SceneJob) -> SceneResult:
         t0 = time.perf_counter()
-        with open(job.log, "w", encoding="utf-8") as log:
-            proc = subprocess.Popen(self.argv(job, cues_tmp), cwd=ROOT, env=self.env, stdout=log,
+        with open(staged.log, "w", encoding="utf-8") as log:
+            proc = subprocess.Popen(self.argv(staged, staged.cues), cwd=ROOT, env=self.env, stdout=log,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
             with self.lock:
                 self.procs.add(proc)
@@ -63,24 +98,28 @@ class Runner:
                     self.procs.discard(proc)
         wall = time.perf_counter() - t0
         cpu = usage.ru_utime + usage.ru_stime
-        if proc.returncode != 0 or not job.mp4.is_file() or not cues_tmp.is_file():
-            job.mp4.unlink(missing_ok=True)
-            cues_tmp.unlink(missing_ok=True)
-            text = job.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        if self.stopping and proc.returncode != 0:
+            raise PipelineError("stopped")
+        if proc.returncode != 0 or not staged.mp4.is_file() or not staged.cues.is_file():
+            text = staged.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+            os.replace(staged.log, job.log)
             tail = "\n".join(text[-15:])
             raise PipelineError(f"scene {job.scene} of chapter {job.chapter} failed to render "
                                 f"(exit {proc.returncode}; log: {job.log}):\n{tail}")
-        os.replace(cues_tmp, job.cues)
         try:
-            frames, fps = video_facts(job.mp4)
+            frames, fps = video_facts(staged.mp4)
+            if frames < 1:
+                raise ValueError("no frames")
         except (subprocess.CalledProcessError, KeyError, IndexError, ValueError) as exc:
-            job.mp4.unlink(missing_ok=True)
+            os.replace(staged.log, job.log)
             raise PipelineError(f"scene {job.scene} of chapter {job.chapter} wrote an unreadable video "
                                 f"({exc}); log: {job.log}") from None
+        files = {name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
+                 for name, p in (("mp4", staged.mp4), ("cues", staged.cues))}
+        replace_together([(staged.mp4, job.mp4), (staged.cues, job.cues)])
         write_json(job.meta, {"key": job.key, "chapter": job.chapter, "scene": job.scene, "quality": self.quality,
-                              "frames": frames, "fps": fps, "seconds": frames / fps, "render_wall": wall,
-                              "render_cpu": cpu})
-        job.log.unlink(missing_ok=True)
+                              "frames": frames, "fps": fps, "seconds": frames / fps, "files": files,
+                              "render_wall": wall, "render_cpu": cpu})
         return SceneResult(job, False, wall, cpu, frames / fps, frames, fps)
 
     def stop(self):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.files import discard, temp_name
 
 SR = 48_000
 TARGET_LUFS = -16.0
@@ -74,14 +75,17 @@ def read_wav(path: Path) -> tuple[np.ndarray, int]:
 def write_wav(path: Path, x: np.ndarray, sr: int = SR):
     """float in [-1, 1] -> 16-bit mono WAV, written atomically."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".part")
+    tmp = temp_name(path)            # unique: two runs voicing the same line never share it
     pcm = np.clip(np.round(np.asarray(x, dtype=np.float64) * 32767.0), -32768, 32767).astype("<i2")
-    with wave.open(str(tmp), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(sr)
-        w.writeframes(pcm.tobytes())
-    os.replace(tmp, path)
+    try:
+        with wave.open(str(tmp), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(sr)
+            w.writeframes(pcm.tobytes())
+        os.replace(tmp, path)
+    finally:
+        discard(tmp)
 
 
 # -- measuring ----------------------------------------------------------------

@@ -4,10 +4,13 @@ the narration mixdown and by the film build (film/).
     frames, fps = video_facts(path)          # exact: packets counted, nothing decoded
     seconds = video_seconds(path)            # frames / fps
     write_ffconcat(listing, parts, durations)
+    run_ffmpeg([...])                        # raises MediaError on any error ffmpeg reports
+    decode_problems(path)                    # None, or why its picture does not decode
 """
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from fractions import Fraction
 from pathlib import Path
@@ -75,3 +78,28 @@ def write_ffconcat(listing: Path, parts: list[Path], durations: list[float]) -> 
         f"file {ffconcat_quote(Path(p).resolve())}\nduration {d:.6f}\n" for p, d in zip(parts, durations)),
         encoding="utf-8")
     return Path(listing)
+
+
+class MediaError(RuntimeError):
+    """ffmpeg failed, or reported an error while still exiting 0 (its concat demuxer logs
+    "Invalid data found when processing input" for a damaged part and carries on)."""
+
+
+def run_ffmpeg(args: list, cwd: Path | None = None) -> None:
+    """Run `ffmpeg -v error -nostdin -y ARGS`; raises MediaError when it exits non-zero or
+    logs anything at error level (its exit status alone misses damaged inputs)."""
+    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd)
+    problems = [re.sub(r"^\[[\w.-]+ @ 0x[0-9a-f]+\] ", "", line) for line in proc.stderr.splitlines() if line.strip()]
+    if proc.returncode != 0 or problems:
+        shown = "; ".join(dict.fromkeys(problems))[:400] or f"exit status {proc.returncode}"
+        raise MediaError(f"ffmpeg {' '.join(cmd[5:])[:200]}: {shown}")
+
+
+def decode_problems(path: Path) -> str | None:
+    """None when every video frame of `path` decodes without an error; else what ffmpeg said."""
+    try:
+        run_ffmpeg(["-i", path, "-map", "0:v:0", "-f", "null", "-"])
+    except MediaError as exc:
+        return str(exc).split(": ", 1)[-1]
+    return None

@@ -10,14 +10,15 @@ picture, encoded once to 48 kHz AAC. Captions come from the same cues, so they m
 from __future__ import annotations
 
 import os
-import subprocess
+import shutil
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from data.files import discard, temp_name
 from voiceover import audio
-from voiceover.media import video_height, video_seconds, write_ffconcat
+from voiceover.media import run_ffmpeg, video_height, video_seconds, write_ffconcat
 
 AAC_BITRATE = "160k"
 DEAD_AIR_SECONDS = 2.5      # silences at least this long are reported after a render
@@ -27,8 +28,8 @@ def concat_video(parts: list[Path], durations: list[float], out: Path):
     """Join the parts' video streams (no re-encode), each part exactly `duration` long."""
     with tempfile.TemporaryDirectory(prefix="onepass-concat-", dir=out.parent) as tmp:
         listing = write_ffconcat(Path(tmp) / "parts.txt", parts, durations)
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                        "-map", "0:v:0", "-c", "copy", str(out)], check=True)
+        # checked: with a damaged part, concat logs "Invalid data found" and still exits 0
+        run_ffmpeg(["-f", "concat", "-safe", "0", "-i", listing, "-map", "0:v:0", "-c", "copy", out])
 
 
 def build_track(cue_lists: list[list[dict]], durations: list[float], out_wav: Path) -> np.ndarray:
@@ -68,18 +69,21 @@ def dead_air(track: np.ndarray, cue_lists: list[list[dict]], durations: list[flo
 
 def mux(video: Path, wav: Path | None, out: Path):
     """Video stream copied; narration (if any) encoded once: AAC, 48 kHz, mono."""
-    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(video)]
+    cmd = ["-i", video]
     if wav is not None:
-        cmd += ["-i", str(wav), "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy",
+        cmd += ["-i", wav, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy",
                 "-c:a", "aac", "-b:a", AAC_BITRATE, "-ar", str(audio.SR), "-ac", "1"]
     else:
         cmd += ["-map", "0:v:0", "-c", "copy"]
-    subprocess.run(cmd + ["-movflags", "+faststart", str(out)], check=True)
+    run_ffmpeg(cmd + ["-movflags", "+faststart", out])
 
 
 def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bool,
          durations: list[float] | None = None) -> dict:
-    """Scene MP4s + their cues -> `final` (replaced only when complete). Returns a report.
+    """Scene MP4s + their cues -> `final` (replaced only when complete: written to a unique
+    temporary name beside it first; a caller that checks the result before anyone sees it
+    passes a temporary name of its own as `final`). Returns a report. Raises MediaError when
+    ffmpeg reports any error (a damaged part, say).
 
     durations: each part's exact length (frames / fps) when the caller knows it; else probed."""
     durations = durations or [video_seconds(p) for p in parts]
@@ -91,28 +95,33 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
             track = build_track(cue_lists, durations, wav)
             report["lufs"], report["true_peak_dbtp"] = audio.loudness(track)
             report["dead_air"] = dead_air(track, cue_lists, durations)
-        part = final.with_name(final.stem + ".part.mp4")
+        part = temp_name(final)
         try:
             mux(picture, wav if voiced else None, part)
             os.replace(part, final)
         finally:
-            part.unlink(missing_ok=True)
+            discard(part)
     return report
 
 
-def burn_captions(video: Path, srt: Path):
-    """Re-encode the picture with the captions drawn in the bottom band (audio copied)."""
+def burn_captions(video: Path, srt: Path, out: Path | None = None):
+    """Re-encode the picture with the captions drawn in the bottom band (audio copied), into
+    `out` (default: over `video`, once complete). Raises MediaError on any ffmpeg error."""
     height = video_height(video)
     # libass sizes are in a 288-line script space: 16 there reads at any output height
     style = "FontName=DejaVu Sans,FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
             "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
-    escaped = str(srt.resolve()).replace("\\", "\\\\").replace(":", "\\:").replace("'", "\\'")
-    part = video.with_name(video.stem + ".burn.part.mp4")
-    try:
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(video),
-                        "-vf", f"subtitles='{escaped}':force_style='{style}'", "-c:v", "libx264",
-                        "-crf", "18" if height >= 720 else "20", "-preset", "medium", "-pix_fmt", "yuv420p",
-                        "-c:a", "copy", "-movflags", "+faststart", str(part)], check=True)
-        os.replace(part, video)
-    finally:
-        part.unlink(missing_ok=True)
+    out = video if out is None else Path(out)
+    part = temp_name(out)
+    # the captions are named in the filter graph, whose escaping rules (two levels of them) a
+    # path with a quote or colon in it breaks: ffmpeg runs in a folder of its own holding them
+    # under a plain name, and every other path is passed as an argument
+    with tempfile.TemporaryDirectory(prefix="onepass-burn-") as tmp:
+        shutil.copyfile(srt, Path(tmp) / "captions.srt")
+        try:
+            run_ffmpeg(["-i", Path(video).resolve(), "-vf", f"subtitles=captions.srt:force_style='{style}'",
+                        "-c:v", "libx264", "-crf", "18" if height >= 720 else "20", "-preset", "medium",
+                        "-pix_fmt", "yuv420p", "-c:a", "copy", "-movflags", "+faststart", part.resolve()], cwd=tmp)
+            os.replace(part, out)
+        finally:
+            discard(part)

@@ -1,0 +1,387 @@
+"""Nothing lost, ever (docs/RELIABILITY.md): damaged cache entries, two runs at once, interrupts,
+colliding output folders.
+
+Most tests drive the real film build (film/build.py: cache, runner, joins, locks) in its own
+process, with scenes rendered by a stand-in command (a few frames of ffmpeg's test picture), so
+each takes seconds (the output folder has a quote in its name, as a user's may); the
+render_job tests run manim on the tiny bundle.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from data.bundle import sha256_file  # noqa: E402
+from film import build, runner  # noqa: E402
+from film import jobs as film_jobs  # noqa: E402
+from voiceover import media, mixdown  # noqa: E402
+
+FRAMES = {"Alpha": 12, "Beta": 30, "Gamma": 9}
+SCENES = list(FRAMES)
+
+CHAPTER = '''\
+"""A throwaway chapter."""
+
+
+class Alpha:
+    def build(self):
+        with self.beat("a"):
+            pass
+
+
+class Beta:
+    def build(self):
+        with self.beat("b"):
+            pass
+
+
+class Gamma:
+    def build(self):
+        with self.beat("c"):
+            pass
+
+
+SCENES = [Alpha, Beta, Gamma]
+'''
+
+# Stand-in for film.render_job: N frames of a noisy test picture (so damage lands in picture
+# data), cues; records each start; can be slow (to be interrupted) or write a damaged file.
+FAKE_RENDER = '''\
+import json, os, subprocess, sys, time
+out, cues, frames, scene, cfg = sys.argv[1:6]
+cfg = json.loads(cfg)
+with open(cfg["record"], "a") as f:
+    f.write(scene + "\\n")
+if scene == cfg.get("slow"):
+    open(os.path.join(cfg["started"], scene), "w").close()
+    time.sleep(cfg.get("slow_secs", 60))
+tmp = out + ".tmp.mp4"
+subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15",
+                "-vf", "noise=alls=30:allf=t", "-frames:v", frames, "-c:v", "libx264", "-pix_fmt", "yuv420p", tmp],
+               check=True)
+if scene == cfg.get("damage"):
+    with open(tmp, "r+b") as f:
+        f.seek(os.path.getsize(tmp) // 2)
+        f.write(os.urandom(4096))
+os.replace(tmp, out)
+json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}], open(cues, "w"))
+'''
+
+# One build of chapter 99, as render.py would run it; prints what it did as JSON.
+DRIVER = '''\
+import json, sys
+from pathlib import Path
+from types import SimpleNamespace
+cfg = json.loads(sys.argv[1])
+sys.path.insert(0, cfg["repo"])
+from film import build
+
+def command(job, cues):
+    return [sys.executable, cfg["fake"], str(job.mp4), str(cues), str(cfg["frames"][job.scene]), job.scene,
+            json.dumps(cfg)]
+
+bundle = SimpleNamespace(meta={"cache_key": "bundle-1", "tensors_sha256": "t-1", "schema_version": 1},
+                         prompt=cfg["prompt"], path=Path(cfg["root"]) / "bundle")
+options = build.BuildOptions(quality="low", out=Path(cfg["out"]), jobs=cfg["jobs"], titles={"99": "Fake chapter"},
+                             modules={"99": "scenes.ch99_fake"}, root=Path(cfg["root"]),
+                             lines_of=lambda chapter, b: dict(cfg["lines"]), command=command, force=cfg["force"],
+                             burn_captions=cfg["burn"])
+try:
+    r = build.render(["99"], bundle, options)[0]
+except build.PipelineError as exc:
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)
+print(json.dumps({"final": str(r.final), "frames": r.report["frames"], "joined": r.joined,
+                  "rendered": [s.job.scene for s in r.scenes if not s.cached]}))
+'''
+
+
+class Film:
+    """A throwaway project with one chapter ('99'), built by DRIVER in its own process."""
+
+    def __init__(self, tmp: Path):
+        self.tmp = tmp
+        self.root = tmp / "proj"
+        for pkg in ("scenes", "voiceover", "voiceover/scripts"):
+            (self.root / pkg).mkdir(parents=True, exist_ok=True)
+            (self.root / pkg / "__init__.py").write_text("")
+        (self.root / "scenes" / "ch99_fake.py").write_text(CHAPTER)
+        (self.root / "voiceover" / "scripts" / "ch99.py").write_text(
+            'LINES = ["a", "b", "c"]\n\n\ndef values(bundle, ledger):\n    return {}\n')
+        (tmp / "fake_render.py").write_text(FAKE_RENDER)
+        (tmp / "driver.py").write_text(DRIVER)
+        (tmp / "started").mkdir()
+        self.record = tmp / "record.txt"
+        self.record.write_text("")
+        self.cfg = {"repo": str(ROOT), "root": str(self.root), "fake": str(tmp / "fake_render.py"),
+                    "record": str(self.record), "started": str(tmp / "started"), "out": str(tmp / "it's out"),
+                    "prompt": "a fake prompt", "frames": FRAMES, "jobs": 2, "force": False, "burn": False,
+                    "lines": {"a": "First line.", "b": "Second line.", "c": "Third line."}}
+        bundle = SimpleNamespace(meta={"cache_key": "bundle-1"}, prompt=self.cfg["prompt"])
+        self.dest = film_jobs.destination(Path(self.cfg["out"]), bundle, "low")
+        self.work = self.dest / ".scenes"
+
+    def spawn(self, **cfg) -> subprocess.Popen:
+        """A build in its own process group (like a terminal's foreground job)."""
+        return subprocess.Popen([sys.executable, str(self.tmp / "driver.py"), json.dumps({**self.cfg, **cfg})],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+
+    def run(self, expect: int = 0, **cfg) -> SimpleNamespace:
+        proc = self.spawn(**cfg)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == expect, err[-3000:]
+        return SimpleNamespace(err=err, **(json.loads(out) if expect == 0 else {}))
+
+    def wait_started(self, scene: str, proc: subprocess.Popen, timeout: float = 60):
+        flag = self.tmp / "started" / scene
+        for _ in range(int(timeout / 0.05)):
+            if flag.exists():
+                return
+            assert proc.poll() is None, proc.communicate()[1][-3000:]
+            time.sleep(0.05)
+        raise AssertionError(f"scene {scene} never started")
+
+    def rendered(self) -> list[str]:
+        return self.record.read_text().split()
+
+    def jobs(self) -> list[film_jobs.SceneJob]:
+        return [film_jobs.SceneJob("99", scene, i, "", stem)
+                for i, scene in enumerate(SCENES)
+                for stem in [p.with_suffix("") for p in self.work.glob(f"ch99-fake-chapter-{scene}.*.json")
+                             if p.name.count(".") == 2]]
+
+    def entries_intact(self) -> dict[str, bool]:
+        """scene -> its newest cache entry matches its record (sha256 of MP4 and cues)."""
+        out = {}
+        for job in self.jobs():
+            job.key = json.loads(job.meta.read_text())["key"]
+            out.setdefault(job.scene, True)
+            out[job.scene] &= job.damage() is None
+        return out
+
+    def chapter(self) -> dict[str, str]:
+        """sha256 of the chapter MP4 and its captions and thumbnail."""
+        final = self.dest / "ch99-fake-chapter.mp4"
+        return {p.suffix: sha256_file(p) for p in
+                (final, final.with_suffix(".srt"), final.with_suffix(".vtt"), final.with_suffix(".png"))}
+
+    def leftovers(self) -> list[str]:
+        found = [p.name for folder in (self.dest, self.work) for p in folder.iterdir()
+                 if p.name.startswith(build.LEFTOVER_FOLDERS) or ".part" in p.name or p.name.endswith(".tmp.mp4")]
+        return found + [p.name for p in runner.media_root().glob(runner.media_prefix(self.work) + "*")]
+
+
+@pytest.fixture()
+def film(tmp_path):
+    return Film(tmp_path)
+
+
+def check_video(path: Path, frames: int):
+    assert media.video_facts(path)[0] == frames
+    assert media.decode_problems(path) is None
+
+
+def damage(path: Path, size: int = 4096):
+    with open(path, "r+b") as f:
+        f.seek(path.stat().st_size // 2)
+        f.write(os.urandom(size))
+
+
+# ---------------------------------------------------------------------------------------
+# 1. A damaged cached scene never replaces a good chapter
+
+def test_a_damaged_cached_scene_is_rendered_again_and_named(film):
+    first = film.run()
+    check_video(Path(first.final), sum(FRAMES.values()))
+    beta = next(j for j in film.jobs() if j.scene == "Beta")
+    damage(beta.mp4)                                   # a few KB in the middle of the cached scene
+    again = film.run(burn=True)                        # the chapter is joined again (captions burnt in)
+    assert again.rendered == ["Beta"]                  # re-rendered, the others taken from the cache
+    assert "scene Beta of chapter 99" in again.err and "damaged" in again.err
+    check_video(Path(again.final), sum(FRAMES.values()))
+    assert film.entries_intact() == {s: True for s in SCENES}
+
+
+def test_a_broken_scene_render_never_replaces_the_good_chapter(film):
+    film.run()
+    good = film.chapter()
+    film.cfg["lines"]["b"] = "Second line, reworded."      # Beta renders afresh ...
+    r = film.run(expect=2, damage="Beta")                  # ... into a damaged file
+    assert "scene Beta" in r.err and "run the same command again" in r.err
+    assert film.chapter() == good                          # MP4, captions, thumbnail all kept
+    assert film.leftovers() == []
+    again = film.run()                                     # its entry was dropped: rendered afresh
+    assert again.rendered == ["Beta"]
+    check_video(Path(again.final), sum(FRAMES.values()))
+
+
+def test_ffmpeg_errors_are_caught_even_when_it_exits_0(tmp_path):
+    """ffmpeg's concat logs 'Invalid data found' for a damaged part and still exits 0."""
+    parts = []
+    for i in range(2):
+        p = tmp_path / f"p{i}.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15",
+                        "-vf", "noise=alls=30:allf=t", "-frames:v", "30", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                        str(p)], check=True)
+        parts.append(p)
+    damage(parts[0])
+    out = tmp_path / "joined.mp4"
+    out.write_bytes(b"the good file")
+    with pytest.raises(media.MediaError, match="Invalid|invalid|Error"):
+        mixdown.join(parts, [[], []], out, voiced=False, durations=[2.0, 2.0])
+    assert out.read_bytes() == b"the good file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["joined.mp4", "p0.mp4", "p1.mp4"]
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Two runs into the same folder at once
+
+def test_two_runs_at_once_take_turns_and_both_succeed(film):
+    film.cfg.update(slow="Gamma", slow_secs=1.5)
+    a = film.spawn()
+    film.wait_started("Gamma", a)                      # the first is rendering ...
+    b = film.spawn()                                   # ... when the second starts
+    (_, err_a), (out_b, err_b) = a.communicate(timeout=120), b.communicate(timeout=120)
+    assert a.returncode == 0, err_a[-3000:]
+    assert b.returncode == 0, err_b[-3000:]
+    assert "another render is writing to" in err_b and "waiting" in err_b
+    assert sorted(film.rendered()) == sorted(SCENES)   # each scene rendered once: the second waited
+    assert json.loads(out_b)["rendered"] == []
+    check_video(Path(json.loads(out_b)["final"]), sum(FRAMES.values()))
+    assert film.entries_intact() == {s: True for s in SCENES}
+    assert film.leftovers() == []
+
+
+def test_temporary_names_are_unique(tmp_path):
+    from data.files import temp_name
+    final = tmp_path / "ch02.mp4"
+    a, b = temp_name(final), temp_name(final)
+    assert a != b and a.parent == b.parent == tmp_path and a.suffix == ".mp4"
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Interrupts lose nothing
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_force_run_keeps_every_cached_scene(film, how):
+    film.run()
+    good = film.chapter()
+    proc = film.spawn(force=True, slow="Gamma")
+    film.wait_started("Gamma", proc)
+    os.killpg(proc.pid, how)                           # Ctrl-C reaches the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0, err
+    assert film.entries_intact() == {s: True for s in SCENES}
+    assert film.chapter() == good
+    assert film.leftovers() == []                      # its folders and temporary files removed on exit
+    film.record.write_text("")
+    assert film.run().rendered == []                   # nothing to render again
+
+
+def test_a_killed_run_loses_nothing_and_the_next_run_cleans_up(film):
+    film.run()
+    good = film.chapter()
+    film.cfg["lines"].update(a="First line, new.", c="Third line, new.")
+    proc = film.spawn(jobs=1, slow="Gamma")            # Alpha finishes, then Gamma hangs
+    film.wait_started("Gamma", proc)
+    # a stale manim media folder of a killed scene process, as film.render_job would have left
+    stale = Path(tempfile.mkdtemp(prefix=runner.media_prefix(film.work), dir=runner.media_root()))
+    os.killpg(proc.pid, signal.SIGKILL)                # the whole process group, no chance to clean up
+    proc.communicate(timeout=30)
+    assert film.chapter() == good
+    assert film.entries_intact() == {s: True for s in SCENES}
+    assert film.leftovers()                            # what the killed run left ...
+    film.record.write_text("")
+    r = film.run()
+    assert r.rendered == ["Gamma"]                     # Alpha's new render was kept
+    assert "left in" in r.err and "interrupted run" in r.err
+    assert film.leftovers() == [] and not stale.exists()   # ... removed by the next run
+    check_video(Path(r.final), sum(FRAMES.values()))
+
+
+@pytest.mark.render
+def test_render_job_removes_its_media_folder_when_terminated(tiny_bundle, tmp_path):
+    prefix = tmp_path / "media" / "onepass-media-x-"
+    prefix.parent.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter",
+                             "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"), "--media", str(prefix)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ONEPASS_VOICE": "none"})
+    for _ in range(1200):
+        if list(prefix.parent.iterdir()) or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert list(prefix.parent.iterdir()), "render_job never made its media folder"
+    time.sleep(1.0)                                    # inside manim's render
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert list(prefix.parent.iterdir()) == [] and not (tmp_path / "s.mp4").exists()
+
+
+@pytest.mark.render
+def test_a_quote_in_the_output_path_renders(tiny_bundle, tmp_path):
+    """Manim's own concat of a scene's partial movies writes `file '<path>'` unescaped."""
+    folder = tmp_path / "it's here"
+    folder.mkdir()
+    out = folder / "scene.mp4"
+    subprocess.run([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter", "00",
+                    "--scene", "SameWord", "--out", str(out), "--cues", str(folder / "cues.json")],
+                   cwd=ROOT, check=True, capture_output=True, env={**os.environ, "ONEPASS_VOICE": "none"},
+                   timeout=300)
+    frames, _ = media.video_facts(out)
+    assert frames > 0 and media.decode_problems(out) is None
+    assert sorted(p.name for p in folder.iterdir()) == ["cues.json", "scene.mp4"]
+
+
+# ---------------------------------------------------------------------------------------
+# 4. Every prompt its own folder
+
+def _bundle(prompt: str, weights: str = "w-1"):
+    return SimpleNamespace(prompt=prompt, meta={"weights": {"sha256": weights}, "cache_key": "k"})
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The cat sat on the", "THE CAT SAT ON THE!!"),
+    ("Привет, как дела?", "Привет, как дела!"),
+    ("東京は日本の首都です", "北京是中国的首都"),
+    ("x" * 60 + " one ending", "x" * 60 + " another ending"),
+])
+def test_different_prompts_get_different_folders(a, b, tmp_path):
+    da, db = (build.destination(tmp_path, _bundle(p), "low") for p in (a, b))
+    assert da != db
+
+
+def test_output_folders_are_readable_stable_and_safe(tmp_path):
+    assert film_jobs.output_name(_bundle("The cat sat on the")).startswith("the-cat-sat-on-the-")
+    assert film_jobs.output_name(_bundle("Привет, мир")).startswith("привет-мир-")
+    assert film_jobs.output_name(_bundle("東京は日本の首都です")).startswith("東京は日本の首都です-")
+    same = [film_jobs.output_name(_bundle("The cat sat on the")) for _ in range(2)]
+    assert same[0] == same[1]                                          # a re-run finds its cache
+    assert film_jobs.output_name(_bundle("The cat", "w-2")) != film_jobs.output_name(_bundle("The cat"))
+    for prompt in ("a/b/../c", "\x00\x1f\x7f\u202e", "🙂" * 300, "é" * 500, "x\udce9y", ""):
+        name = film_jobs.output_name(_bundle(prompt))
+        assert "/" not in name and name.isprintable() and not name.startswith((".", "-"))
+        assert len(name.encode("utf-8", "surrogatepass")) <= 120
+        (tmp_path / name).mkdir()                                      # the file system takes it
+
+
+def test_the_folder_name_uses_the_weights_of_a_real_bundle(tiny_bundle, tmp_path):
+    name = film_jobs.output_name(tiny_bundle)
+    assert name.startswith("the-cat-sat-on-the-") and len(name) == len("the-cat-sat-on-the-") + 8
