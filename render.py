@@ -32,6 +32,8 @@ from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
 from film import build  # noqa: E402
+from film import clips as film_clips  # noqa: E402
+from film import slides as film_slides  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
 
@@ -68,10 +70,21 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "(clips named by line id, e.g. ch02-intro.wav), gtts/openai/azure/elevenlabs/gemini "
                         "(network, credentials from the environment), or none (silent, same timing)")
     p.add_argument("--burn-captions", action="store_true", help="also draw the captions into the picture")
+    p.add_argument("--clips", action="store_true",
+                   help="also cut each chapter into one clip per narration beat (clips/chNN-<beat>.mp4, its "
+                        "captions and poster, clips.json); nothing is rendered again")
+    p.add_argument("--clip-format", choices=film_clips.FORMATS, default=None,
+                   help="with --clips/--slides: mp4 (H.264/AAC, default), webm (VP9/Opus) or gif (smaller, no audio)")
+    p.add_argument("--slides", action="store_true",
+                   help="also write a lecture deck, one slide per beat: clips/index.html (offline) and a .pptx")
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     args = p.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         p.error(f"--jobs must be at least 1 (got {args.jobs})")
+    if args.clip_format and not (args.clips or args.slides):
+        p.error("--clip-format needs --clips or --slides")
+    if (args.clips or args.slides) and not (args.chapter or args.all):
+        p.error("--clips and --slides need --chapter NN or --all")
     return args
 
 
@@ -155,11 +168,36 @@ def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Pa
                       f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
         narration_report(r.report, cue_lists, narrator, console)
-    finals = [r.final for r in results]
+    finals = [r.final for r in results] + lecture_kit(results, args, console)
     if args.all and len(results) > 1:
         with console.status("joining the chapters into one film with chapter markers …"):
             finals.append(build.join_film(results, build.destination(args.out, bundle, args.quality)))
     return finals
+
+
+def lecture_kit(results, args, console) -> list[Path]:
+    """--clips / --slides: a clip per beat, cut from the chapters just joined (film/clips.py),
+    and the decks that play them (film/slides.py)."""
+    if not (args.clips or args.slides):
+        return []
+    fmt = args.clip_format or "mp4"
+    out: list[Path] = []
+    try:
+        with console.status("cutting a clip per beat …"):
+            if args.clips:
+                for r in results:
+                    cs = film_clips.write_clips(r, fmt)
+                    console.print(f"chapter {r.chapter}: {len(cs.entries)} {fmt} clips, {cs.cut} cut, "
+                                  f"{cs.kept} unchanged")
+                out.append(results[0].final.parent / film_clips.FOLDER / film_clips.INDEX)
+            if args.slides:
+                deck = film_slides.write_deck(results, fmt)
+                console.print(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
+                out += [deck.html, deck.pptx]
+    except film_clips.ClipError as exc:
+        raise UserError(str(exc)) from None
+    return out
+
 
 
 def choose_voice(spec: str, console):
