@@ -31,7 +31,7 @@ from data import extract, tokenizer  # noqa: E402
 from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
-from film import build  # noqa: E402
+from film import batch, build, executors  # noqa: E402
 from film import clips as film_clips  # noqa: E402
 from film import slides as film_slides  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
@@ -52,6 +52,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     what.add_argument("--all", action="store_true", help="render every chapter")
     what.add_argument("--list", action="store_true", help="list chapters and their scenes")
     what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
+    what.add_argument("--batch", type=Path, metavar="COURSE.toml",
+                      help="render every [[job]] of a manifest (examples/course.toml; film/batch.py)")
     p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"text to run through GPT-2 (default: {DEFAULT_PROMPT!r})")
     p.add_argument("--weights", default="auto",
                    help="'auto' (default: real GPT-2 if it is on this machine, else random with a warning), "
@@ -62,6 +64,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="scenes rendered at once, each in its own process (default: the number of cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="render scenes on a dask cluster: tcp://HOST:PORT (a running scheduler) or local:N (N worker "
+                        "processes here); default $ONEPASS_DASK_SCHEDULER, else the local process pool (docs/CLUSTER.md)")
     p.add_argument("--force", action="store_true",
                    help="re-render every scene, even those whose identical render is cached")
     p.add_argument("--voice", default="auto",
@@ -156,12 +161,12 @@ def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Pa
                                  voice_service=narrator, voiced=not narrator.silent, force=args.force,
                                  burn_captions=args.burn_captions,
                                  log=lambda line: console.print(f"[yellow]{line}[/yellow]", highlight=False))
-    with Progress(console=console, transient=False) as progress:
-        options.progress = progress
-        try:
+    try:
+        with open_executor(args, console) as executor, Progress(console=console, transient=False) as progress:
+            options.progress, options.executor = progress, executor
             results = build.render(todo, bundle, options)
-        except build.PipelineError as exc:
-            raise UserError(str(exc)) from None
+    except build.PipelineError as exc:
+        raise UserError(str(exc)) from None
     for r in results:
         fresh = sum(not s.cached for s in r.scenes)
         console.print(f"chapter {r.chapter}: {fresh} of {len(r.scenes)} scenes rendered, "
@@ -198,6 +203,38 @@ def lecture_kit(results, args, console) -> list[Path]:
         raise UserError(str(exc)) from None
     return out
 
+
+
+class _NoExecutor:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def open_executor(args, console):
+    """--scheduler (or $ONEPASS_DASK_SCHEDULER): scenes on a dask cluster; else build.render's own pool."""
+    executor = executors.open_executor(args.scheduler, args.jobs)
+    if executor is None:
+        return _NoExecutor()
+    console.print(f"scenes render on the {executor.describe()}")
+    return executor
+
+
+def render_batch(args, console) -> int:
+    """--batch: every job of the manifest (film/batch.py); exit 1 when a job failed."""
+    try:
+        jobs = batch.load_manifest(args.batch)      # every problem of the file at once; nothing started
+    except batch.ManifestError as exc:
+        raise UserError(str(exc)) from None
+    check_tools()
+    try:
+        reports = batch.run(jobs, scheduler=args.scheduler, workers=args.jobs, force=args.force, console=console)
+    except build.PipelineError as exc:
+        raise UserError(str(exc)) from None
+    batch.summary(reports, console)
+    return 1 if any(r.error for r in reports) else 0
 
 
 def choose_voice(spec: str, console):
@@ -251,6 +288,8 @@ def main(argv=None) -> int:
             for c, title in known.items():
                 print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
             return 0
+        if args.batch:
+            return render_batch(args, console)
         if not (args.inspect or args.all or args.chapter):
             raise UserError("say what to render: --chapter NN, --all, --inspect or --list (see --help)")
         todo = list(known) if args.all else ([normalise_chapter(args.chapter, known)] if args.chapter else [])

@@ -154,7 +154,8 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
             finish_chapter(c)
     if todo:
         pool = cf.ThreadPoolExecutor(max_workers=min(jobs, len(todo)), thread_name_prefix="scene")
-        futures = {pool.submit(runner.run, job): job for job in todo}
+        # an executor (film/executors.py: a shared pool, a dask cluster) or this build's own pool
+        futures = {(o.executor.submit(runner, job) if o.executor else pool.submit(runner.run, job)): job for job in todo}
         try:
             for fut in cf.as_completed(futures):
                 job = futures[fut]

@@ -44,6 +44,7 @@ class BuildOptions:
     on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
     log: Callable[[str], None] | None = None   # a line for the user: a damaged cache entry, waiting for another
                                                # run's lock, leftovers of a killed run removed (None: stderr)
+    executor: object = None          # where scenes render (film/executors.py; None: this build's own pool)
     # where the chapters come from (defaults: data/chapters.py and this project); tests point
     # these at a throwaway project
     titles: dict[str, str] | None = None                   # chapter -> title

@@ -1,0 +1,426 @@
+"""A whole course in one command: `render.py --batch course.toml`.
+
+    [[job]]
+    name = "lecture 3"                 # optional: how the summary names the job
+    prompt = "The cat sat on the"
+    chapters = ["00", "02"]            # or "all" (also joins the film with chapter markers)
+    quality = "low"                    # low | medium | high | 4k          (default low)
+    voice = "none"                     # any --voice                       (default auto)
+    weights = "random"                 # auto | gpt2 | random | tiny | DIR (default auto)
+    burn_captions = false
+    clips = false                      # the lecture kit (film/clips.py, film/slides.py)
+    clip_format = "mp4"                # mp4 | webm | gif, with clips or slides
+    slides = false
+    out = "out/course"                 # relative to the manifest's folder (default out)
+
+1. `load_manifest` validates the whole file first: unknown keys, bad values, duplicate jobs
+   and jobs that would overwrite each other's files are reported together (job number and
+   key), and nothing starts (ManifestError, exit 2).
+2. Every bundle is extracted (once per distinct prompt and weights), then every scene of every
+   job is planned; a scene cached under another job's name is copied, not rendered.
+3. Every job's build runs at once on one executor (film/executors.py: the local pool or a dask
+   cluster), so every scene is one task and a scene several jobs share (same cache key) is
+   rendered once. Jobs that write into the same folder run one after the other.
+4. One progress display; a summary table at the end; a failed job stops no other, and the
+   summary and the exit code (1) say which failed and why.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from data import extract
+from data.chapters import titles
+from data.extract import ExtractError
+from film import build, executors
+from film.jobs import BuildOptions, destination, plan
+from film.keys import PipelineError
+from voiceover import services
+
+QUALITIES = ("low", "medium", "high", "4k")
+CLIP_FORMATS = ("mp4", "webm", "gif")
+KEYS = ("name", "prompt", "chapters", "quality", "voice", "weights", "burn_captions", "clips", "clip_format",
+        "slides", "out")
+DEFAULTS = {"name": None, "quality": "low", "voice": "auto", "weights": "auto", "burn_captions": False,
+            "clips": False, "clip_format": None, "slides": False, "out": "out"}
+
+
+class ManifestError(ValueError):
+    """Everything wrong with a manifest, one problem a line."""
+
+    def __init__(self, path: Path, problems: list[str]):
+        self.path, self.problems = path, problems
+        super().__init__(f"{path}: {len(problems)} problem{'s' * (len(problems) != 1)}, nothing rendered:\n"
+                         + "\n".join(f"  {p}" for p in problems))
+
+
+@dataclass
+class Job:
+    number: int                  # 1-based, in file order
+    name: str | None
+    prompt: str
+    chapters: list[str]
+    all: bool                    # chapters = "all": also the film
+    quality: str
+    voice: str
+    weights: str
+    burn_captions: bool
+    clips: bool
+    clip_format: str | None
+    slides: bool
+    out: Path
+    service: object = None       # the speech service made from `voice`
+
+    @property
+    def label(self) -> str:
+        return f"job {self.number}" + (f" ({self.name})" if self.name else "")
+
+    def writes(self) -> tuple:
+        """What decides the folder its files go to."""
+        return (str(self.out), self.prompt, self.weights, self.quality)
+
+
+@dataclass
+class JobReport:
+    job: Job
+    files: list[Path] = field(default_factory=list)
+    scenes: int = 0
+    rendered: int = 0
+    cached: int = 0
+    shared: int = 0              # copied from another job's render of the same scene
+    wall: float = 0.0
+    error: str | None = None
+
+
+# ---------------------------------------------------------------------------------------
+# The manifest
+
+def _chapter(value, known: dict[str, str]) -> str | None:
+    c = str(value).strip().lower().removeprefix("ch")
+    c = c.zfill(2) if c.isdigit() else c
+    return c if c in known else None
+
+
+def load_manifest(path: Path) -> list[Job]:
+    """The jobs of a manifest, or ManifestError listing every problem in it."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(path, ["no such file"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(path, [f"cannot be read: {exc}"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(path, [f"not valid TOML: {exc}"]) from None
+    problems: list[str] = []
+    for key in data:
+        if key != "job":
+            problems.append(f"top level, {key}: unknown key; a manifest is a list of [[job]] tables")
+    tables = data.get("job", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        return _raise(path, problems + ["job: write each job as a [[job]] table"])
+    if not tables:
+        problems.append("no [[job]] tables: nothing to render")
+    known = titles()
+    base = path.resolve().parent
+    jobs: list[Job] = []
+    voices: dict[str, object] = {}
+    for n, table in enumerate(tables, 1):
+        where = f"job {n}"
+        bad = len(problems)
+
+        def problem(key: str, message: str):
+            problems.append(f"{where}, {key}: {message}")
+
+        for key in table:
+            if key not in KEYS:
+                near = difflib.get_close_matches(key, KEYS, n=1)
+                problem(key, "unknown key" + (f" (did you mean {near[0]!r}?)" if near else
+                                              f"; known keys: {', '.join(KEYS)}"))
+        v = {**DEFAULTS, **{k: table[k] for k in table if k in KEYS}}
+
+        def text(key: str, required: bool = False) -> str | None:
+            value = v.get(key)
+            if value is None:
+                if required:
+                    problem(key, "missing")
+                return None
+            if not isinstance(value, str) or not value.strip():
+                problem(key, f"must be a non-empty string (got {value!r})")
+                return None
+            return value
+
+        def flag(key: str) -> bool:
+            if not isinstance(v[key], bool):
+                problem(key, f"must be true or false (got {v[key]!r})")
+                return False
+            return v[key]
+
+        name = text("name")
+        prompt = text("prompt", required=True)
+        if prompt is not None:
+            try:
+                extract.validate_prompt(prompt)
+            except ExtractError as exc:
+                problem("prompt", str(exc))
+        chapters, everything = [], False
+        raw = table.get("chapters")
+        if raw is None:
+            problem("chapters", 'missing: a list such as ["00", "02"], or "all"')
+        elif raw == "all":
+            chapters, everything = list(known), True
+        elif isinstance(raw, list) and raw and all(isinstance(c, (str, int)) and not isinstance(c, bool) for c in raw):
+            for c in raw:
+                found = _chapter(c, known)
+                if found is None:
+                    problem("chapters", f"there is no chapter {c!r}; chapters: {', '.join(known)}")
+                elif found in chapters:
+                    problem("chapters", f"chapter {found} is listed twice")
+                else:
+                    chapters.append(found)
+            chapters.sort()
+        else:
+            problem("chapters", f'must be a non-empty list of chapter numbers or "all" (got {raw!r})')
+        quality = v["quality"]
+        if quality not in QUALITIES:
+            problem("quality", f"must be one of {', '.join(QUALITIES)} (got {quality!r})")
+        voice = text("voice")
+        if voice is not None and voice not in voices:
+            try:
+                voices[voice] = services.make_service(voice)
+            except services.VoiceError as exc:
+                voices[voice] = None
+                problem("voice", f"{voice}: {exc}")
+        elif voice is not None and voices[voice] is None:
+            problem("voice", f"{voice}: cannot be used (see above)")
+        weights = text("weights")
+        if weights is not None and weights not in ("auto", "gpt2", "random", "tiny") \
+                and not (base / weights).expanduser().is_dir():
+            problem("weights", f"must be auto, gpt2, random, tiny or a directory of GPT-2 weights (got {weights!r})")
+        burn, clips, slides = flag("burn_captions"), flag("clips"), flag("slides")
+        fmt = v["clip_format"]
+        if fmt is not None:
+            if fmt not in CLIP_FORMATS:
+                problem("clip_format", f"must be one of {', '.join(CLIP_FORMATS)} (got {fmt!r})")
+            elif not (clips or slides):
+                problem("clip_format", "needs clips = true or slides = true")
+        if clips or slides:
+            missing = [m for m in ("film.clips", "film.slides") if importlib.util.find_spec(m) is None]
+            if missing:
+                problem("clips" if clips else "slides", f"this install has no lecture kit ({', '.join(missing)})")
+        out = text("out")
+        if len(problems) > bad:
+            continue
+        w = weights if weights in ("auto", "gpt2", "random", "tiny") else str((base / weights).expanduser().resolve())
+        jobs.append(Job(n, name, prompt, chapters, everything, quality, voice, w, burn, clips, fmt, slides,
+                        (base / out).expanduser().resolve(), voices[voice]))
+    # jobs that repeat another, or write the same files differently
+    for i, a in enumerate(jobs):
+        for b in jobs[:i]:
+            if a.writes() != b.writes():
+                continue
+            same = (a.chapters, a.voice, a.burn_captions, a.clips, a.clip_format, a.slides) == \
+                   (b.chapters, b.voice, b.burn_captions, b.clips, b.clip_format, b.slides)
+            overlap = sorted(set(a.chapters) & set(b.chapters))
+            if same:
+                problems.append(f"job {a.number}: repeats job {b.number} (same prompt, weights, quality, chapters, "
+                                "voice and out)")
+            elif overlap and (a.voice, a.burn_captions) != (b.voice, b.burn_captions):
+                problems.append(f"job {a.number}, out: would overwrite job {b.number}'s chapter "
+                                f"{', '.join(overlap)} (same prompt, weights, quality and out, another voice or "
+                                "burn_captions); give one of them its own out")
+            elif overlap and (a.clips or a.slides) and (b.clips or b.slides) and a.clip_format != b.clip_format:
+                problems.append(f"job {a.number}, clip_format: would overwrite job {b.number}'s clips of chapter "
+                                f"{', '.join(overlap)} in another format; give one of them its own out")
+            else:
+                continue
+            break                      # one such problem per job is enough
+    return _raise(path, problems) if problems else jobs
+
+
+def _raise(path, problems):
+    raise ManifestError(path, problems)
+
+
+# ---------------------------------------------------------------------------------------
+# Running it
+
+def _lecture_kit(job: Job, results) -> list[Path]:
+    """clips / slides through the lecture kit (film/clips.py, film/slides.py)."""
+    fmt = job.clip_format or "mp4"
+    out: list[Path] = []
+    if job.clips:
+        clips = importlib.import_module("film.clips")
+        for r in results:
+            cs = clips.write_clips(r, fmt)
+            out += [cs.path(e) for e in cs.entries]
+        out.append(results[0].final.parent / clips.FOLDER / clips.INDEX)
+    if job.slides:
+        deck = importlib.import_module("film.slides").write_deck(results, fmt)
+        out += [deck.html, deck.pptx]
+    return out
+
+
+def _outputs(results, film: Path | None) -> list[Path]:
+    files = [p for r in results for p in (r.final, r.final.with_suffix(".srt"), r.final.with_suffix(".vtt"),
+                                          r.final.with_suffix(".png"))]
+    if film is not None:
+        files += [film, film.with_suffix(".srt"), film.with_suffix(".vtt")]
+    return [p for p in files if p.exists()]
+
+
+def run(jobs: list[Job], *, scheduler: str | None = None, workers: int | None = None, force: bool = False,
+        console=None, executor: executors.Executor | None = None) -> list[JobReport]:
+    """Render every job (see the module docstring) on `executor`, or on the one --scheduler names
+    (default: a local pool of `workers` processes); returns one report per job, in order."""
+    if executor is not None:
+        return _run(jobs, executor, force, console)
+    # opened first: a scheduler that does not answer is reported before anything is extracted
+    with executors.open_executor(scheduler, workers) or executors.LocalExecutor(workers) as mine:
+        return _run(jobs, mine, force, console)
+
+
+def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) -> list[JobReport]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    # rich only draws here: imported when a batch runs (a job's files do not depend on it)
+    reports = {j.number: JobReport(j) for j in jobs}
+    log = (lambda m: console.print(f"[dim]{m}[/dim]")) if console is not None else (lambda m: None)
+
+    # 1. bundles, once per distinct prompt and weights
+    bundles: dict[tuple, object] = {}
+    for j in jobs:
+        k = (j.prompt, j.weights)
+        if k in bundles:
+            continue
+        try:
+            bundles[k] = extract.extract(j.prompt, j.weights, log=log)
+        except ExtractError as exc:
+            bundles[k] = exc
+    for j in jobs:
+        if isinstance(bundles[(j.prompt, j.weights)], Exception):
+            reports[j.number].error = f"extraction failed: {bundles[(j.prompt, j.weights)]}"
+
+    # 2. every scene planned; one already rendered under another job's name is copied
+    options: dict[int, BuildOptions] = {}
+    scenes = []
+    for j in jobs:
+        if reports[j.number].error:
+            continue
+        options[j.number] = BuildOptions(quality=j.quality, out=j.out, voice=j.service.spec, voice_service=j.service,
+                                         voiced=not j.service.silent, force=force, burn_captions=j.burn_captions)
+        try:
+            planned = plan(j.chapters, bundles[(j.prompt, j.weights)], options[j.number])
+        except PipelineError as exc:
+            reports[j.number].error = str(exc)
+            continue
+        reports[j.number].scenes = sum(len(v) for v in planned.values())
+        scenes += [s for v in planned.values() for s in v]
+    copied = share_cached(scenes) if not force else set()
+    total = sum(r.scenes for r in reports.values())
+
+    if console is not None:
+        console.print(f"batch: {len(jobs)} jobs, {total} scenes, on {executor.describe()}")
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                        console=console, transient=False, disable=console is None)
+    lock = threading.Lock()
+    with progress:
+        overall = progress.add_task(f"all jobs (0 of {len(options)} done)", total=total)
+        bars = {n: progress.add_task(f"  {_short(reports[n].job)}", total=reports[n].scenes) for n in options}
+        finished = [0]
+
+        def run_job(j: Job):
+            rep, t0 = reports[j.number], time.perf_counter()
+
+            def on_scene(r):
+                with lock:
+                    if not r.cached:
+                        rep.rendered += 1
+                    elif r.job.stem in executor.shared or r.job.stem in copied:
+                        rep.shared += 1
+                    else:
+                        rep.cached += 1
+                progress.advance(bars[j.number])
+                progress.advance(overall)
+
+            o = options[j.number]
+            o.executor, o.on_scene = executor, on_scene
+            bundle = bundles[(j.prompt, j.weights)]
+            try:
+                results = build.render(j.chapters, bundle, o)
+                film = build.join_film(results, destination(j.out, bundle, j.quality)) \
+                    if j.all and len(results) > 1 else None
+                rep.files = _outputs(results, film) + (_lecture_kit(j, results) if (j.clips or j.slides) else [])
+            except PipelineError as exc:
+                rep.error = str(exc)
+            except Exception as exc:    # noqa: BLE001 - one job's failure stops no other job
+                rep.error = f"{type(exc).__name__}: {exc}"
+            rep.wall = time.perf_counter() - t0
+            with lock:
+                finished[0] += 1
+                progress.update(overall, description=f"all jobs ({finished[0]} of {len(options)} done)")
+                if rep.error:
+                    progress.update(bars[j.number], description=f"  {_short(j)} [red]failed[/red]")
+
+        # jobs writing into the same folder run one after the other (they share its joins and
+        # timings); the others at once
+        groups: dict[tuple, list[Job]] = {}
+        for j in jobs:
+            if j.number in options:
+                groups.setdefault(j.writes(), []).append(j)
+        threads = [threading.Thread(target=lambda g=g: [run_job(j) for j in g], name="batch-job", daemon=True)
+                   for g in groups.values()]
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)
+        except BaseException:
+            executor.stop()
+            raise
+    return [reports[j.number] for j in jobs]
+
+
+def _short(j: Job) -> str:
+    from rich.markup import escape   # a prompt may look like rich markup
+    prompt = j.prompt if len(j.prompt) <= 24 else j.prompt[:23] + "…"
+    return escape(f"{j.label}: {prompt!r} {'all' if j.all else ' '.join(j.chapters)} {j.quality}")
+
+
+def share_cached(scenes) -> set[Path]:
+    """Scenes of one job whose key another job has cached get a copy of that render (before
+    anything runs); returns the stems filled so."""
+    source: dict[str, object] = {}
+    for s in scenes:
+        if s.key not in source and s.cached():
+            source[s.key] = s
+    copied = set()
+    for s in scenes:
+        src = source.get(s.key)
+        if src is not None and src.stem != s.stem and not s.cached():
+            executors.copy_scene(src, s)
+            copied.add(s.stem)
+    return copied
+
+
+def summary(reports: list[JobReport], console):
+    """The table at the end: per job, files written, scenes rendered / cached / shared, wall time."""
+    from rich.markup import escape   # drawing only; prompts may look like rich markup
+    from rich.table import Table
+    t = Table(title="batch summary")
+    for col in ("job", "files", "rendered", "cached", "shared", "wall", "result"):
+        t.add_column(col, justify="left" if col in ("job", "result") else "right",
+                     overflow="fold" if col == "job" else "ellipsis")
+    for r in reports:
+        t.add_row(_short(r.job), str(len(r.files)), str(r.rendered), str(r.cached), str(r.shared),
+                  f"{r.wall:.0f} s", "[red]failed[/red]" if r.error else "[green]ok[/green]")
+    console.print(t)
+    for r in reports:
+        if r.error:
+            console.print(f"[red]{escape(r.job.label)} failed:[/red] {escape(r.error)}", highlight=False)

@@ -1,0 +1,215 @@
+"""A course in one command (film/batch.py) and scenes on a dask cluster (film/executors.py).
+
+* The manifest validator reports every problem of a file at once and renders nothing.
+* One executor shared by two builds renders a scene they share once (stand-in renders: seconds).
+* A real LocalCluster (two worker processes) renders chapter 02 from the tiny model while one
+  of its workers is killed mid-scene: the MP4 has the same decoded frames as the local
+  render, and a second run sends no task. A worker with other code is refused.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import render  # noqa: E402
+from film import batch, build, executors  # noqa: E402
+from tests.test_pipeline import Project  # noqa: E402
+
+
+# ---------------------------------------------------------------------------------------
+# The manifest
+
+BAD = '''\
+title = "a course"
+
+[[job]]
+prompt = "The cat sat on the"
+chapters = ["02", "99", "2"]
+quality = "ultra"
+voise = "none"
+burn_captions = "yes"
+
+[[job]]
+prompt = ""
+
+[[job]]
+prompt = "A"
+chapters = "all"
+weights = "nope"
+clip_format = "gif"
+
+[[job]]
+prompt = "B"
+chapters = ["02"]
+voice = "none"
+out = "o"
+
+[[job]]
+prompt = "B"
+chapters = [2]
+voice = "none"
+out = "o"
+
+[[job]]
+prompt = "B"
+chapters = ["02"]
+voice = "none"
+burn_captions = true
+out = "o"
+'''
+
+EXPECTED_PROBLEMS = [
+    "top level, title: unknown key",
+    "job 1, voise: unknown key (did you mean 'voice'?)",
+    "job 1, chapters: there is no chapter '99'",
+    "job 1, chapters: chapter 02 is listed twice",
+    "job 1, quality: must be one of low, medium, high, 4k (got 'ultra')",
+    "job 1, burn_captions: must be true or false (got 'yes')",
+    "job 2, prompt: must be a non-empty string",
+    "job 2, chapters: missing",
+    "job 3, weights: must be auto, gpt2, random, tiny or a directory",
+    "job 3, clip_format: needs clips = true or slides = true",
+    "job 5: repeats job 4",
+    "job 6, out: would overwrite job 4's chapter 02",
+]
+
+
+def test_manifest_reports_every_problem_together_and_renders_nothing(tmp_path, monkeypatch, capsys):
+    manifest = tmp_path / "course.toml"
+    manifest.write_text(BAD)
+    with pytest.raises(batch.ManifestError) as err:
+        batch.load_manifest(manifest)
+    problems = err.value.problems
+    for expected in EXPECTED_PROBLEMS:
+        assert any(p.startswith(expected) for p in problems), (expected, problems)
+    assert len(problems) == len(EXPECTED_PROBLEMS), problems
+
+    # through the CLI: exit 2, every problem printed, nothing extracted, nothing written
+    monkeypatch.setattr(batch.extract, "extract", lambda *a, **k: pytest.fail("extracted before validating"))
+    assert render.main(["--batch", str(manifest)]) == 2
+    shown = " ".join(capsys.readouterr().err.split())
+    assert "12 problems, nothing rendered" in shown and "job 6, out: would overwrite" in shown
+    assert not (tmp_path / "o").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("[[job]\n", "not valid TOML"),
+    ("title = 1\n", "no [[job]] tables"),
+    ('[[job]]\nprompt = "x"\nchapters = ["02"]\nvoice = "no-such-voice"\n', "job 1, voice: no-such-voice"),
+])
+def test_manifest_one_line_problems(tmp_path, text, problem):
+    manifest = tmp_path / "course.toml"
+    manifest.write_text(text)
+    with pytest.raises(batch.ManifestError) as err:
+        batch.load_manifest(manifest)
+    assert any(problem in p for p in err.value.problems), err.value.problems
+
+
+def test_example_course_loads(tmp_path):
+    jobs = batch.load_manifest(ROOT / "examples" / "course.toml")
+    assert len({j.prompt for j in jobs}) == 2 and all(j.weights == "random" for j in jobs)
+    assert all(len(j.chapters) == 2 and j.quality == "low" for j in jobs)
+    assert all(j.out == (ROOT / "out" / "course").resolve() for j in jobs)     # relative to the manifest
+
+
+# ---------------------------------------------------------------------------------------
+# Shared scenes render once (stand-in renders)
+
+def test_a_scene_two_jobs_share_renders_once(tmp_path):
+    """Two builds into two folders on one executor: each scene of the chapter is rendered
+    once, and both folders get every scene, joined."""
+    project = Project(tmp_path)
+    options = []
+    for name in ("a", "b"):
+        options.append(build.BuildOptions(quality="low", out=tmp_path / name, titles={"99": "Fake chapter"},
+                                          modules={"99": "scenes.ch99_fake"}, root=project.root,
+                                          lines_of=lambda chapter, bundle: dict(project.lines),
+                                          command=project.command))
+    results = {}
+    with executors.LocalExecutor(2) as ex:
+        for o in options:
+            o.executor = ex
+        threads = [threading.Thread(target=lambda o=o: results.setdefault(o.out.name, build.render(
+            ["99"], project.bundle, o))) for o in options]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert sorted(project.rendered()) == ["Alpha", "Beta", "Gamma"]       # once each
+    assert ex.started == 3 and len(ex.shared) == 3
+    for name in ("a", "b"):
+        r = results[name][0]
+        assert r.final.is_file() and all(s.job.cached() for s in r.scenes)
+        assert r.final.is_relative_to(tmp_path / name)
+
+
+# ---------------------------------------------------------------------------------------
+# A real LocalCluster
+
+def framemd5(path: Path) -> list[str]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-map", "0:v:0", "-f", "framemd5", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if line and not line.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def kill_marker(tmp_path_factory):
+    return tmp_path_factory.mktemp("kill") / "kill-once"
+
+
+@pytest.fixture(scope="module")
+def cluster(kill_marker):
+    """Two worker processes, one scene at a time each; the test-only kill hook is wired (the
+    workers inherit the variable) but armed only when the marker file exists."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv(executors.KILL_ENV, str(kill_marker))
+    try:
+        with executors.DaskExecutor("local:2") as ex:
+            yield ex
+    finally:
+        mp.undo()
+
+
+def test_worker_with_other_code_is_refused(cluster):
+    request = {"expect": dict(executors.code_identity(), code="0123456789abcdef")}
+    fut = cluster.client.submit(executors.render_task, request, {}, pure=False)
+    with pytest.raises(executors.WorkerMismatch) as err:
+        fut.result()
+    message = str(err.value.args[0])
+    assert "refused" in message and "scene code" in message and "client: 0123456789abcdef" in message
+    assert "make install" in message
+
+
+@pytest.mark.render
+def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill_marker, tiny_bundle, tmp_path):
+    local = build.render(["02"], tiny_bundle, build.BuildOptions(quality="low", out=tmp_path / "local", voice="none"))
+
+    kill_marker.write_text("")                  # the first scene task to start kills its worker
+    sent = cluster.started
+    options = build.BuildOptions(quality="low", out=tmp_path / "cluster", voice="none", executor=cluster)
+    remote = build.render(["02"], tiny_bundle, options)
+    assert not kill_marker.exists(), "no task killed its worker"
+    n = len(remote[0].scenes)
+    assert [s.cached for s in remote[0].scenes] == [False] * n
+    assert cluster.started - sent == n
+    assert [s.job.key for s in remote[0].scenes] == [s.job.key for s in local[0].scenes], \
+        "the project's files changed between the two renders (a shared working tree?): run the test again"
+    assert framemd5(remote[0].final) == framemd5(local[0].final)
+    assert remote[0].final.with_suffix(".srt").read_text() == local[0].final.with_suffix(".srt").read_text()
+    assert all(s.job.damage() is None for s in remote[0].scenes)     # the client wrote true cache entries
+
+    # a second run: no cached scene is sent again; a scene whose key changed meanwhile (someone
+    # edited its code in a shared working tree) is the only kind that may be
+    first = {s.job.key for s in remote[0].scenes}
+    sent, ran = cluster.started, cluster.tasks_run()
+    again = build.render(["02"], tiny_bundle, options)
+    changed = sum(s.job.key not in first for s in again[0].scenes)
+    assert [s.cached for s in again[0].scenes] == [s.job.key in first for s in again[0].scenes]
+    assert (cluster.started - sent, cluster.tasks_run() - ran) == (changed, changed)
