@@ -213,3 +213,33 @@ def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill
     changed = sum(s.job.key not in first for s in again[0].scenes)
     assert [s.cached for s in again[0].scenes] == [s.job.key in first for s in again[0].scenes]
     assert (cluster.started - sent, cluster.tasks_run() - ran) == (changed, changed)
+
+
+def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, monkeypatch, capsys):
+    """Orchestration only (the renders are stand-ins): job 2's build fails, jobs 1 and 3 still
+    run to the end; the summary names job 2 and its reason; exit status 1."""
+    manifest = tmp_path / "course.toml"
+    manifest.write_text("".join(f'[[job]]\nprompt = "{p}"\nchapters = ["02"]\nweights = "tiny"\nvoice = "none"\n\n'
+                                for p in ("A", "B", "C")))
+    ran = []
+
+    def fake_render(chapters, bundle, options):
+        ran.append(bundle)
+        if bundle == "B":
+            raise build.PipelineError("scene Scores of chapter 02 failed to render (exit 1): boom")
+        return []
+
+    monkeypatch.setattr(batch.extract, "extract", lambda prompt, weights, log=None: prompt)
+    monkeypatch.setattr(batch, "plan", lambda chapters, bundle, options: {"02": []})
+    monkeypatch.setattr(batch.build, "render", fake_render)
+    assert render.main(["--batch", str(manifest), "--jobs", "1"]) == 1
+    assert sorted(ran) == ["A", "B", "C"]
+    err = " ".join(capsys.readouterr().err.split())
+    assert "job 2 failed: scene Scores of chapter 02 failed to render (exit 1): boom" in err
+    assert "job 1 failed" not in err and "job 3 failed" not in err
+
+
+@pytest.mark.parametrize("spec", ["local:0", "local:x", "http://host:8786", "head:8786"])
+def test_a_bad_scheduler_address_is_one_clear_line(spec):
+    with pytest.raises(build.PipelineError, match="--scheduler"):
+        executors.open_executor(spec)

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Batch speed: the same small course on the local process pool and on a dask LocalCluster.
+
+    .venv/bin/python bench/batch_speed.py                     # 2 prompts x chapters 00 02, tiny, low
+    .venv/bin/python bench/batch_speed.py --workers 4 --weights random --chapters 02 04
+
+In one run it
+1. writes a manifest of two prompts x two chapters (low quality, --voice none) and extracts
+   its bundles (not timed);
+2. renders it from an empty output folder through film/batch.py on the local pool of N
+   processes, then from another empty folder on a LocalCluster of N worker processes (one
+   scene at a time each): wall time, scenes per minute, and the overhead ratio cluster / local.
+   The cluster's start-up is timed apart and the ratio given with and without it;
+3. checks that both paths wrote the same files with the same decoded frames (ffmpeg framemd5).
+
+Wall times depend on what else the machine does; the ratio, measured in the same run, is the
+figure to compare.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from data import extract  # noqa: E402
+from film import batch, executors  # noqa: E402
+from film.runner import default_jobs  # noqa: E402
+
+PROMPTS = ("The cat sat on the", "The capital of Pakistan is")
+
+
+def framemd5(path: Path) -> list[str]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-map", "0:v:0", "-f", "framemd5", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def manifest(folder: Path, out: str, chapters: list[str], weights: str) -> Path:
+    text = "".join(f'[[job]]\nprompt = "{p}"\nchapters = {chapters!r}\nquality = "low"\nweights = "{weights}"\n'
+                   f'voice = "none"\nout = "{out}"\n\n' for p in PROMPTS).replace("'", '"')
+    path = folder / f"{out}.toml"
+    path.write_text(text)
+    return path
+
+
+def run(label: str, jobs, executor) -> tuple[float, list]:
+    t0 = time.perf_counter()
+    reports = batch.run(jobs, executor=executor)
+    wall = time.perf_counter() - t0
+    failed = [r for r in reports if r.error]
+    if failed:
+        sys.exit(f"{label}: {failed[0].job.label} failed: {failed[0].error}")
+    return wall, reports
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--workers", type=int, default=default_jobs(), help="processes / cluster workers (default: cores)")
+    p.add_argument("--weights", default="tiny", choices=("tiny", "random"))
+    p.add_argument("--chapters", nargs=2, default=["00", "02"])
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="onepass-batch-bench-") as tmp:
+        tmp = Path(tmp)
+        for prompt in PROMPTS:
+            extract.extract(prompt, a.weights, log=lambda m: None)
+        local_jobs = batch.load_manifest(manifest(tmp, "local", a.chapters, a.weights))
+        cluster_jobs = batch.load_manifest(manifest(tmp, "cluster", a.chapters, a.weights))
+
+        with executors.LocalExecutor(a.workers) as ex:
+            local_wall, local_reports = run("local pool", local_jobs, ex)
+        t0 = time.perf_counter()
+        with executors.DaskExecutor(f"local:{a.workers}") as ex:
+            startup = time.perf_counter() - t0
+            cluster_wall, cluster_reports = run("cluster", cluster_jobs, ex)
+
+        scenes = sum(r.rendered for r in local_reports)
+        assert scenes == sum(r.rendered for r in cluster_reports), "both paths render every scene"
+        print(f"batch: {len(PROMPTS)} prompts x chapters {' '.join(a.chapters)}, low quality, --weights {a.weights}, "
+              f"--voice none: {scenes} scenes, {a.workers} workers")
+        print(f"{'path':<28}{'wall':>10}{'scenes/min':>12}")
+        print(f"{'local process pool':<28}{local_wall:>9.1f}s{60 * scenes / local_wall:>12.2f}")
+        print(f"{'LocalCluster':<28}{cluster_wall:>9.1f}s{60 * scenes / cluster_wall:>12.2f}")
+        print(f"{'LocalCluster + start-up':<28}{cluster_wall + startup:>9.1f}s"
+              f"{60 * scenes / (cluster_wall + startup):>12.2f}")
+        print(f"overhead ratio cluster / local: {cluster_wall / local_wall:.3f} "
+              f"({(cluster_wall + startup) / local_wall:.3f} with the cluster's {startup:.1f} s start-up)")
+
+        same = 0
+        for lr, cr in zip(local_reports, cluster_reports):
+            mp4s = sorted(p for p in lr.files if p.suffix == ".mp4")
+            other = sorted(p for p in cr.files if p.suffix == ".mp4")
+            assert [p.name for p in mp4s] == [p.name for p in other], "the same files"
+            for x, y in zip(mp4s, other):
+                if framemd5(x) != framemd5(y):
+                    sys.exit(f"frames differ: {x} vs {y}")
+                same += 1
+        print(f"identical decoded frames: {same} of {same} chapter MP4s (framemd5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
