@@ -11,6 +11,7 @@ so a crash never leaves a half-written bundle where a good one was.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -146,6 +147,18 @@ def schema_problems(tensors: dict[str, np.ndarray], meta: dict, extra_ok: bool =
     return problems
 
 
+def _install(tmp: Path, directory: Path):
+    """Rename a finished bundle folder into place. If another run installed the same bundle (same
+    folder, so same cache key) a moment earlier, keep that one: renaming over it could pull files
+    from under the scenes that run is rendering."""
+    try:
+        os.replace(tmp, directory)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not (directory / META).is_file():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def save(directory: Path, tensors: dict[str, np.ndarray], meta: dict) -> Path:
     """Write atomically: build in a temp dir beside the target, then rename over it."""
     directory = Path(directory)
@@ -155,14 +168,13 @@ def save(directory: Path, tensors: dict[str, np.ndarray], meta: dict) -> Path:
         save_file({k: np.ascontiguousarray(v) for k, v in tensors.items()}, str(tmp / TENSORS))
         meta = dict(meta, schema_version=SCHEMA_VERSION, tensors_sha256=sha256_file(tmp / TENSORS))
         (tmp / META).write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
-        if directory.exists():  # a stale or corrupt bundle: move it aside, then drop it
-            old = directory.with_name(directory.name + ".old")
-            shutil.rmtree(old, ignore_errors=True)
+        if directory.exists():  # a stale or corrupt bundle: move it aside (a unique name), then drop it
+            old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
             os.replace(directory, old)
-            os.replace(tmp, directory)
+            _install(tmp, directory)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            os.replace(tmp, directory)
+            _install(tmp, directory)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

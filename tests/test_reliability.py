@@ -385,3 +385,19 @@ def test_output_folders_are_readable_stable_and_safe(tmp_path):
 def test_the_folder_name_uses_the_weights_of_a_real_bundle(tiny_bundle, tmp_path):
     name = film_jobs.output_name(tiny_bundle)
     assert name.startswith("the-cat-sat-on-the-") and len(name) == len("the-cat-sat-on-the-") + 8
+
+
+def test_a_bundle_another_run_just_installed_is_kept(tmp_path):
+    """Two runs extracting the same new prompt at once: the second to finish keeps the first's
+    bundle (same folder, same key) instead of failing, or renaming it from under its scenes."""
+    import numpy as np
+
+    from data import bundle
+    target = bundle.save(tmp_path / "prompt-key", {"x": np.zeros(2, np.float32)}, {"cache_key": "k"})
+    theirs = sha256_file(target / bundle.TENSORS)
+    mine = tmp_path / ".prompt-key.mine"
+    mine.mkdir()
+    (mine / bundle.META).write_text("{}")
+    bundle._install(mine, target)                      # the rename that lost the race
+    assert sha256_file(target / bundle.TENSORS) == theirs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prompt-key"]
