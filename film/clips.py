@@ -22,6 +22,7 @@ complete.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -298,7 +299,14 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
 
 def update_index(folder: Path, result: ChapterResult, entries: list[dict], frames: int):
     """clips.json with this chapter's entries replaced (other chapters' kept); left untouched
-    when nothing in it changed."""
+    when nothing in it changed. Chapters cut at the same time (a batch) take turns: an
+    advisory lock on clips/.clips.lock around the read and the write."""
+    with open(folder / ".clips.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # released when the file closes
+        _update_index(folder, result, entries, frames)
+
+
+def _update_index(folder: Path, result: ChapterResult, entries: list[dict], frames: int):
     index = _load_index(folder)
     chapters = {k: v for k, v in index.get("chapters", {}).items() if k != result.chapter}
     chapters[result.chapter] = {"title": result.title, "video": os.path.relpath(result.final, folder),
