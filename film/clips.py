@@ -26,16 +26,15 @@ import fcntl
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from data.files import write_json
+from data.files import replace_together, write_json
 from film.jobs import ChapterResult
 from film.keys import PipelineError, sha
 from voiceover import audio, captions
-from voiceover.media import stream_seconds, video_facts
+from voiceover.media import MediaError, run_ffmpeg, stream_seconds, video_facts
 
 FORMATS = ("mp4", "webm", "gif")
 INDEX = "clips.json"
@@ -204,11 +203,10 @@ def cut(source: Path, jobs: list[tuple[Span, Path | None, Path | None]], fmt: st
             graph.append(f"[s{vi}]trim=start_frame={span.end - 1}:end_frame={span.end},setpts=PTS-STARTPTS[p{n}]")
             vi += 1
             outputs += ["-map", f"[p{n}]", "-frames:v", "1", "-update", "1", str(poster)]
-    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(source), "-filter_complex", ";".join(graph), *outputs]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise ClipError(f"cutting clips from {source} failed (ffmpeg exited {done.returncode}): "
-                        f"{done.stderr.strip()[-600:]}")
+    try:                                 # the graph names no path: only labels and frame numbers
+        run_ffmpeg(["-i", source, "-filter_complex", ";".join(graph), *outputs])
+    except MediaError as exc:
+        raise ClipError(f"cutting clips from {source} failed: {exc}") from None
 
 
 def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
@@ -280,10 +278,8 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
                     frames, _ = video_facts(video)
                     if frames != span.frames:
                         raise ClipError(f"clip {span.name} came out {frames} frames long, not {span.frames}")
-            for span, video, poster in planned:
-                for p in (video, poster):
-                    if p is not None:
-                        os.replace(p, folder / p.name)
+            replace_together([(p, folder / p.name) for _, video, poster in planned for p in (video, poster)
+                              if p is not None])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -191,6 +191,20 @@ def test_a_second_run_renders_and_rewrites_nothing(silent):
     assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
 
 
+def test_a_failed_cut_leaves_the_folder_as_it_was(silent, monkeypatch):
+    folder = silent.clips.folder
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+
+    def broken(args, cwd=None):
+        out = [a for a in args if str(a).endswith(".gif")]
+        Path(out[0]).write_bytes(b"GIF89a half")          # ffmpeg got as far as one file
+        raise clips.MediaError("ffmpeg: disk full")
+    monkeypatch.setattr(clips, "run_ffmpeg", broken)
+    with pytest.raises(clips.ClipError, match="disk full"):
+        clips.write_clips(silent.result, "gif")
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+
+
 def test_voiced_clips_carry_their_stretch_of_the_narration_in_each_format(voiced):
     mp4 = clips.write_clips(voiced.result, "mp4")
     e = mp4.entries[3]
