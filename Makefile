@@ -23,7 +23,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 bootstrap: system install
 
 system: .stamp-system
-.stamp-system:
+# checked again when this file changes (a package added here gets installed on the next make)
+.stamp-system: Makefile
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing system packages:$$missing"; \
