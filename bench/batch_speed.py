@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batch speed: the same small course on the local process pool and on a dask LocalCluster.
 
-    .venv/bin/python bench/batch_speed.py                     # 2 prompts x chapters 00 02, tiny, low
+    .venv/bin/python bench/batch_speed.py                     # 2 prompts x chapters 02 05, tiny, low
     .venv/bin/python bench/batch_speed.py --workers 4 --weights random --chapters 02 04
 
 In one run it
@@ -63,7 +63,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--workers", type=int, default=default_jobs(), help="processes / cluster workers (default: cores)")
     p.add_argument("--weights", default="tiny", choices=("tiny", "random"))
-    p.add_argument("--chapters", nargs=2, default=["00", "02"])
+    p.add_argument("--chapters", nargs=2, default=["02", "05"])
     a = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="onepass-batch-bench-") as tmp:
         tmp = Path(tmp)

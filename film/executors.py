@@ -143,6 +143,15 @@ def copy_scene(src: SceneJob, dst: SceneJob):
         os.replace(tmp, b)
 
 
+def _reusable(entry: _Shared) -> bool:
+    """A render to wait for or copy: running, or finished well with its files still there (a
+    failed or cancelled one is tried again by the next job that asks)."""
+    base = entry.base
+    if not base.done():
+        return True
+    return not base.cancelled() and base.exception() is None and base.result().job.cached()
+
+
 class Executor:
     """Renders shared by cache key (see the module docstring); subclasses start the renders."""
 
@@ -160,7 +169,7 @@ class Executor:
     def submit(self, runner: Runner, job: SceneJob) -> cf.Future:
         with self._lock:
             entry = self._renders.get(job.key)
-            if entry is None or entry.base.cancelled():
+            if entry is None or not _reusable(entry):
                 entry = self._renders[job.key] = _Shared(self._start(runner, job), job)
                 self.started += 1
             with entry.lock:
