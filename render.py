@@ -10,11 +10,15 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -23,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 # Nothing imported here brings in manim or torch: a re-run whose scenes are all cached
 # finishes in about a second (manim is imported by the scene processes, torch by an extraction).
 from rich.console import Console  # noqa: E402
+from rich.markup import escape  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
@@ -109,11 +114,64 @@ def check_tools():
                         "or run `make bootstrap`) and try again.")
 
 
+def check_out(out: Path):
+    """--out must be a folder this user may write in, or one that can be made: checked before
+    anything is extracted or rendered, so a bad --out is refused up front, never mid-render."""
+    out = Path(out)
+    if os.path.lexists(out) and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a folder; pass a folder (it is created if missing)")
+    probe = out
+    while not os.path.lexists(probe) and probe.parent != probe:   # the nearest part of it that exists
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UserError(f"--out {out} cannot be created: {probe} is a file, not a folder; pass another folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        what = "cannot be written to" if probe == out else f"cannot be created (no permission to write in {probe})"
+        raise UserError(f"--out {out} {what}; pass a folder you can write to, e.g. --out ~/onepass-out")
+
+
+def os_error_line(exc: OSError, out: Path | None) -> str:
+    """One line for a file that could not be read or written: what, where, what to do."""
+    where = exc.filename if exc.filename is not None else "(no path given)"
+    what = exc.strerror or str(exc)
+    try:
+        in_out = out is not None and Path(where).resolve().is_relative_to(Path(out).resolve())
+    except (OSError, ValueError, TypeError):
+        in_out = False
+    if exc.errno == errno.ENOSPC:
+        todo = "free some space on that disk (or pass --out a folder on another one) and run again"
+    elif in_out:
+        todo = "pass --out a folder you can write to"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        todo = "check that path's permissions and run again"
+    else:
+        todo = "check that path and run again"
+    return f"{what}: {where}; {todo} (finished files were left as they were)"
+
+
+# failures the user can act on: their message is the line shown (what, where, what to do)
+EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError)
+
+
+def failure_line(exc: Exception, out: Path | None) -> str | None:
+    """The one line an expected failure ends with (exit status 2), or None for a bug."""
+    if isinstance(exc, EXPECTED):
+        return str(exc)
+    if isinstance(exc, subprocess.CalledProcessError):     # a tool (ffmpeg, ffprobe) refused its input
+        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        last = err.strip().splitlines()[-1:] or [""]
+        return (f"{Path(str(exc.cmd[0])).name} failed (exit {exc.returncode}) {last[0][:200]}: "
+                f"{' '.join(map(str, exc.cmd))[:300]}; finished files were left as they were")
+    if isinstance(exc, OSError):                           # a file that could not be read or written
+        return os_error_line(exc, out)
+    return None
+
+
 def get_bundle(args, console):
     if args.bundle:
         return bundle_io.load(args.bundle)
     with console.status("extracting tensors from GPT-2 …"):
-        return extract.extract(args.prompt, args.weights, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+        return extract.extract(args.prompt, args.weights, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
 
 
 def inspect(bundle, as_json: bool, console):
@@ -131,17 +189,17 @@ def inspect(bundle, as_json: bool, console):
         print(json.dumps(report, ensure_ascii=False))
         return
     console = Console()  # the report itself goes to stdout; progress and errors to stderr
-    t = Table(title=f"tokens of {bundle.prompt!r}")
+    t = Table(title=escape(f"tokens of {bundle.prompt!r}"))   # prompts may look like rich markup
     for col in ("#", "token", "id"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in report["tokens"]:
-        t.add_row(str(row["index"]), repr(row["token"]), str(row["id"]))
+        t.add_row(str(row["index"]), escape(repr(row["token"])), str(row["id"]))
     console.print(t)
     t = Table(title="top next tokens" + (" (random weights: noise, not GPT-2's predictions)" if bundle.synthetic else ""))
     for col in ("rank", "token", "id", "probability"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in top:
-        t.add_row(str(row["rank"]), repr(row["token"]), str(row["id"]), f"{100 * row['prob']:.3g}%")
+        t.add_row(str(row["rank"]), escape(repr(row["token"])), str(row["id"]), f"{100 * row['prob']:.3g}%")
     console.print(t)
     t = Table(title=f"FLOPs ledger ({NOT_COUNTED})")
     for col in ("step", "formula", "FLOPs", "running total"):
@@ -296,6 +354,7 @@ def main(argv=None) -> int:
         narrator = None
         if todo:
             check_tools()
+            check_out(args.out)
             narrator = choose_voice(args.voice, console)
         bundle = get_bundle(args, console)
         if args.inspect:
@@ -305,14 +364,20 @@ def main(argv=None) -> int:
             console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
         check_recordings(narrator, todo, bundle)
         for path in render_chapters(todo, bundle, args, narrator, console):
-            console.print(f"[green]wrote[/green] {path}")
+            console.print(f"[green]wrote[/green] {escape(str(path))}")
         return 0
-    except (UserError, BundleError, ExtractError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        return 2
     except KeyboardInterrupt:
         console.print("[red]interrupted[/red]: finished files were left as they were; nothing half-written replaced them")
         return 130
+    except Exception as exc:      # the one place failures end: one clear line (exit 2), or a bug's traceback
+        line = failure_line(exc, args.out)
+        if line is None:
+            traceback.print_exc()
+            console.print("[red]this is a bug in onepass[/red], not a problem with your input: please report it "
+                          "(the command you ran and the traceback above) on onepass's issue tracker", soft_wrap=True)
+            return 1
+        console.print(f"[red]error:[/red] {escape(line)}", soft_wrap=True)
+        return 2
 
 
 if __name__ == "__main__":

@@ -236,29 +236,86 @@ class Bundle:
         return forward_ledger(Shape.from_config(self.config), self.T)
 
 
-def load(directory: Path) -> Bundle:
-    """Load and validate; any problem raises BundleError saying how to fix it."""
+# What to do about a folder passed as --bundle that cannot be used. The bundle cache never needs
+# it (extract() re-extracts an unusable cached bundle by itself), and a --bundle folder is the
+# user's own: onepass never suggests deleting it.
+ADVICE = ("render without --bundle to extract a fresh bundle from --prompt and --weights, "
+          "or point --bundle at a bundle folder onepass wrote (data/bundles/<prompt>-<key>/)")
+
+_CONFIG_INTS = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def meta_problems(meta) -> list[str]:
+    """What in meta.json's structure the film cannot use (checked before any tensor is read):
+    the keys extraction writes and the scenes read, with the types and sizes they need."""
+    if not isinstance(meta, dict):
+        return [f"{META} holds a JSON {type(meta).__name__}, not an object"]
+    problems = []
+    kinds = {"prompt": str, "token_ids": list, "token_texts": list, "model_id": str, "weights": dict,
+             "config": dict, "parameters": dict, "top_k": int, "top_ids": list, "generated": list,
+             "sample": dict, "cosine": list}
+    for key, kind in kinds.items():
+        if key not in meta:
+            problems.append(f"{META} lacks {key!r}")
+        elif not isinstance(meta[key], kind) or (kind is int and isinstance(meta[key], bool)):
+            problems.append(f"{META}'s {key!r} is a {type(meta[key]).__name__}, expected a {kind.__name__}")
+    if problems:
+        return problems
+    cfg = meta["config"]
+    for key in _CONFIG_INTS:
+        if not _is_int(cfg.get(key)) or cfg[key] < 1:
+            problems.append(f"{META}'s config {key!r} is {cfg.get(key)!r}, expected a whole number of at least 1")
+    if not problems and cfg["n_embd"] % cfg["n_head"]:
+        problems.append(f"{META}'s config: n_embd {cfg['n_embd']} is not divisible by n_head {cfg['n_head']}")
+    if cfg.get("n_inner") is not None and (not _is_int(cfg["n_inner"]) or cfg["n_inner"] < 1):
+        problems.append(f"{META}'s config 'n_inner' is {cfg['n_inner']!r}, expected null or a whole number")
+    ids, texts = meta["token_ids"], meta["token_texts"]
+    if not ids or not all(_is_int(i) and 0 <= i < cfg.get("vocab_size", 0) for i in ids):
+        problems.append(f"{META}'s 'token_ids' must be a non-empty list of token ids below the vocabulary size")
+    elif _is_int(cfg.get("n_positions")) and len(ids) > cfg["n_positions"]:
+        problems.append(f"{META} has {len(ids)} tokens, more than the model's {cfg['n_positions']} positions")
+    if len(texts) != len(ids) or not all(isinstance(t, str) for t in texts):
+        problems.append(f"{META}'s 'token_texts' must be one string per token id")
+    if meta["top_k"] < 1 or not all(_is_int(i) for i in meta["top_ids"]):
+        problems.append(f"{META}'s 'top_k'/'top_ids' are not a count and a list of token ids")
+    if "synthetic" not in meta["weights"] or "sha256" not in meta["weights"]:
+        problems.append(f"{META}'s 'weights' lacks 'synthetic' or 'sha256'")
+    return problems
+
+
+def load(directory: Path, advice: str = ADVICE) -> Bundle:
+    """Load and validate; any problem raises BundleError saying what is wrong and (`advice`)
+    what to do about it."""
     directory = Path(directory)
-    fix = f"delete {directory} and run again to re-extract it"
+
+    def refuse(problem: str) -> BundleError:
+        return BundleError(f"{problem}; {advice}" if advice else problem)
     meta_path, tensor_path = directory / META, directory / TENSORS
     if not meta_path.is_file() or not tensor_path.is_file():
-        raise BundleError(f"{directory} is not a complete bundle (needs {META} and {TENSORS}); {fix}")
+        raise refuse(f"{directory} is not a complete bundle (needs {META} and {TENSORS})")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{meta_path} is corrupt ({exc}); {fix}") from None
-    version = meta.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise BundleError(f"{directory} has schema version {version}, this onepass reads {SCHEMA_VERSION}; {fix}")
+    except (ValueError, RecursionError) as exc:   # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise refuse(f"{meta_path} is corrupt ({exc})") from None
+    version = meta.get("schema_version") if isinstance(meta, dict) else None
+    if isinstance(meta, dict) and version != SCHEMA_VERSION:
+        raise refuse(f"{directory} has schema version {version}, this onepass reads {SCHEMA_VERSION}")
+    problems = meta_problems(meta)
+    if problems:
+        raise refuse(f"{directory} is not a usable bundle: {problems[0]}")
     if sha256_file(tensor_path) != meta.get("tensors_sha256"):
-        raise BundleError(f"{tensor_path} does not match the checksum in {META} (corrupt or edited); {fix}")
+        raise refuse(f"{tensor_path} does not match the checksum in {META} (corrupt or edited)")
     try:
         tensors = load_file(str(tensor_path))
     except Exception as exc:  # safetensors raises its own error types
-        raise BundleError(f"{tensor_path} cannot be read ({exc}); {fix}") from None
+        raise refuse(f"{tensor_path} cannot be read ({exc})") from None
     problems = schema_problems(tensors, meta, extra_ok=True)   # as before: extra tensors are ignored
     if problems:
-        raise BundleError(f"{directory}: {problems[0]}; {fix}")
+        raise refuse(f"{directory}: {problems[0]}")
     if list(tensors["token_ids"]) != meta["token_ids"]:
-        raise BundleError(f"{directory}: token ids in {META} and {TENSORS} disagree; {fix}")
+        raise refuse(f"{directory}: token ids in {META} and {TENSORS} disagree")
     return Bundle(directory, meta, tensors)

@@ -100,9 +100,21 @@ def validate_prompt(prompt: str) -> list[int]:
     """Token ids of the prompt, or a clear error for prompts the film cannot show."""
     if not prompt or not prompt.strip():
         raise ExtractError("the prompt is empty: pass some text, e.g. --prompt \"The cat sat on the\"")
-    bad = [c for c in prompt if (ord(c) < 32 and c not in "\t\n") or 0xD800 <= ord(c) <= 0xDFFF]
+    # bytes that were not UTF-8 reach Python's argv as U+DC80..U+DCFF (surrogateescape)
+    undecodable = [i for i, c in enumerate(prompt) if 0xDC80 <= ord(c) <= 0xDCFF]
+    if undecodable:
+        i = undecodable[0]
+        raise ExtractError(f"the prompt is not valid UTF-8: byte 0x{ord(prompt[i]) - 0xDC00:02X} (character {i + 1}) "
+                           "is not UTF-8; set your terminal or file to UTF-8 and type the prompt again")
+    surrogates = [c for c in prompt if 0xD800 <= ord(c) <= 0xDFFF]
+    if surrogates:
+        raise ExtractError(f"the prompt contains a lone surrogate (U+{ord(surrogates[0]):04X}), which is not text; "
+                           "pass the prompt as UTF-8 text")
+    # C0 controls (but tab and newline), DEL and the C1 controls: nothing a screen or a caption can show
+    bad = sorted({c for c in prompt if (ord(c) < 32 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F})
     if bad:
-        raise ExtractError(f"the prompt contains control characters {bad!r}; remove them and try again")
+        listed = ", ".join(f"U+{ord(c):04X}" for c in bad)
+        raise ExtractError(f"the prompt contains control characters ({listed}); remove them and try again")
     ids = tokenizer.encode(prompt)
     if len(ids) > MAX_TOKENS:
         raise ExtractError(f"the prompt is {len(ids)} tokens long; onepass shows at most {MAX_TOKENS} "
@@ -362,7 +374,7 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
     directory = bundle_io.bundle_dir(prompt, key, root)
     if directory.exists() and not force:
         try:
-            b = bundle_io.load(directory)
+            b = bundle_io.load(directory, advice="")   # the cache mends itself: no advice to give
             log(f"reusing bundle {directory} (same prompt, weights and schema)")
             return b
         except bundle_io.BundleError as exc:

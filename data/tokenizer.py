@@ -49,13 +49,14 @@ def encode(text: str) -> list[int]:
 
 
 def decode(ids: list[int]) -> str:
-    return load().decode(ids)
+    # <|endoftext|> is a token like any other here: shown by its name, never as nothing
+    return load().decode(ids, skip_special_tokens=False)
 
 
 def token_texts(ids: list[int]) -> list[str]:
     """Each id decoded on its own (a token that is half a UTF-8 character shows U+FFFD)."""
     tok = load()
-    return [tok.decode([i]) for i in ids]
+    return [tok.decode([i], skip_special_tokens=False) for i in ids]
 
 
 def vocab_size() -> int:

@@ -575,9 +575,8 @@ class AttentionArcs(VGroup):
                 if labels is None:
                     for i, m in enumerate(self.marks):
                         m.move_to([i * pitch, 0, 0])
-                else:   # chips spread across `width` (gaps of 0.18 to 1.2), or shrunk to fit it
-                    gap = (width - sum(m.width for m in self.marks)) / max(n - 1, 1)
-                    self.marks.arrange(RIGHT, buff=float(np.clip(gap, 0.18, 1.2)))
+                else:
+                    self.marks.arrange(RIGHT, buff=0.18)
                     fit_width(self.marks, width)
                 self.add(self.marks)
             self.key_marks = self.marks

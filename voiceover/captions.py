@@ -89,8 +89,14 @@ def write_srt(cues: list[dict], path: Path):
     write_text(path, "\n".join(blocks))
 
 
+def vtt_text(text: str) -> str:
+    """Cue text as WebVTT requires: & < > escaped (else players read them as tags or, for
+    '-->', as a timing line); SRT files keep the text plain."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def write_vtt(cues: list[dict], path: Path):
-    blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{c['text']}\n" for c in cues]
+    blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{vtt_text(c['text'])}\n" for c in cues]
     write_text(path, "WEBVTT\n\n" + "\n".join(blocks))
 
 

@@ -27,6 +27,7 @@ each service keeps `spec`, the --voice spec that makes the same voice in another
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -165,6 +166,26 @@ def espeak_binary() -> str | None:
     return shutil.which("espeak-ng") or shutil.which("espeak")
 
 
+@functools.lru_cache(maxsize=None)
+def espeak_voice_problem(binary: str, voice: str) -> str | None:
+    """None when espeak-ng speaks `voice` (a language such as en-us, a voice file, a +variant),
+    else why not and which voices it has: asked once, before anything renders."""
+    try:
+        probe = subprocess.run([binary, "-q", "-v", voice, "x"], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"espeak-ng could not be run to check voice {voice!r} ({exc})"
+    if probe.returncode == 0 and "does not exist" not in probe.stderr:
+        return None
+    listing = subprocess.run([binary, "--voices"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                             timeout=60).stdout.splitlines()[1:]
+    languages = [row.split()[1] for row in listing if len(row.split()) > 1]
+    examples = sorted((lang for lang in languages if lang.startswith("en")), key=lambda x: x != "en-us")[:6]
+    return (f"espeak-ng has no voice {voice!r}; name one it lists, e.g. --voice espeak:"
+            f"{examples[0] if examples else 'en-us'} (English: {', '.join(examples)}; `espeak-ng --voices` "
+            f"lists all {len(languages)}; a variant is written en-us+f3)")
+
+
 class EspeakService(OnepassService):
     name = "espeak"
     WPM = 160                  # a little under espeak's 175 default: clearer for numbers
@@ -173,6 +194,9 @@ class EspeakService(OnepassService):
         self.binary = espeak_binary()
         if self.binary is None:
             raise VoiceError("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+        problem = espeak_voice_problem(self.binary, voice)
+        if problem:
+            raise VoiceError(problem)
         self.voice = voice
         super().__init__(f"espeak:{voice}")
 
