@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import textwrap
 
-from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, FadeIn, FadeOut, LaggedStart, Rectangle,
-                   RoundedRectangle, Succession, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart,
+                   Line, Rectangle, RoundedRectangle, Succession, Transform, VGroup)
 
 from data import tokenizer
 from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import find, glow, say, wait_until
 from scenes.style import fmt_ratio
 from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in
 
@@ -75,6 +76,14 @@ def chip_flow(texts, ids=None, max_width: float = S.CONTENT_W, size: int = S.BOD
     return flow(chips, max_width)
 
 
+def first_char(chip: TokenChip, text: str) -> Rectangle:
+    """An invisible box over the first character of a chip's text (its '·' when it has a leading space)."""
+    n = max(1, len(S.show_token(text)))
+    w = chip.text_mob.width / n
+    box = Rectangle(width=w, height=chip.text_mob.height, stroke_width=0, fill_opacity=0)
+    return box.move_to(chip.text_mob.get_left() + RIGHT * w / 2)
+
+
 def id_list_block(ids: list[int], max_w: float) -> VGroup:
     """'[464, 3797, …]' wrapped over lines of equal length, monospace."""
     parts = [str(i) for i in ids]
@@ -109,13 +118,23 @@ class Prompt(TokensScene):
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
             fit_to(big, width=S.CONTENT_W, height=2.6).move_to(UP * 0.7)
-            count = label(f"{S.fmt_int(f['words'])} words · {S.fmt_int(f['chars'])} characters", S.SMALL, S.MUTED)
+            count = label(f"{S.fmt_int(f['words'])} words · {S.fmt_int(f['chars'])} characters", S.BODY_SIZE, S.MUTED)
             count.next_to(big, DOWN, buff=0.4)
-            per_char = beat.share(0.6) / max(1, f["chars"])
+            # "a tokenizer cuts it into pieces": the prompt goes into the tokenizer
+            box = RoundedRectangle(corner_radius=0.12, width=4.2, height=0.9, stroke_color=S.TOKEN, stroke_width=3,
+                                   fill_color=S.PANEL, fill_opacity=1)
+            box_name = label("tokenizer: text → pieces", S.BODY_SIZE, S.TOKEN).move_to(box)
+            fit_width(box_name, box.width - 0.3)
+            tokenizer_box = VGroup(box, box_name).next_to(count, DOWN, buff=0.7)
+            into = Arrow(count.get_bottom(), tokenizer_box.get_top(), buff=0.1, color=S.TOKEN, stroke_width=4)
+            typing = beat.span(0, 0.9)
+            per_char = typing / max(1, f["chars"])
             self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
                                                          run_time=max(0.2, per_char * len(line.original_text)))
-                                   for line in big]), run_time=beat.share(0.6))
-            self.play(FadeIn(count, shift=UP * 0.1), run_time=beat.share(0.15))
+                                   for line in big]), run_time=typing)
+            lit_prompt = glow(big, color=S.INK, buff=0.2, opacity=0.08)
+            say(self, beat, (("words",), 0.0), FadeIn(count, shift=UP * 0.1), FadeIn(lit_prompt))
+            say(self, beat, (("tokenizer",), 0.55), GrowArrow(into), FadeIn(tokenizer_box, shift=UP * 0.2))
 
         # the layout of the next two beats: chips (the prompt, cut) / the id list
         chips = chip_flow(self.chip_texts, f["ids"])
@@ -129,17 +148,42 @@ class Prompt(TokensScene):
         for m in id_mobs:
             m.set_opacity(0)
         with self.beat("split") as beat:
-            note = label("· = a leading space, part of the token", S.SMALL, S.MUTED)
-            note.next_to(chips, DOWN, buff=0.35)
-            self.play(FadeOut(big, shift=UP * 0.3), FadeOut(count), run_time=beat.share(0.2))
-            self.play(LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * 0.2) for c in chips],
-                                  lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.share(0.4))
-            self.play(FadeIn(note), run_time=beat.share(0.15))
+            note = label("· = a leading space, part of the token", S.BODY_SIZE, S.MUTED)
+            fit_width(note, S.CONTENT_W).next_to(chips, DOWN, buff=0.35)
+            spaced = [(c, t) for c, t in zip(chips, self.chip_texts) if t.startswith(" ")]
+            dots = VGroup(*[glow(first_char(c, t), buff=0.04, opacity=0.35) for c, t in spaced])
+            words = VGroup(*[glow(c, buff=0.06) for c, _ in spaced])
+            self.play(FadeOut(big, shift=UP * 0.3), FadeOut(lit_prompt), FadeOut(count), FadeOut(into), FadeOut(tokenizer_box),
+                      LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * 0.2) for c in chips],
+                                  lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.span(0, 0.8))
+            if spaced:   # "the dot marks a leading space": the dots, then the words they belong to
+                say(self, beat, (("dot",), 0.0), FadeIn(dots), FadeIn(note))
+                say(self, beat, (("dot",), 0.5), FadeOut(dots), FadeIn(words))
+            else:
+                say(self, beat, (("dot",), 0.0), FadeIn(note))
         with self.beat("ids") as beat:
-            self.play(FadeOut(note), *[m.animate.set_opacity(1) for m in id_mobs], run_time=beat.share(0.25))
-            self.play(FadeIn(caption), LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in ids], lag_ratio=0.3),
-                      run_time=beat.share(0.3))
-            self.pay("tokens", run_time=beat.share(0.2))
+            # "each piece is swapped for its number": a highlight walks the chips as their ids are read
+            pieces = [VGroup(c.box, c.text_mob, c.id_mob) for c in chips]
+            hl = glow(pieces[0], buff=0.08)
+            lead = 0.3         # the sentence names the vocabulary before it reads the ids
+            say(self, beat, (0, 0.0), FadeOut(note), FadeOut(words), FadeIn(hl), id_mobs[0].animate.set_opacity(1))
+            for k in range(1, len(chips)):
+                frac = lead + (1 - lead) * k / len(chips)
+                say(self, beat, (0, frac), Transform(hl, glow(pieces[k], buff=0.08)), id_mobs[k].animate.set_opacity(1),
+                    run_time=min(0.6, beat.span(0, 0.3)))
+            list_glow = glow(id_group, buff=0.15)
+            say(self, beat, (("integers",), 0.0), FadeOut(hl), FadeIn(caption),
+                LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in ids], lag_ratio=0.3), FadeIn(list_glow))
+            # "the meter reads zero: cutting and looking up is not arithmetic"
+            ring = glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)
+            zero = label("cutting and looking up: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
+            keep_inside(fit_width(zero, S.CONTENT_W).next_to(id_group, DOWN, buff=0.35), S.CONTENT)
+            i = find(beat, "meter")
+            wait_until(beat, i, 0.0)
+            run = beat.span(i, 0.3)
+            self.play(FadeOut(list_glow), FadeIn(ring),
+                      *self.meter.pay(self.ledger.after("tokens"), self.ledger["tokens"].step, run_time=run), run_time=run)
+            say(self, beat, (("arithmetic",), 0.45), FadeIn(zero, shift=UP * 0.1), FadeOut(ring))
 
 
 class SameWord(TokensScene):
@@ -163,10 +207,18 @@ class SameWord(TokensScene):
             footer = label("the model receives the number, never the letters", S.BODY_SIZE, S.INK)
             fit_width(footer, S.CONTENT_W).move_to(DOWN * 2.2)
             self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * 0.2) for c in cols], lag_ratio=0.3),
-                      run_time=beat.share(0.3))
-            self.play(LaggedStart(*[FadeIn(VGroup(*c[2:]), shift=DOWN * 0.15) for c in cols], lag_ratio=0.3),
-                      run_time=beat.share(0.3))
-            self.play(FadeIn(footer), run_time=beat.share(0.15))
+                      run_time=beat.span(0, 0.8))
+            # each spelling's id lights up as it is read
+            said = find(beat, "Capital")
+            hl = None
+            for k, c in enumerate(cols):
+                box = glow(c, buff=0.15)
+                step = [FadeIn(VGroup(*c[2:]), shift=DOWN * 0.15), Transform(hl, box) if hl else FadeIn(box)]
+                say(self, beat, (said, k / len(cols)), *step)
+                hl = hl or box
+            # "the letters inside them are invisible to the model"
+            say(self, beat, (("invisible",), 0.0), FadeOut(hl), FadeIn(footer, shift=UP * 0.1))
+            say(self, beat, (("invisible",), 0.5), *[c[1].text_mob.animate.set_opacity(0.25) for c in cols])
 
 
 def symbol_text(symbol: str) -> str:
@@ -228,16 +280,22 @@ class Merges(TokensScene):
         room = S.CONTENT.with_(top=header.get_bottom()[1] - 0.4)    # the content box under the header
         place_in(fit_to(ladder, room, grow=1.5), room, UP)
         with self.beat("bytes") as beat:
-            self.play(FadeIn(header, shift=DOWN * 0.2), run_time=beat.share(0.25))
+            say(self, beat, (("byte-pair",), 0.0), FadeIn(header, shift=DOWN * 0.2))
+            i = find(beat, "bytes")
+            wait_until(beat, i, 0.3)
             self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],
-                                                       lag_ratio=0.15), run_time=beat.share(0.45))
+                                                       lag_ratio=0.5), run_time=beat.span(i, 0.8))
         with self.beat("merges") as beat:
+            # one merge per step across the sentence that describes them, then the outcome
             n = max(1, len(rows) - 1)
-            for r in rows[1:]:
-                self.play(FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * 0.15), run_time=beat.share(0.6 / n))
-            self.play(FadeIn(result, shift=UP * 0.15), run_time=beat.share(0.15))
+            for k, r in enumerate(rows[1:]):
+                say(self, beat, (0, 0.15 + 0.85 * k / n), FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * 0.15),
+                    run_time=min(1.0, beat.span(0, 0.8 / n)))
+            last = glow(rows[-1][1], buff=0.08)
+            say(self, beat, (1, 0.0), FadeIn(last))
+            say(self, beat, (1, 0.6), FadeIn(result, shift=UP * 0.15))
         with self.beat("vocab") as beat:
-            self.play(FadeOut(header), FadeOut(ladder), run_time=beat.share(0.12))
+            self.play(FadeOut(header), FadeOut(ladder), FadeOut(last), run_time=beat.share(0.12))
             parts = [(S.fmt_int(vf.byte_tokens), "bytes"), (S.fmt_int(vf.merges), "merges"),
                      (S.fmt_int(vf.special), tokenizer.EOT)]
             boxes = VGroup()
@@ -255,9 +313,10 @@ class Merges(TokensScene):
             eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=0.35)
             fit_width(eq, S.CONTENT_W).move_to(UP * 0.4)
             src = label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED).next_to(eq, DOWN, buff=0.5)
-            self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.15) for m in eq[:6]], lag_ratio=0.2),
-                      run_time=beat.share(0.4))
-            self.play(FadeIn(total, scale=1.1), FadeIn(src), run_time=beat.share(0.2))
+            # bytes, merges, marker: each box as it is named, then the total
+            for k, m in enumerate((eq[:1], eq[1:3], eq[3:6])):
+                say(self, beat, (0, (0.25, 0.5, 0.78)[k]), FadeIn(m, shift=UP * 0.15))
+            say(self, beat, (("in all",), 0.0), FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=0.15)))
 
 
 class Compression(TokensScene):
@@ -288,16 +347,32 @@ class Compression(TokensScene):
             title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             bars = self.bar_rows([("as characters", chars, S.fmt_int(chars), S.MUTED),
                                   ("as tokens", T, S.fmt_int(T), S.TOKEN)])
-            fit_width(bars, S.CONTENT_W).move_to(UP * 0.6)
+            fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6).move_to(UP * 0.6)   # room for "N steps"
             ratio = label(f"{S.fmt_int(chars)} characters ÷ {S.fmt_int(T)} tokens = {fmt_ratio(f['cpt'])} "
                           f"characters per token", S.BODY_SIZE, S.TOKEN)
             fit_width(ratio, S.CONTENT_W).move_to(DOWN * 1.0)
-            self.play(FadeIn(title), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars], lag_ratio=0.4),
-                      run_time=beat.share(0.35))
-            self.play(FadeIn(ratio, shift=UP * 0.1), run_time=beat.share(0.2))
+            # "18 steps instead of 5": each bar cut into the steps a model would take
+            steps = VGroup()
+            for (_, bar, shown), n in zip(bars, (chars, T)):
+                cuts = VGroup(*[Line(bar.get_corner(UP + LEFT) + RIGHT * bar.width * k / n,
+                                     bar.get_corner(DOWN + LEFT) + RIGHT * bar.width * k / n,
+                                     color=S.BACKGROUND, stroke_width=3) for k in range(1, n)]) if n <= 200 else VGroup()
+                steps.add(VGroup(cuts, label(f"{S.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=0.4)))
+            # bars, their values and the "N steps" labels centred together
+            shift = -VGroup(bars, *[st[1] for st in steps]).get_center()[0]
+            bars.shift(RIGHT * shift)
+            steps.shift(RIGHT * shift)
+            self.play(FadeIn(title), run_time=beat.span(0, 0.5))
+            said = find(beat, "became")
+            say(self, beat, (said, 0.0), FadeIn(bars[0], shift=RIGHT * 0.2))
+            say(self, beat, (said, 0.3), FadeIn(bars[1], shift=RIGHT * 0.2))
+            say(self, beat, (said, 0.6), FadeIn(ratio, shift=UP * 0.1))
+            said = find(beat, "letter by letter")
+            lit = glow(bars[0], color=S.INK, buff=0.12, opacity=0.12)
+            say(self, beat, (said, 0.1), FadeIn(steps[0]), FadeIn(lit))
+            say(self, beat, (said, 0.75), FadeIn(steps[1]), Transform(lit, glow(bars[1], buff=0.12, opacity=0.18)))
         with self.beat("other") as beat:
-            self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), run_time=beat.share(0.1))
+            self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
             n_chars = label(f"{S.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
             top = VGroup(line, n_chars).arrange(RIGHT, buff=0.5).move_to(UP * S.HEADLINE_Y)
@@ -321,10 +396,16 @@ class Compression(TokensScene):
             cmp_group = VGroup(heading, compare).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
             fit_width(cmp_group, S.CONTENT_W)
             keep_inside(below(cmp_group, tally, buff=0.4).set_x(0), S.CONTENT)   # above the caption band
-            self.play(FadeIn(top), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in chips], lag_ratio=0.1),
-                      FadeIn(tally), run_time=beat.share(0.3))
-            self.play(FadeIn(cmp_group, shift=UP * 0.1), run_time=beat.share(0.2))
+            # the greeting (its characters), its tokens, the ratio; then the loose bytes; then English
+            said = find(beat, "greeting")
+            say(self, beat, (said, 0.0), FadeIn(top))
+            say(self, beat, (said, 0.45), LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in chips], lag_ratio=0.1),
+                FadeIn(tally))
+            say(self, beat, (said, 0.8), FadeIn(cmp_group, shift=UP * 0.1))
+            loose_chips = [c for c, t in zip(chips, texts) if "<" in t]
+            if loose_chips:
+                say(self, beat, (("loose",), 0.0), *[FadeIn(glow(c, color=S.WARNING, buff=0.05)) for c in loose_chips])
+            say(self, beat, (("English",), 0.0), FadeIn(glow(compare[0], buff=0.1)))
 
 
 SCENES = [Prompt, SameWord, Merges, Compression]

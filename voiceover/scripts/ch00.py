@@ -29,7 +29,7 @@ LINES = [
     Line("ratio", "A tokenizer is a compressor. {chars} characters became {T_tokens}: {cpt} characters per "
                   "token. Read letter by letter, the same prompt would take {chars} steps instead of {T}."),
     Line("other", "Other languages pay more. A greeting in {other_name} from the lecture has {other_chars} "
-                  "characters and costs {other_T} tokens, {other_cpt} characters per token; {other_partial} "
+                  "characters and costs {other_T} tokens, {other_cpt} characters per token. {other_partial} "
                   "of those tokens are loose bytes, fragments of one letter. GPT-2 learned its merges mostly "
                   "from English text."),
 ]
