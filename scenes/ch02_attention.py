@@ -1,14 +1,26 @@
-"""Chapter 02 — one attention head of layer 1, with the bundle's real numbers."""
+"""Chapter 02 — one attention head of layer 1, with the bundle's real numbers.
+
+Each beat steps with its sentences (beat.wait_for / beat.span): what a sentence names appears or
+lights up while it is said. The head's weights are drawn twice, as a grid of numbers and as
+lines between the tokens (widgets.AttentionArcs), from the same matrix.
+"""
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart, Line,
-                   ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart, Line,
+                   Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
+from scenes.widgets import (AttentionArcs, NumberGrid, TokenChip, below, fit_to, fit_width, label, place_in,
+                            place_row, token_window)
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, below, fit_width, label, place_in, place_row, token_window
+
+
+# a title above the grid: in the furniture row, clear of the meter, and low enough to pass under a long
+# prompt's window note (heading, mark, note stack down the left); wide enough for a sentence at full size
+TITLE_W = S.TEXT_W
+TITLE_Y = S.CONTENT_TOP + 0.05
 
 
 class AttentionScene(ChapterScene):
@@ -38,30 +50,51 @@ class Projections(AttentionScene):
     meter_start = "L0.qkv"
     show_title = True
 
+    def head_strip(self) -> VGroup:
+        """The layer's heads as a row of small boxes, the featured one lit."""
+        boxes = VGroup(*[Rectangle(width=0.42, height=0.42, stroke_width=2, stroke_color=S.MUTED,
+                                   fill_color=S.ATTENTION if i == self.h else S.PANEL, fill_opacity=1)
+                         for i in range(self.H)]).arrange(RIGHT, buff=0.1)
+        return boxes
+
     def build(self):
         b, h, rows = self.bundle, self.h, self.rows
+        probs = b["probs"][0, h]
         with self.beat("intro") as beat:
+            # sentence 0: tokens looking at one another, drawn from this head's own weights
+            arcs = AttentionArcs(probs, labels=b.tokens, width=9.0, height=1.0)
             tag = label(f"layer 1 · head {h + 1} of {self.H}", S.BODY_SIZE, S.ATTENTION)
+            strip = self.head_strip()
             rule = fit_width(label("chosen: the head whose last row is least uniform (lowest entropy)",
                                    S.SMALL, S.MUTED), 11)
-            VGroup(tag, rule).arrange(DOWN, buff=0.2).move_to(UP * 0.5)
-            self.play(FadeIn(tag, shift=UP * 0.2), run_time=beat.share(0.2))
-            self.play(FadeIn(rule), run_time=beat.share(0.2))
+            top = VGroup(tag, strip).arrange(RIGHT, buff=0.5)
+            group = VGroup(arcs, top, rule).arrange(DOWN, buff=0.45)
+            place_in(group, S.CONTENT)
+            self.play(FadeIn(arcs.marks, shift=UP * 0.1), run_time=beat.span(0, 0.3))
+            self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.05), run_time=beat.span(0, 0.7))
+            beat.wait_for(1)          # "a single head of the first layer: head h of H"
+            self.play(FadeIn(tag, shift=UP * 0.2), LaggedStart(*[FadeIn(bx, shift=DOWN * 0.2) for bx in strip],
+                                                               lag_ratio=0.25), run_time=beat.span(1, 0.6))
+            self.play(Indicate(strip[h], color=S.ATTENTION, scale_factor=1.5), run_time=beat.span(1, 0.8))
+            beat.wait_for(2)          # "picked because its last row is the least uniform"
+            self.play(FadeIn(rule), *arcs.focus(b.T - 1), run_time=beat.span(2, 0.4))
+            self.play(Indicate(arcs.marks[-1], color=S.TOKEN), run_time=beat.span(2, 0.5))
         with self.beat("inputs") as beat:
-            x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=4, rows=rows,
+            x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=6, rows=rows,
                            shape_text=f"x = LayerNorm(residual): {b.T} × {self.d}")
             place_in(x, S.CONTENT)
             note = self.window_note()
-            self.play(FadeOut(tag), FadeOut(rule), run_time=beat.share(0.1))
-            self.play(FadeIn(x.cell_group), FadeIn(x.row_label_mobs), run_time=beat.share(0.25))
+            self.play(FadeOut(group), run_time=beat.span(0, 0.15))
+            self.play(FadeIn(x.cell_group), FadeIn(x.row_label_mobs), *([FadeIn(note)] if note else []),
+                      run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "T rows, one per token, each d numbers wide"
+            self.play(Indicate(x.row_label_mobs, color=S.TOKEN), run_time=beat.span(1, 0.3))
             self.play(LaggedStart(*[FadeIn(t) for t in x.text_group], lag_ratio=0.02),
-                      FadeIn(x.ellipses), FadeIn(x.shape_mob), *( [FadeIn(note)] if note else []),
-                      run_time=beat.share(0.4))
+                      FadeIn(x.ellipses), FadeIn(x.shape_mob), run_time=beat.span(1, 0.6))
         with self.beat("qkv") as beat:
             grids = VGroup()
             for name, colour in (("q", S.QUERY), ("k", S.KEY), ("v", S.VALUE)):
-                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows,
-                               shape_text=f"{b.T} × {self.dh}")
+                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows, shape_text=f"{b.T} × {self.dh}")
                 title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=0.15)
                 frame = SurroundingRectangle(g.cell_group, color=colour, buff=0.04, stroke_width=3)
                 grids.add(VGroup(g, title, frame))
@@ -72,25 +105,34 @@ class Projections(AttentionScene):
             arrow = Arrow(x_small.get_right(), grids.get_left(), buff=0.12, color=S.MUTED, stroke_width=3)
             w_text = label(f"x × W_q, W_k, W_v → this head's {self.dh} columns of each", S.SMALL, S.MUTED)
             w_text.next_to(grids, UP, buff=0.25)
-            self.play(Transform(x, x_small), run_time=beat.share(0.15))
-            self.play(GrowArrow(arrow), FadeIn(w_text), run_time=beat.share(0.1))
+            self.play(Transform(x, x_small), run_time=beat.span(0, 0.2))
+            self.play(GrowArrow(arrow), run_time=beat.span(0, 0.15))
             self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * 0.2) for g in grids], lag_ratio=0.3),
-                      run_time=beat.share(0.3))
-            self.pay("L0.qkv", run_time=beat.share(0.25))
+                      run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "for one head each is dh numbers long"
+            self.play(FadeIn(w_text), *[Indicate(g[0].shape_mob, color=S.INK) for g in grids],
+                      run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "computing them for all heads costs …"
+            self.pay("L0.qkv", run_time=beat.span(2, 0.6))
 
 
 class Scores(AttentionScene):
-    """The T x T grid: scaled scores, the causal mask, the row softmax."""
+    """The T x T grid: scaled scores, the causal mask, the row softmax; then the same weights as lines."""
     meter_start = "L0.scores"
 
-    def grid(self, values, percent=False):
+    def setup(self):
+        super().setup()
+        # short prompts get wider cells, so the grid alone fills half the content box
+        self.cell_w = 1.2 if len(self.rows) <= 6 else 1.0
+
+    def grid(self, values, percent=False, vmax=None):
         b = self.bundle
         g = NumberGrid(values, row_labels=b.tokens, col_labels=b.tokens, rows=self.rows, cols=self.rows,
-                       cell_w=1.15, cell_h=0.5, percent=percent,
+                       cell_w=self.cell_w, cell_h=0.5, percent=percent,
                        colour=(lambda p: S.sequential(p)) if percent else None,
-                       vmax=None if not percent else 1.0)
-        fit_width(g, 10.5)
-        return g.move_to(DOWN * 0.35 + LEFT * 0.6)
+                       vmax=vmax if not percent else 1.0)
+        fit_width(g, 10.0)
+        return place_in(g, S.CONTENT)
 
     @staticmethod
     def swap_numbers(grid, target, cells):
@@ -107,27 +149,46 @@ class Scores(AttentionScene):
         scaled = b["scores_scaled"][0, h]     # [T, T]
         masked = b["scores_masked"][0, h]     # [T, T], −inf above the diagonal
         probs = b["probs"][0, h]              # [T, T]
+        last = b.T - 1
         note = self.window_note()
+        # the dot products before the scaling, from the bundle's own q and k (same colour scale as after)
+        dots = b["q"][0, h].astype(np.float64) @ b["k"][0, h].astype(np.float64).T
+        vmax = float(np.abs(scaled).max())
         with self.beat("scores") as beat:
-            formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK).move_to(UP * S.TOP_LINE_Y)
-            grid = self.grid(scaled)
-            self.play(Write(formula), run_time=beat.share(0.15))
-            self.play(FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs), FadeIn(grid.col_label_mobs),
-                      FadeIn(grid.ellipses), *([FadeIn(note)] if note else []), run_time=beat.share(0.2))
-            self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03),
-                      run_time=beat.share(0.3))
-            self.pay("L0.scores", run_time=beat.share(0.2))
+            dot_formula = label("q · k", S.BODY_SIZE, S.INK).move_to(UP * TITLE_Y)
+            formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK)
+            root = label(f"√{self.dh} = {np.sqrt(self.dh):g}", S.BODY_SIZE, S.MUTED)
+            VGroup(formula, root).arrange(RIGHT, buff=0.6).move_to(UP * TITLE_Y)
+            grid = self.grid(dots, vmax=vmax)
+            scaled_grid = self.grid(scaled, vmax=vmax)
+            shape = label(f"{b.T} × {b.T} scores", S.SMALL, S.MUTED, mono=True)
+            below(shape, grid.cell_group, buff=0.15, aligned=RIGHT)
+            self.play(Write(dot_formula), FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs),
+                      FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), *([FadeIn(note)] if note else []),
+                      run_time=beat.span(0, 0.4))
+            self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0, 0.7))
+            beat.wait_for(1)          # "each product is divided by the square root of dh, which is …"
+            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=LEFT * 0.2),
+                      run_time=beat.span(1, 0.3))
+            self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
+                      *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "the result is a T by T grid of scores, … FLOPs"
+            self.play(FadeIn(shape, shift=UP * 0.1), Indicate(grid.cell_group, color=S.INK, scale_factor=1.04),
+                      run_time=beat.span(2, 0.4))
+            self.pay("L0.scores", run_time=beat.span(2, 0.5))
         with self.beat("mask") as beat:
-            masked_grid = self.grid(masked)
+            masked_grid = self.grid(masked, vmax=vmax)
             future = [(r, c) for (r, c) in grid.cells if c > r]
-            mask_title = label("causal mask: no looking ahead", S.BODY_SIZE, S.WARNING).move_to(formula)
-            self.play(ReplacementTransform(formula, mask_title), run_time=beat.share(0.15))
+            mask_title = label("causal mask: no looking ahead", S.BODY_SIZE, S.WARNING).move_to(UP * TITLE_Y)
+            self.play(ReplacementTransform(VGroup(formula, root), mask_title), FadeOut(shape),
+                      run_time=beat.span(0, 0.3))
+            beat.wait_for(1)          # "every score above the diagonal becomes minus infinity"
             if future:
                 self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
                           *self.swap_numbers(grid, masked_grid, future),
-                          run_time=beat.share(0.45))
+                          run_time=beat.span(1, 0.7))
             else:   # one token: nothing lies above the diagonal, the grid stays as it is
-                self.wait(beat.share(0.45))
+                self.play(Indicate(grid.cell_group, color=S.WARNING), run_time=beat.span(1, 0.7))
         with self.beat("softmax") as beat:
             pgrid = self.grid(probs, percent=True)
             sm_title = label("softmax along each row", S.BODY_SIZE, S.ATTENTION).move_to(mask_title)
@@ -138,22 +199,72 @@ class Scores(AttentionScene):
             sums_header = VGroup()
             if len(self.rows) < b.T:
                 sums_header.add(label(f"all {b.T}", S.SMALL, S.MUTED).next_to(sums[0], UP, buff=0.45))
-            self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.share(0.15))
+            side = VGroup(sums, sums_header)
+            # the grid and its sums, centred together
+            shift = S.CONTENT.x - VGroup(pgrid.cell_group, pgrid.row_label_mobs, side).get_center()[0]
+            for m in (pgrid, side, masked_grid):
+                m.shift(RIGHT * shift)
+            self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.span(0, 0.25))
             self.play(*[Transform(grid.cells[rc], pgrid.cells[rc]) for rc in grid.cells],
+                      grid.row_label_mobs.animate.shift(RIGHT * shift),
+                      grid.col_label_mobs.animate.shift(RIGHT * shift),
+                      grid.ellipses.animate.shift(RIGHT * shift),
                       *self.swap_numbers(grid, pgrid, list(grid.values_mobs)),
-                      run_time=beat.share(0.4))
+                      run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "each row now sums to one, and the masked cells get exactly zero"
             self.play(LaggedStart(*[FadeIn(s, shift=LEFT * 0.2) for s in sums], lag_ratio=0.15),
-                      FadeIn(sums_header), run_time=beat.share(0.3))
+                      FadeIn(sums_header), run_time=beat.span(1, 0.4))
+            zeros = [grid.values_mobs[(r, c)] for (r, c) in grid.values_mobs if c > r]
+            if zeros:
+                self.play(*[Indicate(z, color=S.WARNING) for z in zeros], run_time=beat.span(1, 0.5))
+        with self.beat("arcs") as beat:
+            # the lines leave each row of the grid (its queries) for a column of the keys beside it
+            cells = grid.cell_group
+            arcs = AttentionArcs(probs, labels=b.tokens, layout="columns", width=1.4, clip=7,
+                                 anchors=[VGroup(*[grid.cells[(r, c)] for c in self.rows]) for r in self.rows])
+            whole = VGroup(grid.row_label_mobs, cells, arcs)
+            shift = S.CONTENT.x - whole.get_center()[0]
+            arcs.shift(RIGHT * shift)
+            # the grid as it now stands (its numbers are the softmax grid's, swapped in)
+            shown = VGroup(cells, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses, *grid.values_mobs.values())
+            arcs_title = fit_width(label("each row as lines to the tokens it reads", S.BODY_SIZE,
+                                         S.ATTENTION), TITLE_W).move_to(sm_title)
+            self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_title, arcs_title),
+                      run_time=beat.span(0, 0.25))
+            self.play(FadeIn(arcs.key_marks, shift=LEFT * 0.2), run_time=beat.span(0, 0.2))
+            self.play(LaggedStart(*[LaggedStart(*[Create(p) for p in arcs.row(r)], lag_ratio=0.1)
+                                    for r in self.rows], lag_ratio=0.3), run_time=beat.span(0, 0.5))
+            beat.wait_for(1)          # "the heavier the weight, the thicker the line"
+            heaviest = max(arcs.weight_of, key=arcs.weight_of.get)
+            self.play(Indicate(grid.values_mobs[heaviest], color=S.TOKEN),
+                      arcs.arcs[heaviest].animate.set_stroke(color=S.TOKEN), run_time=beat.span(1, 0.5))
+            self.play(arcs.arcs[heaviest].animate.set_stroke(color=S.ATTENTION), run_time=beat.span(1, 0.3))
+            beat.wait_for(2)          # "every line leads back: to the token itself, or to one before it"
+            back = fit_width(label("the mask: lines go back, never ahead", S.BODY_SIZE, S.WARNING),
+                             TITLE_W).move_to(arcs_title)
+            self.play(ReplacementTransform(arcs_title, back), run_time=beat.span(2, 0.3))
+            # the cells no line comes from: every one above the diagonal
+            ahead = [grid.cells[(r, c)] for (r, c) in grid.cells if c > r]
+            if ahead:
+                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(2, 0.5))
+            selfs = [arcs.arcs[(r, r)] for r in self.rows if (r, r) in arcs.arcs]
+            self.play(*[Indicate(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
+                      *[Indicate(m.text_mob, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(2, 0.8))
         with self.beat("last_row") as beat:
-            last = b.T - 1
-            box = SurroundingRectangle(VGroup(grid.row_cells(last), sums[-1]), color=S.TOKEN, buff=0.06)
+            box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=0.06)
             order = np.argsort(-probs[last])[:3]
             readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
             who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
-                                  mono=True), S.TEXT_W)
-            below(who, grid, buff=0.3)
-            self.play(Create(box), run_time=beat.share(0.2))
-            self.play(FadeIn(who, shift=UP * 0.1), run_time=beat.share(0.25))
+                                  mono=True), TITLE_W).move_to(back)
+            self.play(Create(box), *arcs.focus(last), run_time=beat.span(0, 0.3))
+            self.play(ReplacementTransform(back, who), run_time=beat.span(0, 0.3))
+            top = int(order[0])
+            if (last, top) in arcs.arcs:
+                self.play(Indicate(arcs.key_marks[self.rows.index(top)].text_mob, color=S.TOKEN),
+                          run_time=beat.span(0, 0.6))
+            if len(beat.sentences) > 1 and getattr(self, "random_mark", None) is not None:
+                beat.wait_for(1)      # "this one is chance": the mark that says so
+                self.play(Indicate(self.random_mark, color=S.WARNING), run_time=beat.span(1, 0.6))
 
 
 class Mixing(AttentionScene):
@@ -165,28 +276,53 @@ class Mixing(AttentionScene):
         last = b.T - 1
         weights = b["probs"][0, h, last]                     # [T]
         with self.beat("mix") as beat:
-            w = NumberGrid(weights[:, None], row_labels=b.tokens, rows=self.rows, percent=True,
+            w = NumberGrid(weights[:, None], rows=self.rows, percent=True,
                            colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
             w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w, UP, buff=0.15)
-            v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=4, shape_text=f"v: {b.T} × {dh}")
+            keys = VGroup(*[TokenChip(S.clip_token(b.tokens[r], 7), size=S.SMALL, max_text_width=1.6)
+                            .next_to(w.cells[(r, 0)], LEFT, buff=0.15) for r in self.rows])
+            for k in keys:
+                k.align_to(keys, RIGHT)
+            query = TokenChip(S.clip_token(b.tokens[last], 7), size=S.SMALL, max_text_width=1.6)
+            query.next_to(keys, LEFT, buff=1.6).set_y(w.cell_group.get_y())
+            # the last row's lines: from the last token to every token whose value it mixes
+            arcs = AttentionArcs(b["probs"][0, h], layout="columns", positions=self.rows,
+                                 anchors=[query if r == last else None for r in self.rows], key_anchors=list(keys))
+            v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=3, shape_text=f"v: {b.T} × {dh}")
             v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=0.15)
-            out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=4, shape_text=f"1 × {dh}")
-            out_title = fit_width(label(f"output of {S.show_token(b.tokens[last])}", S.SMALL, S.TOKEN), 3.5)
+            out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=3, shape_text=f"1 × {dh}")
+            out_title = fit_width(label(f"output of {S.show_token(b.tokens[last])}", S.SMALL, S.TOKEN), 3.2)
             out_title.next_to(out.cell_group, UP, buff=0.2)
             times = label("×", S.TITLE_SIZE, S.MUTED)
             sigma = label("Σ rows →", S.BODY_SIZE, S.MUTED)
-            row = VGroup(VGroup(w, w_title), times, VGroup(v, v_title), sigma, VGroup(out, out_title))
+            left = VGroup(query, arcs, keys, w, w_title)
+            row = VGroup(left, times, VGroup(v, v_title), sigma, VGroup(out, out_title))
             row.arrange(RIGHT, buff=0.35)
             place_in(fit_width(row, S.FULL_W), S.CONTENT)
             note = self.window_note()
-            self.play(FadeIn(w), FadeIn(w_title), *([FadeIn(note)] if note else []), run_time=beat.share(0.15))
-            self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.share(0.2))
-            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * 0.2), FadeIn(out_title), run_time=beat.share(0.2))
-            self.pay("L0.mix", run_time=beat.share(0.2))
+            self.play(FadeIn(query), FadeIn(keys), *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.15))
+            self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.15), FadeIn(w), FadeIn(w_title),
+                      run_time=beat.span(0, 0.3))
+            self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.span(0, 0.25))
+            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * 0.2), FadeIn(out_title), run_time=beat.span(0, 0.25))
+            beat.wait_for(1)          # "for the whole layer that is another … FLOPs"
+            e = self.ledger["L0.mix"]
+            bill = fit_width(label(f"all {self.H} heads: {e.formula} = {S.fmt_int(e.flops)} FLOPs",
+                                   S.SMALL, S.FLOPS, mono=True), TITLE_W).move_to(UP * TITLE_Y)
+            self.play(FadeIn(bill, shift=UP * 0.15), Indicate(sigma, color=S.FLOPS), run_time=beat.span(1, 0.4))
+            self.pay("L0.mix", run_time=beat.span(1, 0.6))
         with self.beat("out") as beat:
-            self.play(FadeOut(row), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
-            concat = fit_width(label(f"{self.H} heads × {dh} = {d}  →  × W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION),
-                               S.TEXT_W).move_to(UP * S.TOP_LINE_Y)
+            self.play(FadeOut(row), FadeOut(bill), *([FadeOut(note)] if note else []), run_time=beat.span(0, 0.1))
+            # the heads side by side: H boxes of dh numbers, the one we followed lit
+            heads = VGroup(*[Rectangle(width=0.62, height=0.5, stroke_width=2, stroke_color=S.MUTED,
+                                       fill_color=S.ATTENTION if i == h else S.PANEL, fill_opacity=1)
+                             for i in range(self.H)]).arrange(RIGHT, buff=0)
+            nums = VGroup(*[label(str(dh), S.SMALL, S.INK, mono=True).move_to(box) for box in heads])
+            for n in nums:
+                fit_width(n, 0.56)
+            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION).next_to(heads, RIGHT, buff=0.3)
+            strip = VGroup(heads, nums, total)
+            proj = label(f"× W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION)
             names = ("residual", "+ attention", "= new residual")
             colours = (S.RESIDUAL, S.ATTENTION, S.RESIDUAL)
             mats = (b["resid_pre"][0, last], b["attn_out"][0, last], b["resid_mid"][0, last])
@@ -195,23 +331,36 @@ class Mixing(AttentionScene):
                 g = NumberGrid(vec[None, :], max_cols=6, cell_w=1.0)
                 t = label(name, S.BODY_SIZE, colour)
                 lines.add(VGroup(t, g).arrange(RIGHT, buff=0.4))
-            lines.arrange(DOWN, buff=0.35, aligned_edge=RIGHT)
+            lines.arrange(DOWN, buff=0.3, aligned_edge=RIGHT)
             shape = label(f"row of {S.show_token(b.tokens[last])}: 1 × {d}", S.SMALL, S.MUTED, mono=True)
-            below(shape, lines, buff=0.25, aligned=RIGHT)
-            group = VGroup(lines, shape)
-            fit_width(group, S.TEXT_W).move_to(DOWN * 0.4)
-            self.play(FadeIn(concat), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(l, shift=UP * 0.15) for l in lines], lag_ratio=0.35),
-                      FadeIn(shape), run_time=beat.share(0.35))
-            self.pay("L0.out", run_time=beat.share(0.2))
+            below(shape, lines, buff=0.2, aligned=RIGHT)
+            top = VGroup(strip, proj).arrange(RIGHT, buff=0.6)
+            group = VGroup(top, VGroup(lines, shape)).arrange(DOWN, buff=0.45)
+            fit_to(group, S.CONTENT)
+            place_in(group, S.CONTENT)
+            self.play(LaggedStart(*[FadeIn(VGroup(bx, n), shift=DOWN * 0.2) for bx, n in zip(heads, nums)],
+                                  lag_ratio=0.3), run_time=beat.span(0, 0.7))
+            self.play(FadeIn(total, shift=LEFT * 0.2), Indicate(heads[h], color=S.ATTENTION),
+                      run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "an output projection mixes them, for … FLOPs"
+            self.play(FadeIn(proj, shift=LEFT * 0.2), FadeIn(lines[1]), run_time=beat.span(1, 0.3))
+            self.pay("L0.out", run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "the result is added back onto the residual stream"
+            self.play(FadeIn(lines[0], shift=DOWN * 0.15), run_time=beat.span(2, 0.35))
+            self.play(FadeIn(lines[2], shift=UP * 0.15), FadeIn(shape), run_time=beat.span(2, 0.4))
         with self.beat("receipt") as beat:
-            self.play(FadeOut(concat), FadeOut(group), run_time=beat.share(0.1))
-            receipt = self.receipt()
+            self.play(FadeOut(group), run_time=beat.span(0, 0.1))
+            receipt, rows = self.receipt()
             self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in receipt], lag_ratio=0.15),
-                      run_time=beat.share(0.45))
+                      run_time=beat.span(0, 0.5))
+            # "nearly all of it in the projections"
+            self.play(Indicate(rows[0][2], color=S.FLOPS), Indicate(rows[3][2], color=S.FLOPS),
+                      run_time=beat.span(0, 0.8))
+            beat.wait_for(1)          # "at T tokens the score grid itself is cheap"
+            self.play(Indicate(rows[1], color=S.KEY), run_time=beat.span(1, 0.7))
 
-    def receipt(self) -> VGroup:
-        """The itemised bill of one attention layer, straight from the ledger."""
+    def receipt(self) -> tuple[VGroup, VGroup]:
+        """The itemised bill of one attention layer, straight from the ledger (and its rows)."""
         keys = ("L0.qkv", "L0.scores", "L0.mix", "L0.out")
         rows = VGroup()
         for key in keys:
@@ -233,7 +382,7 @@ class Mixing(AttentionScene):
                     color=S.MUTED, stroke_width=2)
         note = fit_width(label("softmax and LayerNorm are not counted (see the ledger's note)", S.SMALL, S.MUTED), 11)
         below(note, rows, buff=0.35, aligned=LEFT)
-        return VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
+        return VGroup(*rows[:-1], VGroup(rule, rows[-1]), note), rows
 
 
 SCENES = [Projections, Scores, Mixing]

@@ -1,6 +1,8 @@
 """Chapter 05 — encoder vs decoder: the same real scores with and without the triangle.
 
-The meter holds at the one-pass total all chapter: nothing here adds arithmetic.
+The meter holds at the one-pass total all chapter: nothing here adds arithmetic. The head's
+weights are drawn as a grid and as lines from each row to the tokens it reads (AttentionArcs):
+backwards only under the mask, both ways without it. Each beat steps with its sentences.
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, below, fit_width, keep_inside, label, place_in, place_row, token_window
+from scenes.widgets import (AttentionArcs, NumberGrid, below, fit_width, keep_inside, label, place_in, place_row,
+                            token_window)
 
 HOLD_STEP = "held: no new arithmetic"
 
@@ -62,7 +65,13 @@ class MaskOff(EncoderDecoderScene):
     def grid(self, probs: np.ndarray) -> NumberGrid:
         b = self.bundle
         return NumberGrid(probs, row_labels=b.tokens, col_labels=b.tokens, rows=self.rows, cols=self.rows,
-                          cell_w=1.1, cell_h=0.46, percent=True, colour=lambda p: S.sequential(p), vmax=1.0)
+                          cell_w=1.1 if len(self.rows) <= 6 else 1.0, cell_h=0.46, percent=True,
+                          colour=lambda p: S.sequential(p), vmax=1.0)
+
+    def arcs(self, grid: NumberGrid, weights: np.ndarray) -> AttentionArcs:
+        """The weights as lines from each row of the grid (its query) to a column of the keys beside it."""
+        return AttentionArcs(weights, labels=self.bundle.tokens, layout="columns", width=1.5, clip=7,
+                             anchors=[grid.row_cells(r) for r in self.rows])
 
     def build(self):
         b, f = self.bundle, self.f
@@ -87,6 +96,11 @@ class MaskOff(EncoderDecoderScene):
         block = layout.height + 0.9      # the grid and the summary under it, centred in the content box
         place_in(layout, S.CONTENT, UP, y=min(S.CONTENT.top, S.CONTENT_Y + block / 2))
         full.scale(scale).move_to(causal, aligned_edge=UP + LEFT)
+        back, both = self.arcs(causal, f["causal"]), self.arcs(causal, f["full"])
+        # the grid and its lines centred together (the change column later stands where the lines were)
+        dx = S.CONTENT.x - VGroup(causal, back).get_center()[0]
+        for m in (layout, full, back, both):
+            m.shift(RIGHT * dx)
         triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
         note = f"  ·  showing the last {len(self.rows)} of {T} tokens" if len(self.rows) < T else ""
         titles = {
@@ -96,29 +110,51 @@ class MaskOff(EncoderDecoderScene):
         for t in titles.values():
             fit_width(t, 8.5).move_to(UP * S.TOP_LINE_Y)   # clear of the meter note above
 
+        ahead = [causal.cells[(r, c)] for (r, c) in causal.cells if c > r]
         with self.beat("decoder") as beat:
-            self.play(FadeIn(titles["decoder"]), run_time=beat.share(0.1))
-            self.play(FadeIn(causal.cell_group), FadeIn(causal.row_label_mobs), FadeIn(causal.col_label_mobs),
-                      FadeIn(causal.ellipses), run_time=beat.share(0.2))
+            self.play(FadeIn(titles["decoder"]), FadeIn(causal.cell_group), FadeIn(causal.row_label_mobs),
+                      FadeIn(causal.col_label_mobs), FadeIn(causal.ellipses), run_time=beat.span(0, 0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in causal.text_group], lag_ratio=0.02),
-                      run_time=beat.share(0.25))
-            self.play(Create(triangle), run_time=beat.share(0.2))
+                      run_time=beat.span(0, 0.7))
+            beat.wait_for(1)          # "every cell above the diagonal was minus infinity … exactly zero"
+            self.play(Create(triangle), run_time=beat.span(1, 0.3))
+            if ahead:
+                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "drawn as lines, every token reads only backwards"
+            self.play(FadeIn(back.key_marks, shift=LEFT * 0.2), run_time=beat.span(2, 0.2))
+            self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(2, 0.7))
+            beat.wait_for(3)          # "this is what makes GPT a decoder"
+            self.play(Indicate(titles["decoder"], color=S.WARNING), Indicate(triangle, color=S.WARNING),
+                      run_time=beat.span(3, 0.7))
         with self.beat("encoder") as beat:
-            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.share(0.15))
-            self.play(FadeOut(triangle), run_time=beat.share(0.15))
+            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0, 0.3))
+            self.play(FadeOut(triangle), run_time=beat.span(0, 0.4))
+            beat.wait_for(1)          # "the same softmax along each row … forward as well as back"
             # cells recolour in place; numbers that change fade across (morphing glyphs is unreadable)
             moved = [rc for rc in causal.values_mobs if causal.values_mobs[rc].text != full.values_mobs[rc].text]
             self.play(*[Transform(causal.cells[rc], full.cells[rc]) for rc in causal.cells],
                       *[FadeOut(causal.values_mobs[rc]) for rc in moved],
                       *[FadeIn(full.values_mobs[rc]) for rc in moved],
-                      run_time=beat.share(0.45))
+                      run_time=beat.span(1, 0.4))
             for rc in moved:   # the grid now holds the new numbers
                 causal.text_group.remove(causal.values_mobs[rc])
                 causal.values_mobs[rc] = full.values_mobs[rc]
                 causal.text_group.add(full.values_mobs[rc])
+            # the same lines reweighted, new ones forward (down the key column), lost ones gone
+            kept = [qk for qk in back.arcs if qk in both.arcs]
+            new = [both.arcs[qk] for qk in both.arcs if qk not in back.arcs]
+            self.play(*[Transform(back.arcs[qk], both.arcs[qk]) for qk in kept],
+                      *[FadeOut(back.arcs[qk]) for qk in back.arcs if qk not in both.arcs],
+                      run_time=beat.span(1, 0.3))
+            self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(1, 0.8))
+            beat.wait_for(2)          # "that is all an encoder is"
+            self.play(Indicate(titles["encoder"], color=S.ATTENTION), run_time=beat.span(2, 0.7))
+        lines = VGroup(*[back.arcs[qk] for qk in back.arcs if qk in both.arcs], *new, back.key_marks)
         with self.beat("changes") as beat:
-            self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * 0.15) for t in changes], lag_ratio=0.1),
-                      run_time=beat.share(0.3))
+            # the lines make way for the change column; the grid and the column centred together
+            dx = S.CONTENT.x - VGroup(causal.cell_group, causal.row_label_mobs, head, changes).get_center()[0]
+            VGroup(head, changes).shift(RIGHT * dx)
+            self.play(FadeOut(lines), causal.animate.shift(RIGHT * dx), run_time=beat.span(0, 0.3))
             r, c = f["big_row"], f["big_col"]
             big = fit_width(label(
                 f"biggest shift: row {S.show_token(b.tokens[r])}, column {S.show_token(b.tokens[c])}:  "
@@ -126,20 +162,59 @@ class MaskOff(EncoderDecoderScene):
                 S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
             rows_note = f"{len(f['changed'])} of {T} rows change"
             summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=0.12)
-            keep_inside(below(fit_width(summary, S.TEXT_W), layout, buff=0.15), S.CONTENT)
+            keep_inside(below(fit_width(summary, S.TEXT_W), VGroup(causal, changes), buff=0.15), S.CONTENT)
             if (r, c) in causal.cells:
                 box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=0.02, stroke_width=4)
             else:
                 box = VGroup()
             last_box = SurroundingRectangle(VGroup(causal.row_cells(last), changes[-1]), color=S.KEY, buff=0.05)
-            self.play(FadeIn(summary), Create(box), run_time=beat.share(0.3))
-            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.share(0.25))
+            column = SurroundingRectangle(VGroup(head, changes), color=S.MUTED, buff=0.08)
+            # "k of the T rows change"
+            self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * 0.15) for t in changes], lag_ratio=0.1),
+                      FadeIn(summary[1]), run_time=beat.span(0, 0.6))
+            step = 1
+            if len(beat.sentences) > 5:   # "these weights are random … but the rule is not"
+                beat.wait_for(step)
+                mark = getattr(self, "random_mark", None)
+                self.play(Create(column), *([Indicate(mark, color=S.WARNING)] if mark else []),
+                          run_time=beat.span(step, 0.5))
+                self.play(*[Indicate(cell, color=S.ATTENTION, scale_factor=1.0)    # cell by cell: a new group
+                            for rr in self.rows if rr in f["changed"] for cell in causal.row_cells(rr)],
+                          run_time=beat.span(step, 0.7))       # would be drawn over the numbers
+                step += 1
+            beat.wait_for(step)       # "the biggest shift is in the row of …"
+            big_row = list(causal.row_cells(r)) if r in self.rows else [VGroup()]
+            self.play(*[Indicate(cell, color=S.TOKEN, scale_factor=1.0) for cell in big_row],
+                      run_time=beat.span(step, 0.6))
+            beat.wait_for(step + 1)   # "its weight on … goes from … to …"
+            self.play(FadeIn(summary[0], shift=UP * 0.1), Create(box), run_time=beat.span(step + 1, 0.3))
+            if (r, c) in causal.values_mobs:   # the cell as it was under the mask, then as it is now
+                cell, now = causal.cells[(r, c)], causal.values_mobs[(r, c)]
+                was = label(S.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
+                was.match_height(now).move_to(now, aligned_edge=RIGHT)
+                colour = cell.get_fill_color()
+                self.play(cell.animate.set_fill(S.sequential(float(f["causal"][r, c]))), FadeOut(now), FadeIn(was),
+                          run_time=beat.span(step + 1, 0.35))
+                self.play(cell.animate.set_fill(colour), FadeOut(was), FadeIn(now), run_time=beat.span(step + 1, 0.6))
+            beat.wait_for(step + 2)   # "the last row does not move at all"
+            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.span(step + 2, 0.7))
+            beat.wait_for(step + 3)   # "it could already see every token"
+            self.play(*[Indicate(cell, color=S.KEY, scale_factor=1.0) for cell in causal.row_cells(last)],
+                      run_time=beat.span(step + 3, 0.7))
         with self.beat("same_cost") as beat:
-            grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"])
-            self.play(FadeOut(grid_group), run_time=beat.share(0.15))
-            self.play(*self.receipt(beat), run_time=beat.share(0.4))
+            grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"],
+                                *([column] if column in self.mobjects else []))
+            rows, head_line, total = self.receipt()
+            self.play(FadeOut(grid_group), run_time=beat.span(0, 0.3))
+            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows], lag_ratio=0.3), run_time=beat.span(0, 0.7))
+            beat.wait_for(1)          # "the ledger already charges the full T by T grid"
+            self.play(FadeIn(head_line), *[Indicate(r[2], color=S.INK) for r in rows], run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "a mask costs nothing, so the meter holds at …"
+            self.play(FadeIn(total, shift=UP * 0.1), *[Indicate(r[3], color=S.FLOPS) for r in rows],
+                      run_time=beat.span(2, 0.4))
+            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(2, 0.6))
 
-    def receipt(self, beat):
+    def receipt(self):
         """Both kinds of model pay the same ledger line for the full grid of scores."""
         e = self.ledger["L0.scores"]
         rows = VGroup()
@@ -156,8 +231,7 @@ class MaskOff(EncoderDecoderScene):
         total = fit_width(label(f"one pass, either way: {S.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
                                 S.FLOPS), S.TEXT_W)
         total.move_to(DOWN * 1.4)
-        return [LaggedStart(FadeIn(head), *[FadeIn(r, shift=UP * 0.1) for r in rows], FadeIn(total),
-                            lag_ratio=0.3)]
+        return rows, head, total
 
 
 class Towers(EncoderDecoderScene):
@@ -191,8 +265,6 @@ class Towers(EncoderDecoderScene):
         dec_in = label("output so far, one token at a time", S.SMALL, S.TOKEN).move_to([dx, S.FOOTER_Y, 0])
         dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
         dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=0.1)
-        encoder = VGroup(enc_frame, enc_attn, enc_mlp, enc_n, enc_name, enc_in, enc_arrow)
-        decoder = VGroup(dec_frame, dec_attn, dec_cross, dec_mlp, dec_n, dec_name, dec_in, dec_arrow, dec_out)
 
         # cross-attention: keys and values from the encoder's output, queries from the decoder below
         kv = Arrow(enc_frame.get_right() + UP * 0.3, dec_cross.get_left(), buff=0.1, color=S.KEY,
@@ -204,13 +276,30 @@ class Towers(EncoderDecoderScene):
         q_label = label("queries", S.SMALL, S.QUERY).next_to(q, RIGHT, buff=0.15)
 
         with self.beat("towers") as beat:
-            self.play(FadeIn(title), run_time=beat.share(0.1))
-            self.play(FadeIn(encoder, shift=UP * 0.2), run_time=beat.share(0.3))
-            self.play(FadeIn(decoder, shift=UP * 0.2), run_time=beat.share(0.3))
+            # "the machine from 2017 had both kinds"
+            self.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(enc_frame), FadeIn(dec_frame), FadeIn(enc_name),
+                      FadeIn(dec_name), run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "an encoder tower reads the whole source text at once, with no mask"
+            self.play(FadeIn(VGroup(enc_attn, enc_mlp, enc_n), shift=UP * 0.2), run_time=beat.span(1, 0.4))
+            self.play(FadeIn(enc_in, shift=UP * 0.2), GrowArrow(enc_arrow), run_time=beat.span(1, 0.5))
+            beat.wait_for(2)          # "a decoder tower writes the output one token at a time, behind the triangle"
+            self.play(FadeIn(VGroup(dec_attn, dec_cross, dec_mlp, dec_n), shift=UP * 0.2), run_time=beat.span(2, 0.4))
+            self.play(FadeIn(dec_in, shift=UP * 0.2), GrowArrow(dec_arrow), FadeIn(dec_out, shift=UP * 0.2),
+                      run_time=beat.span(2, 0.5))
         with self.beat("cross") as beat:
-            self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.share(0.3))
-            self.play(Create(q), FadeIn(q_label), run_time=beat.share(0.25))
-            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.05), run_time=beat.share(0.2))
+            # "they meet in cross-attention"
+            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0, 0.8))
+            beat.wait_for(1)          # "the queries from the decoder, the keys and values from the encoder's output"
+            self.play(Create(q), FadeIn(q_label), run_time=beat.span(1, 0.4))
+            self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "the writer asks, and the reader's tower answers"
+            self.play(Indicate(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(2, 0.45))
+            self.play(Indicate(VGroup(enc_attn, enc_mlp, kv), color=S.KEY, scale_factor=1.05),
+                      run_time=beat.span(2, 0.8))
+            beat.wait_for(3)          # "where a translation crosses from one language to the other"
+            self.play(Indicate(enc_in, color=S.TOKEN), run_time=beat.span(3, 0.35))
+            self.play(Indicate(kv, color=S.TOKEN), run_time=beat.span(3, 0.4))
+            self.play(Indicate(dec_out, color=S.LOGIT), run_time=beat.span(3, 0.8))
 
 
 class Families(EncoderDecoderScene):
@@ -219,9 +308,9 @@ class Families(EncoderDecoderScene):
     def column(self, fam, n: int) -> VGroup:
         name = label(fam.name, S.BODY_SIZE, S.INK)
         if fam.mask == "both":
-            icon = VGroup(mask_icon(n, "none"), mask_icon(n, "causal")).arrange(RIGHT, buff=0.35)
+            icon = VGroup(mask_icon(n, "none", 0.22), mask_icon(n, "causal", 0.22)).arrange(RIGHT, buff=0.35)
         else:
-            icon = mask_icon(n, fam.mask)
+            icon = mask_icon(n, fam.mask, 0.22)
         icon_note = label({"none": "sees every token", "causal": "sees only the past",
                            "both": "reads all, writes causally"}[fam.mask], S.SMALL, S.MUTED)
         examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in fam.examples]).arrange(DOWN, buff=0.1)
@@ -231,29 +320,60 @@ class Families(EncoderDecoderScene):
             part.arrange(DOWN, buff=0.08)
         for part in (examples, can, cannot, icon_note, name):
             fit_width(part, 4.2)
-        col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=0.2)
-        col.name, col.icon = name, icon
+        col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=0.15)
+        col.name, col.icon, col.examples, col.can, col.cannot = name, icon, examples, can, cannot
+        col.body = VGroup(icon, icon_note, examples, can, cannot)
         return col
 
     def build(self):
         n = max(3, min(self.bundle.T, 5))
         cols = VGroup(*[self.column(f, n) for f in FAMILIES])
         tallest = max(c.height for c in cols)
-        if tallest > 4.4:                 # leave a line for the verdict above the caption band
+        if tallest > 4.1:                 # leave a line for the verdict above the caption band
             for c in cols:
-                c.scale(4.4 / tallest)
+                c.scale(4.1 / tallest)
         for c, x in zip(cols, (-4.55, 0.0, 4.55)):   # three equal thirds, same top line
-            place_in(c, S.CONTENT, UP, x=x)
+            place_in(c, S.CONTENT, UP, x=x, y=S.HEADLINE_Y - 0.15)   # names in the content, not the headline row
         verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
                                   S.SMALL, S.WARNING), S.TEXT_W)
         verdict.move_to(UP * S.FOOTER_Y)
-        for beat_key, col in zip(("encoder_only", "decoder_only", "encoder_decoder"), cols):
-            with self.beat(beat_key) as beat:
-                self.play(FadeIn(col, shift=UP * 0.2), run_time=beat.share(0.4))
+        enc, dec, both = cols
+        with self.beat("encoder_only") as beat:
+            # "three families grew from that design"
+            self.play(LaggedStart(*[FadeIn(c.name, shift=DOWN * 0.2) for c in cols], lag_ratio=0.4),
+                      run_time=beat.span(0, 0.8))
+            beat.wait_for(1)          # "encoder-only models such as … read in both directions"
+            self.play(FadeIn(enc.icon, shift=UP * 0.2), run_time=beat.span(1, 0.3))
+            self.play(FadeIn(VGroup(*enc.body[1:3]), shift=UP * 0.2), run_time=beat.span(1, 0.5))
+            beat.wait_for(2)          # "good at understanding, and cannot write"
+            self.play(FadeIn(enc.can, shift=UP * 0.15), run_time=beat.span(2, 0.4))
+            self.play(FadeIn(enc.cannot, shift=UP * 0.15), run_time=beat.span(2, 0.6))
+        with self.beat("decoder_only") as beat:
+            # "decoder-only models such as … see only the past"
+            self.play(FadeIn(VGroup(*dec.body[:3]), shift=UP * 0.2), run_time=beat.span(0, 0.4))
+            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "they write one token at a time"
+            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=UP * 0.15), run_time=beat.span(1, 0.6))
+            beat.wait_for(2)          # "GPT-2, the model in this film, is one of them"
+            ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=0.08)
+            self.play(Create(ours), Indicate(dec.examples[0], color=S.TOKEN, scale_factor=1.3),
+                      run_time=beat.span(2, 0.5))
+            self.play(FadeOut(ours), run_time=beat.span(2, 0.5))
+        with self.beat("encoder_decoder") as beat:
+            # "encoder-decoders such as … keep both towers"
+            self.play(FadeIn(VGroup(*both.body[:3]), shift=UP * 0.2), run_time=beat.span(0, 0.4))
+            self.play(Indicate(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "they read one text and write another"
+            self.play(FadeIn(VGroup(both.can, both.cannot), shift=UP * 0.15), run_time=beat.span(1, 0.6))
         with self.beat("verdict") as beat:
-            frame = SurroundingRectangle(cols[1], color=S.WARNING, buff=0.18, corner_radius=0.1)
-            self.play(Create(frame), run_time=beat.share(0.25))
-            self.play(FadeIn(verdict, shift=UP * 0.1), run_time=beat.share(0.25))
+            # "take the names away and the difference is a single triangle of minus infinity"
+            frame = SurroundingRectangle(dec, color=S.WARNING, buff=0.18, corner_radius=0.1)
+            self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0, 0.4))
+            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
+            beat.wait_for(1)          # "the arithmetic, and its cost, is the same"
+            self.play(FadeIn(verdict, shift=UP * 0.1), *[c.name.animate.set_opacity(1) for c in cols],
+                      run_time=beat.span(1, 0.5))
+            self.play(Indicate(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(1, 0.8))
 
 
 SCENES = [MaskOff, Towers, Families]

@@ -1,0 +1,116 @@
+"""Chapters 02 and 05: the picture follows the words, and attention is drawn as lines from the head's weights.
+
+Scenes are dry-run (conftest.build_scene, draw=False) with the silent voice, which times every sentence
+from its words; every play is recorded here (start, end, whether it only held the picture), so what the
+viewer sees while a sentence is spoken is checked without rendering.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import scenes.base as base
+from data.facts.ch05 import mask_facts
+from manim import Wait
+from scenes.widgets import AttentionArcs
+from tests.conftest import build_scene
+
+SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
+          ("05", "MaskOff"), ("05", "Towers"), ("05", "Families")]
+STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
+
+
+def recorded_build(bundle, chapter, name, monkeypatch):
+    """The scene, with `.plays` = [(start, end, only_waited)] and `.arcs` = every AttentionArcs it built."""
+    plays, arcs = [], []
+    original_play, original_arcs = base.ChapterScene.play, AttentionArcs.__init__
+
+    def play(self, *animations, **kwargs):
+        start = self.time
+        out = original_play(self, *animations, **kwargs)
+        plays.append((start, self.time, all(isinstance(a, Wait) for a in animations)))
+        return out
+
+    def arcs_init(self, *args, **kwargs):
+        original_arcs(self, *args, **kwargs)
+        arcs.append(self)
+    monkeypatch.setattr(base.ChapterScene, "play", play)
+    monkeypatch.setattr(AttentionArcs, "__init__", arcs_init)
+    scene = build_scene(bundle, chapter, name, draw=False)
+    scene.plays, scene.arcs = plays, arcs
+    return scene
+
+
+@pytest.fixture(scope="module")
+def built(tiny_bundle):
+    """Each scene built once for the module (recorded as above)."""
+    cache = {}
+
+    def get(chapter, name):
+        if (chapter, name) not in cache:
+            with pytest.MonkeyPatch.context() as mp:
+                cache[(chapter, name)] = recorded_build(tiny_bundle, chapter, name, mp)
+        return cache[(chapter, name)]
+    return get
+
+
+def holds(plays) -> list[tuple[float, float]]:
+    """Stretches in which the picture only held (consecutive waits), as (start, end)."""
+    out, run = [], None
+    for start, end, still in plays:
+        if still:
+            run = (run[0], end) if run else (start, end)
+        else:
+            if run:
+                out.append(run)
+            run = None
+    return out + ([run] if run else [])
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
+    scene = built(chapter, name)
+    steps = [start for start, _, still in scene.plays if not still]
+    for cue in scene.cues:
+        for k, seg in enumerate(cue["segments"]):
+            assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
+                f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
+                f"{seg['text']!r}")
+    longest = max((b - a for a, b in holds(scene.plays)), default=0.0)
+    assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+
+
+def test_holds_are_measured_from_the_plays():
+    """The check above can fail: a scene that only waits is one long hold."""
+    assert holds([(0.0, 1.0, False), (1.0, 3.0, True), (3.0, 5.5, True), (5.5, 6.0, False)]) == [(1.0, 5.5)]
+
+
+def test_chapter02_draws_the_heads_weights_as_lines(tiny_bundle, built):
+    b = tiny_bundle
+    probs = b["probs"][0, b.featured_head()].astype(np.float64)
+    scene = built("02", "Scores")
+    (arcs,) = scene.arcs
+    expected = {(q, k) for q in range(b.T) for k in range(b.T) if probs[q, k] >= AttentionArcs.FLOOR}
+    assert set(arcs.arcs) == expected
+    assert all(arcs.weight_of[qk] == pytest.approx(probs[qk]) for qk in expected)
+    # the lines are on screen at the end, the last row's at full strength and the others faded
+    on_screen = set(map(id, scene.mobjects)) | {id(m) for top in scene.mobjects for m in top.get_family()}
+    assert all(id(p) in on_screen for p in arcs.lines)
+    last = b.T - 1
+    for (q, _), p in arcs.arcs.items():
+        assert p.get_stroke_opacity() == pytest.approx(p.base_opacity * (1 if q == last else AttentionArcs.FADED))
+    # the mix: the last row's lines lead to the values
+    mixing = built("02", "Mixing")
+    (mix,) = mixing.arcs
+    assert {q for q, _ in mix.arcs} == {last}
+    assert all(mix.weight_of[qk] == pytest.approx(probs[qk]) for qk in mix.arcs)
+
+
+def test_chapter05_draws_the_lines_backwards_only_then_both_ways(tiny_bundle, built):
+    f = mask_facts(tiny_bundle)
+    scene = built("05", "MaskOff")
+    causal, full = scene.arcs
+    assert all(k <= q for q, k in causal.arcs)                        # the mask: backwards only
+    assert any(k > q for q, k in full.arcs)                           # without it: forward too
+    for arcs, weights in ((causal, f["causal"]), (full, f["full"])):
+        assert all(arcs.weight_of[qk] == pytest.approx(weights[qk]) for qk in arcs.arcs)
