@@ -13,9 +13,12 @@ PROMPT ?= The cat sat on the
 # system packages: cairo/pango headers + pkg-config (ManimPango builds from source on Linux),
 # ffmpeg (video), a minimal TeX Live + dvisvgm (manim's LaTeX-based mobjects), espeak-ng
 # (the always-available narration voice), sox (audio checks), DejaVu fonts (the film's faces),
+# Noto (every script a prompt can hold: Arabic, Devanagari, CJK, ...) and Symbola (emoji, in
+# monochrome: colour emoji fonts come out blank through manim's SVG path) as Pango's fallbacks,
 # chromium (the lecture deck's browser test, driven by Playwright)
 APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg texlive-latex-base \
-	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core chromium
+	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core \
+	fonts-noto-core fonts-noto-cjk fonts-symbola chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: bootstrap system install piper render review test bench clean

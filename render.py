@@ -63,7 +63,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--weights", default="auto",
                    help="'auto' (default: real GPT-2 if it is on this machine, else random with a warning), "
                         "'gpt2' (hub id; downloads once), a local directory, 'random' (GPT-2 small's "
-                        "shapes, seeded random numbers) or 'tiny' (a 2-layer test model)")
+                        "shapes, seeded random numbers), 'peaked' (the same, scaled so predictions are as "
+                        "peaked as a trained model's: for reviewing layouts) or 'tiny' (a 2-layer test model)")
     p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
     p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
     p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
@@ -195,7 +196,7 @@ def inspect(bundle, as_json: bool, console):
     for row in report["tokens"]:
         t.add_row(str(row["index"]), escape(repr(row["token"])), str(row["id"]))
     console.print(t)
-    t = Table(title="top next tokens" + (" (random weights: noise, not GPT-2's predictions)" if bundle.synthetic else ""))
+    t = Table(title="top next tokens" + (" (synthetic weights: not GPT-2's predictions)" if bundle.synthetic else ""))
     for col in ("rank", "token", "id", "probability"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in top:
@@ -361,7 +362,7 @@ def main(argv=None) -> int:
             inspect(bundle, args.json, console)
             return 0
         if bundle.synthetic:
-            console.print("[yellow]random weights: every frame is marked; probabilities are noise[/yellow]")
+            console.print("[yellow]synthetic weights: every frame is marked; predictions are not GPT-2's[/yellow]")
         check_recordings(narrator, todo, bundle)
         for path in render_chapters(todo, bundle, args, narrator, console):
             console.print(f"[green]wrote[/green] {escape(str(path))}")

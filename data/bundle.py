@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file   # numpy flavour: no torch import
 
+from data import tokenizer
 from data.flops import Shape, forward_ledger
 
 SCHEMA_VERSION = 1
@@ -208,7 +209,10 @@ class Bundle:
 
     @property
     def tokens(self) -> list[str]:
-        return self.meta["token_texts"]
+        """Each token's text; a token that is part of a UTF-8 character as its bytes ('<D8>'),
+        never U+FFFD (tokenizer.readable)."""
+        return [t if "\ufffd" not in t else tokenizer.readable(i)
+                for t, i in zip(self.meta["token_texts"], self.meta["token_ids"])]
 
     @property
     def ids(self) -> list[int]:

@@ -32,7 +32,11 @@ MAX_TOKENS = 64                       # the scenes stay legible up to here
 TOP_K = 10                            # candidates kept per row / per generated step
 N_GENERATE = 4                        # tokens generated for chapter 06
 SAMPLE_SEED = 1234                    # seed of the sampled pick in chapter 04
-RANDOM_SEED = 0                       # seed of --weights random
+RANDOM_SEED = 0                       # seed of --weights random (and tiny, peaked)
+# --weights peaked: the random model with its final LayerNorm's gain raised so the unembedding's
+# logits spread like a trained model's (std ~11 at any width): top-1 of 20-95%, a top-p 0.9 set of
+# a few tokens, a logit lens that settles over the last layers. Still random numbers: synthetic.
+PEAKED_LOGIT_STD = 11.0
 WATCH_ENV = "ONEPASS_WATCH_TOKEN"     # chapter 04's named token of interest (one GPT-2 token; 'none' = off)
 # the token of interest chapter 04 ranks when $ONEPASS_WATCH_TOKEN is unset: the seeds' example
 DEFAULT_WATCH = {"The cat sat on the": " mat"}
@@ -45,14 +49,41 @@ class ExtractError(RuntimeError):
     """Extraction cannot go on; the message says what to do."""
 
 
+SYNTHETIC = ("random", "peaked", "tiny", "tiny-peaked")   # --weights made here from seeded random numbers
+
+
+def synthetic_model(name: str, config: dict | None = None):
+    """GPT2LMHeadModel of seeded random numbers: 'random' and 'peaked' have GPT-2 small's shapes,
+    'tiny' and 'tiny-peaked' (for tests) TINY_CONFIG's; `config` overrides the shape.
+
+    'peaked' is 'random' with one change: the final LayerNorm's gain set so the logits' spread is
+    PEAKED_LOGIT_STD (random init spreads them ~0.55 at GPT-2's width: every token ~1/V), making
+    predictions as peaked as a trained model's. The logit lens reads through the same LayerNorm.
+    """
+    import torch  # heavy (torch + transformers take seconds): only when a bundle must be extracted
+    from transformers import GPT2Config, GPT2LMHeadModel
+    if name not in SYNTHETIC:
+        raise ExtractError(f"unknown synthetic weights {name!r}; choose one of {', '.join(SYNTHETIC)}")
+    cfg = GPT2Config(**(config if config is not None else TINY_CONFIG if name.startswith("tiny") else {}))
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(RANDOM_SEED)
+    model = GPT2LMHeadModel(cfg).eval()
+    if name.endswith("peaked"):
+        # logit = ln_f(h) . wte[v]: unit-variance ln_f output times init-std rows, summed over n_embd
+        spread = cfg.initializer_range * cfg.n_embd ** 0.5
+        with torch.no_grad():
+            model.transformer.ln_f.weight.fill_(PEAKED_LOGIT_STD / spread)
+    return model
+
+
 @dataclass(frozen=True)
 class WeightsSpec:
-    """What --weights named: 'gpt2' (hub id), a directory, 'random' or 'tiny'."""
+    """What --weights named: 'gpt2' (hub id), a directory, 'random', 'peaked' or 'tiny'."""
     name: str
 
     @property
     def synthetic(self) -> bool:
-        return self.name in ("random", "tiny")
+        return self.name in SYNTHETIC
 
     def identity(self) -> str:
         """A string that changes whenever the weights could change (part of the cache key)."""
@@ -60,6 +91,9 @@ class WeightsSpec:
             return f"random:seed={RANDOM_SEED}"
         if self.name == "tiny":
             return f"tiny:seed={RANDOM_SEED}:{json.dumps(TINY_CONFIG, sort_keys=True)}"
+        if self.name.endswith("peaked"):
+            shape = json.dumps(TINY_CONFIG, sort_keys=True) if self.name.startswith("tiny") else "gpt2-small"
+            return f"{self.name}:{shape}:seed={RANDOM_SEED}:logit_std={PEAKED_LOGIT_STD}"
         path = Path(self.name).expanduser()
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin", ".json"))
@@ -142,14 +176,10 @@ def watch_token(prompt: str) -> dict | None:
 
 def load_model(spec: WeightsSpec):
     """GPT2LMHeadModel with eager attention (needed for attention outputs)."""
-    import torch  # heavy (torch + transformers take seconds): only when a bundle must be extracted
-    from transformers import GPT2Config, GPT2LMHeadModel  # (as above)
+    from transformers import GPT2LMHeadModel  # heavy (seconds): only when a bundle must be extracted
 
     if spec.synthetic:
-        cfg = GPT2Config(**(TINY_CONFIG if spec.name == "tiny" else {}))
-        cfg._attn_implementation = "eager"
-        torch.manual_seed(RANDOM_SEED)
-        return GPT2LMHeadModel(cfg).eval()
+        return synthetic_model(spec.name)
     source = os.path.expanduser(spec.name)
     how_to = (f"Real GPT-2 weights were not found for {spec.name!r}. Either download them once on a "
               "machine with internet (python -c \"from transformers import GPT2LMHeadModel; "
@@ -392,7 +422,7 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
     cfg = model.config
     if len(ids) + N_GENERATE > cfg.n_positions:
         raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {cfg.n_positions}")
-    log(f"running {'random-weight ' if spec.synthetic else ''}GPT-2 ({cfg.n_layer} layers, "
+    log(f"running {spec.name + '-weight ' if spec.synthetic else ''}GPT-2 ({cfg.n_layer} layers, "
         f"{cfg.n_embd} wide) on {len(ids)} tokens")
     tensors, checks = run_forward(model, ids)
     tensors["lens_ids"], tensors["lens_probs"] = logit_lens(model, tensors["resid_post"])

@@ -161,6 +161,30 @@ def symbol_id(symbol: str) -> int:
     return byte_vocab()[symbol]
 
 
+def visible_bytes(raw: bytes) -> str:
+    """Bytes as text: whole UTF-8 characters as themselves, stray bytes (part of a character) as <D8>."""
+    out, i = [], 0
+    while i < len(raw):
+        for n in (1, 2, 3, 4):
+            try:
+                out.append(raw[i:i + n].decode("utf-8"))
+                i += n
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            out.append(f"<{raw[i]:02X}>")
+            i += 1
+    return "".join(out)
+
+
+def readable(token_id: int) -> str:
+    """A token's text for screen and captions: its decoded text, or, when it is part of a UTF-8
+    character (decoding alone gives U+FFFD), its bytes: '<F0><9F><98>'."""
+    text = load().decode([int(token_id)], skip_special_tokens=False)
+    return visible_bytes(token_bytes(int(token_id))) if "\ufffd" in text else text
+
+
 def token_bytes(token_id: int) -> bytes:
     """The raw bytes a token stands for (possibly part of one UTF-8 character)."""
     symbol = load().id_to_token(token_id)

@@ -200,9 +200,10 @@ def load_manifest(path: Path) -> list[Job]:
         elif voice is not None and voices[voice] is None:
             problem("voice", f"{voice}: cannot be used (see above)")
         weights = text("weights")
-        if weights is not None and weights not in ("auto", "gpt2", "random", "tiny") \
+        if weights is not None and weights not in ("auto", "gpt2", *extract.SYNTHETIC) \
                 and not (base / weights).expanduser().is_dir():
-            problem("weights", f"must be auto, gpt2, random, tiny or a directory of GPT-2 weights (got {weights!r})")
+            problem("weights", f"must be auto, gpt2, {', '.join(extract.SYNTHETIC)} or a directory of GPT-2 weights "
+                                f"(got {weights!r})")
         burn, clips, slides = flag("burn_captions"), flag("clips"), flag("slides")
         fmt = v["clip_format"]
         if fmt is not None:
@@ -217,7 +218,7 @@ def load_manifest(path: Path) -> list[Job]:
         out = text("out")
         if len(problems) > bad:
             continue
-        w = weights if weights in ("auto", "gpt2", "random", "tiny") else str((base / weights).expanduser().resolve())
+        w = weights if weights in ("auto", "gpt2", *extract.SYNTHETIC) else str((base / weights).expanduser().resolve())
         jobs.append(Job(n, name, prompt, chapters, everything, quality, voice, w, burn, clips, fmt, slides,
                         (base / out).expanduser().resolve(), voices[voice]))
     # jobs that repeat another, or write the same files differently

@@ -31,14 +31,44 @@ def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voic
     return mixdown.join(parts, cue_lists, final, voiced, durations) or {}
 
 
-def thumbnail(video: Path, png: Path, at: float):
-    """One frame of `video` at `at` seconds into `png` (replaced only when written)."""
+THUMB_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"   # fonts-dejavu-core (Makefile)
+
+
+def settled_moment(cue_lists: list[list[dict]], durations: list[float], near: float = 0.4) -> float | None:
+    """A moment of the chapter where the picture is settled: the last frame of a beat (its
+    animations done, the next beat not yet begun), the one nearest `near` of the way in; the
+    title card is skipped. Chapter time, in seconds; None when no cue says where a beat ends."""
+    ends, offset = [], 0.0
+    for cues, length in zip(cue_lists, durations):
+        starts = [c.get("clip_start", c["start"]) for c in cues] + [length]
+        for cue, close in zip(cues, starts[1:]):
+            if cue.get("beat") != "title" and 0.2 < close <= length:
+                ends.append(offset + close - 0.15)
+        offset += length
+    if not ends:
+        return None
+    return min(ends, key=lambda t: abs(t - near * offset))
+
+
+def thumbnail(video: Path, png: Path, at: float, title: str | None = None):
+    """One frame of `video` at `at` seconds into `png` (replaced only when written); with
+    `title`, the title is drawn on it, large, in a dark band along the bottom."""
     tmp = temp_name(png)
+    caption = temp_name(png.with_suffix(".txt"))
     try:
-        run_ffmpeg(["-ss", f"{max(at, 0):.2f}", "-i", video, "-frames:v", "1", "-update", "1", tmp])
+        draw = []
+        if title:
+            caption.write_text(title, encoding="utf-8")    # a file: no escaping of the title's characters
+            draw = ["-vf", ("drawbox=x=0:y=ih*0.74:w=iw:h=ih*0.26:color=black@0.78:t=fill,"
+                            f"drawtext=fontfile={THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
+                            "fontsize=h*0.085:x=(w-text_w)/2:y=h*0.87-text_h/2")]
+        # ffmpeg runs beside the title file, named plainly in the filter graph (a quote or colon in
+        # the output path would break its escaping); the other paths are arguments, made absolute
+        run_ffmpeg(["-ss", f"{max(at, 0):.2f}", "-i", Path(video).resolve(), *draw, "-frames:v", "1", "-update", "1",
+                    tmp.resolve()], cwd=caption.parent)
         os.replace(tmp, png)
     finally:
-        discard(tmp)
+        discard(tmp, caption)
 
 
 def check_joined(video: Path, expected_frames: int) -> tuple[int, float]:
@@ -121,7 +151,9 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
                 mixdown.burn_captions(tmp[final], tmp[sidecars[0]])
             frames, fps = check_joined(tmp[final], parts_frames)
             total = sum(durations)
-            thumbnail(tmp[final], tmp[sidecars[2]], at=min(total * 0.4, total - 0.1))
+            at = settled_moment(cue_lists, durations)
+            thumbnail(tmp[final], tmp[sidecars[2]], at=min(total * 0.4 if at is None else at, total - 0.1),
+                      title=f"{chapter} · {title}")
         except MediaError as exc:
             raise join_failed(chapter, final, results, exc) from None
         replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last

@@ -129,7 +129,7 @@ class ChapterScene(VoiceoverScene):
         self.heading = heading
         self.add(self.meter, heading)
         if self.bundle.synthetic:
-            mark = label("random weights — not GPT-2's predictions", S.SMALL, S.WARNING)
+            mark = label("synthetic weights — not GPT-2's predictions", S.SMALL, S.WARNING)
             mark.next_to(heading, DOWN, buff=0.12).align_to(heading, LEFT)
             self.random_mark = mark
             self.add(mark)

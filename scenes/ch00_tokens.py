@@ -19,21 +19,7 @@ from scenes.style import fmt_ratio
 from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in
 
 
-def visible_bytes(raw: bytes) -> str:
-    """A token's bytes as text: whole characters as themselves, stray bytes as <D8>."""
-    out, i = [], 0
-    while i < len(raw):
-        for n in (1, 2, 3, 4):
-            try:
-                out.append(raw[i:i + n].decode("utf-8"))
-                i += n
-                break
-            except UnicodeDecodeError:
-                continue
-        else:
-            out.append(f"<{raw[i]:02X}>")
-            i += 1
-    return "".join(out)
+visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)
 
 
 def chip_text(text: str, token_id: int) -> str:
@@ -118,7 +104,7 @@ class Prompt(TokensScene):
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
             fit_to(big, width=S.CONTENT_W, height=2.6).move_to(UP * 0.7)
-            count = label(f"{S.fmt_int(f['words'])} words · {S.fmt_int(f['chars'])} characters", S.BODY_SIZE, S.MUTED)
+            count = label(f"{S.fmt_count(f['words'], 'word')} · {S.fmt_count(f['chars'], 'character')}", S.BODY_SIZE, S.MUTED)
             count.next_to(big, DOWN, buff=0.4)
             # "a tokenizer cuts it into pieces": the prompt goes into the tokenizer
             box = RoundedRectangle(corner_radius=0.12, width=4.2, height=0.9, stroke_color=S.TOKEN, stroke_width=3,

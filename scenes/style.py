@@ -6,6 +6,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from manim import ManimColor, interpolate_color
 
+from data import tokenizer
+
 BACKGROUND = ManimColor("#0E1117")
 INK = ManimColor("#E8E8E8")          # body text
 MUTED = ManimColor("#8A8F98")        # secondary text, shapes, "…"
@@ -167,6 +169,11 @@ def fmt_int(n: int) -> str:
     return f"{n:,}"
 
 
+def fmt_count(n: int, noun: str) -> str:
+    """A count with its noun, singular for one: '1 word', '1,024 words'."""
+    return f"{fmt_int(n)} {noun}{'' if n == 1 else 's'}"
+
+
 def fmt_ratio(x: float) -> str:
     """A ratio such as characters per token: one decimal."""
     return f"{x:.1f}"
@@ -177,12 +184,27 @@ def fmt_cos(c: float) -> str:
     return f"{c:.2f}".replace("-", "−")
 
 
-def clip_token(text: str, max_chars: int = 11) -> str:
-    """show_token cut to max_chars with '…': long tokens keep a legible size instead of shrinking."""
-    shown = show_token(text)
-    return shown if len(shown) <= max_chars else shown[:max_chars - 1] + "…"
+def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:
+    """show_token cut to max_chars with '…': long tokens keep a legible size instead of shrinking
+    (a <D8> byte is never cut in half)."""
+    shown = show_token(token)
+    if len(shown) <= max_chars:
+        return shown
+    cut = shown[:max_chars - 1]
+    if "<" in cut[-3:] and ">" not in cut[cut.rindex("<"):]:
+        cut = cut[:cut.rindex("<")]
+    return cut + "…"
 
 
-def show_token(text: str) -> str:
-    """A token's text made visible: leading space as '·', newline/tab as symbols."""
-    return text.replace(" ", "·").replace("\n", "↵").replace("\t", "⇥") or "∅"
+visible_bytes = tokenizer.visible_bytes   # whole characters as themselves, stray bytes as <D8>
+
+
+def show_token(token: str | int | bytes) -> str:
+    """A token made visible: leading space as '·', newline/tab as symbols, and a token that is
+    part of a character as its bytes (<D8>). Pass the token's id (or its bytes) wherever the id is
+    known: its decoded text alone has already lost those bytes to U+FFFD."""
+    if isinstance(token, (int, np.integer)):
+        token = tokenizer.readable(int(token))
+    if isinstance(token, bytes):
+        token = visible_bytes(token)
+    return token.replace(" ", "·").replace("\n", "↵").replace("\t", "⇥") or "∅"

@@ -34,6 +34,29 @@ def tiny_long_bundle(bundle_root):
 
 
 @pytest.fixture(scope="session")
+def tiny_peaked_bundle(bundle_root):
+    """'The cat sat on the' through the 2-layer peaked model: predictions as sharp as a trained
+    model's or sharper (top-1 near 100%, a top-p set of 1 token, the sample at rank 1)."""
+    return extract.extract("The cat sat on the", "tiny-peaked", root=bundle_root, log=lambda m: None)
+
+
+@pytest.fixture(scope="session")
+def saved_weights(tmp_path_factory):
+    """A weights directory as a user with real GPT-2 has one: save_pretrained of a model.
+
+    Returns a function: saved_weights("tiny" | "tiny-peaked") -> the directory (saved once)."""
+    saved: dict[str, Path] = {}
+
+    def save(name: str) -> Path:
+        if name not in saved:
+            directory = tmp_path_factory.mktemp(f"weights-{name}")
+            extract.synthetic_model(name).save_pretrained(directory)
+            saved[name] = directory
+        return saved[name]
+    return save
+
+
+@pytest.fixture(scope="session")
 def real_weights():
     found = extract.find_real_weights()
     if found is None:

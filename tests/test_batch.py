@@ -74,7 +74,7 @@ EXPECTED_PROBLEMS = [
     "job 1, burn_captions: must be true or false (got 'yes')",
     "job 2, prompt: must be a non-empty string",
     "job 2, chapters: missing",
-    "job 3, weights: must be auto, gpt2, random, tiny or a directory",
+    "job 3, weights: must be auto, gpt2, random, peaked, tiny, tiny-peaked or a directory",
     "job 3, clip_format: needs clips = true or slides = true",
     "job 5: repeats job 4",
     "job 6, out: would overwrite job 4's chapter 02",

@@ -215,8 +215,32 @@ def test_narration_numbers_and_honest_variants(tiny_bundle):
 
 
 # -- layout --------------------------------------------------------------------
-def frame_checks(bundle, chapter, name, monkeypatch):
-    """Build a scene and, at the end of every beat, collect text that is off-frame or too small."""
+def content_span(scene) -> float:
+    """How wide the beat's content is: the x-extent of everything drawn between the headline row
+    and the footer line (the furniture — heading, mark, meter — a headline and a footer note left out)."""
+    furniture = {id(m) for f in ("meter", "heading", "random_mark") if getattr(scene, f, None) is not None
+                 for m in getattr(scene, f).get_family()}
+    left, right = np.inf, -np.inf
+    for mob in scene.mobjects:
+        for sub in mob.get_family():
+            if id(sub) in furniture or len(sub.points) == 0 or sub.submobjects:
+                continue
+            visible = sub.get_fill_opacity() > 0 or (sub.get_stroke_opacity() > 0 and sub.get_stroke_width() > 0)
+            y = sub.get_center()[1]
+            if visible and S.FOOTER_Y + 0.2 < y < S.HEADLINE_Y - 0.25:
+                left, right = min(left, sub.get_left()[0]), max(right, sub.get_right()[0])
+    return max(0.0, right - left)
+
+
+# a content beat must span at least this much of the content area (S.CONTENT)
+MIN_CONTENT_SHARE = 0.5
+
+
+def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None):
+    """Build a scene and, at the end of every beat, collect text that is off-frame or too small.
+
+    `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
+    ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
     import scenes.base as base
     from manim import Text
     problems = []
@@ -226,6 +250,10 @@ def frame_checks(bundle, chapter, name, monkeypatch):
     def checked(self, key):
         with original(self, key) as b:
             yield b
+        if spans is not None and key != "title":
+            width = content_span(self)
+            if width > 0:
+                spans[f"{chapter} {name}/{key}"] = round(width / S.CONTENT_W, 2)
         for mob in self.mobjects:
             for sub in mob.get_family():
                 if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.points) == 0:

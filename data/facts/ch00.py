@@ -2,6 +2,8 @@
 real GPT-2 tokenizer files (the vocabulary and the merge list)."""
 from __future__ import annotations
 
+import regex
+
 from data import tokenizer
 
 # The lecture seed's non-English example (a greeting in Urdu); its token count is computed.
@@ -32,15 +34,33 @@ def merge_ladder(word: str) -> dict:
 
 
 def pick_word(prompt: str) -> dict:
-    """The prompt word to rebuild: one that ends as a single token, with the most merges that fit."""
+    """The prompt word to rebuild: one that ends as a single token, with the most merges that fit.
+
+    When no word of the prompt fits (one long word, a run of emoji), the longest start of a word
+    that does: its replay is still the real one, and the ladder stays legible."""
     words = tokenizer.pre_tokens(prompt)
     ladders = [merge_ladder(w) for w in words]
 
+    def fits(lad):
+        return len(lad["merges"]) <= MAX_MERGES_SHOWN and lad["n_bytes"] <= MAX_WORD_BYTES
+
+    if not any(fits(lad) for lad in ladders):
+        for w in words:
+            starts = (w[:n] for n in range(len(w) - 1, 0, -1) if len(w[:n].encode("utf-8")) <= MAX_WORD_BYTES)
+            lad = next((lad for lad in map(merge_ladder, starts) if fits(lad)), None)
+            if lad is not None:
+                return lad
+
     def score(lad):
-        fits = len(lad["merges"]) <= MAX_MERGES_SHOWN and lad["n_bytes"] <= MAX_WORD_BYTES
-        return (fits, len(lad["ids"]) == 1, len(lad["merges"]) if fits else -len(lad["merges"]))
+        ok = fits(lad)
+        return (ok, len(lad["ids"]) == 1, len(lad["merges"]) if ok else -len(lad["merges"]))
     best = max(range(len(ladders)), key=lambda i: (score(ladders[i]), -i))
     return ladders[best]
+
+
+def characters(text: str) -> int:
+    """Characters as a reader counts them: grapheme clusters ('👍🏽' and 'é' as e + accent are one each)."""
+    return len(regex.findall(r"\X", text))
 
 
 def case_ids() -> list[int]:
@@ -66,7 +86,7 @@ def token_facts(bundle) -> dict:
     vf = tokenizer.vocab_facts()
     return {
         "prompt": prompt,
-        "chars": len(prompt),
+        "chars": characters(prompt),
         "words": len(prompt.split()),
         "T": bundle.T,
         "ids": list(bundle.ids),
@@ -78,7 +98,7 @@ def token_facts(bundle) -> dict:
         "vocab": vf,
         "other_text": OTHER_LANGUAGE,
         "other_ids": other_ids,
-        "other_chars": len(OTHER_LANGUAGE),
+        "other_chars": characters(OTHER_LANGUAGE),
         "other_cpt": len(OTHER_LANGUAGE) / len(other_ids),
         "other_partial": partial_byte_tokens(other_ids),
     }

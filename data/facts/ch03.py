@@ -43,7 +43,7 @@ def lens_facts(bundle) -> list[dict]:
     rows = []
     for l in range(ids.shape[0]):
         i = int(ids[l, 0])
-        rows.append({"layer": l, "id": i, "text": tokenizer.decode([i]), "prob": float(probs[l, 0])})
+        rows.append({"layer": l, "id": i, "text": tokenizer.readable(i), "prob": float(probs[l, 0])})
     return rows
 
 

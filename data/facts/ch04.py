@@ -47,7 +47,7 @@ def rank_of(probs: np.ndarray, token_id: int) -> int:
 
 
 def candidate(probs: np.ndarray, token_id: int) -> dict:
-    return {"id": int(token_id), "text": tokenizer.decode([int(token_id)]), "prob": float(probs[token_id]),
+    return {"id": int(token_id), "text": tokenizer.readable(int(token_id)), "prob": float(probs[token_id]),
             "rank": rank_of(probs, int(token_id))}
 
 
@@ -62,7 +62,7 @@ def vote_facts(bundle) -> dict:
         q = softmax64(z, t)
         q_order = np.argsort(-q, kind="stable")[:N_TEMP_BARS]
         temps.append({"t": t, "top": float(q.max()), "entropy": entropy(q),
-                      "ids": [int(i) for i in q_order], "texts": [tokenizer.decode([int(i)]) for i in q_order],
+                      "ids": [int(i) for i in q_order], "texts": [tokenizer.readable(int(i)) for i in q_order],
                       "probs": [float(q[i]) for i in q_order]})
     kept = probs[order[:TOP_K]]
     watch = bundle.meta.get("watch")

@@ -6,6 +6,7 @@ screen and the voice cannot disagree.
 """
 from __future__ import annotations
 
+from data import tokenizer
 from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape,
                         attention_grid_flops, attention_pairs, causal_pairs, decode_step_flops,
                         forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
@@ -22,7 +23,7 @@ def loop_facts(bundle) -> dict:
     for i, g in enumerate(bundle.meta["generated"]):
         context = int(g["context_tokens"])
         steps.append({
-            "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": g["text"],
+            "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": tokenizer.readable(g["id"]),
             "prob": float(topk_probs[i, 0]),
             "full": forward_ledger(shape, context).total,        # recompute every row
             "cached": decode_step_flops(shape, context),          # only the new row, cache read
