@@ -59,9 +59,9 @@ def thumbnail(video: Path, png: Path, at: float, title: str | None = None):
         draw = []
         if title:
             caption.write_text(title, encoding="utf-8")    # a file: no escaping of the title's characters
-            draw = ["-vf", ("drawbox=x=0:y=ih*0.74:w=iw:h=ih*0.26:color=black@0.78:t=fill,"
+            draw = ["-vf", ("drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
                             f"drawtext=fontfile={THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
-                            "fontsize=h*0.085:x=(w-text_w)/2:y=h*0.87-text_h/2")]
+                            "fontsize=h*0.08:x=(w-text_w)/2:y=h*0.91-text_h/2")]
         # ffmpeg runs beside the title file, named plainly in the filter graph (a quote or colon in
         # the output path would break its escaping); the other paths are arguments, made absolute
         run_ffmpeg(["-ss", f"{max(at, 0):.2f}", "-i", Path(video).resolve(), *draw, "-frames:v", "1", "-update", "1",
