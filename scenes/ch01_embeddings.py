@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arrow, Create, Dot, FadeIn, FadeOut, GrowArrow,
-                   GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath, Rectangle, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Dot, DoubleArrow, FadeIn, FadeOut,
+                   GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, Transform, TransformFromCopy, LaggedStart, Line, MoveAlongPath, Rectangle, RoundedRectangle,
                    SurroundingRectangle, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
 from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import find, glow, said, say, says, wait_until
 from scenes.style import fmt_cos
 from scenes.widgets import (DivergingLegend, NumberGrid, TokenChip, below, fit_to, fit_width, keep_inside, label,
                             place_in, token_row)
@@ -64,16 +65,32 @@ class Lookup(EmbeddingScene):
         V, d = f["V"], f["d"]
         with self.beat("table") as beat:
             table = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
-                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + DOWN * 0.2)
+                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + UP * 0.05)
             name = label(f"token table: {S.fmt_int(V)} × {S.fmt_int(d)}", S.BODY_SIZE, S.INK)
             name.next_to(table, UP, buff=0.2)
-            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(table.get_corner(UP + RIGHT), RIGHT,
-                                                                         buff=0.15).shift(DOWN * 0.15)
+            # the table's two extents, drawn as they are read: V rows down, d numbers across
+            down = DoubleArrow(table.get_corner(UP + RIGHT) + RIGHT * 0.25, table.get_corner(DOWN + RIGHT) + RIGHT * 0.25,
+                               buff=0, color=S.TOKEN, stroke_width=4, tip_length=0.15)
+            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(down.get_top(), RIGHT, buff=0.12)
+            top_row.shift(DOWN * 0.15)
             bottom_row = label(f"row {S.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
-            bottom_row.next_to(table.get_corner(DOWN + RIGHT), RIGHT, buff=0.15).shift(UP * 0.15)
+            bottom_row.next_to(down.get_bottom(), RIGHT, buff=0.12).shift(UP * 0.15)
+            n_rows = label(f"{S.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=0.12)
+            across = DoubleArrow(table.get_corner(DOWN + LEFT) + UP * 0.35 + RIGHT * 0.1,
+                                 table.get_corner(DOWN + RIGHT) + UP * 0.35 + LEFT * 0.1,
+                                 buff=0, color=S.TOKEN, stroke_width=4, tip_length=0.15)
+            n_cols = label(f"{S.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=0.1)
             params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
                            f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
-            keep_inside(below(fit_width(params, S.CONTENT_W), table, buff=0.25), S.FULL)
+            below(fit_width(params, S.CONTENT_W), table, buff=0.2)
+            # the share of the whole model, as a bar under the count
+            whole = Rectangle(width=params.width, height=0.14, stroke_color=S.MUTED, stroke_width=1.5)
+            part = Rectangle(width=max(0.02, params.width * f["wte_share"]), height=0.14, stroke_width=0,
+                             fill_color=S.TOKEN, fill_opacity=1)
+            share = VGroup(whole, part)
+            below(whole, params, buff=0.1)
+            part.move_to(whole, aligned_edge=LEFT)
+            keep_inside(VGroup(params, share), S.CONTENT)
             # one line per token: its chip, then its id (the row it picks)
             chips = VGroup()
             for i in self.rows:
@@ -99,16 +116,20 @@ class Lookup(EmbeddingScene):
             note = self.window_note()
             if note is not None:
                 note.next_to(chips, UP, buff=0.2).align_to(chips, LEFT)
-            self.play(FadeIn(table), FadeIn(name), FadeIn(top_row), FadeIn(bottom_row), run_time=beat.share(0.2))
-            self.play(FadeIn(params), run_time=beat.share(0.15))
             self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * 0.2) for c in chips], lag_ratio=0.15),
-                      *([FadeIn(note)] if note else []), run_time=beat.share(0.25))
-            self.play(LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
-                      LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1), run_time=beat.share(0.25))
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.8))
+            say(self, beat, "keeps a table", FadeIn(table), FadeIn(name))
+            say(self, beat, "one row per token", LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
+                LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1))
+            say(self, beat, ((1, 0.55)), GrowFromCenter(down), FadeIn(top_row), FadeIn(bottom_row), FadeIn(n_rows))
+            say(self, beat, ((1, 0.8)), GrowFromCenter(across), FadeIn(n_cols))
+            say(self, beat, "parameters", FadeIn(params), table.animate.set_fill(S.TOKEN, opacity=0.3))
+            say(self, beat, "percent", FadeIn(whole), GrowFromEdge(part, LEFT))
         with self.beat("row") as beat:
             i = f["row_index"]
             vec = b["wte_rows"][i]
-            self.play(*[FadeOut(m) for m in (table, name, top_row, bottom_row, params, chips, stripes, arrows)],
+            self.play(*[FadeOut(m) for m in (table, name, top_row, bottom_row, params, chips, stripes, arrows, down,
+                                             n_rows, across, n_cols, share)],
                       *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
             pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
@@ -120,21 +141,40 @@ class Lookup(EmbeddingScene):
             strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
             strip_title.next_to(strip, UP, buff=0.15).align_to(strip, LEFT)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=0.3)
-            self.play(FadeIn(head, shift=DOWN * 0.2), run_time=beat.share(0.15))
-            self.play(FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.08),
-                      FadeIn(grid.ellipses), FadeIn(grid.shape_mob), run_time=beat.share(0.3))
-            self.play(FadeIn(strip_title), GrowFromEdge(strip, LEFT), FadeIn(legend), run_time=beat.share(0.25))
+            self.play(FadeIn(head, shift=DOWN * 0.2), run_time=beat.span(0, 0.3))
+            say(self, beat, "becomes", FadeIn(strip_title), GrowFromEdge(strip, LEFT), FadeIn(legend))
+            say(self, beat, (1, 0.0), FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group],
+                                                                             lag_ratio=0.08),
+                FadeIn(grid.ellipses), FadeIn(grid.shape_mob))
+            noise = None
+            if says(beat, "noise"):     # random weights: the row is seeded noise, not something learned
+                noise = VGroup(glow(strip, color=S.WARNING, buff=0.08, opacity=0.15),
+                               label("seeded noise", S.SMALL, S.WARNING).next_to(strip, UP, buff=0.15)
+                               .align_to(strip, RIGHT))
+                say(self, beat, "noise", FadeIn(noise))
         with self.beat("grid") as beat:
-            self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend)], run_time=beat.share(0.12))
+            self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend, *([noise] if noise else []))],
+                      run_time=beat.share(0.1))
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
                            shape_text=f"{b.T} × {S.fmt_int(d)}")
             title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
             group = VGroup(title, g).arrange(DOWN, buff=0.3)
-            place_in(fit_to(group, S.CONTENT), S.CONTENT)
-            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.share(0.25))
-            self.play(LaggedStart(*[FadeIn(t) for t in g.text_group], lag_ratio=0.01), FadeIn(g.ellipses),
-                      FadeIn(g.shape_mob), run_time=beat.share(0.3))
-            self.pay("embed", run_time=beat.share(0.2))
+            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
+            place_in(fit_to(group, room), room)
+            copied = label("rows copied, not computed: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
+            fit_width(copied, S.CONTENT_W).move_to([0, S.FOOTER_Y + 0.1, 0])
+            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0, 0.2))
+            # "every token gets its row": the numbers arrive row by row
+            rows_text = [g.row_values(r) for r in g.rows]
+            self.play(LaggedStart(*[FadeIn(t) for t in rows_text], lag_ratio=0.6), FadeIn(g.ellipses),
+                      run_time=beat.span(0, 0.6))
+            say(self, beat, "grid of numbers", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, buff=0.1, opacity=0.12)))
+            say(self, beat, "Copying", FadeIn(copied, shift=UP * 0.1))
+            ring = glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)
+            wait_until(beat, *said(beat, "meter"))
+            run = beat.span(find(beat, "meter"), 0.4)
+            self.play(FadeIn(ring), *self.meter.pay(self.ledger.after("embed"), self.ledger["embed"].step, run_time=run),
+                      run_time=run)
 
 
 class Meaning(EmbeddingScene):
@@ -171,11 +211,40 @@ class Meaning(EmbeddingScene):
             fit_width(block, S.CONTENT_W).move_to(DOWN * 0.35)
             src = label("rows of the token table (first token of each word)", S.SMALL, S.MUTED)
             below(fit_width(src, S.CONTENT_W), block, buff=0.3)
-            self.play(FadeIn(formula), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(r[0], shift=RIGHT * 0.2) for r in rows], lag_ratio=0.2),
-                      *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks), run_time=beat.share(0.25))
-            self.play(LaggedStart(*[grow_cosine(r) for r in rows], lag_ratio=0.25), FadeIn(src),
-                      run_time=beat.share(0.3))
+            # the angle between two rows, drawn as two arrows from one point
+            origin = DOWN * 1.2 + LEFT * 1.0
+            a_dir, b_dir = np.array([np.cos(0.35), np.sin(0.35), 0]), np.array([np.cos(1.15), np.sin(1.15), 0])
+            va = Arrow(origin, origin + 2.6 * a_dir, buff=0, color=S.TOKEN, stroke_width=6)
+            vb = Arrow(origin, origin + 2.6 * b_dir, buff=0, color=S.RESIDUAL, stroke_width=6)
+            arc = Arc(radius=0.9, start_angle=0.35, angle=0.8, arc_center=origin, color=S.INK, stroke_width=3)
+            theta = label("angle", S.BODY_SIZE, S.INK).move_to(origin + 1.35 * np.array([np.cos(0.75), np.sin(0.75), 0]))
+            names = VGroup(label("row a", S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=0.15),
+                           label("row b", S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=0.15))
+            angle = VGroup(va, vb, arc, theta, names)
+            self.play(FadeIn(formula), run_time=beat.span(0, 0.3))
+            say(self, beat, "angle", GrowArrow(va), GrowArrow(vb), Create(arc), FadeIn(theta), FadeIn(names))
+            # the pairs, then their scores, one bar after another as they are read
+            start = (find(beat, "pairs"), 0.0) if says(beat, "pairs score") else said(beat, "measures it")
+            say(self, beat, start, FadeOut(angle),
+                LaggedStart(*[FadeIn(r[0], shift=RIGHT * 0.2) for r in rows], lag_ratio=0.2),
+                *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks))
+            i, f0 = start
+            reading = glow(rows[0], color=S.INK, buff=0.1, opacity=0.1)
+            for k, r in enumerate(rows):
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(r, color=S.INK, buff=0.1, opacity=0.1))
+                say(self, beat, (i, f0 + (1 - f0) * (0.1 + 0.85 * k / len(rows))), grow_cosine(r), move,
+                    run_time=min(1.0, beat.span(i, 0.2)))
+            self.play(FadeOut(reading), run_time=0.3)
+            related = [r for r, p in zip(rows, pairs) if p.get("related")]
+            others = [r for r, p in zip(rows, pairs) if not p.get("related")]
+            if says(beat, "unrelated") and related and others:
+                say(self, beat, "related words", *[FadeIn(glow(r, color=S.POSITIVE, buff=0.1, opacity=0.15))
+                                                   for r in related])
+                say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, buff=0.1, opacity=0.15)) for r in others])
+                say(self, beat, (len(beat.sentences) - 1, 0.9), FadeIn(src))
+            else:
+                say(self, beat, (len(beat.sentences) - 1, 0.0), FadeIn(src),
+                    *[FadeIn(glow(r, color=S.POSITIVE, buff=0.1, opacity=0.15)) for r in related])
 
 
 def grow_cosine(row):
@@ -199,16 +268,33 @@ class Positions(EmbeddingScene):
             tag_f = label("as written", S.SMALL, S.MUTED)
             tag_b = label("reversed", S.SMALL, S.MUTED)
             same = label("without positions, attention sees the same set of vectors", S.BODY_SIZE, S.INK)
-            block = VGroup(VGroup(tag_f, forward).arrange(DOWN, buff=0.2),
-                           VGroup(tag_b, backward).arrange(DOWN, buff=0.2), same).arrange(DOWN, buff=0.55)
+            # the position each token would carry, under each chip
+            pos_f = VGroup(*[label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True).next_to(c, DOWN, buff=0.12)
+                             for k, c in enumerate(forward)])
+            pos_b = VGroup(*[label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True).next_to(c, DOWN, buff=0.12)
+                             for k, c in enumerate(backward)])
+            block = VGroup(VGroup(tag_f, VGroup(forward, pos_f)).arrange(DOWN, buff=0.2),
+                           VGroup(tag_b, VGroup(backward, pos_b)).arrange(DOWN, buff=0.2), same).arrange(DOWN, buff=0.5)
             # the content box less a line under it for the window note
             fit_to(block, width=S.CONTENT_W, height=S.CONTENT_H - 0.4).move_to(UP * (S.CONTENT_Y + 0.1))
             note = self.window_note()
             if note is not None:
                 below(note, block, buff=0.2)
-            self.play(FadeIn(block[0]), *([FadeIn(note)] if note else []), run_time=beat.share(0.25))
-            self.play(FadeIn(block[1], shift=DOWN * 0.2), run_time=beat.share(0.25))
-            self.play(FadeIn(same), run_time=beat.share(0.2))
+            self.play(FadeIn(tag_f), FadeIn(forward), *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.25))
+            # "shuffle the tokens": the same chips, in the other order
+            say(self, beat, "shuffle", FadeIn(tag_b),
+                *[TransformFromCopy(forward[k], backward[len(backward) - 1 - k]) for k in range(len(forward))])
+            same_lit = glow(same, color=S.INK, buff=0.12, opacity=0.1)
+            block.add(same_lit)
+            say(self, beat, "sees the same", FadeIn(same), FadeIn(same_lit))
+            # "each token's position has to be written into its vector": the positions under each row
+            lit = glow(VGroup(forward, pos_f), color=S.RESIDUAL, buff=0.1, opacity=0.15)
+            block.add(lit)
+            say(self, beat, "position", FadeOut(same_lit), FadeIn(lit),
+                LaggedStart(*[FadeIn(m, shift=DOWN * 0.1) for m in pos_f], lag_ratio=0.2))
+            say(self, beat, "into its vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, buff=0.1,
+                                                                   opacity=0.15)),
+                LaggedStart(*[FadeIn(m, shift=DOWN * 0.1) for m in pos_b], lag_ratio=0.2))
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {S.fmt_int(d)}"
@@ -227,13 +313,29 @@ class Positions(EmbeddingScene):
             place_in(fit_to(group, S.CONTENT), S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
             eq.set_y(tok.cell_group.get_center()[1])
-            self.play(FadeIn(cols[0]), run_time=beat.share(0.15))
-            self.play(FadeIn(plus), FadeIn(cols[1], shift=LEFT * 0.2), run_time=beat.share(0.2))
-            self.play(FadeIn(eq), FadeIn(cols[2], shift=LEFT * 0.2), run_time=beat.share(0.2))
-            self.play(FadeIn(bill), run_time=beat.share(0.1))
-            self.pay("positions", run_time=beat.share(0.2))
+            self.play(FadeIn(cols[0]), run_time=beat.span(0, 0.25))
+            say(self, beat, "second table", FadeIn(plus), FadeIn(cols[1], shift=LEFT * 0.2))
+            # "row zero is added to the first token, row one to the second"
+            def pair(r):
+                return VGroup(glow(VGroup(tok.row_label_mobs[r], tok.row_cells(tok.rows[r])), buff=0.06),
+                              glow(VGroup(pos.row_label_mobs[r], pos.row_cells(pos.rows[r])), color=S.RESIDUAL,
+                                   buff=0.06))
+            hl = pair(0)
+            say(self, beat, "Row zero", FadeIn(hl))
+            if len(tok.rows) > 1:
+                say(self, beat, "row one", Transform(hl, pair(1)))
+            say(self, beat, "and so on", FadeOut(hl), FadeIn(eq), FadeIn(cols[2], shift=LEFT * 0.2))
+            i = find(beat, "additions")
+            lit = VGroup(glow(bill, color=S.FLOPS, buff=0.1, opacity=0.12))
+            say(self, beat, (i, 0.0), FadeIn(bill), FadeIn(lit[0]))
+            wait_until(beat, i, 0.45)
+            run = beat.span(i, 0.4)
+            lit.add(glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15))
+            self.play(FadeIn(lit[1]),
+                      *self.meter.pay(self.ledger.after("positions"), self.ledger["positions"].step, run_time=run),
+                      run_time=run)
         with self.beat("tables") as beat:
-            self.play(FadeOut(group), run_time=beat.share(0.1))
+            self.play(FadeOut(group), FadeOut(lit), run_time=beat.share(0.1))
             Pn, Dn = f["P_shown"], f["d_shown"]
             learned = b["wpe_table"][:Pn, :Dn].astype(np.float64)
             sines = sinusoidal_table(f["P"], d)[:Pn, :Dn]
@@ -270,9 +372,42 @@ class Positions(EmbeddingScene):
             shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
                                S.SMALL, S.MUTED)
             below(fit_width(shown_note, S.CONTENT_W), panels, buff=0.25)
-            self.play(FadeIn(images[0]), FadeIn(panels[0]), run_time=beat.share(0.25))
-            self.play(Create(bracket), FadeIn(ours_txt), FadeIn(shown_note), run_time=beat.share(0.15))
-            self.play(FadeIn(images[1]), FadeIn(panels[1]), run_time=beat.share(0.25))
+            formula = label("sine and cosine of the position, one frequency per pair of dimensions", S.SMALL, S.INK)
+            fit_width(formula, panels[1].width).next_to(panels[1], DOWN, buff=0.25)
+            if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # one line each, side by side
+                fit_width(shown_note, panels[0].width).next_to(panels[0], DOWN, buff=0.25)
+            keep_inside(formula, S.CONTENT)
+
+            def bands(p):
+                """One position's row outlined in both tables: its pattern in each."""
+                out = VGroup()
+                for panel in panels:
+                    fr = panel[0]
+                    y = fr.get_top()[1] - (p + 0.5) / Pn * fr.height
+                    out.add(Rectangle(width=fr.width + 0.16, height=max(0.12, fr.height / Pn), stroke_color=S.TOKEN,
+                                      stroke_width=4).move_to([fr.get_x(), y, 0]))
+                return out
+            left = find(beat, "On the left")
+            say(self, beat, (left, 0.0), FadeIn(images[0]), FadeIn(panels[0]), Create(bracket), FadeIn(ours_txt))
+            # "the first 256 rows": the position axis and what is shown
+            say(self, beat, (left, 0.45), FadeIn(shown_note),
+                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, buff=0.08, opacity=0.1)))
+            if says(beat, "noise"):    # random weights: the learned table is noise here
+                i = find(beat, "noise")
+                warn = glow(panels[0][0], color=S.WARNING, buff=0.06, opacity=0.2)
+                say(self, beat, (i, 0.0), FadeIn(warn))
+                trained = fit_width(label("trained GPT-2: structured patterns", S.SMALL, S.INK), panels[0].width - 0.4)
+                trained.move_to(panels[0][0])
+                say(self, beat, "structured", FadeIn(trained),
+                    Transform(warn, glow(trained, color=S.WARNING, buff=0.15, opacity=0.85)))
+            right = find(beat, "On the right")
+            say(self, beat, (right, 0.0), FadeIn(images[1]), FadeIn(panels[1]))
+            say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=0.06, opacity=0.0, stroke=5)))
+            say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, buff=0.08, opacity=0.1)))
+            band = bands(min(T, Pn) - 1)
+            say(self, beat, "own pattern", Create(band))
+            i, _ = said(beat, "own pattern")
+            say(self, beat, (i, 0.95), Transform(band, bands(Pn // 2)))
 
 
 class Residual(EmbeddingScene):
@@ -309,22 +444,32 @@ class Residual(EmbeddingScene):
             layers = label(f"{L} layers", S.SMALL, S.MUTED).next_to(blocks, UP, buff=0.2)
             formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True).move_to(DOWN * 2.45)
             formula.align_to(lane, RIGHT)
-            self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.share(0.2))
-            self.play(LaggedStart(*[FadeIn(bk, shift=DOWN * 0.15) for bk in blocks], lag_ratio=0.06),
-                      FadeIn(layers), run_time=beat.share(0.2))
-            self.play(LaggedStart(*[GrowArrow(a[0]) for a in arrows], lag_ratio=0.05),
-                      LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
-                      LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05), run_time=beat.share(0.2))
-            dot = Dot(color=S.RESIDUAL, radius=0.09).move_to(start.get_right() + RIGHT * 0.15)
+            dot = Dot(color=S.RESIDUAL, radius=0.12).move_to(start.get_right() + RIGHT * 0.15)
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
-            self.play(FadeIn(formula), MoveAlongPath(dot, path), run_time=beat.share(0.25))
+            self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0, 0.3))
+            say(self, beat, "rows of", Indicate(name, color=S.RESIDUAL, scale_factor=1.1))
+            # "that flow through all 12 layers": the layers appear and a row travels under them
+            i, f0 = said(beat, "flow through")
+            say(self, beat, (i, f0), LaggedStart(*[FadeIn(bk, shift=DOWN * 0.15) for bk in blocks], lag_ratio=0.06),
+                FadeIn(layers), FadeIn(dot))
+            wait_until(beat, i, f0 + 0.1)
+            self.play(MoveAlongPath(dot, path), run_time=beat.span(i, 0.9))
+            # "each layer reads the stream, computes an edit and adds it back"
+            say(self, beat, "reads the stream", LaggedStart(*[GrowArrow(a[0]) for a in arrows], lag_ratio=0.05))
+            say(self, beat, "computes an edit", *[bk[0].animate.set_fill(S.RESIDUAL, opacity=0.45) for bk in blocks])
+            say(self, beat, "adds it back", LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
+                LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05),
+                *[bk[0].animate.set_fill(S.PANEL, opacity=1) for bk in blocks])
+            say(self, beat, "Layers add", FadeIn(formula, shift=UP * 0.1),
+                FadeIn(glow(formula, color=S.RESIDUAL, buff=0.12, opacity=0.15)))
         with self.beat("handoff") as beat:
             first = blocks[0]
             ring = SurroundingRectangle(first, color=S.ATTENTION, buff=0.08, stroke_width=4)
             nxt = label("next: attention", S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=0.25)
             nxt.align_to(ring, LEFT)
             self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * 0.1),
-                      run_time=beat.share(0.35))
+                      first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0, 0.4))
+            say(self, beat, "next chapter", Indicate(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
 
 
 SCENES = [Lookup, Meaning, Positions, Residual]

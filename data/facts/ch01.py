@@ -25,6 +25,11 @@ def sinusoidal_table(n_positions: int, d: int) -> np.ndarray:
     return table
 
 
+# Of the lecture's cosine pairs (data/extract.py COSINE_PAIRS), those of related words; the others
+# pair a word with an unrelated one ("banana").
+RELATED_PAIRS = {("king", "queen"), ("Monday", "Tuesday")}
+
+
 def embed_facts(bundle) -> dict:
     """Everything chapter 01 shows, shared by the scenes and the script."""
     cfg = bundle.config
@@ -36,7 +41,7 @@ def embed_facts(bundle) -> dict:
         "wte_params": params["wte"], "total_params": params["total"],
         "wte_share": params["wte"] / params["total"],
         "row_index": i, "row_id": bundle.ids[i], "row_token": bundle.tokens[i],
-        "cosine": list(bundle.meta["cosine"]),
+        "cosine": [dict(p, related=(p["a"], p["b"]) in RELATED_PAIRS) for p in bundle.meta["cosine"]],
         "P_shown": min(cfg["n_positions"], HEATMAP_POSITIONS),
         "d_shown": min(cfg["n_embd"], HEATMAP_DIMS),
     }

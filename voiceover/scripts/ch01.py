@@ -31,10 +31,10 @@ LINES = [
     Line("tables", "On the left, the first {P_shown} rows of GPT-2's learned position table. On the right, the "
                    "sine and cosine waves of the 2017 paper, computed from its formula. Both give every "
                    "position its own pattern.",
-         synthetic="On the left, the first {P_shown} rows of this position table: random numbers here, so it "
-                   "shows only noise, where trained GPT-2 learns structured patterns. On the right, the sine "
-                   "and cosine waves of the 2017 paper, computed from its formula, give every position its "
-                   "own pattern."),
+         synthetic="On the left, the first {P_shown} rows of this position table. Its numbers are random here, "
+                   "so it shows only noise, where trained GPT-2 learns structured patterns. On the right, the "
+                   "sine and cosine waves of the 2017 paper, computed from its formula. They give every "
+                   "position its own pattern."),
     Line("stream", "The sum is the residual stream: {T} rows of {d} numbers that flow through all {n_layer} "
                    "layers. Each layer reads the stream, computes an edit and adds it back. Layers add; they "
                    "never overwrite."),
