@@ -122,7 +122,8 @@ class MaskOff(EncoderDecoderScene):
                 self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "drawn as lines, every token reads only backwards"
             self.play(FadeIn(back.key_marks, shift=LEFT * 0.2), run_time=beat.span(2, 0.2))
-            self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(2, 0.7))
+            if len(back.lines):       # one token has no other token to read
+                self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(2, 0.7))
             beat.wait_for(3)          # "this is what makes GPT a decoder"
             self.play(Indicate(titles["decoder"], color=S.WARNING), Indicate(triangle, color=S.WARNING),
                       run_time=beat.span(3, 0.7))
@@ -143,10 +144,12 @@ class MaskOff(EncoderDecoderScene):
             # the same lines reweighted, new ones forward (down the key column), lost ones gone
             kept = [qk for qk in back.arcs if qk in both.arcs]
             new = [both.arcs[qk] for qk in both.arcs if qk not in back.arcs]
-            self.play(*[Transform(back.arcs[qk], both.arcs[qk]) for qk in kept],
-                      *[FadeOut(back.arcs[qk]) for qk in back.arcs if qk not in both.arcs],
-                      run_time=beat.span(1, 0.3))
-            self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(1, 0.8))
+            if back.arcs:             # one token draws no line
+                self.play(*[Transform(back.arcs[qk], both.arcs[qk]) for qk in kept],
+                          *[FadeOut(back.arcs[qk]) for qk in back.arcs if qk not in both.arcs],
+                          run_time=beat.span(1, 0.3))
+            if new:                   # one token: nothing lies ahead of it to read
+                self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(1, 0.8))
             beat.wait_for(2)          # "that is all an encoder is"
             self.play(Indicate(titles["encoder"], color=S.ATTENTION), run_time=beat.span(2, 0.7))
         lines = VGroup(*[back.arcs[qk] for qk in back.arcs if qk in both.arcs], *new, back.key_marks)
@@ -178,9 +181,12 @@ class MaskOff(EncoderDecoderScene):
                 mark = getattr(self, "random_mark", None)
                 self.play(Create(column), *([Indicate(mark, color=S.WARNING)] if mark else []),
                           run_time=beat.span(step, 0.5))
-                self.play(*[Indicate(cell, color=S.ATTENTION, scale_factor=1.0)    # cell by cell: a new group
-                            for rr in self.rows if rr in f["changed"] for cell in causal.row_cells(rr)],
-                          run_time=beat.span(step, 0.7))       # would be drawn over the numbers
+                changed = [cell for rr in self.rows if rr in f["changed"] for cell in causal.row_cells(rr)]
+                if changed:           # cell by cell: a new group would be drawn over the numbers
+                    self.play(*[Indicate(cell, color=S.ATTENTION, scale_factor=1.0) for cell in changed],
+                              run_time=beat.span(step, 0.7))
+                else:                 # one token: no row has anything ahead of it, so none changes
+                    self.wait(beat.span(step, 0.7))
                 step += 1
             beat.wait_for(step)       # "the biggest shift is in the row of …"
             big_row = list(causal.row_cells(r)) if r in self.rows else [VGroup()]

@@ -326,14 +326,16 @@ def test_any_prompt_inspects_or_ends_with_one_clear_line(prompt, fuzz_root):
 
 
 @pytest.mark.render
-@settings(max_examples=5, deadline=None, database=None,
+@settings(max_examples=4, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
-@given(prompt=st.one_of(printable, mixed))
+@given(prompt=st.one_of(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=12),
+                        st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join)))
 def test_any_accepted_prompt_builds_chapters_00_and_02(prompt, fuzz_root):
     from scenes.registry import scenes_of  # imports the chapter modules (manim): only here
     rc, _, _ = inspect_prompt(prompt, fuzz_root)
-    assume(rc == 0)              # refused prompts are the test above's; this one draws what was accepted
+    assume(rc == 0)              # refused prompts are the test above's; this one builds what was accepted
+    # short prompts (a few tokens) keep this quick; the longest prompt has its own test above
     b = extract.extract(prompt, "tiny", root=fuzz_root, log=lambda m: None)
     with no_hang(900):            # generous: a loaded 2-core machine takes minutes, a hang never ends
         for chapter in ("00", "02"):
