@@ -15,7 +15,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Write, config
+from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Wait, Write, config
 
 from data import bundle as bundle_io
 from data.chapters import CHAPTERS
@@ -71,6 +71,21 @@ class Beat:
         left = self.end_of(i) - max(self.elapsed, self.start_of(i))
         return max(0.2, left * fraction)
 
+    def find(self, *words: str) -> int:
+        """The first sentence that says all `words` (case-insensitive); the last sentence if none does.
+        A line's wordings (real / random weights) may split differently: find by what is said."""
+        for i, s in enumerate(self.sentences):
+            if all(w.lower() in s["text"].lower() for w in words):
+                return i
+        return len(self.sentences) - 1
+
+    def wait_until(self, i: int, fraction: float) -> None:
+        """Hold until `fraction` of sentence i has been spoken (e.g. 0.5: its middle word or so)."""
+        start, end = self.start_of(i), self.end_of(i)
+        gap = start + fraction * (end - start) - self.elapsed
+        if gap > 1 / 60 and self.scene is not None:
+            self.scene.wait(gap)
+
 
 class ChapterScene(VoiceoverScene):
     chapter: str = "??"
@@ -94,6 +109,7 @@ class ChapterScene(VoiceoverScene):
         self.cues: list[dict] = []
         self.set_speech_service(services.from_env(), create_subcaption=False)
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
+        self.timeline: list[tuple[float, float, bool]] = []   # every play: (start, end, only waited)
 
     def add(self, *mobjects):
         for m in mobjects:
@@ -187,7 +203,11 @@ class ChapterScene(VoiceoverScene):
             family = set(meter.get_family())
             if any(getattr(a, "mobject", None) in family for a in animations):
                 super().add(meter)        # to the end of the draw order (not re-recorded)
-        return super().play(*animations, **kwargs)
+        start = self.time
+        result = super().play(*animations, **kwargs)
+        # (start, end, still): when the picture changed and when it only held; tests and review read it
+        self.timeline.append((start, self.time, all(isinstance(a, Wait) for a in animations)))
+        return result
 
     def pay(self, key: str, run_time: float = 1.5, through: str | None = None):
         """Play the meter running up to the ledger total after `key` (or after `through`)."""

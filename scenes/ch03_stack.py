@@ -10,14 +10,15 @@ import math
 
 import numpy as np
 from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, FadeOut, Group, ImageMobject,
-                   Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup)
+                   GrowArrow, GrowFromEdge, Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup, there_and_back)
 
 from data.facts.ch02 import head_facts
 from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 from data.flops import human
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import NumberGrid, below, fit_width, label, place_in, window
+from scenes.widgets import (AttentionArcs, NumberGrid, TokenChip, below, fit_width, label, place_in, token_window,
+                            window)
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:
@@ -42,6 +43,12 @@ def pattern_colours(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def glow(mob, color, buff: float = 0.08, opacity: float = 0.22) -> SurroundingRectangle:
+    """A filled, outlined box over `mob`: the thing a sentence names, lit up (a change big enough to see)."""
+    return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=3, fill_color=color, fill_opacity=opacity,
+                                corner_radius=0.08)
+
+
 def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:
     """A vector folded row-major into `rows` rows, on the shared diverging scale (padding = background)."""
     n = len(values)
@@ -64,78 +71,120 @@ class StackScene(ChapterScene):
 
 # ---------------------------------------------------------------------------
 class Heads(StackScene):
-    """Layer 1's heads as small patterns side by side; the width split d = H x d_head."""
+    """Layer 1's heads as small multiples (grid and arcs) side by side; the width split d = H x d_head."""
     meter_start = "L0.mlp_up"
     show_title = True
+
+    ARCS = 1.05          # an arcs panel's width, in heatmap widths
+
+    def cell(self, h: int, size: float, featured: int) -> Group:
+        """One head: its T x T pattern as a heatmap, beside it the same weights as lines (query dots on
+        the left, key dots on the right, each row's dot level with its heatmap row)."""
+        b, T = self.bundle, self.bundle.T
+        p = b["probs"][0, h]
+        img = rgb_image(pattern_colours(p), height=size)
+        frame = Rectangle(width=size, height=size, stroke_color=S.MUTED, stroke_width=1.5).move_to(img)
+        pitch = size / T
+        arcs = AttentionArcs(p, positions=list(range(T)), layout="columns", width=size * self.ARCS,
+                             height=pitch * max(T - 1, 1), max_stroke=min(6.0, 40 * pitch),
+                             dot_radius=min(0.045, pitch * 0.3))
+        arcs.next_to(frame, RIGHT, buff=0.18).match_y(frame)
+        title = label(f"head {h + 1}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
+        title.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
+        cell = Group(img, frame, arcs, title)
+        cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
+        return cell
 
     def panels(self) -> tuple[Group, dict]:
         b, H, T = self.bundle, self.H, self.bundle.T
         featured = head_facts(b)["head_index"]
-        cols = min(H, 6)
+        cols = min(H, max(4, math.ceil(H / 3)))
         n_rows = math.ceil(H / cols)
-        gap, title_h = 0.32, 0.4
-        size = min(1.9, (11.6 - (cols - 1) * gap) / cols, (4.2 - n_rows * title_h - (n_rows - 1) * 0.2) / n_rows)
+        gap_x, gap_y, title_h = 0.5, 0.25, 0.38
+        avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95        # room for the key and legend below
+        size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
+                   ((avail_w - (cols - 1) * gap_x) / cols - 0.18) / (1 + self.ARCS))
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
-        group, parts = Group(), {"frames": [], "titles": [], "featured": None}
-        for h in range(H):
-            img = rgb_image(pattern_colours(b["probs"][0, h]), height=size)
-            frame = Rectangle(width=size, height=size, stroke_color=S.MUTED, stroke_width=1.5).move_to(img)
-            title = label(f"head {h + 1}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
-            title.next_to(frame, UP, buff=0.1)
-            cell = Group(img, frame, title)
-            cell.frame, cell.img = frame, img
-            group.add(cell)
-            parts["frames"].append(frame)
-            parts["titles"].append(title)
-        group.arrange_in_grid(rows=n_rows, cols=cols, buff=(gap, 0.2))
+        cells = Group(*[self.cell(h, size, featured) for h in range(H)])
+        cells.arrange_in_grid(rows=n_rows, cols=cols, buff=(gap_x, gap_y))
+        labels = VGroup()
         if show_labels:
             for r in range(n_rows):
-                first = group[r * cols].frame
-                step = first.height / T
+                first = cells[r * cols].frame
                 for i, tok in enumerate(b.tokens):
-                    t = fit_width(label(S.clip_token(tok, 8), S.SMALL, S.TOKEN, mono=True), 1.4)
-                    t.move_to([first.get_left()[0] - 0.12, first.get_top()[1] - (i + 0.5) * step, 0],
+                    t = fit_width(label(S.clip_token(tok, 8), S.SMALL, S.TOKEN, mono=True), 1.2)
+                    t.move_to([first.get_left()[0] - 0.12, first.get_top()[1] - (i + 0.5) * size / T, 0],
                               aligned_edge=RIGHT)
-                    group.add(t)
-        group.move_to(UP * 0.3)
-        parts["featured"] = featured
-        parts["show_labels"] = show_labels
-        parts["cells"] = group
-        return group, parts
+                    labels.add(t)
+        group = Group(cells, labels)
+        place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9))
+        return group, {"featured": featured, "show_labels": show_labels, "cells": cells, "labels": labels}
 
     def build(self):
         b = self.bundle
         with self.beat("heads") as beat:
             group, parts = self.panels()
-            f = parts["featured"]
+            cells, f = parts["cells"], parts["featured"]
+            one = cells[f]
             order = "" if parts["show_labels"] else f" (all {b.T} tokens, in prompt order)"
-            key = fit_width(label(f"row: the token reading · column: the token it reads{order}",
-                                  S.SMALL, S.MUTED), S.TEXT_W)
+            key = fit_width(label(f"grid: row = the token reading, column = the token it reads{order} · "
+                                  "lines: the same weights, left reads right", S.SMALL, S.MUTED), S.TEXT_W)
             place_in(key, S.CONTENT, DOWN)
-            mark = SurroundingRectangle(parts["frames"][f], color=S.TOKEN, buff=0.05, stroke_width=4)
+            mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=0.08, stroke_width=4)
             note = label(f"head {f + 1}: followed in chapter 02", S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
             foot = VGroup(note, legend).arrange(RIGHT, buff=0.8).next_to(key, UP, buff=0.15)
             fit_width(foot, S.TEXT_W)
-            cells = [c for c in group if isinstance(c, Group)]
-            labels = [m for m in group if not isinstance(m, Group)]
-            self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in cells], lag_ratio=0.08),
-                      *[FadeIn(t) for t in labels], run_time=beat.share(0.45))
-            self.play(FadeIn(key), FadeIn(legend), run_time=beat.share(0.1))
-            self.play(FadeIn(mark), FadeIn(note), run_time=beat.share(0.15))
+            # "Chapter two followed one head": that head alone, large, in the middle
+            home, k = one.get_center(), min(2.2, 3.6 / one.height)
+            one.scale(k).move_to(S.CONTENT.point(np.zeros(3)) + UP * 0.3)
+            self.play(FadeIn(one), run_time=beat.span(0, 0.7))
+            # "Layer one runs twelve of them side by side": it takes its place, the others join it
+            i = beat.find("side by side")
+            beat.wait_for(i)
+            others = [c for h, c in enumerate(cells) if h != f]
+            self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(i, 0.2))
+            self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in others], lag_ratio=0.15),
+                      FadeIn(parts["labels"]), run_time=beat.span(i, 0.85))
+            # "... as a grid and as lines": the key says how to read both
+            i = beat.find("as a grid")
+            beat.wait_for(i)
+            self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(i, 0.3))
+            self.play(LaggedStart(*[Indicate(c.arcs, color=S.ATTENTION, scale_factor=1.08) for c in cells],
+                                  lag_ratio=0.1), run_time=beat.span(i, 0.8))
+            # "Head N is the one we followed"
+            i = beat.find("the one we followed")
+            beat.wait_for(i)
+            self.play(FadeIn(mark), FadeIn(note), run_time=beat.span(i, 0.6))
+            if beat.find("chance") != i:        # random weights: point at the patterns the line calls chance
+                i = beat.find("chance")
+                beat.wait_for(i)
+                self.play(LaggedStart(*[Indicate(c.frame, color=S.WARNING, scale_factor=1.05) for c in cells],
+                                      lag_ratio=0.12), run_time=beat.span(i, 0.85))
         with self.beat("split") as beat:
             # titles and token labels would shrink below legible size: the slices below name the heads
-            small_text = VGroup(*parts["titles"], *labels)
-            panels = Group(*[Group(c.img, c.frame) for c in cells], mark)
-            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.share(0.08))
-            everything = panels
-            self.play(everything.animate.scale(min(1.0, 2.3 / panels.height)).move_to(UP * 1.05),
-                      run_time=beat.share(0.15))
-            split = self.width_split(f)
-            split.next_to(everything, DOWN, buff=0.35)
-            self.play(FadeIn(split[0]), run_time=beat.share(0.1))
-            self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.05), run_time=beat.share(0.25))
-            self.play(FadeIn(split[2], shift=UP * 0.1), run_time=beat.share(0.12))
+            small_text = Group(*[c.title for c in cells], parts["labels"])
+            panels = Group(*[Group(c.img, c.frame, c.arcs) for c in cells], mark)
+            # "The heads share the width rather than copy it": the width as one bar
+            whole, split, after = self.width_split(f)
+            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0, 0.1))
+            self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(UP * 1.05),
+                      run_time=beat.span(0, 0.3))
+            Group(whole, split).next_to(panels, DOWN, buff=0.35)
+            after.next_to(split, DOWN, buff=0.45)
+            whole.move_to(split[1])
+            self.play(FadeIn(whole), run_time=beat.span(0, 0.6))
+            # "... cut into twelve slices of sixty-four": the bar splits, one slice per head
+            i = beat.find("slices")
+            beat.wait_for(i)
+            self.play(FadeIn(split[0]), FadeOut(whole), run_time=beat.span(i, 0.2))
+            self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.1), run_time=beat.span(i, 0.8))
+            # "Their outputs are laid side by side again ... already paid for every head"
+            i = beat.find("already paid")
+            beat.wait_for(i)
+            self.play(FadeIn(after, shift=UP * 0.1), run_time=beat.span(i, 0.3))
+            beat.wait_until(i, 0.55)
+            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.7))
 
     def sequential_legend(self) -> VGroup:
         n = 24
@@ -145,11 +194,14 @@ class Heads(StackScene):
         hi = label(S.fmt_pct(1.0), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
         return VGroup(lo, bar, hi)
 
-    def width_split(self, featured: int) -> VGroup:
-        """d numbers as H slices of d_head: one slice per head, the followed one lit."""
+    def width_split(self, featured: int) -> tuple[VGroup, VGroup, VGroup]:
+        """d numbers as one bar; the same bar as H slices of d_head, the followed one lit; the note after."""
         H, d, dh = self.H, self.d, self.dh
         total_w = 12.0
         seg_w = total_w / H
+        whole = VGroup(Rectangle(width=total_w, height=0.5, stroke_color=S.MUTED, stroke_width=2,
+                                 fill_color=S.ATTENTION, fill_opacity=0.3))
+        whole.add(label(f"{d} numbers per token", S.SMALL, S.INK).move_to(whole[0]))
         title = label(f"d = {d} = {H} heads × {dh}", S.BODY_SIZE, S.INK)
         segs = VGroup()
         for h in range(H):
@@ -163,8 +215,7 @@ class Heads(StackScene):
         title.next_to(segs, UP, buff=0.15)
         after = fit_width(label(f"outputs side by side again: {H} × {dh} = {d} → output projection "
                                 "(already on the meter)", S.SMALL, S.MUTED), S.TEXT_W)
-        below(after, segs, buff=0.45)
-        return VGroup(title, segs, after)
+        return whole, VGroup(title, segs), after
 
 
 # ---------------------------------------------------------------------------
@@ -203,6 +254,29 @@ class Mlp(StackScene):
                        shape_text=f"{name}: first {shown} of {len(values):,}")
         return fit_width(g, 5.0).next_to(block, RIGHT, buff=0.45)
 
+    def per_token(self) -> VGroup:
+        """The tokens (the last few of a long prompt), each with its own arrow into its own MLP box."""
+        b = self.bundle
+        shown = token_window(b.T, 6)
+        cols = VGroup()
+        for i in shown:
+            chip = TokenChip(S.clip_token(b.tokens[i], 8), color=S.TOKEN, max_text_width=1.8)
+            box = Rectangle(width=max(1.7, chip.width), height=0.9, stroke_color=S.MLP, stroke_width=2,
+                            fill_color=S.MLP, fill_opacity=0.25)
+            box.add(label("MLP", S.BODY_SIZE, S.INK).move_to(box))
+            box.next_to(chip, DOWN, buff=1.1)
+            arrow = Arrow(chip.get_bottom(), box.get_top(), buff=0.08, color=S.RESIDUAL, stroke_width=4,
+                          max_tip_length_to_length_ratio=0.2)
+            col = VGroup(chip, arrow, box)
+            col.chip, col.box = chip, box
+            cols.add(col)
+        cols.arrange(RIGHT, buff=0.45, aligned_edge=UP)
+        if shown[0] > 0:
+            more = label(f"… {shown[0]} earlier", S.SMALL, S.MUTED).next_to(cols[0].chip, LEFT, buff=0.3)
+            cols.add_to_back(more)
+        fit_width(cols, S.TEXT_W)
+        return cols.move_to(UP * 0.2)
+
     def build(self):
         b, d, dff = self.bundle, self.d, self.dff
         f = mlp_facts(b)
@@ -212,44 +286,93 @@ class Mlp(StackScene):
         h_img.move_to(UP * 0.1)
         o_img.move_to(DOWN * 1.5)
         with self.beat("mlp_in") as beat:
+            # "each token visits ... the MLP": every token, its own box
+            cols = self.per_token()
+            columns = [c for c in cols if hasattr(c, "box")]
+            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in cols], lag_ratio=0.2),
+                      run_time=beat.span(0, 0.85))
+            # "It never looks at other tokens": one box per token, nothing runs between them
+            i = beat.find("never looks")
+            beat.wait_for(i)
+            alone = fit_width(label("one token at a time: nothing passes between the columns", S.SMALL, S.MLP),
+                              S.TEXT_W)
+            below(alone, cols, buff=0.45)
+            self.play(FadeIn(alone), LaggedStart(*[Indicate(c.box, color=S.MLP, scale_factor=1.1)
+                                                   for c in columns], lag_ratio=0.2), run_time=beat.span(i, 0.9))
+            # "Take <token>: d numbers, after another LayerNorm"
+            i = beat.find("layernorm")
+            beat.wait_for(i)
             x_lab = self.side_label(x_img, [(f"layer 1 MLP · token {tok}", S.TOKEN),
                                             (f"LayerNorm(x): 1 × {d}", S.INK)])
             x_win = self.value_window(f["x"], x_img, 5, "x")
-            self.play(FadeIn(x_img), FadeIn(x_lab), run_time=beat.share(0.3))
-            self.play(FadeIn(x_win), run_time=beat.share(0.3))
+            self.play(FadeOut(VGroup(*[c for c in cols if c is not columns[-1]]), alone),
+                      columns[-1].animate.next_to(x_img, DOWN, buff=0.3).set_opacity(0), FadeIn(x_img),
+                      FadeIn(x_lab), run_time=beat.span(i, 0.4))
+            self.remove(columns[-1])
+            self.play(FadeIn(x_win), run_time=beat.span(i, 0.6))
         with self.beat("mlp_up") as beat:
+            # "A matrix widens them to d_ff, and GELU bends each one"
             up = self.fan(x_img, h_img, f"× W_up ({d} × {dff:,}), then GELU")
             shown = len(window(dff, 9)[0])
             h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
                                shape_text=f"hidden after GELU: first {shown} of {dff:,}")
             fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * 0.3)
             h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=0.3)
-            counts = VGroup(label(f"{S.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True),
-                            label(f"{S.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True),
-                            label(f"of {dff:,}  ·  min {S.fmt_signed(f['min'], 2)}  ·  max "
-                                  f"{S.fmt_signed(f['max'], 2)}", S.SMALL, S.MUTED, mono=True))
-            counts.arrange(RIGHT, buff=0.35)
+            pos = label(f"{S.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True)
+            neg = label(f"{S.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True)
+            rng = label(f"of {dff:,}  ·  min {S.fmt_signed(f['min'], 2)}  ·  max {S.fmt_signed(f['max'], 2)}",
+                        S.SMALL, S.MUTED, mono=True)
+            counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=0.35)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeOut(x_win), FadeIn(up), run_time=beat.share(0.15))
-            self.play(FadeIn(h_img, shift=DOWN * 0.1), run_time=beat.share(0.15))
-            self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.share(0.15))
-            self.pay("L0.mlp_up", run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(c) for c in counts], lag_ratio=0.3), run_time=beat.share(0.2))
+            self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(h_img, shift=DOWN * 0.1), run_time=beat.span(0, 0.35))
+            self.pay("L0.mlp_up", run_time=beat.span(0, 0.9))
+            # "Of these d_ff activations, n came out positive and m negative"
+            i = beat.find("positive")
+            beat.wait_for(i)
+            self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(i, 0.3))
+            lit_up = VGroup(glow(pos, S.POSITIVE), glow(neg, S.NEGATIVE), glow(rng, S.MUTED))
+            beat.wait_until(i, 0.4)
+            self.play(FadeIn(pos, shift=UP * 0.1), FadeIn(lit_up[0]), run_time=beat.span(i, 0.35))
+            beat.wait_until(i, 0.7)
+            self.play(FadeIn(neg, shift=UP * 0.1), FadeIn(lit_up[1]), run_time=beat.span(i, 0.8))
+            # "none is below <min>"
+            i = beat.find("below")
+            beat.wait_for(i)
+            self.play(FadeIn(rng, shift=UP * 0.1), FadeIn(lit_up[2]), run_time=beat.span(i, 0.5))
+            self.play(Indicate(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(i, 0.8))
         with self.beat("mlp_down") as beat:
+            # "A second matrix folds the d_ff back to d"
             down = self.fan(h_img, o_img, f"× W_down ({dff:,} × {d})")
             o_lab = self.side_label(o_img, [(f"MLP output: 1 × {d}", S.INK), ("→ added to the residual", S.RESIDUAL)])
             o_win = self.value_window(f["out"], o_img, 5, "out")
-            self.play(FadeOut(h_win), FadeOut(h_name), run_time=beat.share(0.1))
-            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * 0.1), FadeIn(o_lab), run_time=beat.share(0.2))
-            self.play(FadeIn(o_win), run_time=beat.share(0.15))
-            self.pay("L0.mlp_down", run_time=beat.share(0.2))
+            self.play(FadeOut(h_win), FadeOut(h_name), FadeOut(lit_up), run_time=beat.span(0, 0.15))
+            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * 0.1), run_time=beat.span(0, 0.8))
+            # "The result is added to the residual stream"
+            i = beat.find("residual")
+            beat.wait_for(i)
+            self.play(FadeIn(o_lab), FadeIn(o_win), run_time=beat.span(i, 0.7))
+            # "the two products cost N FLOPs"
+            i = beat.find("flops")
+            beat.wait_for(i)
+            self.pay("L0.mlp_down", run_time=beat.span(i, 0.9))
         with self.beat("params") as beat:
             self.play(*[FadeOut(m) for m in (x_img, x_lab, up, h_img, counts, down, o_img, o_lab, o_win)],
-                      run_time=beat.share(0.12))
-            bars = self.param_bars()
-            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars[0]], lag_ratio=0.4),
-                      run_time=beat.share(0.4))
-            self.play(FadeIn(bars[1], shift=UP * 0.1), run_time=beat.share(0.15))
+                      run_time=beat.span(0, 0.15))
+            (head, attn_row, mlp_row), ratio = self.param_bars()
+            # "The MLP holds N parameters per layer"
+            self.play(FadeIn(head), FadeIn(mlp_row[0]), GrowFromEdge(mlp_row[1], LEFT), FadeIn(mlp_row[2:]),
+                      run_time=beat.span(0, 0.8))
+            # "Attention holds M"
+            i = beat.find("attention holds")
+            beat.wait_for(i)
+            self.play(FadeIn(attn_row[0]), GrowFromEdge(attn_row[1], LEFT), FadeIn(attn_row[2:]),
+                      run_time=beat.span(i, 0.8))
+            # "The MLP is r times the size"
+            i = beat.find("times")
+            beat.wait_for(i)
+            self.play(FadeIn(ratio, shift=UP * 0.1), run_time=beat.span(i, 0.4))
+            self.play(Indicate(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(i, 0.8))
 
     def param_bars(self) -> VGroup:
         p = param_facts(self.bundle)
@@ -275,7 +398,8 @@ class Mlp(StackScene):
         head.next_to(rows, UP, buff=0.35).align_to(rows[0][1], LEFT)
         ratio = label(f"MLP = {p['ratio']:.1f} × attention", S.BODY_SIZE, S.MLP)
         below(ratio, rows, buff=0.45).align_to(rows[0][1], LEFT)
-        return VGroup(VGroup(head, *rows), ratio)
+        place_in(VGroup(head, rows, ratio), S.CONTENT)
+        return VGroup(head, *rows), ratio
 
 
 # ---------------------------------------------------------------------------
@@ -334,14 +458,30 @@ class Climb(StackScene):
         stack = floors(L)
         flop_tags = VGroup(*[label(f"+{human(led.layer_flops(l))}", S.SMALL, S.FLOPS, mono=True)
                              .next_to(stack[l], RIGHT, buff=0.2) for l in range(L)])
+        home = stack.get_center()
+        everything = VGroup(stack, stack.stream, flop_tags)
+        centred = S.CONTENT.point(np.zeros(3))[0] - everything.get_center()[0]
+        everything.shift(RIGHT * centred)       # alone, the stack stands in the middle
         with self.beat("climb") as beat:
+            # "Attention plus MLP is one layer"
             light_now(stack[0])
-            self.play(FadeIn(stack.stream), LaggedStart(*[FadeIn(f, shift=UP * 0.05) for f in stack],
-                                                        lag_ratio=0.08), run_time=beat.share(0.25))
-            self.play(FadeIn(flop_tags[0]), run_time=beat.share(0.05))
-            # one layer at a time, each step shorter than the last
-            weights = [0.8 ** i for i in range(L - 1)]
-            budget = 0.6 * beat.duration
+            self.play(FadeIn(stack[0], shift=UP * 0.1), run_time=beat.span(0, 0.7))
+            # "GPT-2 small stacks twelve of them"
+            i = beat.find("stacks")
+            beat.wait_for(i)
+            self.play(LaggedStart(*[FadeIn(f, shift=UP * 0.05) for f in stack[1:]], lag_ratio=0.15),
+                      run_time=beat.span(i, 0.85))
+            # "Each layer adds its edits to the residual stream"
+            i = beat.find("residual stream")
+            beat.wait_for(i)
+            self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(i, 0.7))
+            # "Every layer costs the same N FLOPs": the meter climbs one layer at a time, faster as it goes
+            i = beat.find("costs the same")
+            beat.wait_for(i)
+            self.play(FadeIn(flop_tags[0], scale=1.6), FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back),
+                      run_time=beat.span(i, 0.25))
+            weights = [0.85 ** j for j in range(L - 1)]
+            budget = max(0.15 * (L - 1), beat.end_of(i) - beat.elapsed - 0.2)
             for l, w in zip(range(1, L), weights):
                 rt = max(0.15, budget * w / sum(weights))
                 target = led.after(f"L{l}.mlp_down")
@@ -368,8 +508,16 @@ class Climb(StackScene):
             for _, right in lines:
                 right.shift(RIGHT * push)
             fit_width(lines, 6.4).move_to([3.6, -0.2, 0])
-            self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in lines], lag_ratio=0.2),
-                      run_time=beat.share(0.6))
+            # "After layer 12 the meter reads N FLOPs": the stack steps aside for the sum
+            self.play(everything.animate.shift(RIGHT * (home[0] - stack.get_center()[0])),
+                      run_time=beat.span(0, 0.3))
+            self.play(FadeIn(lines[-1], shift=LEFT * 0.1), Indicate(self.meter.counter, color=S.FLOPS,
+                                                                    scale_factor=1.1), run_time=beat.span(0, 0.8))
+            # "That is 12 layers at N each, plus M for the positions"
+            i = beat.find("each")
+            beat.wait_for(i)
+            self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in lines[:-1]], lag_ratio=0.5),
+                      run_time=beat.span(i, 0.9))
 
 
 class Lens(StackScene):
@@ -407,9 +555,31 @@ class Lens(StackScene):
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
             header.next_to(readouts, RIGHT, buff=0.3).align_to(readouts, DOWN)
         with self.beat("lens") as beat:
-            self.play(FadeIn(header), run_time=beat.share(0.1))
+            # "The logit lens decodes the last token's residual stream after every layer"
+            self.play(FadeIn(header), run_time=beat.span(0, 0.1))
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.15) for r in readouts], lag_ratio=0.25),
-                      run_time=beat.share(0.6))
+                      run_time=beat.span(0, 0.9))
+            if beat.find("noise") != beat.find("after layer 1 "):    # "these guesses are noise"
+                i = beat.find("noise")
+                beat.wait_for(i)
+                self.play(LaggedStart(*[Indicate(r[0], color=S.WARNING, scale_factor=1.1) for r in readouts],
+                                      lag_ratio=0.15), run_time=beat.span(i, 0.9))
+            # "After layer 1 its guess is …": the bottom floor's readout
+            i = beat.find("after layer 1 ")
+            beat.wait_for(i)
+            pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=0.05, stroke_width=3)
+            self.play(FadeIn(pick), Indicate(readouts[0][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
+            # "After layer 12 it is …": the top floor's
+            i = beat.find(f"after layer {L} ")
+            beat.wait_for(i)
+            self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=0.05,
+                                                               stroke_width=3)),
+                      Indicate(readouts[-1][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
+            if beat.find("floor by floor") != i:    # "refined floor by floor": up the readouts
+                i = beat.find("floor by floor")
+                beat.wait_for(i)
+                self.play(LaggedStart(*[Indicate(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
+                                      lag_ratio=0.2), run_time=beat.span(i, 0.9))
         with self.beat("lens_settle") as beat:
             agree = VGroup(*readouts[settle:])
             box = SurroundingRectangle(agree, color=S.LOGIT, buff=0.06, stroke_width=3)
@@ -418,11 +588,15 @@ class Lens(StackScene):
             note.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
             fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - 0.15)
             note.next_to(box, RIGHT, buff=0.15)
-            self.play(FadeIn(box), FadeIn(note), run_time=beat.share(0.3))
-            self.wait(beat.share(0.2))
-            # the meter's step line says what the lens costs: nothing (it is a look inside)
+            # "… is on top from layer k upward"
+            self.play(pick.animate.become(box), run_time=beat.span(0, 0.35))
+            self.play(FadeIn(note), LaggedStart(*[Indicate(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
+                      run_time=beat.span(0, 0.9))
+            # "… costs nothing on the meter": the meter's step line says what the lens costs
+            i = beat.find("nothing on the meter")
+            beat.wait_for(i)
             self.play(*self.meter.pay(self.meter.value, "logit lens: a look inside, +0"),
-                      Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.share(0.2))
+                      Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.8))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, DashedLine, Dot, FadeIn, FadeOut, Indicate, LaggedStart, Line,
-                   Rectangle, SurroundingRectangle, Transform, Triangle, VGroup, VMobject)
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeOut, Indicate,
+                   LaggedStart, Line, Rectangle, SurroundingRectangle, Transform, TransformFromCopy, Triangle, VGroup,
+                   VMobject, Wait, there_and_back)
 
 from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
@@ -31,6 +32,23 @@ class VoteScene(ChapterScene):
 
     def meter_opening(self):
         return self.ledger.total, ""      # scenes after the unembedding: the meter shows the whole pass
+
+    def point_at_mark(self, beat, word: str):
+        """Synthetic weights: when a sentence after the first says `word` (the honest caveat), point at the
+        frame's mark that says the same."""
+        mark = getattr(self, "random_mark", None)
+        i = beat.find(word)
+        if mark is None or i == 0 or word not in beat.sentences[i]["text"].lower():
+            return
+        beat.wait_for(i)
+        self.play(Indicate(mark, color=S.WARNING, scale_factor=1.15),
+                  FadeIn(glow(mark, S.WARNING, opacity=0.3), rate_func=there_and_back), run_time=beat.span(i, 0.8))
+
+
+def glow(mob, color, buff: float = 0.08, opacity: float = 0.22) -> SurroundingRectangle:
+    """A filled, outlined box over `mob`: the thing a sentence names, lit up (a change big enough to see)."""
+    return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=3, fill_color=color, fill_opacity=opacity,
+                                corner_radius=0.08)
 
 
 def top_bars(facts: dict, **kw) -> ProbBars:
@@ -97,20 +115,37 @@ class LastRow(VoteScene):
         rows = token_window(b.T)
         last = b.T - 1
         with self.beat("last_row") as beat:
-            grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=6, cell_w=1.05,
+            # "12 layers have refined T rows"
+            grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
                               shape_text=f"after {b.config['n_layer']} layers and the final LayerNorm: {b.T} × {d}")
             fit_width(grid, 11).move_to(DOWN * 0.1)
-            self.play(FadeIn(grid), run_time=beat.share(0.25))
+            self.play(FadeIn(grid), run_time=beat.span(0, 0.8))
+            # "Only the last one … picks the next token"
+            i = beat.find("only the last")
+            beat.wait_for(i)
             others = VGroup(*[m for r in rows if r != last for m in (*grid.row_cells(r), *grid.row_values(r))],
                             *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last])
             box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
                                        buff=0.06, stroke_width=3)
             goes_on = label("only this row goes on", S.SMALL, S.TOKEN).next_to(box, DOWN, buff=0.15)
             goes_on.align_to(box, RIGHT)
-            grid.shape_mob.next_to(goes_on, DOWN, buff=0.12).align_to(box, RIGHT)
             self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.next_to(
-                goes_on, DOWN, buff=0.12).align_to(box, RIGHT), run_time=beat.share(0.2))
-            self.play(FadeIn(goes_on), run_time=beat.share(0.15))
+                goes_on, DOWN, buff=0.12).align_to(box, RIGHT), run_time=beat.span(i, 0.35))
+            self.play(FadeIn(goes_on), run_time=beat.span(i, 0.3))
+            # "… the only row that has seen the whole prompt": every token it has read
+            beat.wait_until(i, 0.55)
+            seen = glow(VGroup(*grid.row_label_mobs), S.TOKEN)
+            self.play(FadeIn(seen), run_time=beat.span(i, 0.6))
+            # "The others have done their part, as keys and values"
+            i = beat.find("keys and values")
+            beat.wait_for(i)
+            done = label("the other rows: keys and values for the tokens after them", S.SMALL, S.MUTED)
+            fit_width(done, S.TEXT_W)
+            done.next_to(grid, UP, buff=0.2)
+            keep_inside(done, S.CONTENT)
+            rest = VGroup(*[m for r in rows if r != last for m in grid.row_cells(r)])
+            self.play(FadeOut(seen), FadeIn(done), FadeIn(glow(rest, S.MUTED, opacity=0.3)) if len(rest) else Wait(),
+                      run_time=beat.span(i, 0.8))
         with self.beat("unembed") as beat:
             vec = NumberGrid(b["ln_f"][last][None, :], row_labels=[b.tokens[last]], max_cols=3, cell_w=1.0,
                              shape_text=f"1 × {d}")
@@ -128,11 +163,23 @@ class LastRow(VoteScene):
             formula = label(f"{self.ledger['unembed'].formula} = {S.fmt_int(self.ledger['unembed'].flops)} FLOPs",
                             S.SMALL, S.FLOPS, mono=True)
             below(fit_width(formula, S.TEXT_W), eqn, buff=0.45)
-            self.play(FadeOut(grid), FadeOut(box), FadeOut(goes_on), FadeIn(vec), run_time=beat.share(0.15))
-            self.play(FadeIn(times), FadeIn(table, shift=LEFT * 0.2), run_time=beat.share(0.15))
-            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * 0.2), run_time=beat.share(0.15))
-            self.play(FadeIn(formula), run_time=beat.share(0.1))
-            self.pay("unembed", run_time=beat.share(0.25))
+            # "Its d numbers meet the embedding table …, used transposed"
+            self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
+                        and m is not getattr(self, "random_mark", None)], FadeIn(vec),
+                      run_time=beat.span(0, 0.3))
+            self.play(FadeIn(times), FadeIn(table, shift=LEFT * 0.2), run_time=beat.span(0, 0.7))
+            # "Out comes one score for each of the V entries"
+            i = beat.find("one score")
+            beat.wait_for(i)
+            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * 0.2), run_time=beat.span(i, 0.7))
+            # "That one product costs N FLOPs"
+            i = beat.find("product costs")
+            beat.wait_for(i)
+            self.play(FadeIn(formula, shift=UP * 0.1), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(i, 0.6))
+            # "It brings the whole pass to N"
+            i = beat.find("whole pass")
+            beat.wait_for(i)
+            self.pay("unembed", run_time=beat.span(i, 0.9))
 
 
 # ---------------------------------------------------------------------------
@@ -190,41 +237,78 @@ class Softmax(VoteScene):
         place_in(left, S.LEFT_COLUMN, UP + LEFT)
         head = fit_width(label(f"softmax over all {V:,} scores: the top {len(f['top'])}", S.SMALL, S.LOGIT), 6.6)
         head.next_to(bars, UP, buff=0.2).align_to(left, LEFT)
+        # the rule, beside the bars until the plot takes its place
+        rule = VGroup(label("p = exp(score) ÷ Σ exp(score)", S.BODY_SIZE, S.LOGIT),
+                      label(f"the sum runs over all {V:,} scores", S.SMALL, S.INK),
+                      label("so the probabilities add up to 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.2,
+                                                                                           aligned_edge=LEFT)
+        place_in(fit_width(rule, S.SIDE_PANEL.width - 0.6), S.SIDE_PANEL.with_(left=S.SIDE_PANEL.left + 0.3), LEFT,
+                 y=0.6)
         with self.beat("softmax") as beat:
-            self.play(FadeIn(head), run_time=beat.share(0.1))
+            # "A softmax turns the V scores into probabilities"
+            self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0, 0.25))
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars.rows], lag_ratio=0.12),
-                      run_time=beat.share(0.55))
+                      FadeIn(rule[1:], shift=UP * 0.1), run_time=beat.span(0, 0.85))
+            # "The top candidate is …": each candidate the line reads is pointed at as it is read
+            i = beat.find("top candidate")
+            beat.wait_for(i)
+            read = 3 if beat.find("then") == i else 1
+            for r in range(min(read, len(bars.rows))):
+                beat.wait_until(i, r / read)
+                self.play(Indicate(bars.rows[r], color=S.LOGIT, scale_factor=1.08), run_time=beat.span(i, 0.8 / read))
+            if beat.find("even split") != i:     # "An even split would give each token …": that level
+                i = beat.find("even split")
+                beat.wait_for(i)
+                even = self.even_mark(bars, 1 / V, left)
+                self.play(FadeIn(even), FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back),
+                          run_time=beat.span(i, 0.8))
+            self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
         plot = CumulativePlot(f["probs"], width=4.9, height=3.1)
         plot.shift(np.array([S.SIDE_PANEL.left, -1.3, 0]) - plot.origin())    # its axis on the panel's edge
         n_p = f["n_p"]
         with self.beat("tail") as beat:
+            # "The tail is long": every token's mass, added up by rank
             p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), 4.9)
             p_title.next_to(plot.point(1, 1.0), UP, buff=0.25).align_to(plot.axes[1], LEFT)
+            self.play(FadeOut(rule), FadeIn(plot.axes), FadeIn(p_title), run_time=beat.span(0, 0.4))
+            self.play(Create(plot.path), run_time=beat.span(0, 1.0))
+            # "The top 10 hold M together"
+            i = beat.find("together")
+            beat.wait_for(i)
             mass = label(f"top {len(f['top'])}: {S.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
             mass.next_to(plot.axes, DOWN, buff=0.2).align_to(plot.axes, LEFT)
-            self.play(FadeIn(plot.axes), FadeIn(p_title), run_time=beat.share(0.15))
-            self.play(FadeIn(plot.path), FadeIn(mass), run_time=beat.share(0.25))
+            top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
+            self.play(FadeIn(mass), FadeIn(top_dot, scale=2), Indicate(VGroup(*[r.bar for r in bars.rows]),
+                                                                        color=S.LOGIT), run_time=beat.span(i, 0.8))
+            # "It takes n tokens to hold 90 percent"
+            i = beat.find("to hold")
+            beat.wait_for(i)
             at = plot.point(n_p, TOP_P)
-            h_line = DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2)
-            v_line = DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2)
-            dot = Dot(at, color=S.INK, radius=0.06)
-            note = label(f"{S.fmt_int(n_p)} tokens hold {100 * TOP_P:g}%", S.SMALL, S.INK)
+            lines = VGroup(Dot(at, color=S.INK, radius=0.06))
+            if at[0] - plot.point(1, TOP_P)[0] > 0.1:        # a 1-token nucleus sits on the axis: no line
+                lines.add(DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2))
+            lines.add(DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2))
+            note = label(f"{S.fmt_int(n_p)} {'token holds' if n_p == 1 else 'tokens hold'} {100 * TOP_P:g}%",
+                         S.SMALL, S.INK)
             # left of n_p the curve is below the line, right of it above: either side has a free corner
             if at[0] - plot.origin()[0] > note.width + 0.2:
                 note.move_to(at + np.array([-0.12, 0.2, 0]), aligned_edge=RIGHT + DOWN)
             else:
                 note.move_to(at + np.array([0.12, -0.12, 0]), aligned_edge=LEFT + UP)
-            self.play(FadeIn(h_line), FadeIn(v_line), FadeIn(dot), FadeIn(note), run_time=beat.share(0.3))
+            self.play(FadeIn(lines), FadeIn(note), run_time=beat.span(i, 0.7))
         if w is None:
             return
         with self.beat("interest") as beat:
+            # "And <token>?"
             if extra is None:
                 row = bars.rows[w["rank"] - 1]
-                self.play(FadeIn(SurroundingRectangle(row, color=S.TOKEN, buff=0.05)),
-                          Indicate(row.name, color=S.TOKEN), run_time=beat.share(0.4))
+                self.play(FadeIn(glow(row, S.TOKEN)), Indicate(row.name, color=S.TOKEN), run_time=beat.span(0, 0.9))
             else:
-                self.play(FadeIn(extra, shift=UP * 0.1), run_time=beat.share(0.4))
+                self.play(FadeIn(extra, shift=UP * 0.1), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0, 0.9))
+            # "It ranks …": its place on the curve
+            i = beat.find("ranks")
+            beat.wait_for(i)
             where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
             pin = Dot(where, color=S.TOKEN, radius=0.07)
             # the tag sits above the plot (never on the curve), joined to its point by a thin line
@@ -234,7 +318,20 @@ class Softmax(VoteScene):
                     S.RIGHT_EDGE - tag.width / 2)
             tag.move_to([x, p_title.get_center()[1], 0])
             lead = Line(tag.get_bottom() + DOWN * 0.05, where, color=S.TOKEN, stroke_width=1.5)
-            self.play(FadeIn(pin, scale=2), FadeIn(tag), FadeIn(lead), run_time=beat.share(0.3))
+            self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), run_time=beat.span(i, 0.6))
+            self.point_at_mark(beat, "no meaning")   # random weights: "the rank carries no meaning here"
+
+    @staticmethod
+    def even_mark(bars: ProbBars, even: float, under) -> VGroup:
+        """A line down the bars where every token's bar would end if the vote were an even split; its
+        name under `under` (the bars and any row below them)."""
+        first = bars.rows[0]
+        x = first.bar.get_left()[0] + first.bar.width * even / max(bars.probs[0], 1e-12)
+        top, bottom = bars.rows[0].get_top()[1] + 0.05, under.get_bottom()[1] - 0.1
+        line = DashedLine([x, top, 0], [x, bottom, 0], color=S.WARNING, stroke_width=2)
+        tag = label(f"even split: {S.fmt_prob(even)} each", S.SMALL, S.WARNING)
+        tag.next_to(line, DOWN, buff=0.08).align_to(line, LEFT)
+        return VGroup(line, tag)
 
 
 # ---------------------------------------------------------------------------
@@ -245,45 +342,78 @@ class Shaping(VoteScene):
         f = self.facts
         temps = f["temps"]
         scale = max(t["top"] for t in temps)
+        # one set of bars that each named temperature reshapes; a table keeps what each one did
+        plain = min(range(len(temps)), key=lambda j: abs(temps[j]["t"] - 1.0))
+        shapes = [place_in(ProbBars(t["texts"], t["probs"], None, bar_max=3.0, scale_to=scale, name_max=1.9),
+                           S.LEFT_COLUMN, LEFT, y=0.3) for t in temps]
+        panel = S.SIDE_PANEL.with_(left=min(S.SIDE_PANEL.left, max(s.get_right()[0] for s in shapes) + 0.5))
+        bars = shapes[plain].copy()
+        now = label(f"T = {temps[plain]['t']:.1f}", S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=0.3)
+        now.align_to(bars, LEFT)
+        formula = label("p = softmax(scores ÷ T)", S.BODY_SIZE, S.MUTED)
+        place_in(formula, panel, LEFT, y=now.get_y())
+        table = VGroup()
+        for t in temps:
+            row = VGroup(label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
+                         label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
+                         label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True))
+            table.add(row)
+        xs = np.cumsum([0.0] + [max(r[c].width for r in table) + 0.35 for c in (0, 1)])
+        for j, row in enumerate(table):
+            for cell, x in zip(row, xs):
+                cell.move_to([x, -j * 0.5, 0], aligned_edge=LEFT)
+        place_in(fit_width(table, panel.width - 0.1), panel, LEFT, y=0.1)
+        foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
+                     S.MUTED)
+        below(fit_width(foot, panel.width - 0.1), table, buff=0.45, aligned=LEFT)
         with self.beat("temperature") as beat:
-            cols = VGroup()
-            for t in temps:
-                bars = ProbBars(t["texts"], t["probs"], None, bar_max=1.1, scale_to=scale, name_max=1.5)
-                head = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT)
-                stats = VGroup(label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
-                               label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True))
-                stats.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-                col = VGroup(head, bars, stats).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-                cols.add(col)
-            cols.arrange(RIGHT, buff=0.45, aligned_edge=UP)
-            fit_width(cols, S.FULL_W).move_to(DOWN * 0.1)
-            formula = label("p = softmax(scores ÷ T)", S.SMALL, S.MUTED)
-            foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
-                         S.MUTED)
-            below(fit_width(foot, S.TEXT_W), cols, buff=0.35)
-            formula.next_to(cols, UP, buff=0.3)
-            self.play(FadeIn(formula), run_time=beat.share(0.1))
-            self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.15) for c in cols], lag_ratio=0.35),
-                      run_time=beat.share(0.5))
-            self.play(FadeIn(foot), run_time=beat.share(0.1))
-        bars = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
+            # "Temperature divides the scores before the softmax"
+            self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0, 0.6))
+            # "At 0.2, the top token takes …": the bars reshape to each temperature as it is named
+            for j, t in enumerate(temps):
+                i = beat.find(f"at {t['t']:.1f}")
+                beat.wait_for(i)
+                tag = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
+                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(table[j], shift=LEFT * 0.1),
+                          *[r.animate.set_opacity(0.45) for r in table[:j]], run_time=beat.span(i, 0.6))
+            # "Low temperature sharpens the vote; high temperature flattens it"
+            i = beat.find("sharpens")
+            beat.wait_for(i)
+            self.play(Indicate(table[0], color=S.LOGIT), table[0].animate.set_opacity(1), run_time=beat.span(i, 0.4))
+            self.play(Indicate(table[-1], color=S.LOGIT), FadeIn(foot), run_time=beat.span(i, 0.8))
+        bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
-            self.play(FadeOut(cols), FadeOut(formula), FadeOut(foot), run_time=beat.share(0.1))
-            self.play(FadeIn(bars), run_time=beat.share(0.2))
-            k = min(TOP_K, len(bars.rows))
-            cut = VGroup(*bars.rows[k:])
+            # "Top-k keeps a fixed shortlist"
+            bars_k_head = label("the top candidates again, T = 1.0", S.SMALL, S.MUTED)
+            bars_k_head.next_to(bars_k, UP, buff=0.2).align_to(bars_k, LEFT)
+            keep_inside(bars_k_head, S.CONTENT)
+            k = min(TOP_K, len(bars_k.rows))
             title = label(f"top-k, k = {k}", S.BODY_SIZE, S.LOGIT)
             sub = VGroup(label(f"keep the {k} most likely,", S.SMALL, S.INK),
                          label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.1,
                                                                                       aligned_edge=LEFT)
             info = VGroup(title, sub).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.4)
+            self.play(FadeOut(VGroup(bars, now, formula, table, foot)), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0, 0.7))
+            bars = bars_k
+            cut = VGroup(*bars.rows[k:])
+            # "With k equal to 5, only the first 5 bars survive"
+            i = beat.find("survive")
+            beat.wait_for(i)
+            self.play(FadeIn(sub[0]), cut.animate.set_opacity(0.2), run_time=beat.span(i, 0.7))
+            # "They are renormalised to share all of the probability: … rises from … to …"
+            i = beat.find("renormalised")
+            beat.wait_for(i)
             dec = S.prob_decimals(f["topk"])
             new_pcts = [label(S.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
                         for p, r in zip(f["topk"], bars.rows[:k])]
             old_pcts = [r.pct.copy() for r in bars.rows[:k]]
-            self.play(FadeIn(info), cut.animate.set_opacity(0.2), run_time=beat.share(0.25))
-            self.play(*[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)], run_time=beat.share(0.25))
+            self.play(FadeIn(sub[1]), *[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
+                      run_time=beat.span(i, 0.45))
+            kept = glow(VGroup(*[r.pct for r in bars.rows[:k]]), S.LOGIT)
+            self.play(Indicate(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.2), FadeIn(kept),
+                      run_time=beat.span(i, 0.8))
         with self.beat("topp") as beat:
             n_p = f["n_p"]
             title2 = label(f"top-p, p = {TOP_P:g}", S.BODY_SIZE, S.LOGIT)
@@ -302,13 +432,23 @@ class Shaping(VoteScene):
             panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, x_sum + 0.45))   # right of the sums
             info2 = VGroup(title2, sub2).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             place_in(fit_width(info2, panel.width), panel, LEFT, y=1.4)
-            self.play(FadeOut(info), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
-                      cut.animate.set_opacity(1), run_time=beat.share(0.2))
-            self.play(FadeIn(info2), LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.1),
-                      run_time=beat.share(0.3))
-            if keep < len(bars.rows):
-                self.play(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2),
-                          run_time=beat.share(0.2))
+            # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
+            self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
+                      cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0, 0.25))
+            self.play(LaggedStart(*[FadeIn(m, shift=LEFT * 0.1) for m in sums], lag_ratio=0.2),
+                      run_time=beat.span(0, 0.9))
+            # "Here that is n tokens, …": where the sum first reaches p
+            i = beat.find("here that is")
+            beat.wait_for(i)
+            anims = [FadeIn(VGroup(*sub2[1:]))]
+            if keep < len(bars.rows):      # every bar below rank n is cut
+                anims.append(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2))
+            anims.append(Indicate(sums[keep - 1], color=S.LOGIT, scale_factor=1.2))
+            self.play(*anims, run_time=beat.span(i, 0.7))
+            # "The less sure the model, the longer that list"
+            i = beat.find("longer")
+            beat.wait_for(i)
+            self.play(FadeIn(glow(VGroup(*sub2[1:]), S.LOGIT)), run_time=beat.span(i, 0.7))
 
 
 # ---------------------------------------------------------------------------
@@ -320,14 +460,18 @@ class Pick(VoteScene):
         bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
         g, s = f["greedy"], f["sample"]
         with self.beat("greedy") as beat:
-            self.play(FadeIn(bars), run_time=beat.share(0.2))
+            # "Greedy decoding simply takes the top bar: …"
+            self.play(FadeIn(bars), run_time=beat.span(0, 0.3))
             mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=0.05, stroke_width=3)
             title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
             chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
             gl = VGroup(title, chip).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
             place_in(fit_width(gl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.5)
-            self.play(FadeIn(mark), FadeIn(gl), run_time=beat.share(0.35))
+            self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0, 0.5))
+            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0, 0.9))
+            self.point_at_mark(beat, "noise")      # random weights: "a pick of noise"
         with self.beat("sample") as beat:
+            # "Sampling rolls a die against the odds instead": all the probability as one strip
             title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
             strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
             chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
@@ -336,15 +480,24 @@ class Pick(VoteScene):
             sl.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
             place_in(fit_width(sl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=-1.0)
             pointer = self.pointer(strip, s["rank"], f)
-            self.play(FadeIn(title2), FadeIn(strip), run_time=beat.share(0.2))
-            self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.share(0.2))
-            anims = [FadeIn(chip2), FadeIn(where)]
+            self.play(FadeIn(title2), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(strip), run_time=beat.span(0, 0.8))
+            # "With seed …, the roll lands on …"
+            i = beat.find("lands on")
+            beat.wait_for(i)
+            self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.span(i, 0.4))
+            self.play(FadeIn(chip2), run_time=beat.span(i, 0.8))
+            # "That is rank …, with probability …"
+            i = beat.find("rank")
+            beat.wait_for(i)
+            anims = [FadeIn(where), FadeIn(glow(where, S.TOKEN))]
             if s["rank"] <= len(bars.rows):
-                anims.append(FadeIn(SurroundingRectangle(bars.rows[s["rank"] - 1], color=S.TOKEN, buff=0.05)))
-            self.play(*anims, run_time=beat.share(0.25))
+                anims.append(FadeIn(glow(bars.rows[s["rank"] - 1], S.TOKEN)))
+            self.play(*anims, run_time=beat.span(i, 0.6))
         with self.beat("append") as beat:
+            # "The greedy pick … is appended to the prompt"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
-                        and m is not getattr(self, "random_mark", None)], run_time=beat.share(0.15))
+                        and m is not getattr(self, "random_mark", None)], run_time=beat.span(0, 0.15))
             texts, ids = list(b.tokens) + [g["text"]], list(b.ids) + [g["id"]]
             row = flow_chips(texts, ids)
             new = row.chips[-1]
@@ -354,13 +507,17 @@ class Pick(VoteScene):
             note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
                                    S.SMALL, S.MUTED), S.TEXT_W)
             below(note, row, buff=0.4)
-            self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.share(0.2))
+            self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.span(0, 0.35))
             tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=0.2)
             if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row
                 below(tag, note, buff=0.15)
                 tag.become(label("green: the greedy pick", S.SMALL, S.LOGIT).move_to(tag))
-            self.play(FadeIn(new, shift=LEFT * 0.4), FadeIn(tag), run_time=beat.share(0.25))
-            self.play(FadeIn(note), run_time=beat.share(0.15))
+            self.play(FadeIn(new, shift=LEFT * 0.4), FadeIn(tag), run_time=beat.span(0, 0.8))
+            # "Chapter six sends these T+1 tokens through the whole pass again"
+            i = beat.find("chapter six")
+            beat.wait_for(i)
+            self.play(FadeIn(note), Indicate(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
+                      run_time=beat.span(i, 0.7))
 
     @staticmethod
     def mass_strip(f: dict, width: float) -> VGroup:

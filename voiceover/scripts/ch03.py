@@ -13,34 +13,36 @@ from voiceover.spoken import spoken_count, spoken_prob, spoken_token
 LINES = [
     Line("heads", "Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
                   "own queries, keys and values, each free to look for something different. Here are all "
-                  "{n_head} attention patterns over our {T} tokens; head {head} is the one we followed.",
+                  "{n_head} attention patterns over our {T} tokens, as a grid and as lines to the tokens each "
+                  "one reads. Head {head} is the one we followed.",
          synthetic="Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
-                   "own queries, keys and values. Here are all {n_head} attention patterns over our {T} tokens; "
-                   "head {head} is the one we followed. With random weights these patterns are chance; a "
-                   "trained model's heads learn distinct habits."),
-    Line("split", "The heads share the width rather than copy it: {d} numbers cut into {n_head} slices of {dh}. "
-                  "Their outputs are laid side by side again, so chapter two's bill already paid for every "
-                  "head."),
+                   "own queries, keys and values. Here are all {n_head} attention patterns over our {T} tokens, "
+                   "as a grid and as lines to the tokens each one reads. Head {head} is the one we followed. "
+                   "With random weights these patterns are chance; a trained model's heads learn distinct "
+                   "habits."),
+    Line("split", "The heads share the width rather than copy it. The {d} numbers are cut into {n_head} slices "
+                  "of {dh}, one for each head. Their outputs are laid side by side again, so chapter two's bill "
+                  "already paid for every head."),
     Line("mlp_in", "Then each token visits the second half of the layer, the MLP. It never looks at other tokens. "
                    "Take {last_token}: {d} numbers, after another LayerNorm."),
-    Line("mlp_up", "A matrix widens them to {dff}, and GELU bends each one. Of these {dff} activations "
-                   "{n_pos} came out positive and {n_neg} negative; GELU only lets negatives through small, "
-                   "none below {min_hidden}."),
-    Line("mlp_down", "A second matrix folds the {dff} back to {d}, and the result is added to the residual "
-                     "stream. For all {T} tokens the two products cost {mlp_flops} FLOPs."),
-    Line("params", "The MLP holds {mlp_params} parameters per layer; attention holds {attn_params}. "
+    Line("mlp_up", "A matrix widens them to {dff}, and GELU bends each one. Of these {dff} activations, "
+                   "{n_pos} came out positive and {n_neg} negative. GELU lets negatives through only small: "
+                   "none is below {min_hidden}."),
+    Line("mlp_down", "A second matrix folds the {dff} back to {d}. The result is added to the residual stream. "
+                     "For all {T} tokens the two products cost {mlp_flops} FLOPs."),
+    Line("params", "The MLP holds {mlp_params} parameters per layer. Attention holds {attn_params}. "
                    "The MLP is {param_ratio} times the size of the famous part."),
     Line("climb", "Attention plus MLP is one layer. GPT-2 small stacks {n_layer} of them: one blueprint, "
-                  "{n_layer} sets of weights, each layer adding its edits to the residual stream. Every layer "
+                  "{n_layer} sets of weights. Each layer adds its edits to the residual stream. Every layer "
                   "costs the same {layer_flops} FLOPs for our {T} tokens."),
-    Line("climb_total", "After layer {n_layer} the meter reads {stack_flops} FLOPs: {n_layer} layers at "
+    Line("climb_total", "After layer {n_layer} the meter reads {stack_flops} FLOPs. That is {n_layer} layers at "
                         "{layer_flops} each, plus {pos_flops} for adding the positions in chapter one."),
     Line("lens", "The logit lens decodes the last token's residual stream after every layer, as if the model "
-                 "had to answer early. Its guess after layer 1 is {lens_first} at {lens_first_p}; after layer "
+                 "had to answer early. After layer 1 its guess is {lens_first} at {lens_first_p}. After layer "
                  "{n_layer} it is {lens_last} at {lens_last_p}, the model's real answer.",
          synthetic="The logit lens decodes the last token's residual stream after every layer, as if the model "
-                   "had to answer early. With random weights these guesses are noise: after layer 1 it reads "
-                   "{lens_first} at {lens_first_p}, after layer {n_layer} {lens_last} at {lens_last_p}. "
+                   "had to answer early. With random weights these guesses are noise. After layer 1 it reads "
+                   "{lens_first} at {lens_first_p}. After layer {n_layer} it reads {lens_last} at {lens_last_p}. "
                    "Trained weights would show one guess being refined floor by floor."),
     Line("lens_settle", "The final answer {lens_last} is on top from layer {settle_layer} upward: "
                         "{settle_count} of the {n_layer} floors agree with the last. The lens is a look inside, "

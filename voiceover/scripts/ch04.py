@@ -11,33 +11,34 @@ from voiceover.script import Line
 from voiceover.spoken import spoken_count, spoken_prob, spoken_token
 
 LINES = [
-    Line("last_row", "Twelve layers have refined {T} rows, but only the last one, for {last_token}, picks the next "
+    Line("last_row", "{n_layer} layers have refined {T} rows. Only the last one, for {last_token}, picks the next "
                      "token: it is the only row that has seen the whole prompt. The others have done their part, "
                      "as keys and values on the way up."),
-    Line("unembed", "Its {d} numbers meet the embedding table from chapter one, used transposed: one score for each "
-                    "of the {V} entries in the vocabulary. That one product costs {unembed_flops} FLOPs and "
-                    "brings the whole pass to {total_flops}."),
+    Line("unembed", "Its {d} numbers meet the embedding table from chapter one, used transposed. Out comes one "
+                    "score for each of the {V} entries in the vocabulary. That one product costs {unembed_flops} "
+                    "FLOPs. It brings the whole pass to {total_flops}."),
     Line("softmax", "A softmax turns the {V} scores into probabilities. The top candidate is {top1} at {top1_p}, "
                     "then {top2} at {top2_p} and {top3} at {top3_p}.",
-         synthetic="A softmax turns the {V} scores into probabilities. With random weights the vote is close to "
-                   "flat: the top candidate, {top1}, gets only {top1_p}, where an even split would give "
-                   "{even_p}. None of this is GPT-2's opinion."),
-    Line("tail", "The tail is long. The top {n_bars} hold {top_mass} together, and it takes {n_p} tokens to hold "
+         synthetic="A softmax turns the {V} scores into probabilities. The top candidate, {top1}, gets "
+                   "{top1_p}. An even split would give each token {even_p}. These are random weights: none of "
+                   "this is GPT-2's opinion."),
+    Line("tail", "The tail is long. The top {n_bars} hold {top_mass} together. It takes {n_p_tokens} to hold "
                  "{p_pct} of the probability."),
     Line("interest", "And {watch}? It ranks {watch_rank}, with {watch_p}.",
-         synthetic="And {watch}? With random weights it ranks {watch_rank}, with {watch_p}; the rank carries no "
+         synthetic="And {watch}? With random weights it ranks {watch_rank}, with {watch_p}. The rank carries no "
                    "meaning here."),
-    Line("temperature", "Temperature divides the scores before the softmax. At {t0} the top token takes {t0_top}, "
-                        "with an entropy of {t0_H} nats; at {t1}, {t1_top} and {t1_H}; at {t2}, {t2_top} and "
-                        "{t2_H}. Low temperature sharpens the vote, high temperature flattens it."),
-    Line("topk", "Top-k keeps a fixed shortlist. With k equal to {k}, only the first {k} bars survive, and they "
-                 "are renormalised to share all of the probability: {top1} rises from {top1_p} to {topk_top1_p}."),
-    Line("topp", "Top-p keeps the smallest set that holds {p_pct} of the probability. Here that is {n_p} tokens, "
+    Line("temperature", "Temperature divides the scores before the softmax. At {t0}, the top token takes "
+                        "{t0_top}, with an entropy of {t0_H} nats. At {t1}, {t1_top} and {t1_H}. At {t2}, "
+                        "{t2_top} and {t2_H}. Low temperature sharpens the vote; high temperature flattens it."),
+    Line("topk", "Top-k keeps a fixed shortlist. With k equal to {k}, only the first {k} bars survive. They are "
+                 "renormalised to share all of the probability: {top1} rises from {top1_p} to {topk_top1_p}."),
+    Line("topp", "Top-p keeps the smallest set that holds {p_pct} of the probability. Here that is {n_p_tokens}, "
                  "{topp_note}. The less sure the model, the longer that list."),
     Line("greedy", "Greedy decoding simply takes the top bar: {greedy}.",
-         synthetic="Greedy decoding simply takes the top bar: {greedy}, a pick of noise with random weights."),
+         synthetic="Greedy decoding simply takes the top bar: {greedy}. With random weights, it is a pick of "
+                   "noise."),
     Line("sample", "Sampling rolls a die against the odds instead. With seed {seed}, stored in the bundle, the roll "
-                   "lands on {sampled}: rank {sampled_rank}, probability {sampled_p}."),
+                   "lands on {sampled}. That is rank {sampled_rank}, with probability {sampled_p}."),
     Line("append", "The greedy pick, {greedy}, is appended to the prompt. Chapter six sends these {T_next} tokens "
                    "through the whole pass again."),
 ]
@@ -65,9 +66,11 @@ def values(bundle, ledger) -> dict:
         "n_bars": len(top),
         "top_mass": spoken_prob(f["top_mass"]),
         "n_p": f"{n_p:,}",
+        "n_p_tokens": f"{n_p:,} token" + ("" if n_p == 1 else "s"),
+        "n_layer": cfg["n_layer"],
         "p_pct": f"{100 * TOP_P:g} percent",
         "topp_note": (f"far more than the {len(top)} bars on screen" if n_p > len(top)
-                      else f"so every bar below rank {n_p} is cut"),
+                      else "the top bar alone" if n_p == 1 else f"so every bar below rank {n_p} is cut"),
         "k": TOP_K,
         "topk_top1_p": spoken_prob(f["topk"][0]),
         "greedy": spoken_token(f["greedy"]["text"]),

@@ -1,0 +1,104 @@
+"""Chapters 03 and 04: the picture follows the words, and the vote's layout survives sharp predictions.
+
+Scenes are dry-run (conftest.build_scene, draw=False) with the silent voice, which times every sentence
+from its words. ChapterScene records every play (`scene.timeline`: start, end, whether it only held the
+picture) and every beat's sentences (`scene.cues`), so what the viewer sees while a sentence is spoken
+can be checked without rendering.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.conftest import build_scene
+from data import bundle as bundle_io
+from data.facts import ch04 as ch04_facts
+from scenes import style as S
+
+SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
+          ("04", "LastRow"), ("04", "Softmax"), ("04", "Shaping"), ("04", "Pick")]
+STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
+
+
+def holds(scene) -> list[tuple[float, float]]:
+    """Stretches in which the picture only held (consecutive waits), as (start, end)."""
+    out, run = [], None
+    for start, end, still in scene.timeline:
+        if still:
+            run = (run[0], end) if run else (start, end)
+        else:
+            if run:
+                out.append(run)
+            run = None
+    return out + ([run] if run else [])
+
+
+@pytest.fixture(scope="module")
+def built(tiny_bundle):
+    cache = {}
+
+    def get(chapter, name):
+        if (chapter, name) not in cache:
+            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
+        return cache[(chapter, name)]
+    return get
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
+    scene = built(chapter, name)
+    steps = [start for start, _, still in scene.timeline if not still]
+    for cue in scene.cues:
+        for k, seg in enumerate(cue["segments"]):
+            assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
+                f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
+                f"{seg['text']!r}")
+    longest = max((b - a for a, b in holds(scene)), default=0.0)
+    assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+
+
+def test_holds_are_measured_from_the_timeline(built):
+    """The check above can fail: a scene that only waits is one long hold."""
+    scene = built("03", "Heads")
+    fake = type("Fake", (), {"timeline": [(0.0, 1.0, False), (1.0, 3.0, True), (3.0, 5.5, True), (5.5, 6.0, False)]})
+    assert holds(fake) == [(1.0, 5.5)]
+    assert scene.timeline and scene.timeline[-1][1] == pytest.approx(scene.time)
+
+
+# -- sharp predictions ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sharp_bundle(tiny_bundle, tmp_path_factory):
+    """The tiny bundle with its last logits scaled until the vote is all but unanimous: a 100.0% top
+    candidate, a top-p set of one token, every bar below rank 1 cut (what a trained model can do)."""
+    root = tmp_path_factory.mktemp("sharp") / tiny_bundle.path.name
+    shutil.copytree(tiny_bundle.path, root)
+    from safetensors.numpy import load_file, save_file
+    tensors = load_file(str(root / bundle_io.TENSORS))
+    z = tensors["logits"][-1].astype(np.float64)
+    tensors["logits"][-1] = ((z - z.mean()) * 40.0 / max(z.std(), 1e-9)).astype(tensors["logits"].dtype)
+    save_file(tensors, str(root / bundle_io.TENSORS))
+    meta_path = root / bundle_io.META
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    return bundle_io.load(root)
+
+
+def test_sharp_bundle_takes_the_rare_paths(sharp_bundle):
+    f = ch04_facts.vote_facts(sharp_bundle)
+    assert S.fmt_prob(f["top"][0]["prob"]) == "100.0%"
+    assert f["n_p"] == 1
+
+
+@pytest.mark.parametrize("name", ["Softmax", "Shaping", "Pick"])
+def test_a_unanimous_vote_keeps_chapter_04_on_frame_and_says_it_right(sharp_bundle, name, monkeypatch):
+    from tests.test_ch03_ch04 import frame_checks
+    assert frame_checks(sharp_bundle, "04", name, monkeypatch) == []
+    texts = build_scene(sharp_bundle, "04", name, draw=False).built_texts
+    if name == "Softmax":
+        assert "1 token holds 90%" in texts and "1 tokens hold 90%" not in texts
+    if name == "Shaping":
+        assert "that hold 90%: 1" in texts
