@@ -182,6 +182,9 @@ class Scores(AttentionScene):
             mask_title = label("causal mask: no looking ahead", S.BODY_SIZE, S.WARNING).move_to(UP * TITLE_Y)
             self.play(ReplacementTransform(VGroup(formula, root), mask_title), FadeOut(shape),
                       run_time=beat.span(0, 0.3))
+            if future:                # "no token may look ahead": the cells where a token would
+                self.play(*[Indicate(grid.cells[rc], color=S.WARNING, scale_factor=1.0) for rc in future],
+                          run_time=beat.span(0, 0.7))
             beat.wait_for(1)          # "every score above the diagonal becomes minus infinity"
             if future:
                 self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
@@ -249,7 +252,7 @@ class Scores(AttentionScene):
                 self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(2, 0.5))
             selfs = [arcs.arcs[(r, r)] for r in self.rows if (r, r) in arcs.arcs]
             self.play(*[Indicate(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
-                      *[Indicate(m.text_mob, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(2, 0.8))
+                      *[Indicate(m, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(2, 0.8))
         with self.beat("last_row") as beat:
             box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=0.06)
             order = np.argsort(-probs[last])[:3]
@@ -260,7 +263,7 @@ class Scores(AttentionScene):
             self.play(ReplacementTransform(back, who), run_time=beat.span(0, 0.3))
             top = int(order[0])
             if (last, top) in arcs.arcs:
-                self.play(Indicate(arcs.key_marks[self.rows.index(top)].text_mob, color=S.TOKEN),
+                self.play(Indicate(arcs.key_marks[self.rows.index(top)], color=S.TOKEN),
                           run_time=beat.span(0, 0.6))
             if len(beat.sentences) > 1 and getattr(self, "random_mark", None) is not None:
                 beat.wait_for(1)      # "this one is chance": the mark that says so
@@ -279,8 +282,8 @@ class Mixing(AttentionScene):
             w = NumberGrid(weights[:, None], rows=self.rows, percent=True,
                            colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
             w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w, UP, buff=0.15)
-            keys = VGroup(*[TokenChip(S.clip_token(b.tokens[r], 7), size=S.SMALL, max_text_width=1.6)
-                            .next_to(w.cells[(r, 0)], LEFT, buff=0.15) for r in self.rows])
+            keys = VGroup(*[label(S.clip_token(b.tokens[r], 7), S.SMALL, S.TOKEN, mono=True, compact=True)
+                            .next_to(w.cells[(r, 0)], LEFT, buff=0.2) for r in self.rows])
             for k in keys:
                 k.align_to(keys, RIGHT)
             query = TokenChip(S.clip_token(b.tokens[last], 7), size=S.SMALL, max_text_width=1.6)

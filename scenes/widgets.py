@@ -575,8 +575,9 @@ class AttentionArcs(VGroup):
                 if labels is None:
                     for i, m in enumerate(self.marks):
                         m.move_to([i * pitch, 0, 0])
-                else:
-                    self.marks.arrange(RIGHT, buff=0.18)
+                else:   # chips spread across `width` (gaps of 0.18 to 1.2), or shrunk to fit it
+                    gap = (width - sum(m.width for m in self.marks)) / max(n - 1, 1)
+                    self.marks.arrange(RIGHT, buff=float(np.clip(gap, 0.18, 1.2)))
                     fit_width(self.marks, width)
                 self.add(self.marks)
             self.key_marks = self.marks
@@ -639,6 +640,9 @@ class AttentionArcs(VGroup):
     def _marks(self, labels, dot_radius, label_color) -> VGroup:
         if labels is None:
             return VGroup(*[Dot(radius=dot_radius, color=S.MUTED) for _ in self.positions])
+        if self.layout == "columns":   # plain names: chips stacked at a grid's row pitch would touch
+            return VGroup(*[label(S.clip_token(labels[p], self.clip), S.SMALL, label_color, mono=True, compact=True)
+                            for p in self.positions])
         return VGroup(*[TokenChip(S.clip_token(labels[p], self.clip), color=label_color, size=S.SMALL,
                                   max_text_width=1.6) for p in self.positions])
 
