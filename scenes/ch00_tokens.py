@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
-from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
                    Line, Rectangle, RoundedRectangle, Succession, Transform, VGroup)
 
 from data import tokenizer
@@ -266,7 +266,10 @@ class Merges(TokensScene):
         room = S.CONTENT.with_(top=header.get_bottom()[1] - 0.4)    # the content box under the header
         place_in(fit_to(ladder, room, grow=1.5), room, UP)
         with self.beat("bytes") as beat:
-            say(self, beat, (("byte-pair",), 0.0), FadeIn(header, shift=DOWN * 0.2))
+            # "where do the pieces come from?": one piece of the prompt; then "byte-pair encoding" names it
+            say(self, beat, (0, 0.0), FadeIn(header[1], shift=DOWN * 0.2))
+            say(self, beat, (("byte-pair",), 0.0), FadeIn(header[0], shift=DOWN * 0.2),
+                Indicate(header[1], color=S.TOKEN, scale_factor=1.2))
             i = find(beat, "bytes")
             wait_until(beat, i, 0.3)
             self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],

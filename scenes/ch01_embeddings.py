@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Dot, DoubleArrow, FadeIn, FadeOut,
-                   GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, Transform, TransformFromCopy, LaggedStart, Line, MoveAlongPath, Rectangle, RoundedRectangle,
-                   SurroundingRectangle, VGroup)
+                   GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, LaggedStart, Line, MoveAlongPath,
+                   Rectangle, RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
 from data.facts.ch01 import embed_facts, sinusoidal_table

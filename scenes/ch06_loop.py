@@ -6,13 +6,15 @@ beside it, both from data/flops.py.
 """
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Brace, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
-                   TransformFromCopy, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut, Group, GrowArrow, GrowFromEdge,
+                   LaggedStart,
+                   Line, Rectangle, Transform, TransformFromCopy, VGroup)
 
 from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import Pointer, find, glow, say, says, wait_until
 from scenes.widgets import TokenChip, below, fit_width, keep_inside, label, place_in, place_row
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
@@ -30,6 +32,11 @@ class LoopChapter(ChapterScene):
         """After every pass of the loop (the scenes after Loop)."""
         f = loop_facts(self.bundle)
         return f["loop_total"], f"{len(f['steps'])} full passes, no cache"
+
+    def clear_content(self):
+        """Fade out everything on screen but the furniture (title line, mark, meter)."""
+        keep = {id(m) for m in (self.meter, self.heading, getattr(self, "random_mark", None))}
+        return FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep]))
 
     def pay_to(self, target: int, step: str, run_time: float):
         self.play(*self.meter.pay(target, step, run_time=run_time), run_time=run_time)
@@ -81,19 +88,40 @@ class Loop(LoopChapter):
         header = label("the context", S.SMALL, S.MUTED).next_to(prompt, UP, buff=0.15).align_to(prompt, LEFT)
 
         with self.beat("append") as beat:
-            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * 0.1), run_time=beat.share(0.15))
-            self.play(FadeIn(rows[0], shift=UP * 0.1), run_time=beat.share(0.2))
-            self.play(TransformFromCopy(rows[0][3], slots[0]), run_time=beat.share(0.2))
+            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * 0.1), run_time=beat.span(0, 0.2))
+            # "one pick, <token>, at <p>": the first pass and its pick, then its probability lit
+            ptr = Pointer(S.LOGIT, buff=0.12, opacity=0.2)
+            say(self, beat, (0, 0.2), FadeIn(rows[0][:5], shift=UP * 0.1), ptr.to(rows[0][:5], color=S.INK))
+            say(self, beat, (0, 0.4), ptr.to(rows[0][3:5]))
+            if says(beat, "noise"):     # random weights: that probability is noise
+                say(self, beat, "noise", ptr.to(rows[0][4], color=S.WARNING))
+            # "the model keeps no memory of it": the pass is over; only the token is carried on
+            say(self, beat, "no memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35),
+                ptr.to(rows[0][3]))
+            say(self, beat, "appended", TransformFromCopy(rows[0][3], slots[0]), ptr.off())
+            context = glow(VGroup(prompt, slots[0]), color=S.TOKEN, buff=0.12, opacity=0.12)
+            say(self, beat, "runs again", FadeIn(context))
         with self.beat("loop") as beat:
+            # "passes over 6, 7 and 8 tokens pick ...": each pass and its pick, as they are read
+            more = list(zip(steps[1:], rows[1:], slots[1:]))
+            n = max(1, len(more))
+            self.play(FadeOut(context), run_time=0.3)
+            for k, (s, row, slot) in enumerate(more):
+                say(self, beat, (0, 0.05 + 0.4 * k / n), FadeIn(row[:3], shift=UP * 0.1),
+                    run_time=min(0.8, beat.span(0, 0.15)))
+            for k, (s, row, slot) in enumerate(more):
+                say(self, beat, (0, 0.45 + 0.5 * k / n), FadeIn(row[3:5], shift=UP * 0.1),
+                    TransformFromCopy(row[3], slot), run_time=min(0.8, beat.span(0, 0.15)))
+            # "the meter adds a full pass every time": each row's bill, paid on the meter
             total = self.ledger.total
-            per = 0.8 / max(1, len(steps) - 1)
-            self.play(FadeIn(note), run_time=beat.share(0.05))
-            for s, row, slot in zip(steps[1:], rows[1:], slots[1:]):
+            say(self, beat, "recomputes", FadeIn(note), FadeIn(glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)))
+            i = find(beat, "meter")
+            for k, (s, row, slot) in enumerate(more):
                 total += s["full"]
-                self.play(FadeIn(row[:3], shift=UP * 0.1), run_time=beat.share(per * 0.25))
-                self.pay_to(total, f"pass over {s['context']} tokens", run_time=beat.share(per * 0.35))
-                self.play(FadeIn(row[3:], shift=UP * 0.1), run_time=beat.share(per * 0.15))
-                self.play(TransformFromCopy(row[3], slot), run_time=beat.share(per * 0.2))
+                wait_until(beat, i, 0.3 + 0.65 * k / n)
+                run = min(1.2, beat.span(i, 0.6 / n))
+                self.play(FadeIn(row[5], shift=LEFT * 0.1), FadeIn(glow(row[5], color=S.FLOPS, buff=0.06, opacity=0.15)),
+                          *self.meter.pay(total, f"pass over {s['context']} tokens", run_time=run), run_time=run)
 
 
 class Cache(LoopChapter):
@@ -148,32 +176,62 @@ class Cache(LoopChapter):
             earlier = below(label(f"+ {first} earlier", S.SMALL, S.MUTED), legend, buff=0.45, aligned=LEFT)
         with self.beat("redundant") as beat:
             self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in prompt_cols], lag_ratio=0.08),
-                      *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.share(0.35))
-            brace = Brace(VGroup(*[c[0] for c in prompt_cols]), UP, color=S.MUTED)
-            same = fit_width(label("the same on every later pass: an earlier token never sees a later one",
-                                   S.SMALL, S.INK), S.TEXT_W)
+                      *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.span(0, 0.8))
+            tops = VGroup(*[c[0] for c in prompt_cols])
+            # "an earlier token never sees a later one": reading runs backwards only
+            back = Arrow(tops.get_corner(UP + RIGHT) + UP * 0.25, tops.get_corner(UP + LEFT) + UP * 0.25, buff=0,
+                         color=S.ATTENTION, stroke_width=6, tip_length=0.2)
+            never = fit_width(label("an earlier token never sees a later one", S.SMALL, S.ATTENTION), S.TEXT_W)
+            keep_inside(never.next_to(back, UP, buff=0.08), S.FULL)
+            say(self, beat, "never sees", GrowArrow(back), FadeIn(never))
+            # "so its keys and values, in every layer, come out exactly as before"
+            keys = VGroup(*[c[0][0] for c in prompt_cols])
+            vals = VGroup(*[c[0][1] for c in prompt_cols])
+            lit = glow(keys, color=S.KEY, buff=0.06, opacity=0.25)
+            say(self, beat, "keys and values", FadeIn(lit))
+            say(self, beat, "in every layer", Transform(lit, glow(vals, color=S.VALUE, buff=0.06, opacity=0.25)))
+            brace = Brace(tops, UP, color=S.MUTED)
+            same = fit_width(label("the same on every later pass", S.SMALL, S.INK), S.TEXT_W)
             keep_inside(same.next_to(brace, UP, buff=0.1), S.FULL)
-            self.play(Create(brace), FadeIn(same), run_time=beat.share(0.3))
+            say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
         with self.beat("cache") as beat:
             formula = fit_width(label(
                 f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {S.fmt_int(f['per_token'])} numbers "
                 f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
             formula.move_to([0, same.get_y(), 0])
             count = self.counter(b.T)
-            self.play(FadeOut(brace), FadeOut(same), FadeIn(formula), FadeIn(count), run_time=beat.share(0.25))
+            frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=0.15, opacity=0.08)
+            say(self, beat, (0, 0.0), FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
+            # one token's column: a key and a value per layer
+            one = prompt_cols[-1][0]
+            lit = glow(one, color=S.TOKEN, buff=0.08, opacity=0.25)
+            say(self, beat, "Each token leaves", FadeOut(frame), FadeIn(lit))
+            say(self, beat, "layers,", Transform(lit, glow(one[0], color=S.KEY, buff=0.05, opacity=0.3)))
+            say(self, beat, "That is", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, buff=0.1, opacity=0.1)))
+            say(self, beat, "bytes in half", Transform(lit, glow(count, color=S.INK, buff=0.1, opacity=0.1)))
             new = [j for j in range(max(first, b.T), final)]
-            per = 0.6 / max(1, len(new))
-            for j in new:
+            i = find(beat, "adds one column")
+            for k, j in enumerate(new):
                 nxt = self.counter(j + 1)
-                self.play(FadeIn(cols[j], shift=LEFT * 0.2), FadeOut(count), FadeIn(nxt),
-                          run_time=beat.share(per))
+                say(self, beat, (i, 0.9 * k / max(1, len(new))), FadeIn(cols[j], shift=LEFT * 0.2), FadeOut(count),
+                    FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), run_time=min(1.0, beat.span(i, 0.8 / max(1, len(new)))))
                 count = nxt
         with self.beat("cached_step") as beat:
-            everything = VGroup(legend, formula, count, *cols.values(), *([earlier] if earlier else []))
-            self.play(FadeOut(everything), run_time=beat.share(0.1))
+            self.play(self.clear_content(), run_time=beat.share(0.1))
             table = self.cost_table()
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in table], lag_ratio=0.2),
-                      run_time=beat.share(0.5))
+            head, first_row, rest, note = table[0], table[1] if len(table) > 2 else None, table[2:-1], table[-1]
+            say(self, beat, (0, 0.1), FadeIn(head, shift=UP * 0.1))
+            say(self, beat, "computes only", FadeIn(note, shift=UP * 0.1),
+                FadeIn(glow(head[0][2], color=S.KEY, buff=0.1, opacity=0.2)))
+            ptr = Pointer(S.FLOPS, buff=0.08, opacity=0.18)
+            if first_row is not None:
+                i = find(beat, "drops from")
+                say(self, beat, (i, 0.0), FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
+                say(self, beat, (i, 0.45), FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY))
+                say(self, beat, (i, 0.75), FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK))
+            if len(rest):
+                say(self, beat, "grows", LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rest], lag_ratio=0.3),
+                    ptr.to(VGroup(*[r[3] for r in rest]), color=S.INK))
 
     def cost_table(self) -> VGroup:
         """FLOPs of each generated step: recomputing everything vs the cached step."""
@@ -226,25 +284,56 @@ class Square(LoopChapter):
                                 "the million is the same formula", S.SMALL, S.MUTED), S.TEXT_W)
         below(bound, causal, buff=0.15)
         with self.beat("square") as beat:
-            self.play(FadeIn(head[:3]), Create(rule), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows], lag_ratio=0.35),
-                      run_time=beat.share(0.45))
-            self.play(FadeIn(causal), run_time=beat.share(0.15))
+            self.play(FadeIn(head[:3]), Create(rule), run_time=beat.span(0, 0.3))
+            # "every token is scored against every token": the pairs column lit
+            lit = glow(VGroup(head[2], *[r[2] for r in rows]), color=S.ATTENTION, buff=0.12, opacity=0.1)
+            say(self, beat, "every token is scored", FadeIn(lit))
+            # "here that is T times T": this prompt's row; then GPT-2's limit, then a million tokens
+            reading = glow(rows[0], color=S.TOKEN, buff=0.08, opacity=0.15)
+            say(self, beat, "Here", FadeOut(lit), FadeIn(rows[0], shift=UP * 0.1), FadeIn(reading))
+            i = find(beat, "limit")
+            for k, r in enumerate(rows[1:]):
+                say(self, beat, (i, 0.05 + 0.5 * k), FadeIn(r, shift=UP * 0.1),
+                    Transform(reading, glow(r, color=S.TOKEN, buff=0.08, opacity=0.15)))
+            say(self, beat, (i, 0.9), FadeIn(causal), FadeOut(reading))
         with self.beat("square_share") as beat:
-            self.play(FadeIn(head[3:]), LaggedStart(*[FadeIn(r, shift=LEFT * 0.1) for r in extra], lag_ratio=0.35),
-                      run_time=beat.share(0.45))
-            self.play(FadeIn(bound), run_time=beat.share(0.15))
-        table = VGroup(head, rule, *rows, *extra, causal, bound)
+            # each length's share of a pass, as it is read
+            say(self, beat, (0, 0.0), FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * 0.1),
+                FadeIn(glow(extra[0][0], color=S.FLOPS, buff=0.08, opacity=0.15)))
+            say(self, beat, (0, 0.45), FadeIn(extra[0][1], shift=LEFT * 0.1),
+                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=0.08, opacity=0.15)))
+            i = find(beat, "million")
+            for k, r in enumerate(extra[1:]):
+                say(self, beat, (i, 0.0 + 0.5 * k), FadeIn(r, shift=LEFT * 0.1),
+                    FadeIn(glow(r, color=S.FLOPS, buff=0.08, opacity=0.15)))
+            say(self, beat, "Long contexts", FadeIn(bound),
+                FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, buff=0.1, opacity=0.12)))
         prefill, decode = self.panels()
         with self.beat("prefill") as beat:
-            self.play(FadeOut(table), run_time=beat.share(0.1))
-            self.play(FadeIn(prefill[0]), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.1) for m in prefill[1:]], lag_ratio=0.25),
-                      run_time=beat.share(0.4))
+            # "the loop in two": the two halves; then prefill's figures as they are read
+            self.play(self.clear_content(), run_time=beat.span(0, 0.3))
+            say(self, beat, (0, 0.3), FadeIn(prefill[0]), FadeIn(decode[0]), Create(prefill[-1]))
+            i = find(beat, "Prefill")
+            reading = glow(prefill[1], color=S.KEY, buff=0.1, opacity=0.15)
+            prefill_lit = reading
+            for k, m in enumerate(prefill[1:-1]):
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.KEY, buff=0.1, opacity=0.15))
+                say(self, beat, (i, 0.05 + 0.85 * k / max(1, len(prefill) - 2)), FadeIn(m, shift=UP * 0.1), move)
         with self.beat("decode") as beat:
-            self.play(FadeIn(decode[0]), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(m, shift=UP * 0.1) for m in decode[1:]], lag_ratio=0.25),
-                      run_time=beat.share(0.4))
+            body = decode[1:]
+            reading = glow(body[0], color=S.LOGIT, buff=0.14, opacity=0.25)
+            self.play(FadeOut(prefill_lit), run_time=0.3)
+            for k, m in enumerate(body):
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.LOGIT, buff=0.14, opacity=0.25))
+                at = (0, 0.9 * k / max(1, len(body) - 1)) if k < len(body) - 1 else "waits on memory"
+                say(self, beat, at, FadeIn(m, shift=UP * 0.1), move)
+            # "an answer starts after a pause, then streams": the picks arriving one by one
+            stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
+            stream.arrange(RIGHT, buff=0.1)
+            fit_width(stream, S.RIGHT_HALF.width - 0.6)
+            place_in(stream, S.RIGHT_HALF, DOWN, buff=0.1)
+            say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * 0.15) for c in stream], lag_ratio=0.5),
+                run_time=beat.span(find(beat, "streams"), 0.8))
 
     def panels(self) -> tuple[VGroup, VGroup]:
         b, f = self.bundle, self.f
@@ -307,13 +396,23 @@ class Scale(LoopChapter):
                                 S.BODY_SIZE, S.FLOPS), S.TEXT_W)
         ratio.move_to(UP * (y - 0.15))
         with self.beat("gpt3") as beat:
-            self.play(FadeIn(rows[0]), run_time=beat.share(0.1))
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows[1:]], lag_ratio=0.3),
-                      run_time=beat.share(0.5))
-            self.play(FadeIn(ratio), run_time=beat.share(0.15))
+            # "the same blueprint": the names and this model's column; then GPT-3's, figure by figure
+            self.play(FadeIn(rows[0][:2]), *[FadeIn(r[:2]) for r in rows[1:]], run_time=beat.span(0, 0.6))
+            ptr = Pointer(S.LOGIT, buff=0.1, opacity=0.2)
+            i = find(beat, "GPT-3 has")
+            say(self, beat, (i, 0.0), FadeIn(rows[0][2]), ptr.to(rows[0][2]))
+            for k, r in enumerate(rows[1:-1]):
+                say(self, beat, (i, 0.15 + 0.75 * k / max(1, len(rows) - 2)), FadeIn(r[2], shift=LEFT * 0.15),
+                    ptr.to(r), run_time=min(0.8, beat.span(i, 0.2)))
+            # "prices one new token at ... against ... for GPT-2 small"
+            i = find(beat, "prices")
+            last = rows[-1]
+            say(self, beat, (i, 0.0), ptr.to(last[0], color=S.INK))
+            say(self, beat, (i, 0.3), FadeIn(last[2], shift=LEFT * 0.15), ptr.to(last[2]))
+            say(self, beat, (i, 0.65), ptr.to(last[1], color=S.TOKEN))
+            say(self, beat, "times the bill", FadeIn(ratio, shift=UP * 0.1), ptr.to(ratio, color=S.FLOPS))
         with self.beat("reply") as beat:
-            table = VGroup(*rows, ratio)
-            self.play(FadeOut(table), run_time=beat.share(0.1))
+            self.play(self.clear_content(), run_time=beat.share(0.1))
             title = fit_width(label(f"a {f['reply_tokens']}-token reply to this prompt, {name2}", S.BODY_SIZE, S.INK),
                               S.TEXT_W).move_to(UP * 1.7)
             full, cached = f["reply_full"], f["reply_cached"]
@@ -331,10 +430,12 @@ class Scale(LoopChapter):
                 num.next_to(bar, RIGHT, buff=0.2)
             loop = fit_width(label("one pass, looped: the whole machine", S.BODY_SIZE, S.LOGIT), S.TEXT_W)
             loop.move_to(DOWN * 2.3)
-            self.play(FadeIn(title), run_time=beat.share(0.15))
-            self.play(LaggedStart(*[FadeIn(b_, shift=RIGHT * 0.2) for b_ in bars], lag_ratio=0.4),
-                      run_time=beat.share(0.4))
-            self.play(FadeIn(loop), run_time=beat.share(0.15))
+            self.play(FadeIn(title), run_time=beat.span(0, 0.3))
+            # the cached bill as it is read, then the one without a cache, then the whole machine
+            for k, (name, bar, num) in ((1, bars[1]), (0, bars[0])):
+                at = (0, 0.55) if k == 1 else "Without it"
+                say(self, beat, at, FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num))
+            say(self, beat, "looped", FadeIn(loop, shift=UP * 0.1), FadeIn(glow(loop, color=S.LOGIT, buff=0.12, opacity=0.12)))
 
 
 SCENES = [Loop, Cache, Square, Scale]

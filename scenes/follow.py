@@ -12,7 +12,7 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 """
 from __future__ import annotations
 
-from manim import SurroundingRectangle
+from manim import FadeIn, FadeOut, SurroundingRectangle, Transform, Wait
 
 from scenes import style as S
 
@@ -73,3 +73,23 @@ def say(scene, beat, at, *animations, share: float = 0.35, run_time: float | Non
     wait_until(beat, i, frac)
     if animations:
         scene.play(*animations, run_time=run_time if run_time is not None else min(1.5, beat.span(i, share)))
+
+
+class Pointer:
+    """One highlight that moves to whatever is being said: `to(mob)` is the animation that brings it
+    there (fading in the first time), `off()` the one that takes it away."""
+
+    def __init__(self, color=S.TOKEN, buff: float = 0.08, opacity: float = 0.15):
+        self.color, self.buff, self.opacity = color, buff, opacity
+        self.box = None
+
+    def to(self, mob, color=None):
+        target = glow(mob, color=color or self.color, buff=self.buff, opacity=self.opacity)
+        if self.box is None:
+            self.box = target
+            return FadeIn(target)
+        return Transform(self.box, target)
+
+    def off(self):
+        box, self.box = self.box, None
+        return FadeOut(box) if box is not None else Wait(0.01)

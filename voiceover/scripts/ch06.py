@@ -29,15 +29,15 @@ LINES = [
                    "here recomputes everything, so the meter adds a full pass every time: {loop_added} "
                    "FLOPs for these {n_more} passes."),
     Line("redundant", "Most of that work was repeated. Because of the mask, an earlier token never sees a "
-                      "later one, so its keys and values, in every layer, come out exactly as they did on "
+                      "later one. So its keys and values, in every layer, come out exactly as they did on "
                       "the pass before."),
     Line("cache", "So inference engines keep them, in a KV cache. Each token leaves one key and one value "
-                  "per layer: {n_layer} layers, {d} numbers each, {per_token} numbers, or {per_token_bytes} "
-                  "bytes in half precision. Each step adds one column; after {last_context} tokens the "
+                  "per layer: {n_layer} layers, {d} numbers each. That is {per_token} numbers per token, or "
+                  "{per_token_bytes} bytes in half precision. Each step adds one column; after {last_context} tokens the "
                   "cache holds {cache_last_bytes} bytes."),
     Line("cached_step", "With the cache, a step computes only the new token's row and reads the rest. The "
                         "pass over {next_T} tokens drops from {full_next} FLOPs to {cached_next}, about "
-                        "{ratio_next} times less, and the saving grows with every token."),
+                        "{ratio_next} times less. The saving grows with every token."),
     Line("square", "One cost the cache cannot remove: every token is scored against every token. Here "
                    "that is {T} times {T}, {pairs_T} pairs per head and layer. At GPT-2's limit of "
                    "{n_pos} tokens it is {pairs_pos}, and at a million tokens, {pairs_long}."),
@@ -50,10 +50,9 @@ LINES = [
                    "starts after a pause, then streams at typing speed."),
     Line("gpt3", "Now print the same blueprint bigger. GPT-3 has {g3_layers} layers, {g3_heads} heads and "
                  "{g3_width} numbers per row, {g3_params} parameters. The same ledger prices one new token "
-                 "at {g3_token} FLOPs, against {g2_token} for GPT-2 small: {g3_ratio} times the bill."),
+                 "at {g3_token} FLOPs, against {g2_token} for GPT-2 small. That is {g3_ratio} times the bill."),
     Line("reply", "And for our own model, a {reply_tokens} token reply to this prompt costs {reply_cached} "
-                  "FLOPs with the cache, and {reply_full} without it. One pass, looped: that is the whole "
-                  "machine."),
+                  "FLOPs with the cache. Without it, {reply_full}. One pass, looped: that is the whole machine."),
 ]
 
 
