@@ -10,7 +10,8 @@ In one run it
 2. renders it from an empty output folder through film/batch.py on the local pool of N
    processes, then from another empty folder on a LocalCluster of N worker processes (one
    scene at a time each): wall time, scenes per minute, and the overhead ratio cluster / local.
-   The cluster's start-up is timed apart and the ratio given with and without it;
+   The cluster's start-up is timed apart and the ratio given with and without it, and the
+   scene processes' CPU seconds (a fairer figure on a busy machine);
 3. checks that both paths wrote the same files with the same decoded frames (ffmpeg framemd5).
 
 Wall times depend on what else the machine does; the ratio, measured in the same run, is the
@@ -19,6 +20,8 @@ figure to compare.
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,43 +68,58 @@ def main() -> int:
     p.add_argument("--weights", default="tiny", choices=("tiny", "random"))
     p.add_argument("--chapters", nargs=2, default=["02", "05"])
     a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="onepass-batch-bench-") as tmp:
-        tmp = Path(tmp)
-        for prompt in PROMPTS:
-            extract.extract(prompt, a.weights, log=lambda m: None)
-        local_jobs = batch.load_manifest(manifest(tmp, "local", a.chapters, a.weights))
-        cluster_jobs = batch.load_manifest(manifest(tmp, "cluster", a.chapters, a.weights))
-
-        with executors.LocalExecutor(a.workers) as ex:
-            local_wall, local_reports = run("local pool", local_jobs, ex)
-        t0 = time.perf_counter()
-        with executors.DaskExecutor(f"local:{a.workers}") as ex:
-            startup = time.perf_counter() - t0
-            cluster_wall, cluster_reports = run("cluster", cluster_jobs, ex)
-
-        scenes = sum(r.rendered for r in local_reports)
-        assert scenes == sum(r.rendered for r in cluster_reports), "both paths render every scene"
-        print(f"batch: {len(PROMPTS)} prompts x chapters {' '.join(a.chapters)}, low quality, --weights {a.weights}, "
-              f"--voice none: {scenes} scenes, {a.workers} workers")
-        print(f"{'path':<28}{'wall':>10}{'scenes/min':>12}")
-        print(f"{'local process pool':<28}{local_wall:>9.1f}s{60 * scenes / local_wall:>12.2f}")
-        print(f"{'LocalCluster':<28}{cluster_wall:>9.1f}s{60 * scenes / cluster_wall:>12.2f}")
-        print(f"{'LocalCluster + start-up':<28}{cluster_wall + startup:>9.1f}s"
-              f"{60 * scenes / (cluster_wall + startup):>12.2f}")
-        print(f"overhead ratio cluster / local: {cluster_wall / local_wall:.3f} "
-              f"({(cluster_wall + startup) / local_wall:.3f} with the cluster's {startup:.1f} s start-up)")
-
-        same = 0
-        for lr, cr in zip(local_reports, cluster_reports):
-            mp4s = sorted(p for p in lr.files if p.suffix == ".mp4")
-            other = sorted(p for p in cr.files if p.suffix == ".mp4")
-            assert [p.name for p in mp4s] == [p.name for p in other], "the same files"
-            for x, y in zip(mp4s, other):
-                if framemd5(x) != framemd5(y):
-                    sys.exit(f"frames differ: {x} vs {y}")
-                same += 1
-        print(f"identical decoded frames: {same} of {same} chapter MP4s (framemd5)")
+    tmp = Path(tempfile.mkdtemp(prefix="onepass-batch-bench-"))    # removed when the frames agree
+    measure(tmp, a)
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def measure(tmp: Path, a: argparse.Namespace):
+    for prompt in PROMPTS:
+        extract.extract(prompt, a.weights, log=lambda m: None)
+    local_jobs = batch.load_manifest(manifest(tmp, "local", a.chapters, a.weights))
+    cluster_jobs = batch.load_manifest(manifest(tmp, "cluster", a.chapters, a.weights))
+
+    with executors.LocalExecutor(a.workers) as ex:
+        local_wall, local_reports = run("local pool", local_jobs, ex)
+    t0 = time.perf_counter()
+    with executors.DaskExecutor(f"local:{a.workers}") as ex:
+        startup = time.perf_counter() - t0
+        cluster_wall, cluster_reports = run("cluster", cluster_jobs, ex)
+
+    scenes = sum(r.rendered for r in local_reports)
+    assert scenes == sum(r.rendered for r in cluster_reports), "both paths render every scene"
+    print(f"batch: {len(PROMPTS)} prompts x chapters {' '.join(a.chapters)}, low quality, --weights {a.weights}, "
+          f"--voice none: {scenes} scenes, {a.workers} workers")
+    print(f"{'path':<28}{'wall':>10}{'scenes/min':>12}")
+    print(f"{'local process pool':<28}{local_wall:>9.1f}s{60 * scenes / local_wall:>12.2f}")
+    print(f"{'LocalCluster':<28}{cluster_wall:>9.1f}s{60 * scenes / cluster_wall:>12.2f}")
+    print(f"{'LocalCluster + start-up':<28}{cluster_wall + startup:>9.1f}s"
+          f"{60 * scenes / (cluster_wall + startup):>12.2f}")
+    print(f"overhead ratio cluster / local: {cluster_wall / local_wall:.3f} "
+          f"({(cluster_wall + startup) / local_wall:.3f} with the cluster's {startup:.1f} s start-up)")
+
+    cpu = {}
+    for path in ("local", "cluster"):       # CPU seconds of the scene processes, from their cache records
+        records = [json.loads(f.read_text()) for f in (tmp / path).glob("*/*/.scenes/*.json")
+                   if f.name.count(".") == 2 and not f.name.endswith((".cues.json", ".join.json"))]
+        cpu[path] = sum(r.get("render_cpu", 0.0) for r in records)
+    print(f"scene CPU seconds: local {cpu['local']:.1f}, cluster {cpu['cluster']:.1f}, "
+          f"ratio {cpu['cluster'] / cpu['local']:.3f}")
+
+    same = 0
+    for lr, cr in zip(local_reports, cluster_reports):
+        mp4s = sorted(p for p in lr.files if p.suffix == ".mp4")
+        other = sorted(p for p in cr.files if p.suffix == ".mp4")
+        assert [p.name for p in mp4s] == [p.name for p in other], "the same files"
+        for x, y in zip(mp4s, other):
+            if framemd5(x) != framemd5(y):
+                parts = [f"{p.name}: {sum(u != v for u, v in zip(framemd5(p), framemd5(q)))} frames differ"
+                         for p, q in zip(sorted((x.parent / ".scenes").glob(x.stem + "-*.mp4")),
+                                         sorted((y.parent / ".scenes").glob(y.stem + "-*.mp4")))]
+                sys.exit(f"frames differ: {x} vs {y} (kept); scenes: {'; '.join(parts)}")
+            same += 1
+    print(f"identical decoded frames: {same} of {same} chapter MP4s (framemd5)")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ from film.runner import Runner, default_jobs
 
 SCHEDULER_ENV = "ONEPASS_DASK_SCHEDULER"
 KILL_ENV = "ONEPASS_TEST_KILL_WORKER"
+# dask's nanny sets these to 1 in its workers; a scene process gets the client's values instead,
+# so numerical libraries split their work as they would in a local render
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")
 TASK_PREFIX = "onepass-scene"
 PROJECT = "onepass"
 SCENE_FILES = (".mp4", ".cues.json", ".json")          # what a cache entry is (the .json last)
@@ -303,7 +306,7 @@ class DaskExecutor(Executor):
         bundle, files = self._bundle(runner.bundle_path)
         request = {"chapter": job.chapter, "scene": job.scene, "index": job.index, "key": job.key,
                    "name": job.stem.name, "quality": runner.quality, "voice": runner.env.get("ONEPASS_VOICE"),
-                   "bundle": bundle}
+                   "bundle": bundle, "env": {k: runner.env.get(k) for k in THREAD_VARS}}
         out = _Handle(lambda: self._cancel(out))
         out.attempt = 0
 
@@ -498,7 +501,13 @@ def render_task(request: dict, bundle_files: dict[str, bytes]) -> dict:
     with tempfile.TemporaryDirectory(prefix="scene-", dir=base / "scenes") as tmp:
         job = SceneJob(request["chapter"], request["scene"], request["index"], request["key"],
                        Path(tmp) / request["name"])
-        runner = Runner(bundle, request["quality"], request["voice"], None)
+        env = dict(os.environ)
+        for k, v in request.get("env", {}).items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        runner = Runner(bundle, request["quality"], request["voice"], env)
         _kill_hook(runner)
         r = runner.run(job)
         cues = json.loads(job.cues.read_text(encoding="utf-8"))
