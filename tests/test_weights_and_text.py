@@ -49,10 +49,10 @@ def test_peaked_model_predicts_as_sharply_as_a_trained_one():
     assert 1 <= nucleus(p, ch04_facts.TOP_P) <= 5
     final = int(p.argmax())
     assert lens[-2:] == [final, final] and lens[0] != final
-    # 'random' is the same model before the gain: as flat as before
-    flat = extract.synthetic_model("random")
+    # 'random' is the same model with the final LayerNorm's gain at 1: as flat as ever
     with torch.no_grad():
-        q = torch.softmax(flat(torch.tensor([ids])).logits[0, -1].double(), -1).numpy()
+        model.transformer.ln_f.weight.fill_(1.0)
+        q = torch.softmax(model(torch.tensor([ids])).logits[0, -1].double(), -1).numpy()
     assert q.max() < 0.01
 
 
@@ -92,9 +92,9 @@ def test_a_tiny_gpt2_saved_with_save_pretrained_loads_as_weights(saved_weights, 
 # Beats whose content spans under half the content width today (default prompt, peaked numbers).
 # Chapter layouts are being reworked: this list may only shrink; a beat not on it that turns
 # narrow fails the test below.
-KNOWN_NARROW = {"00 Prompt/intro", "00 Merges/bytes", "02 Projections/inputs", "02 Scores/scores",
+KNOWN_NARROW = {"02 Projections/inputs", "02 Scores/scores",
                 "02 Scores/mask", "03 Climb/climb", "04 Softmax/softmax", "05 MaskOff/decoder",
-                "05 MaskOff/encoder", "05 Families/encoder_only", "06 Square/prefill"}
+                "05 MaskOff/encoder", "05 Families/encoder_only"}
 
 
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
