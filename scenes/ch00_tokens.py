@@ -16,7 +16,7 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, say, wait_until
 from scenes.style import fmt_ratio
-from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in
+from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in, token_row
 
 
 visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)
@@ -103,11 +103,12 @@ class Prompt(TokensScene):
         f = self.facts
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
-            fit_to(big, width=S.CONTENT_W, height=2.6).move_to(UP * 0.7)
+            fit_to(big, width=S.CONTENT_W, height=2.2, grow=1.6).move_to(UP * 0.9)
             count = label(f"{S.fmt_count(f['words'], 'word')} · {S.fmt_count(f['chars'], 'character')}", S.BODY_SIZE, S.MUTED)
             count.next_to(big, DOWN, buff=0.4)
             # "a tokenizer cuts it into pieces": the prompt goes into the tokenizer
-            box = RoundedRectangle(corner_radius=0.12, width=4.2, height=0.9, stroke_color=S.TOKEN, stroke_width=3,
+            box = RoundedRectangle(corner_radius=0.12, width=max(4.2, 0.6 * S.CONTENT_W), height=0.9,
+                                   stroke_color=S.TOKEN, stroke_width=3,
                                    fill_color=S.PANEL, fill_opacity=1)
             box_name = label("tokenizer: text → pieces", S.BODY_SIZE, S.TOKEN).move_to(box)
             fit_width(box_name, box.width - 0.3)
@@ -270,11 +271,19 @@ class Merges(TokensScene):
             say(self, beat, (0, 0.0), FadeIn(header[1], shift=DOWN * 0.2))
             say(self, beat, (("byte-pair",), 0.0), FadeIn(header[0], shift=DOWN * 0.2),
                 Indicate(header[1], color=S.TOKEN, scale_factor=1.2))
+            # "take <word> from our prompt": the prompt's pieces, the word lit
+            prompt_row = token_row(self.chip_texts, max_width=S.CONTENT_W)
+            fit_to(prompt_row, width=0.6 * S.CONTENT_W, height=0.8, grow=1.6)
+            prompt_row.move_to([0, S.FOOTER_Y + 0.55, 0])
+            picked = [c for c, t in zip(prompt_row, self.chip_texts) if t == lad["word"]]
+            picks = VGroup(*[glow(c, buff=0.08, opacity=0.3) for c in picked[:1]])
+            say(self, beat, (("from our prompt",), 0.0), FadeIn(prompt_row, shift=UP * 0.1), FadeIn(picks))
             i = find(beat, "bytes")
             wait_until(beat, i, 0.3)
             self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],
                                                        lag_ratio=0.5), run_time=beat.span(i, 0.8))
         with self.beat("merges") as beat:
+            self.play(FadeOut(prompt_row), FadeOut(picks), run_time=0.4)
             # one merge per step across the sentence that describes them, then the outcome
             n = max(1, len(rows) - 1)
             for k, r in enumerate(rows[1:]):

@@ -291,6 +291,8 @@ class Square(LoopChapter):
             # "here that is T times T": this prompt's row; then GPT-2's limit, then a million tokens
             reading = glow(rows[0], color=S.TOKEN, buff=0.08, opacity=0.15)
             say(self, beat, "Here", FadeOut(lit), FadeIn(rows[0], shift=UP * 0.1), FadeIn(reading))
+            say(self, beat, "pairs per head", Transform(reading, glow(rows[0][2], color=S.ATTENTION, buff=0.1,
+                                                                      opacity=0.25)))
             i = find(beat, "limit")
             for k, r in enumerate(rows[1:]):
                 say(self, beat, (i, 0.05 + 0.5 * k), FadeIn(r, shift=UP * 0.1),
@@ -312,7 +314,7 @@ class Square(LoopChapter):
         with self.beat("prefill") as beat:
             # "the loop in two": the two halves; then prefill's figures as they are read
             self.play(self.clear_content(), run_time=beat.span(0, 0.3))
-            say(self, beat, (0, 0.3), FadeIn(prefill[0]), FadeIn(decode[0]), Create(prefill[-1]))
+            say(self, beat, (0, 0.3), FadeIn(prefill[0]), FadeIn(decode[0]), FadeIn(decode[1]), Create(prefill[-1]))
             i = find(beat, "Prefill")
             reading = glow(prefill[1], color=S.KEY, buff=0.1, opacity=0.15)
             prefill_lit = reading
@@ -332,7 +334,10 @@ class Square(LoopChapter):
             stream.arrange(RIGHT, buff=0.1)
             fit_width(stream, S.RIGHT_HALF.width - 0.6)
             place_in(stream, S.RIGHT_HALF, DOWN, buff=0.1)
+            waiting = glow(stream, color=S.MUTED, buff=0.12, opacity=0.12)     # the answer, not there yet
+            say(self, beat, "after a pause", FadeIn(waiting))
             say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * 0.15) for c in stream], lag_ratio=0.5),
+                Transform(waiting, glow(stream, color=S.LOGIT, buff=0.12, opacity=0.12)),
                 run_time=beat.span(find(beat, "streams"), 0.8))
 
     def panels(self) -> tuple[VGroup, VGroup]:
