@@ -296,7 +296,12 @@ class Softmax(VoteScene):
                 note.move_to(at + np.array([-0.12, 0.2, 0]), aligned_edge=RIGHT + DOWN)
             else:
                 note.move_to(at + np.array([0.12, -0.12, 0]), aligned_edge=LEFT + UP)
-            self.play(FadeIn(lines), FadeIn(note), run_time=beat.span(i, 0.7))
+            # the ranks that hold p, shaded under the line (a one-token nucleus has no width: its note lights)
+            shade = Rectangle(width=max(at[0] - plot.origin()[0], 0.01), height=max(at[1] - plot.origin()[1], 0.01),
+                              stroke_width=0, fill_color=S.LOGIT, fill_opacity=0.18)
+            shade.move_to(plot.origin(), aligned_edge=LEFT + DOWN)
+            self.play(FadeIn(lines), FadeIn(note), FadeIn(shade if shade.width > 0.3 else glow(note, S.LOGIT, opacity=0.35)),
+                      run_time=beat.span(i, 0.7))
         if w is None:
             return
         with self.beat("interest") as beat:
@@ -318,7 +323,9 @@ class Softmax(VoteScene):
                     S.RIGHT_EDGE - tag.width / 2)
             tag.move_to([x, p_title.get_center()[1], 0])
             lead = Line(tag.get_bottom() + DOWN * 0.05, where, color=S.TOKEN, stroke_width=1.5)
-            self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), run_time=beat.span(i, 0.6))
+            others = [r for j, r in enumerate(bars.rows) if j != w["rank"] - 1]
+            self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), FadeIn(glow(tag, S.TOKEN, opacity=0.35)),
+                      *[r.animate.set_opacity(0.3) for r in others], run_time=beat.span(i, 0.6))
             self.point_at_mark(beat, "no meaning")   # random weights: "the rank carries no meaning here"
 
     @staticmethod
@@ -370,17 +377,24 @@ class Shaping(VoteScene):
             # "Temperature divides the scores before the softmax"
             self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0, 0.6))
             # "At 0.2, the top token takes …": the bars reshape to each temperature as it is named
+            lit = VGroup()
             for j, t in enumerate(temps):
                 i = beat.find(f"at {t['t']:.1f}")
                 beat.wait_for(i)
                 tag = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
                 self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(table[j], shift=LEFT * 0.1),
-                          *[r.animate.set_opacity(0.45) for r in table[:j]], run_time=beat.span(i, 0.6))
+                          *[r.animate.set_opacity(0.45) for r in table[:j]],
+                          FadeOut(lit), run_time=beat.span(i, 0.45))
+                beat.wait_until(i, 0.55)
+                lit = glow(table[j], S.LOGIT, opacity=0.3)
+                self.play(FadeIn(lit), run_time=beat.span(i, 0.6))
             # "Low temperature sharpens the vote; high temperature flattens it"
             i = beat.find("sharpens")
             beat.wait_for(i)
-            self.play(Indicate(table[0], color=S.LOGIT), table[0].animate.set_opacity(1), run_time=beat.span(i, 0.4))
-            self.play(Indicate(table[-1], color=S.LOGIT), FadeIn(foot), run_time=beat.span(i, 0.8))
+            self.play(Indicate(table[0], color=S.LOGIT), table[0].animate.set_opacity(1), lit.animate.move_to(table[0]),
+                      run_time=beat.span(i, 0.4))
+            self.play(Indicate(table[-1], color=S.LOGIT), FadeIn(foot), lit.animate.move_to(table[-1]),
+                      run_time=beat.span(i, 0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
             # "Top-k keeps a fixed shortlist"
@@ -394,7 +408,7 @@ class Shaping(VoteScene):
                                                                                       aligned_edge=LEFT)
             info = VGroup(title, sub).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.4)
-            self.play(FadeOut(VGroup(bars, now, formula, table, foot)), run_time=beat.span(0, 0.2))
+            self.play(FadeOut(VGroup(bars, now, formula, table, foot, lit)), run_time=beat.span(0, 0.2))
             self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0, 0.7))
             bars = bars_k
             cut = VGroup(*bars.rows[k:])
@@ -444,6 +458,7 @@ class Shaping(VoteScene):
             if keep < len(bars.rows):      # every bar below rank n is cut
                 anims.append(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2))
             anims.append(Indicate(sums[keep - 1], color=S.LOGIT, scale_factor=1.2))
+            anims.append(FadeIn(glow(VGroup(*bars.rows[:keep], *sums[:keep]), S.LOGIT, opacity=0.15)))
             self.play(*anims, run_time=beat.span(i, 0.7))
             # "The less sure the model, the longer that list"
             i = beat.find("longer")
@@ -485,6 +500,7 @@ class Pick(VoteScene):
             # "With seed …, the roll lands on …"
             i = beat.find("lands on")
             beat.wait_for(i)
+            self.play(FadeIn(glow(title2, S.TOKEN, opacity=0.3)), run_time=beat.span(i, 0.3))
             self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.span(i, 0.4))
             self.play(FadeIn(chip2), run_time=beat.span(i, 0.8))
             # "That is rank …, with probability …"
