@@ -506,7 +506,7 @@ class Pick(VoteScene):
             # "That is rank …, with probability …"
             i = beat.find("rank")
             beat.wait_for(i)
-            anims = [FadeIn(where), FadeIn(glow(where, S.TOKEN))]
+            anims = [FadeIn(where), FadeIn(glow(VGroup(chip2, where), S.TOKEN, opacity=0.3))]
             if s["rank"] <= len(bars.rows):
                 anims.append(FadeIn(glow(bars.rows[s["rank"] - 1], S.TOKEN)))
             self.play(*anims, run_time=beat.span(i, 0.6))
