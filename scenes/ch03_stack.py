@@ -7,6 +7,7 @@ model renders through the same code.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, FadeOut, Group, ImageMobject,
@@ -15,6 +16,7 @@ from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, 
 from data.facts.ch02 import head_facts
 from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
 from data.flops import human
+from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import (AttentionArcs, NumberGrid, TokenChip, below, fit_width, label, place_in, token_window,
@@ -43,10 +45,8 @@ def pattern_colours(p: np.ndarray) -> np.ndarray:
     return out
 
 
-def glow(mob, color, buff: float = 0.08, opacity: float = 0.22) -> SurroundingRectangle:
-    """A filled, outlined box over `mob`: the thing a sentence names, lit up (a change big enough to see)."""
-    return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=3, fill_color=color, fill_opacity=opacity,
-                                corner_radius=0.08)
+# the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
+glow = partial(follow.glow, buff=0.08)
 
 
 def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:

@@ -7,6 +7,7 @@ whole distribution is one path (its cumulative mass over log-spaced ranks).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeOut, Indicate,
@@ -15,6 +16,7 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, DashedLine, Dot, FadeI
 
 from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
+from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.widgets import (NumberGrid, ProbBars, TokenChip, below, fit_width, keep_inside, label, place_in,
@@ -45,10 +47,8 @@ class VoteScene(ChapterScene):
                   FadeIn(glow(mark, S.WARNING, opacity=0.3), rate_func=there_and_back), run_time=beat.span(i, 0.8))
 
 
-def glow(mob, color, buff: float = 0.08, opacity: float = 0.22) -> SurroundingRectangle:
-    """A filled, outlined box over `mob`: the thing a sentence names, lit up (a change big enough to see)."""
-    return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=3, fill_color=color, fill_opacity=opacity,
-                                corner_radius=0.08)
+# the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
+glow = partial(follow.glow, buff=0.08)
 
 
 def top_bars(facts: dict, **kw) -> ProbBars:

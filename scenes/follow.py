@@ -25,18 +25,12 @@ def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.22, stroke: f
 
 def find(beat, *words: str) -> int:
     """The first sentence that says all `words` (case-insensitive); the last sentence if none does."""
-    for i, s in enumerate(beat.sentences):
-        if all(w.lower() in s["text"].lower() for w in words):
-            return i
-    return len(beat.sentences) - 1
+    return beat.find(*words)
 
 
 def wait_until(beat, i: int, fraction: float = 0.0) -> None:
     """Hold the picture until `fraction` of sentence i has been spoken."""
-    start, end = beat.start_of(i), beat.end_of(i)
-    gap = start + fraction * (end - start) - beat.elapsed
-    if gap > 1 / 60 and beat.scene is not None:
-        beat.scene.wait(gap)
+    beat.wait_until(i, fraction)
 
 
 def said(beat, phrase: str) -> tuple[int, float]:
