@@ -58,7 +58,7 @@ review: install
 	$(PY) bench/review.py $$(ls -t out/review/*/low/ch$(CHAPTER)-*.mp4 | head -1) --out out/review/sheets
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --durations=15
 
 bench: install
 	$(PY) bench/render_speed.py
