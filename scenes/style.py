@@ -1,6 +1,7 @@
 """One visual language for the whole film: palette, fonts, sizes, value -> colour."""
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -207,4 +208,21 @@ def show_token(token: str | int | bytes) -> str:
         token = tokenizer.readable(int(token))
     if isinstance(token, bytes):
         token = visible_bytes(token)
-    return token.replace(" ", "·").replace("\n", "↵").replace("\t", "⇥") or "∅"
+    return "".join(_visible_char(ch) for ch in token) or "∅"
+
+
+def _visible_char(ch: str) -> str:
+    """A character that draws something: space, newline and tab as symbols, other spaces (no-break,
+    ideographic, ...) as '␣', and invisible format characters (zero-width joiner, ...) by code point,
+    so no token is ever drawn as nothing (an empty Text has no size to place)."""
+    if ch in _SHOWN:
+        return _SHOWN[ch]
+    kind = unicodedata.category(ch)
+    if kind in ("Zs", "Zl", "Zp"):
+        return "␣"
+    if kind in ("Cf", "Cc"):
+        return f"U+{ord(ch):04X}"
+    return ch
+
+
+_SHOWN = {" ": "·", "\n": "↵", "\t": "⇥"}

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -326,9 +326,11 @@ def test_any_prompt_inspects_or_ends_with_one_clear_line(prompt, fuzz_root):
 
 
 @pytest.mark.render
-@settings(max_examples=4, deadline=None, database=None,
+@settings(max_examples=2, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
+# found by this test: a no-break space token drew nothing, and placing an empty Text crashed chapter 02
+@example(prompt="B¹\xa0")
 @given(prompt=st.one_of(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=12),
                         st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join)))
 def test_any_accepted_prompt_builds_chapters_00_and_02(prompt, fuzz_root):

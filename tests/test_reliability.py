@@ -309,7 +309,9 @@ def test_a_killed_run_loses_nothing_and_the_next_run_cleans_up(film):
     assert film.leftovers()                            # what the killed run left ...
     film.record.write_text("")
     r = film.run()
-    assert r.rendered == ["Gamma"]                     # Alpha's new render was kept
+    # Gamma never finished; Alpha did if the runner took it first (the order is longest-first by the
+    # previous run's timings, which a loaded machine can swap), and a finished render is kept
+    assert r.rendered in (["Gamma"], ["Alpha", "Gamma"])
     assert "left in" in r.err and "interrupted run" in r.err
     assert film.leftovers() == [] and not stale.exists()   # ... removed by the next run
     check_video(Path(r.final), sum(FRAMES.values()))
