@@ -9,35 +9,26 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import scenes.base as base
 from data.facts.ch05 import mask_facts
-from manim import Wait
 from scenes.widgets import AttentionArcs
 from tests.conftest import build_scene
+from tests.steps import assert_picture_follows_words
 
 SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
           ("05", "MaskOff"), ("05", "Towers"), ("05", "Families")]
-STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
 
 
 def recorded_build(bundle, chapter, name, monkeypatch):
-    """The scene, with `.plays` = [(start, end, only_waited)] and `.arcs` = every AttentionArcs it built."""
-    plays, arcs = [], []
-    original_play, original_arcs = base.ChapterScene.play, AttentionArcs.__init__
-
-    def play(self, *animations, **kwargs):
-        start = self.time
-        out = original_play(self, *animations, **kwargs)
-        plays.append((start, self.time, all(isinstance(a, Wait) for a in animations)))
-        return out
+    """The scene, with `.arcs` = every AttentionArcs it built."""
+    arcs = []
+    original_arcs = AttentionArcs.__init__
 
     def arcs_init(self, *args, **kwargs):
         original_arcs(self, *args, **kwargs)
         arcs.append(self)
-    monkeypatch.setattr(base.ChapterScene, "play", play)
     monkeypatch.setattr(AttentionArcs, "__init__", arcs_init)
     scene = build_scene(bundle, chapter, name, draw=False)
-    scene.plays, scene.arcs = plays, arcs
+    scene.arcs = arcs
     return scene
 
 
@@ -54,35 +45,11 @@ def built(tiny_bundle):
     return get
 
 
-def holds(plays) -> list[tuple[float, float]]:
-    """Stretches in which the picture only held (consecutive waits), as (start, end)."""
-    out, run = [], None
-    for start, end, still in plays:
-        if still:
-            run = (run[0], end) if run else (start, end)
-        else:
-            if run:
-                out.append(run)
-            run = None
-    return out + ([run] if run else [])
-
-
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
     scene = built(chapter, name)
-    steps = [start for start, _, still in scene.plays if not still]
-    for cue in scene.cues:
-        for k, seg in enumerate(cue["segments"]):
-            assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
-                f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
-                f"{seg['text']!r}")
-    longest = max((b - a for a, b in holds(scene.plays)), default=0.0)
-    assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+    assert_picture_follows_words(scene, name)
 
-
-def test_holds_are_measured_from_the_plays():
-    """The check above can fail: a scene that only waits is one long hold."""
-    assert holds([(0.0, 1.0, False), (1.0, 3.0, True), (3.0, 5.5, True), (5.5, 6.0, False)]) == [(1.0, 5.5)]
 
 
 def test_chapter02_draws_the_heads_weights_as_lines(tiny_bundle, built):

@@ -14,26 +14,13 @@ import numpy as np
 import pytest
 
 from tests.conftest import build_scene
+from tests.steps import assert_picture_follows_words, holds
 from data import bundle as bundle_io
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
 
 SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
           ("04", "LastRow"), ("04", "Softmax"), ("04", "Shaping"), ("04", "Pick")]
-STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
-
-
-def holds(scene) -> list[tuple[float, float]]:
-    """Stretches in which the picture only held (consecutive waits), as (start, end)."""
-    out, run = [], None
-    for start, end, still in scene.timeline:
-        if still:
-            run = (run[0], end) if run else (start, end)
-        else:
-            if run:
-                out.append(run)
-            run = None
-    return out + ([run] if run else [])
 
 
 @pytest.fixture(scope="module")
@@ -50,21 +37,13 @@ def built(tiny_bundle):
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
     scene = built(chapter, name)
-    steps = [start for start, _, still in scene.timeline if not still]
-    for cue in scene.cues:
-        for k, seg in enumerate(cue["segments"]):
-            assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
-                f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
-                f"{seg['text']!r}")
-    longest = max((b - a for a, b in holds(scene)), default=0.0)
-    assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+    assert_picture_follows_words(scene, name)
 
 
 def test_holds_are_measured_from_the_timeline(built):
     """The check above can fail: a scene that only waits is one long hold."""
     scene = built("03", "Heads")
-    fake = type("Fake", (), {"timeline": [(0.0, 1.0, False), (1.0, 3.0, True), (3.0, 5.5, True), (5.5, 6.0, False)]})
-    assert holds(fake) == [(1.0, 5.5)]
+    assert holds([(0.0, 1.0, False), (1.0, 3.0, True), (3.0, 5.5, True), (5.5, 6.0, False)]) == [(1.0, 5.5)]
     assert scene.timeline and scene.timeline[-1][1] == pytest.approx(scene.time)
 
 
