@@ -297,7 +297,11 @@ class DaskExecutor(Executor):
         with self._lock:
             if name not in self._bundles:
                 files = {p.name: p.read_bytes() for p in sorted(Path(path).iterdir()) if p.is_file()}
-                self._bundles[name] = self.client.scatter(files, hash=False)
+                # one dask value per bundle, under the bundle's own name: scattering the dict itself
+                # would name each file's data by its file name ("meta.json"), and a second prompt's
+                # bundle would replace the first's on the cluster
+                key = f"onepass-bundle-{name}"
+                self._bundles[name] = self.client.scatter({key: files}, hash=False)[key]
         return {**ident, "name": name}, self._bundles[name]
 
     def _start(self, runner: Runner, job: SceneJob) -> cf.Future:

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
+from data import extract  # noqa: E402
 from film import batch, build, executors  # noqa: E402
 from tests.test_pipeline import Project  # noqa: E402
 
@@ -185,6 +187,17 @@ def test_worker_with_other_code_is_refused(cluster):
     message = str(err.value.args[0])
     assert "refused" in message and "scene code" in message and "client: 0123456789abcdef" in message
     assert "make install" in message
+
+
+def test_each_bundle_reaches_the_workers_as_its_own(cluster, tiny_bundle, bundle_root):
+    """Two prompts' bundles hold files of the same names: a task for each must get its own files
+    (they once shared dask keys named "meta.json", and one prompt's scenes drew the other's numbers)."""
+    other = extract.extract("The capital of Pakistan is", "tiny", root=bundle_root, log=lambda m: None)
+    sent = [cluster._bundle(b.path) for b in (tiny_bundle, other)]
+    seen = [cluster.client.submit(lambda files: json.loads(files["meta.json"])["cache_key"], files, pure=False).result()
+            for _, files in sent]
+    assert seen == [b.meta["cache_key"] for b in (tiny_bundle, other)]
+    assert seen[0] != seen[1]
 
 
 @pytest.mark.render
