@@ -24,8 +24,12 @@ from scenes.widgets import enable_text_cache
 
 QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
-# 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf)
-ENCODER_OPTIONS = {"preset": "veryfast"}
+# 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
+# One encoder thread: with x264's own threads, the same frames came out differently encoded in
+# about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
+# and the cache disagreed. It costs 4-7% wall time on one scene alone and nothing when the pool
+# keeps every core busy (HACKING.md, "Identical frames").
+ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1"}
 
 
 def _terminated(signum, frame):
