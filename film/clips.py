@@ -255,7 +255,7 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
         entry = {"chapter": result.chapter, "beat": span.beat, "id": name, "title": result.title, "text": span.text,
                  "scene": span.scene, "start": round(span.start / span.fps, 6), "end": round(span.end / span.fps, 6),
                  "start_frame": span.start, "end_frame": span.end, "frames": span.frames, "fps": span.fps,
-                 "audio": with_audio,
+                 "audio": with_audio, "burnt_captions": burnt,
                  "files": {**others, fmt: f"{name}.{fmt}",
                            "poster": f"{name}.png", "vtt": f"{name}.vtt", "srt": f"{name}.srt"},
                  "keys": {**keys, fmt: key, f"{fmt}:base": base, "poster": base, "captions": base}}

@@ -70,6 +70,7 @@ def deck_html(sets: list[ClipSet], fmt: str, title: str) -> str:
         for e in cs.entries:
             slides.append({"id": e["id"], "chapter": e["chapter"], "title": e["title"], "beat": e["beat"],
                            "clip": e["files"][fmt], "notes": e["text"], "audio": bool(e.get("audio")),
+                           "burnt": bool(e.get("burnt_captions")),
                            "cues": [{"start": round(c["start"], 3), "end": round(c["end"], 3), "text": c["text"]}
                                     for c in read_srt(cs.folder / e["files"]["srt"])]})
     data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides}

@@ -9,6 +9,7 @@ beat on a frame). So the fixture takes seconds, not the minute a manim render wo
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -351,6 +352,21 @@ def test_html_deck_plays_offline_in_chromium(silent, browser):
 
     assert errors == []
     assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    page.close()
+
+
+def test_html_deck_of_burnt_captions_shows_them_once(silent, browser):
+    """Clips cut from a --burn-captions chapter carry their captions in the picture: the deck
+    keeps the text track (for search and screen readers) but does not draw it a second time."""
+    burnt = dataclasses.replace(silent.clips, entries=[dict(e, burnt_captions=True) for e in silent.clips.entries])
+    page_file = silent.clips.folder / "burnt.html"
+    page_file.write_text(slides.deck_html([burnt], "mp4", "burnt"), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(page_file.as_uri())
+    page.wait_for_function("() => document.querySelector('#stage video')", timeout=15000)
+    track = page.evaluate("() => { const t = document.querySelector('#stage video').textTracks[0];"
+                          " return {mode: t.mode, cues: t.cues.length} }")
+    assert track["mode"] == "hidden" and track["cues"] >= 1
     page.close()
 
 
