@@ -9,7 +9,8 @@ In one run it
    its bundles (not timed);
 2. renders it from an empty output folder through film/batch.py on the local pool of N
    processes, then from another empty folder on a LocalCluster of N worker processes (one
-   scene at a time each): wall time, scenes per minute, and the overhead ratio cluster / local.
+   scene at a time each; `--cluster-first` for the other order, since the second path may find
+   warmer file caches): wall time, scenes per minute, and the overhead ratio cluster / local.
    The cluster's start-up is timed apart and the ratio given with and without it, and the
    scene processes' CPU seconds (a fairer figure on a busy machine);
 3. checks that both paths wrote the same files with the same decoded frames (ffmpeg framemd5).
@@ -67,6 +68,7 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=default_jobs(), help="processes / cluster workers (default: cores)")
     p.add_argument("--weights", default="tiny", choices=("tiny", "random"))
     p.add_argument("--chapters", nargs=2, default=["02", "05"])
+    p.add_argument("--cluster-first", action="store_true", help="render on the cluster first, then locally")
     a = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="onepass-batch-bench-"))    # removed when the frames agree
     measure(tmp, a)
@@ -80,17 +82,27 @@ def measure(tmp: Path, a: argparse.Namespace):
     local_jobs = batch.load_manifest(manifest(tmp, "local", a.chapters, a.weights))
     cluster_jobs = batch.load_manifest(manifest(tmp, "cluster", a.chapters, a.weights))
 
-    with executors.LocalExecutor(a.workers) as ex:
-        local_wall, local_reports = run("local pool", local_jobs, ex)
-    t0 = time.perf_counter()
-    with executors.DaskExecutor(f"local:{a.workers}") as ex:
-        startup = time.perf_counter() - t0
-        cluster_wall, cluster_reports = run("cluster", cluster_jobs, ex)
+    def local():
+        with executors.LocalExecutor(a.workers) as ex:
+            return run("local pool", local_jobs, ex)
+
+    def cluster():
+        t0 = time.perf_counter()
+        with executors.DaskExecutor(f"local:{a.workers}") as ex:
+            startup = time.perf_counter() - t0
+            return (*run("cluster", cluster_jobs, ex), startup)
+
+    if a.cluster_first:           # the other order: the second path may find warmer file caches
+        cluster_wall, cluster_reports, startup = cluster()
+        local_wall, local_reports = local()
+    else:
+        local_wall, local_reports = local()
+        cluster_wall, cluster_reports, startup = cluster()
 
     scenes = sum(r.rendered for r in local_reports)
     assert scenes == sum(r.rendered for r in cluster_reports), "both paths render every scene"
     print(f"batch: {len(PROMPTS)} prompts x chapters {' '.join(a.chapters)}, low quality, --weights {a.weights}, "
-          f"--voice none: {scenes} scenes, {a.workers} workers")
+          f"--voice none: {scenes} scenes, {a.workers} workers, {'cluster' if a.cluster_first else 'local'} first")
     print(f"{'path':<28}{'wall':>10}{'scenes/min':>12}")
     print(f"{'local process pool':<28}{local_wall:>9.1f}s{60 * scenes / local_wall:>12.2f}")
     print(f"{'LocalCluster':<28}{cluster_wall:>9.1f}s{60 * scenes / cluster_wall:>12.2f}")
