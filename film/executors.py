@@ -282,6 +282,7 @@ class DaskExecutor(Executor):
         self.kind = f"dask cluster {address}"
         self._bundles: dict[str, object] = {}      # bundle identity -> scattered files (a dask future)
         self._tasks: dict = {}                     # a job's future -> its dask task
+        self._stopping = False
 
     def describe(self) -> str:
         info = self.client.scheduler_info()
@@ -289,32 +290,36 @@ class DaskExecutor(Executor):
         threads = sum(w.get("nthreads", 1) for w in workers.values())
         return f"{self.kind} ({len(workers)} workers, {threads} threads)"
 
-    def _bundle(self, path: Path):
+    def _bundle(self, path: Path, again: bool = False):
+        """The bundle's identity and its files on the cluster, scattered once (`again`: anew)."""
         meta = json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))
         ident = {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"),
                  "schema": meta.get("schema_version"), "path": str(path)}
         name = keys.sha(ident)[:16]
         with self._lock:
+            if again:
+                self._bundles.pop(name, None)
             if name not in self._bundles:
                 files = {p.name: p.read_bytes() for p in sorted(Path(path).iterdir()) if p.is_file()}
                 # one dask value per bundle, under the bundle's own name: scattering the dict itself
                 # would name each file's data by its file name ("meta.json"), and a second prompt's
-                # bundle would replace the first's on the cluster
-                key = f"onepass-bundle-{name}"
-                self._bundles[name] = self.client.scatter({key: files}, hash=False)[key]
+                # bundle would replace the first's on the cluster. On every worker (broadcast):
+                # scattered data has no recipe, so a copy lost with its worker is gone for good
+                key = f"onepass-bundle-{name}-{uuid.uuid4().hex[:8]}"
+                self._bundles[name] = self.client.scatter({key: files}, hash=False, broadcast=True)[key]
         return {**ident, "name": name}, self._bundles[name]
 
     def _start(self, runner: Runner, job: SceneJob) -> cf.Future:
         if runner.command is not None:
             raise PipelineError("a custom render command cannot run on a dask cluster")
-        bundle, files = self._bundle(runner.bundle_path)
         request = {"chapter": job.chapter, "scene": job.scene, "index": job.index, "key": job.key,
                    "name": job.stem.name, "quality": runner.quality, "voice": runner.env.get("ONEPASS_VOICE"),
-                   "bundle": bundle, "env": {k: runner.env.get(k) for k in THREAD_VARS}}
+                   "env": {k: runner.env.get(k) for k in THREAD_VARS}}
         out = _Handle(lambda: self._cancel(out))
         out.attempt = 0
 
-        def send():
+        def send(new_bundle: bool = False):
+            request["bundle"], files = self._bundle(runner.bundle_path, again=new_bundle)
             request["expect"] = code_identity()       # this client's code as it is now
             task = self.client.submit(render_task, request, files, retries=1, pure=False,
                                       key=f"{TASK_PREFIX}-{job.key[:16]}-{uuid.uuid4().hex[:8]}")
@@ -335,6 +340,13 @@ class DaskExecutor(Executor):
                 if out.attempt == 0 and exc.args[1:] and exc.args[1] == code_identity():
                     out.attempt += 1
                     return send()
+                return self._fail(out, job, exc)
+            except cf.CancelledError as exc:
+                # not cancelled here (that would have settled `out`): the cluster dropped the task,
+                # as it does when every worker holding the bundle died; scatter it and send once more
+                if out.attempt == 0 and not self._stopping:
+                    out.attempt += 1
+                    return send(new_bundle=True)
                 return self._fail(out, job, exc)
             except BaseException as exc:    # noqa: BLE001 - the worker's error, for the job that waits
                 return self._fail(out, job, exc)
@@ -362,6 +374,7 @@ class DaskExecutor(Executor):
 
     def stop(self):
         with self._lock:
+            self._stopping = True
             tasks = list(self._tasks.values())
         if tasks:
             self.client.cancel(tasks)

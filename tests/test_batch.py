@@ -22,6 +22,8 @@ sys.path.insert(0, str(ROOT))
 import render  # noqa: E402
 from data import extract  # noqa: E402
 from film import batch, build, executors  # noqa: E402
+from film.jobs import SceneJob  # noqa: E402
+from film.runner import Runner  # noqa: E402
 from tests.test_pipeline import Project  # noqa: E402
 
 
@@ -198,6 +200,19 @@ def test_each_bundle_reaches_the_workers_as_its_own(cluster, tiny_bundle, bundle
             for _, files in sent]
     assert seen == [b.meta["cache_key"] for b in (tiny_bundle, other)]
     assert seen[0] != seen[1]
+
+
+@pytest.mark.render
+def test_a_bundle_the_cluster_lost_is_sent_again(cluster, tiny_bundle, tmp_path):
+    """Scattered data has no recipe: when every worker holding a bundle is gone, dask drops the
+    tasks that need it. The executor scatters the bundle anew and sends the scene once more."""
+    _, lost = cluster._bundle(tiny_bundle.path)
+    cluster.client.cancel(lost)                 # as if every worker holding it had died
+    runner = Runner(tiny_bundle.path, "low", "none", None)
+    job = SceneJob("00", "SameWord", 1, "0" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'0' * 16}")
+    result = cluster.submit(runner, job).result(timeout=300)
+    assert result.frames > 0 and job.mp4.is_file() and job.damage() is None
+    assert cluster._bundle(tiny_bundle.path)[1].key != lost.key
 
 
 @pytest.mark.render
