@@ -20,6 +20,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 # mkstemp makes its file 0600; the finished file gets what open() would have given it.
@@ -56,6 +57,27 @@ def write_json(path: Path | str, data) -> Path:
 # ---------------------------------------------------------------------------------------
 # Files made by other programs (ffmpeg, manim): a unique temporary name first, checked, then
 # renamed over the finished file, several files together
+
+def remove_stale_parts(folder: Path | str, older_than: float = 3600.0) -> int:
+    """Remove the temporary files (`.<name>.<random>.part*`, as `write_bytes` and `temp_name`
+    name them) that a killed process left in `folder` over `older_than` seconds ago. For a
+    folder many processes write at once without a lock (the voice cache): a writer finishes in
+    seconds, so a part file an hour old has none. Returns how many were removed."""
+    removed, now = 0, time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for e in entries:
+        if e.name.startswith(".") and ".part" in e.name and e.is_file(follow_symlinks=False):
+            try:
+                if now - e.stat(follow_symlinks=False).st_mtime > older_than:
+                    os.unlink(e.path)
+                    removed += 1
+            except OSError:        # removed meanwhile by another process: as good
+                pass
+    return removed
+
 
 def temp_name(path: Path | str, suffix: str | None = None) -> Path:
     """A fresh, unique, empty file beside `path` (same folder, so a rename is atomic), named

@@ -275,6 +275,22 @@ def test_temporary_names_are_unique(tmp_path):
     assert a != b and a.parent == b.parent == tmp_path and a.suffix == ".mp4"
 
 
+def test_clips_a_killed_run_half_wrote_leave_the_voice_cache(tmp_path, monkeypatch):
+    """Scene processes write narration clips into one shared cache without a lock; a killed one
+    leaves a part file. The next voice opened there removes those over an hour old, and nothing
+    a live writer might still be writing, nor any finished clip."""
+    from data.files import temp_name, write_bytes
+    from voiceover import services
+    monkeypatch.setenv(services.CACHE_ENV, str(tmp_path))
+    folder = tmp_path / services.SilentService.name
+    folder.mkdir()
+    clip = write_bytes(folder / "0123.wav", b"RIFF")
+    old, fresh = temp_name(clip), temp_name(clip)
+    os.utime(old, (time.time() - 7200,) * 2)
+    services.SilentService()
+    assert not old.exists() and fresh.exists() and clip.read_bytes() == b"RIFF"
+
+
 # ---------------------------------------------------------------------------------------
 # 3. Interrupts lose nothing
 

@@ -41,7 +41,7 @@ from typing import Callable
 
 import numpy as np
 
-from data.files import write_json
+from data.files import remove_stale_parts, write_json
 from voiceover import audio, guard
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
 
@@ -72,6 +72,7 @@ class OnepassService:
         self.spec = spec or self.name   # --voice spec of this same service in another process (absolute paths)
         self.cache_dir = str(cache_root() / self.name)
         os.makedirs(self.cache_dir, exist_ok=True)
+        remove_stale_parts(self.cache_dir)      # clips half-written by a killed run
 
     # subclasses --------------------------------------------------------------
     def describe(self) -> str:
