@@ -14,7 +14,7 @@ from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, 
                    GrowArrow, GrowFromEdge, Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup, there_and_back)
 
 from data.facts.ch02 import head_facts
-from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
+from data.facts.ch03 import head_habits, lens_facts, mlp_facts, param_facts, settle_layer
 from data.flops import human
 from scenes import follow
 from scenes import style as S
@@ -77,9 +77,10 @@ class Heads(StackScene):
 
     ARCS = 1.05          # an arcs panel's width, in heatmap widths
 
-    def cell(self, h: int, size: float, featured: int) -> Group:
+    def cell(self, h: int, size: float, featured: int, habit: str) -> Group:
         """One head: its T x T pattern as a heatmap, beside it the same weights as lines (query dots on
-        the left, key dots on the right, each row's dot level with its heatmap row)."""
+        the left, key dots on the right, each row's dot level with its heatmap row), titled with
+        what it mostly reads (data.facts.ch03.head_habits)."""
         b, T = self.bundle, self.bundle.T
         p = b["probs"][0, h]
         img = rgb_image(pattern_colours(p), height=size)
@@ -89,8 +90,8 @@ class Heads(StackScene):
                              height=pitch * max(T - 1, 1), max_stroke=min(6.0, 40 * pitch),
                              dot_radius=min(0.045, pitch * 0.3))
         arcs.next_to(frame, RIGHT, buff=0.18).match_y(frame)
-        title = label(f"head {h + 1}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
-        title.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)
+        title = label(f"head {h + 1} · {habit}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
+        title.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)      # may reach into the gap to its right
         cell = Group(img, frame, arcs, title)
         cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
         return cell
@@ -105,8 +106,18 @@ class Heads(StackScene):
         size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
                    ((avail_w - (cols - 1) * gap_x) / cols - 0.18) / (1 + self.ARCS))
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
-        cells = Group(*[self.cell(h, size, featured) for h in range(H)])
-        cells.arrange_in_grid(rows=n_rows, cols=cols, buff=(gap_x, gap_y))
+        habits = [h["habit"] for h in head_habits(b)]
+        cells = Group(*[self.cell(h, size, featured, habits[h]) for h in range(H)])
+        # columns a title's width apart where the width allows (a title may reach over the gap to
+        # its right); a title still too long shrinks
+        cell_w = max(Group(c.img, c.frame, c.arcs).width for c in cells)
+        pitch = cell_w + min(max(gap_x, max(c.title.width for c in cells) + 0.25 - cell_w),
+                             (avail_w - cols * cell_w) / max(cols - 1, 1))
+        row_h = max(c.height for c in cells) + gap_y
+        for k, c in enumerate(cells):
+            fit_width(c.title, pitch - 0.25).align_to(c.frame, LEFT)
+            row, col = divmod(k, cols)
+            c.shift([col * pitch - c.frame.get_left()[0], -row * row_h - c.get_top()[1], 0])
         labels = VGroup()
         if show_labels:
             for r in range(n_rows):

@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import build_scene
 from data import extract, tokenizer
+from data.facts import ch03 as ch03_facts
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
 from voiceover import script
@@ -44,12 +45,33 @@ def test_heads_scene_names_every_head_and_the_width_split(tiny_bundle, built):
     cfg = tiny_bundle.config
     H, d = cfg["n_head"], cfg["n_embd"]
     texts = built("03", "Heads").built_texts
-    assert all(f"head {h + 1}" in texts for h in range(H))
+    habits = ch03_facts.head_habits(tiny_bundle)
+    assert [h["habit"] for h in habits] == ["spread out"] * H      # random weights: no head has a habit
+    assert all(f"head {h + 1} · spread out" in texts for h in range(H))
     # the followed head is chapter 02's: the least uniform last row of layer 1
     p = tiny_bundle["probs"][0, :, -1, :].astype(np.float64)
     followed = int(np.argmin(-(p * np.log(np.clip(p, 1e-30, None))).sum(-1)))
     assert f"head {followed + 1}: followed in chapter 02" in texts
     assert f"d = {d} = {H} heads × {d // H}" in texts
+
+
+def test_each_heads_habit_is_read_from_its_pattern():
+    """A trained model's heads have habits (GPT-2's layer 1 has heads that read the first token,
+    the token before, or themselves); the title of each head names it from its own weights."""
+    T = 6
+    first = np.zeros((T, T))
+    first[:, 0] = 1.0
+    before = np.eye(T, k=-1)
+    before[0, 0] = 1.0
+    itself = np.eye(T)
+    even = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
+    mixed = 0.55 * before + 0.45 * even                      # mostly the token before: still a habit
+    probs = np.stack([first, before, itself, even, mixed])[None]     # [L=1, H=5, T, T]
+    habits = ch03_facts.head_habits({"probs": probs})
+    assert [h["habit"] for h in habits] == ["first token", "token before", "itself", "spread out", "token before"]
+    assert habits[0]["share"] == 1.0
+    one = ch03_facts.head_habits({"probs": np.ones((1, 3, 1, 1))})     # one token: it can read only itself
+    assert [h["habit"] for h in one] == ["itself"] * 3
 
 
 def test_mlp_counts_and_parameters_come_from_the_bundle_and_the_model(tiny_bundle, built):

@@ -11,6 +11,33 @@ from data import tokenizer
 from data.flops import Shape, parameter_counts
 
 
+HABIT_SHARE = 0.5      # a head "mostly reads" a target that holds at least half of its rows
+
+
+def head_habits(bundle, layer: int = 0) -> list[dict]:
+    """What each head of `layer` mostly reads, from its own weights: the "first token", the "token
+    before" (the previous one), "itself", or "spread out" when no one target stands out.
+    Averaged over the rows that have a choice (every token after the first; row 0 can read only
+    itself), a habit's target must hold at least HABIT_SHARE of a row and twice what an even
+    spread would give it.
+    Returns per head {"head", "habit", "share"} (share: the largest target's average weight)."""
+    p = bundle["probs"][layer].astype(np.float64)            # [H, T, T], rows sum to 1
+    H, T = p.shape[0], p.shape[1]
+    if T < 2:
+        return [{"head": h, "habit": "itself", "share": 1.0} for h in range(H)]
+    rows = np.arange(1, T)                                    # the queries that have a choice
+    even = float(np.mean(1.0 / (rows + 1)))                   # a target's weight under an even spread
+    habits = []
+    for h in range(H):
+        shares = {"first token": p[h, rows, 0].mean(), "token before": p[h, rows, rows - 1].mean(),
+                  "itself": p[h, rows, rows].mean()}
+        name, share = max(shares.items(), key=lambda kv: kv[1])
+        if share < max(HABIT_SHARE, 2 * even):
+            name = "spread out"
+        habits.append({"head": h, "habit": name, "share": float(share)})
+    return habits
+
+
 def mlp_facts(bundle, layer: int = 0) -> dict:
     """The last token's MLP in `layer`: input, hidden activations, output and the sign counts."""
     last = bundle.T - 1
