@@ -39,7 +39,8 @@ class BundleError(RuntimeError):
 
 
 def cache_key(prompt: str, weights_identity: str, options: dict | None = None) -> str:
-    """Same prompt + same weights + same schema (+ extraction options) -> same bundle."""
+    """Same prompt + same weights + same schema (+ extraction options, which hold the extraction
+    code's fingerprint) -> same bundle."""
     payload = json.dumps({"prompt": prompt, "weights": weights_identity,
                           "schema": SCHEMA_VERSION, "options": options or {}}, sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

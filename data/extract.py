@@ -12,6 +12,7 @@ returning a cached bundle stays fast and light.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.metadata as md
 import json
@@ -19,6 +20,7 @@ import os
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -389,6 +391,19 @@ def library_versions() -> dict:
     return out
 
 
+# The modules whose output a bundle holds (tensors, token texts, counts, the format): a change to
+# one of them as a syntax tree (comments and formatting do not count) makes new cache keys, so a
+# bundle older code made is extracted again rather than shown with what that code got wrong.
+PRODUCERS = ("extract", "tokenizer", "flops", "bundle")
+
+
+@lru_cache(maxsize=1)
+def producer_fingerprint() -> str:
+    here = Path(__file__).resolve().parent
+    trees = [ast.dump(ast.parse((here / f"{name}.py").read_text(encoding="utf-8"))) for name in PRODUCERS]
+    return hashlib.sha256("\n".join(trees).encode("utf-8")).hexdigest()[:16]
+
+
 def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
             force: bool = False, log=print) -> bundle_io.Bundle:
     """Bundle for (prompt, weights): reused from the cache when present, else extracted.
@@ -399,13 +414,13 @@ def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_R
     spec = WeightsSpec(resolve_weights(weights, log))
     watch = watch_token(prompt)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
-               "watch": watch and watch["text"]}
+               "watch": watch and watch["text"], "code": producer_fingerprint()}
     key = bundle_io.cache_key(prompt, spec.identity(), options)
     directory = bundle_io.bundle_dir(prompt, key, root)
     if directory.exists() and not force:
         try:
             b = bundle_io.load(directory, advice="")   # the cache mends itself: no advice to give
-            log(f"reusing bundle {directory} (same prompt, weights and schema)")
+            log(f"reusing bundle {directory} (same prompt, weights and extraction code)")
             return b
         except bundle_io.BundleError as exc:
             log(f"bundle {directory} is unusable ({exc}); extracting it again")

@@ -124,6 +124,33 @@ def test_cache_key_changes_with_prompt_and_weights():
     assert len({k, bundle_io.cache_key("b", "w"), bundle_io.cache_key("a", "v")}) == 3
 
 
+def test_a_bundle_older_extraction_code_made_is_extracted_again(tmp_path, monkeypatch):
+    """A bundle holds what the extraction code made of the prompt (token texts, tensors): after
+    that code changes (an upgrade), the old bundle is not reused, and unchanged code reuses it."""
+    monkeypatch.setattr(extract, "producer_fingerprint", lambda: "old code")
+    old = extract.extract("The cat sat on the", "tiny", root=tmp_path, log=lambda m: None)
+    monkeypatch.setattr(extract, "producer_fingerprint", lambda: "new code")
+    said = []
+    new = extract.extract("The cat sat on the", "tiny", root=tmp_path, log=said.append)
+    assert new.path != old.path and not any("reusing" in s for s in said)
+    assert extract.extract("The cat sat on the", "tiny", root=tmp_path, log=lambda m: None).path == new.path
+
+
+def test_the_extraction_fingerprint_ignores_comments(tmp_path, monkeypatch):
+    here = Path(extract.__file__).parent
+    for name in extract.PRODUCERS:
+        (tmp_path / f"{name}.py").write_text((here / f"{name}.py").read_text(encoding="utf-8"), encoding="utf-8")
+    fingerprint = extract.producer_fingerprint.__wrapped__
+    monkeypatch.setattr(extract, "__file__", str(tmp_path / "extract.py"))
+    before = fingerprint()
+    with open(tmp_path / "tokenizer.py", "a", encoding="utf-8") as f:
+        f.write("\n# a comment changes nothing\n")
+    assert fingerprint() == before
+    with open(tmp_path / "tokenizer.py", "a", encoding="utf-8") as f:
+        f.write("CHANGED = 1\n")
+    assert fingerprint() != before
+
+
 def _copy(bundle, tmp_path) -> Path:
     dst = tmp_path / bundle.path.name
     shutil.copytree(bundle.path, dst)
