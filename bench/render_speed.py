@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from film import jobs as jobs_of  # noqa: E402
 from film.runner import default_jobs  # noqa: E402
 from scenes.registry import chapters  # noqa: E402
+from voiceover import services  # noqa: E402
 from voiceover import media as probe  # noqa: E402  (ffprobe facts; `media` names folders below)
 
 TARGETS = {"low": 1.0, "high": 4.0}     # render-time factor ceilings from issue 6
@@ -200,7 +201,9 @@ def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, consol
            "--jobs", str(jobs), "--voice", "none"]
     console.print(f"[dim]rendering chapter {chapter} at {quality} ({QUALITY_NAMES[quality]}) with --jobs {jobs} …[/dim]")
     wall, cpu, proc = timed_cli(cli)
-    jobs_planned = jobs_of.plan([chapter], bundle, jobs_of.BuildOptions(quality=quality, out=out, voice="none"))[chapter]
+    silent = services.make_service("none")        # the options render.py builds for --voice none
+    options = jobs_of.BuildOptions(quality=quality, out=out, voice=silent.spec, voice_service=silent, voiced=False)
+    jobs_planned = jobs_of.plan([chapter], bundle, options)[chapter]
     scenes = []
     for job in jobs_planned:
         meta = json.loads(job.meta.read_text(encoding="utf-8"))
