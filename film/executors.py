@@ -300,6 +300,7 @@ class DaskExecutor(Executor):
             if again:
                 self._bundles.pop(name, None)
             if name not in self._bundles:
+                self._wait_for_a_worker()
                 files = {p.name: p.read_bytes() for p in sorted(Path(path).iterdir()) if p.is_file()}
                 # one dask value per bundle, under the bundle's own name: scattering the dict itself
                 # would name each file's data by its file name ("meta.json"), and a second prompt's
@@ -308,6 +309,16 @@ class DaskExecutor(Executor):
                 key = f"onepass-bundle-{name}-{uuid.uuid4().hex[:8]}"
                 self._bundles[name] = self.client.scatter({key: files}, hash=False, broadcast=True)[key]
         return {**ident, "name": name}, self._bundles[name]
+
+    def _wait_for_a_worker(self):
+        """Scattering needs a running worker; a cluster still starting its workers (SLURM jobs in
+        the queue, `dask worker` not yet started) is waited for, as long as it takes."""
+        while not self._stopping:
+            try:
+                return self.client.wait_for_workers(1, timeout=5)
+            except TimeoutError:
+                continue
+        raise PipelineError("stopped while waiting for a dask worker")
 
     def _start(self, runner: Runner, job: SceneJob) -> cf.Future:
         if runner.command is not None:

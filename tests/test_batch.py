@@ -216,6 +216,22 @@ def test_a_bundle_the_cluster_lost_is_sent_again(cluster, tiny_bundle, tmp_path)
 
 
 @pytest.mark.render
+def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, tmp_path):
+    """On SLURM the workers come when their jobs leave the queue: a scene sent before any worker
+    has joined waits for one instead of failing."""
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
+            Client(lc, set_as_default=False, timeout=3) as client, \
+            executors.DaskExecutor(lc.scheduler_address, client=client) as ex:
+        runner = Runner(tiny_bundle.path, "low", "none", None)
+        job = SceneJob("00", "SameWord", 1, "1" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'1' * 16}")
+        # later than the client's own wait (its timeout) and one wait_for_workers round
+        threading.Timer(6, lambda: lc.scale(1)).start()
+        result = ex.submit(runner, job).result(timeout=300)
+        assert result.frames > 0 and job.damage() is None
+
+
+@pytest.mark.render
 def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill_marker, tiny_bundle, tmp_path):
     local = build.render(["02"], tiny_bundle, build.BuildOptions(quality="low", out=tmp_path / "local", voice="none"))
 
