@@ -296,11 +296,12 @@ class DaskExecutor(Executor):
         ident = {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"),
                  "schema": meta.get("schema_version"), "path": str(path)}
         name = keys.sha(ident)[:16]
+        if again or name not in self._bundles:
+            self._wait_for_a_worker()        # outside the lock: stop() takes it to end the wait
         with self._lock:
             if again:
                 self._bundles.pop(name, None)
             if name not in self._bundles:
-                self._wait_for_a_worker()
                 files = {p.name: p.read_bytes() for p in sorted(Path(path).iterdir()) if p.is_file()}
                 # one dask value per bundle, under the bundle's own name: scattering the dict itself
                 # would name each file's data by its file name ("meta.json"), and a second prompt's
