@@ -163,6 +163,11 @@ class Heads(StackScene):
             self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(i, 0.3))
             self.play(LaggedStart(*[Indicate(c.arcs, color=S.ATTENTION, scale_factor=1.08) for c in cells],
                                   lag_ratio=0.1), run_time=beat.span(i, 0.8))
+            # "The title above each names what it mostly reads"
+            i = beat.find("title above each")
+            beat.wait_for(i)
+            self.play(LaggedStart(*[Indicate(c.title, color=S.INK, scale_factor=1.0) for c in cells],   # no growth: neighbours are close
+                                  lag_ratio=0.1), run_time=beat.span(i, 0.85))
             # "Head N is the one we followed"
             i = beat.find("the one we followed")
             beat.wait_for(i)

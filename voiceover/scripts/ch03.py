@@ -14,10 +14,12 @@ LINES = [
     Line("heads", "Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
                   "own queries, keys and values, each free to look for something different. Here are all "
                   "{n_head} attention patterns over our {T} tokens, as a grid and as lines to the tokens each "
-                  "one reads. Head {head} is the one we followed.",
+                  "one reads. The title above each names what it mostly reads. Head {head} is the one we "
+                  "followed.",
          synthetic="Chapter two followed one head. Layer one runs {n_head} of them side by side, each with its "
                    "own queries, keys and values. Here are all {n_head} attention patterns over our {T} tokens, "
-                   "as a grid and as lines to the tokens each one reads. Head {head} is the one we followed. "
+                   "as a grid and as lines to the tokens each one reads. The title above each names what it "
+                   "mostly reads. Head {head} is the one we followed. "
                    "With random weights these patterns are chance; a trained model's heads learn distinct "
                    "habits."),
     Line("split", "The heads share the width rather than copy it. The {d} numbers are cut into {n_head} slices "
