@@ -115,3 +115,16 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
             instance.render()
     instance.built_texts = built
     return instance
+
+
+@pytest.fixture(scope="module")
+def built(tiny_bundle):
+    """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per
+    test module."""
+    cache = {}
+
+    def get(chapter, name):
+        if (chapter, name) not in cache:
+            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
+        return cache[(chapter, name)]
+    return get

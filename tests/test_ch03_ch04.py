@@ -22,18 +22,6 @@ CH03 = ["Heads", "Mlp", "Climb", "Lens"]
 CH04 = ["LastRow", "Softmax", "Shaping", "Pick"]
 
 
-@pytest.fixture(scope="module")
-def built(tiny_bundle):
-    """Every scene of both chapters, built once against the tiny bundle."""
-    cache = {}
-
-    def get(chapter, name):
-        if (chapter, name) not in cache:
-            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
-        return cache[(chapter, name)]
-    return get
-
-
 def softmax(z, t=1.0):
     z = np.asarray(z, dtype=np.float64) / t
     e = np.exp(z - z.max())

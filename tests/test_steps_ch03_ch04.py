@@ -23,17 +23,6 @@ SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
           ("04", "LastRow"), ("04", "Softmax"), ("04", "Shaping"), ("04", "Pick")]
 
 
-@pytest.fixture(scope="module")
-def built(tiny_bundle):
-    cache = {}
-
-    def get(chapter, name):
-        if (chapter, name) not in cache:
-            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
-        return cache[(chapter, name)]
-    return get
-
-
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
     scene = built(chapter, name)
