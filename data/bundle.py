@@ -121,8 +121,8 @@ SCHEMA: dict[str, TensorSpec] = {
 
 def dims(cfg: dict, T: int, meta: dict) -> dict[str, int]:
     """The sizes SCHEMA's shape letters stand for, from config, token count and meta."""
-    d, H = cfg["n_embd"], cfg["n_head"]
-    return {"L": cfg["n_layer"], "H": H, "T": T, "d": d, "dh": d // H, "dff": cfg.get("n_inner") or 4 * d,
+    shape = Shape.from_config(cfg)
+    return {"L": shape.n_layer, "H": shape.n_head, "T": T, "d": shape.n_embd, "dh": shape.d_head, "dff": shape.d_ff,
             "V": cfg["vocab_size"], "P": cfg["n_positions"],
             "k": meta["top_k"], "G": len(meta["generated"])}
 
@@ -237,8 +237,14 @@ class Bundle:
         entropy = -(p * np.log(np.clip(p, 1e-30, None))).sum(-1)
         return int(np.argmin(entropy))
 
+    @cached_property
+    def shape(self) -> Shape:
+        """The model's sizes (n_layer, n_head, n_embd, vocab, d_head, d_ff): the one place a
+        config becomes numbers, for the ledger, the scenes and the narration alike."""
+        return Shape.from_config(self.config)
+
     def ledger(self):
-        return forward_ledger(Shape.from_config(self.config), self.T)
+        return forward_ledger(self.shape, self.T)
 
 
 # What to do about a folder passed as --bundle that cannot be used. The bundle cache never needs

@@ -63,10 +63,9 @@ class StackScene(ChapterScene):
 
     def setup(self):
         super().setup()
-        cfg = self.bundle.config
-        self.L, self.H, self.d = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
-        self.dh = self.d // self.H
-        self.dff = cfg.get("n_inner") or 4 * self.d
+        shape = self.bundle.shape
+        self.L, self.H, self.d = shape.n_layer, shape.n_head, shape.n_embd
+        self.dh, self.dff = shape.d_head, shape.d_ff
 
 
 # ---------------------------------------------------------------------------

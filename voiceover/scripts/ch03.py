@@ -56,9 +56,8 @@ LINES = [
 
 
 def values(bundle, ledger) -> dict:
-    cfg = bundle.config
-    L, H, d = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
-    dff = cfg.get("n_inner") or 4 * d
+    shape = bundle.shape
+    L, H, d, dff = shape.n_layer, shape.n_head, shape.n_embd, shape.d_ff
     mlp = mlp_facts(bundle)
     params = param_facts(bundle)
     lens = lens_facts(bundle)
