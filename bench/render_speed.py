@@ -65,7 +65,8 @@ def comparison_scene(kind: str):
                        ValueTracker, linear)
 
     from scenes import style as S
-    from scenes.widgets import CountTo, FlopsMeter, NumberGrid
+    from scenes.meter import CountTo, FlopsMeter
+    from scenes.widgets import NumberGrid
 
     rng = np.random.default_rng(GRID_SEED)
     before, after = rng.normal(0, 1.5, (5, 5)), rng.normal(0, 1.5, (5, 5))
@@ -141,7 +142,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
         if kind == "stock":   # typeset every glyph once, so the timing is steady state, not first LaTeX run
             DecimalNumber(-1234567890.5, num_decimal_places=2, group_with_commas=True, font_size=28)
         else:                 # as in a render process (film/render_job.py)
-            from scenes.widgets import enable_text_cache  # child process only (imports manim)
+            from scenes.text import enable_text_cache  # child process only (imports manim)
             enable_text_cache()
             Text("0123456789,.−", font=S.MONO)
         wall0, cpu0 = time.perf_counter(), time.process_time()

@@ -20,7 +20,7 @@ from pathlib import Path
 from manim import tempconfig
 
 from scenes.registry import scenes_of
-from scenes.widgets import enable_text_cache
+from scenes.text import enable_text_cache
 
 QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at

@@ -24,7 +24,8 @@ from voiceover import guard, services  # noqa: I001
 guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
 from manim_voiceover import VoiceoverScene  # noqa: E402
 from scenes import style as S
-from scenes.widgets import FlopsMeter, fit_width, label
+from scenes.meter import FlopsMeter
+from scenes.text import fit_width, label
 from voiceover import script
 
 BUNDLE_ENV = "ONEPASS_BUNDLE"

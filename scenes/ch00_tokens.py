@@ -16,7 +16,9 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, say, wait_until
 from scenes.style import fmt_ratio
-from scenes.widgets import TokenChip, below, fit_to, fit_width, keep_inside, label, place_in, token_row
+from scenes.layout import below, fit_to, keep_inside, place_in
+from scenes.text import fit_width, label
+from scenes.widgets import TokenChip, token_row
 
 
 visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)

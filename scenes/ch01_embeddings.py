@@ -13,8 +13,9 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, said, say, says, wait_until
 from scenes.style import fmt_cos
-from scenes.widgets import (DivergingLegend, NumberGrid, TokenChip, below, fit_to, fit_width, keep_inside, label,
-                            place_in, token_row)
+from scenes.layout import below, fit_to, keep_inside, place_in
+from scenes.text import fit_width, label
+from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
 
 MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
 

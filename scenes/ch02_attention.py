@@ -12,8 +12,9 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
-from scenes.widgets import (AttentionArcs, NumberGrid, TokenChip, below, fit_to, fit_width, label, place_in,
-                            place_row, token_window)
+from scenes.layout import below, fit_to, place_in, place_row
+from scenes.text import fit_width, label
+from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
 from scenes.base import ChapterScene
 
 

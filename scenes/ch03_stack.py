@@ -19,8 +19,9 @@ from data.flops import human
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import (AttentionArcs, NumberGrid, TokenChip, below, fit_width, label, place_in, token_window,
-                            window)
+from scenes.layout import below, place_in
+from scenes.text import fit_width, label
+from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window, window
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:

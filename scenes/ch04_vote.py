@@ -19,8 +19,9 @@ from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import (NumberGrid, ProbBars, TokenChip, below, fit_width, keep_inside, label, place_in,
-                            token_window)
+from scenes.layout import below, keep_inside, place_in
+from scenes.text import fit_width, label
+from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
 
 
 class VoteScene(ChapterScene):

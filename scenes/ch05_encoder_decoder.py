@@ -14,8 +14,9 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.widgets import (AttentionArcs, NumberGrid, below, fit_width, keep_inside, label, place_in, place_row,
-                            token_window)
+from scenes.layout import below, keep_inside, place_in, place_row
+from scenes.text import fit_width, label
+from scenes.widgets import AttentionArcs, NumberGrid, token_window
 
 HOLD_STEP = "held: no new arithmetic"
 

@@ -15,7 +15,9 @@ from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, find, glow, say, says, wait_until
-from scenes.widgets import TokenChip, below, fit_width, keep_inside, label, place_in, place_row
+from scenes.layout import below, keep_inside, place_in, place_row
+from scenes.text import fit_width, label
+from scenes.widgets import TokenChip
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip

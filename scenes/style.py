@@ -50,7 +50,7 @@ MARGIN = 0.35
 # -- named layout ------------------------------------------------------------------------------
 # Top to bottom the frame holds the furniture row (chapter heading top-left, Σ meter top-right),
 # the content box (CONTENT_TOP .. CAPTION_TOP) and the caption band (below CAPTION_TOP: always
-# free). Scenes place things in these regions by name (scenes.widgets.place_in / fit_to / below)
+# free). Scenes place things in these regions by name (scenes.layout.place_in / fit_to / below)
 # instead of writing coordinates.
 @dataclass(frozen=True)
 class Region:

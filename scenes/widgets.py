@@ -1,163 +1,17 @@
-"""The shared visual vocabulary: token chips, number grids, probability bars, the meter.
+"""The shared visual vocabulary: token chips, number grids, probability bars, legends, attention arcs.
 
-Everything here is built from plain Text (Pango) and shapes: no TeX, so user text
-can never reach LaTeX, and nothing is re-typeset per frame.
+Everything here is built from plain Text (Pango, through scenes.text.label) and shapes: no TeX, so
+user text can never reach LaTeX, and nothing is re-typeset per frame.
 """
 from __future__ import annotations
 
-import unicodedata
 from typing import Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Animation, CubicBezier, Dot, FadeIn, FadeOut, Rectangle,
-                   RoundedRectangle, Text, VGroup, VMobject, rate_functions)
+from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from scenes import style as S
-
-
-def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, compact: bool = False,
-          **kw) -> Text:
-    """Plain text (never markup, never TeX): safe for user-provided strings.
-
-    compact=True merges the glyphs into one shape (see `compact_text`): much cheaper to copy,
-    transform and draw, but its letters can no longer be picked out one by one."""
-    key = None
-    if _TEXT_CACHE is not None:
-        key = (text, size, str(color), mono, compact, tuple(sorted((k, repr(v)) for k, v in kw.items())))
-        hit = _TEXT_CACHE.get(key)
-        if hit is not None:
-            return hit.copy()
-        if mono and compact and not kw:
-            t = _MonoGlyphs.compose(text, max(size, S.SMALL), color)
-            if t is not None:
-                return t          # as cheap as a cached copy: not kept
-    t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
-    if compact:
-        compact_text(t)
-    if key is not None:
-        _TEXT_CACHE[key] = t.copy()
-    return t
-
-
-# Fast text, for render processes (film/render_job.py switches it on): labels already built
-# are copied instead of shaped and parsed again, and compact monospace numbers are put together
-# from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
-# build). Off elsewhere, so that tests recording every Text construction see each one.
-_TEXT_CACHE: dict | None = None
-
-
-def enable_text_cache(on: bool = True):
-    global _TEXT_CACHE
-    _TEXT_CACHE = {} if on else None
-    _MonoGlyphs.fonts.clear()
-
-
-class _MonoGlyphs:
-    """Outlines of the monospace face's number glyphs at one size, shaped once by Pango.
-
-    A monospace face puts every glyph one advance after the last and does not kern, so a
-    number made of these glyphs, each shifted to its column, has the outline Pango would
-    draw for the same string (tests/test_pipeline.py compares the two).
-    """
-
-    CHARS = "0123456789.,+−-%∞<>#×:/()"
-    fonts: dict[int, "_MonoGlyphs | None"] = {}
-
-    def __init__(self, size: int):
-        ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
-        if len(ref.submobjects) != len(self.CHARS) + 1:
-            raise ValueError("ligatures or missing glyphs")
-        self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
-        self.points = {c: g.points - np.array([i * self.advance, 0, 0])
-                       for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
-        self.template = compact_text(ref)
-
-    @classmethod
-    def at(cls, size: int) -> "_MonoGlyphs | None":
-        """The glyphs at one size, shaped on first use (None where the face cannot be composed)."""
-        if size not in cls.fonts:
-            try:
-                cls.fonts[size] = cls(size)
-            except ValueError:
-                cls.fonts[size] = None
-        return cls.fonts[size]
-
-    def outline(self, text: str) -> np.ndarray:
-        """The points of `text` (spaces leave a column empty), its first column where CHARS[0] is."""
-        return np.concatenate([self.points[c] + np.array([i * self.advance, 0, 0])
-                               for i, c in enumerate(text) if c != " "])
-
-    @classmethod
-    def compose(cls, text: str, size: int, color) -> Text | None:
-        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
-            return None
-        font = cls.at(size)
-        if font is None:
-            return None
-        t = font.template.copy()
-        t.submobjects[0].set_points(font.outline(text))
-        t.center()
-        t.set_color(color)
-        t.original_text, t.text = text, text.replace(" ", "")
-        t.initial_height = t.height
-        return t
-
-
-# Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
-# would otherwise deep-copy them for every label
-_PARSE_ONLY = ("id_to_vgroup_dict", "svg_default", "path_string_config")
-
-
-def compact_text(t: Text) -> Text:
-    """One shape for all of a Text's glyphs, when they share one colour.
-
-    A Text is one VMobject per glyph; numbers in grids are most of what a scene copies and
-    draws, and each glyph costs a deep copy per animation and a cairo path per frame. Merged,
-    a number is one path with several outlines: it looks the same (the outlines do not
-    overlap), still is a Text (same `original_text`, colour, size, position) and still
-    fades and transforms; `t.chars` then holds the one merged shape.
-    """
-    glyphs = [g for g in t.submobjects if g.has_points() and not g.submobjects]
-    if len(glyphs) == len(t.submobjects) and len(glyphs) > 1:
-        colours = {(tuple(np.round(g.get_fill_rgbas()[0], 4)), tuple(np.round(g.get_stroke_rgbas()[0], 4)),
-                    g.get_stroke_width()) for g in glyphs}
-        if len(colours) == 1:
-            merged = glyphs[0]
-            merged.set_points(np.concatenate([g.points for g in glyphs]))
-            t.submobjects = [merged]
-            t.chars = VGroup(merged)
-    for name in _PARSE_ONLY:
-        if name in t.__dict__:
-            setattr(t, name, type(getattr(t, name))())
-    return t
-
-
-def ltr_safe(text: str) -> str:
-    """Short text that starts right-to-left (Arabic, Hebrew) comes out of Pango as an empty
-    mobject; a leading LEFT-TO-RIGHT MARK keeps it visible (the RTL run still reads right to left)."""
-    for c in text:
-        kind = unicodedata.bidirectional(c)
-        if kind in ("R", "AL"):
-            return "\u200e" + text
-        if kind == "L":
-            break
-    return text
-
-
-def fit_width(mob, max_width: float):
-    """Scale down (never up) so a mobject fits a width."""
-    if mob.width > max_width:
-        mob.scale_to_fit_width(max_width)
-    return mob
-
-
-# height of capitals plus descenders ("Ag") in DejaVu Sans Mono per point of font size, measured
-# once offline: building a Text here would add a Text to every scene and race on manim's SVG cache
-_LINE_HEIGHT_PER_PT = 0.0131
-
-
-def _line_height(size: int) -> float:
-    return _LINE_HEIGHT_PER_PT * max(size, S.SMALL)
+from scenes.text import fit_width, label, line_height
 
 
 class TokenChip(VGroup):
@@ -171,7 +25,7 @@ class TokenChip(VGroup):
         fit_width(self.text_mob, max_text_width)
         shrink = self.text_mob.width / natural_w if natural_w > 0 else 1.0
         # every chip of one size is as tall as its tallest letters: rows of chips line up
-        height = max(self.text_mob.height, _line_height(size) * shrink)
+        height = max(self.text_mob.height, line_height(size) * shrink)
         self.box = RoundedRectangle(corner_radius=0.08, width=self.text_mob.width + 0.3,
                                     height=height + 0.3, stroke_color=color,
                                     stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
@@ -342,108 +196,6 @@ class ProbBars(VGroup):
         return self.rows[0].pct.get_right()[0]
 
 
-# ---------------------------------------------------------------------------
-# The Σ FLOPs meter: digits are shaped once, then only their points are swapped.
-
-_DIGITS = "0123456789,"
-
-
-class GlyphCounter(VGroup):
-    """A right-aligned integer drawn from the glyphs `_MonoGlyphs` shaped once (no per-frame Text/TeX).
-
-    The digits are one VMobject whose points are put together from those outlines, laid out
-    as Pango lays out the same string, when the value changes: setting a value costs a few
-    array copies, and drawing it is one cairo path however many digits it has.
-    """
-
-    def __init__(self, value: int = 0, slots: int = 15, size: int = 30, color=S.FLOPS):
-        super().__init__()
-        self.font = _MonoGlyphs.at(max(size, S.SMALL))
-        if self.font is None:
-            raise ValueError(f"the monospace face cannot be composed at size {size}")
-        self.advance = self.font.advance
-        ink = np.concatenate([self.font.points[c] for c in _DIGITS])
-        # the outline's first column, as a cell: digits sit in the middle of their advance
-        first = self.font.points[_DIGITS[0]][:, 0]
-        self.cell_left = (first.min() + first.max()) / 2 - self.advance / 2
-        self.ink_mid = (ink[:, 1].min() + ink[:, 1].max()) / 2
-        self.digits = VMobject(stroke_width=0, fill_color=color, fill_opacity=1)
-        self.add(self.digits)
-        self.slots = slots
-        # a fixed invisible frame so the group keeps its size while digits change
-        self.frame = Rectangle(width=slots * self.advance, height=np.ptp(ink[:, 1]), stroke_width=0,
-                               fill_opacity=0)
-        self.add(self.frame)
-        self.value = None
-        self.set_value(value)
-
-    def set_value(self, value: int):
-        value = int(value)
-        if value == self.value:
-            return self
-        self.value = value
-        text = f"{value:,}"
-        if len(text) > self.slots:  # never show a silently truncated total
-            raise ValueError(f"{text} needs {len(text)} slots; this counter has {self.slots}")
-        left = self.frame.get_right()[0] - len(text) * self.advance
-        self.digits.set_points(self.font.outline(text) + np.array(
-            [left - self.cell_left, self.frame.get_center()[1] - self.ink_mid, 0]))
-        return self
-
-
-class CountTo(Animation):
-    """Animate a GlyphCounter from its value to `target`, eased by `rate_func` (smooth unless told)."""
-
-    def __init__(self, counter: GlyphCounter, target: int, **kw):
-        self.start_value, self.target = counter.value, int(target)
-        kw.setdefault("rate_func", rate_functions.smooth)
-        super().__init__(counter, **kw)
-
-    def interpolate_mobject(self, alpha: float) -> None:
-        # as manim's ChangingDecimal: the value follows rate_func(alpha), not alpha itself
-        t = self.rate_func(alpha)
-        self.mobject.set_value(round(self.start_value + (self.target - self.start_value) * t))
-
-
-def meter_slots(widest: int) -> int:
-    """Digits and commas a meter needs to show totals up to `widest`, and a gap before them."""
-    return len(S.fmt_int(widest)) + 1
-
-
-class FlopsMeter(VGroup):
-    """Σ FLOPs: the running total and the step being paid for; `widest` is the largest total it
-    will show (the meter is as wide as that, so it never changes width while it counts)."""
-
-    def __init__(self, value: int, step: str, widest: int):
-        super().__init__()
-        self.title = label("Σ FLOPs", S.SMALL, S.MUTED, compact=True)
-        self.counter = GlyphCounter(value, slots=meter_slots(max(widest, value)), size=28)
-        self.counter.next_to(self.title, RIGHT, buff=0.2)
-        self.title.align_to(self.counter, DOWN)
-        self.step_mob = self._step_text(step)
-        self.add(self.title, self.counter, self.step_mob)
-
-    def _step_text(self, step: str) -> Text:
-        t = fit_width(label(step or "·", S.SMALL, S.FLOPS, compact=True), 4.2)
-        if not step:
-            t.set_opacity(0)  # an invisible placeholder keeps the layout
-        return t.next_to(self.counter, DOWN, buff=0.12).align_to(self.counter, RIGHT)
-
-    @property
-    def value(self) -> int:
-        return self.counter.value
-
-    def pay(self, target: int, step: str, run_time: float = 1.5):
-        """Animations that show `step` and run the total up to `target`."""
-        new = self._step_text(step)
-        old = self.step_mob
-        self.remove(old)
-        self.step_mob = new
-        self.add(new)
-        return [CountTo(self.counter, target, run_time=run_time), FadeOut(old, run_time=min(0.4, run_time)),
-                FadeIn(new, run_time=min(0.4, run_time))]
-
-
 class DivergingLegend(VGroup):
     """A small colour bar for signed values: −vmax, 0, +vmax."""
 
@@ -456,64 +208,6 @@ class DivergingLegend(VGroup):
         lo = label(S.fmt_signed(-vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
         hi = label(S.fmt_signed(vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
         self.add(bar, lo, hi)
-
-
-# ---------------------------------------------------------------------------
-# Placing by name: regions are style.Region boxes (S.CONTENT, S.TEXT, S.SIDE_PANEL, S.LEFT_HALF, …).
-
-def place_in(mob, region: S.Region, aligned=None, buff: float = 0.0, x: float | None = None,
-             y: float | None = None):
-    """Move mob into a region: centred, or flush with an edge or a corner (LEFT, UP + LEFT, …), `buff`
-    inside it. x= or y= pins that coordinate of the anchor instead (e.g. flush left at a row's height)."""
-    direction = np.zeros(3) if aligned is None else np.sign(np.asarray(aligned, dtype=float))
-    point = region.point(direction) - direction * buff
-    if x is not None:
-        point[0] = x
-    if y is not None:
-        point[1] = y
-    return mob.move_to(point, aligned_edge=direction)
-
-
-def fit_to(mob, region: S.Region | None = None, width: float | None = None, height: float | None = None,
-           grow: float = 1.0):
-    """Scale mob to fit a region's width and height (or the width/height given): down as far as needed,
-    up by at most `grow` (1: never up). Scales about its centre: place it afterwards."""
-    width = width if width is not None else (region.width if region is not None else None)
-    height = height if height is not None else (region.height if region is not None else None)
-    factor = grow
-    if width is not None and mob.width > 0:
-        factor = min(factor, width / mob.width)
-    if height is not None and mob.height > 0:
-        factor = min(factor, height / mob.height)
-    return mob.scale(factor) if factor != 1.0 else mob
-
-
-def below(mob, ref, buff: float = 0.25, aligned=None):
-    """mob under ref, `buff` apart; flush with ref's LEFT or RIGHT edge when `aligned` says so."""
-    mob.next_to(ref, DOWN, buff=buff)
-    return mob.align_to(ref, aligned) if aligned is not None else mob
-
-
-def keep_inside(mob, region: S.Region):
-    """Shift mob (never scale it) back inside a region where it pokes out: into the content box, out of
-    the caption band, off the frame's edge. Where it is larger than the region, left and bottom win."""
-    left, right = mob.get_left()[0], mob.get_right()[0]
-    bottom, top = mob.get_bottom()[1], mob.get_top()[1]
-    dx = region.left - left if left < region.left else min(0.0, region.right - right)
-    dy = region.bottom - bottom if bottom < region.bottom else min(0.0, region.top - top)
-    if dx or dy:
-        mob.shift(np.array([dx, dy, 0.0]))
-    return mob
-
-
-def place_row(cells, xs, aligns, y: float) -> VGroup:
-    """The cells of a table row on one line: each at its column's x, its LEFT ("L") or RIGHT ("R") edge
-    there or centred ("C"). None leaves a column empty."""
-    edges = {"L": LEFT, "R": RIGHT, "C": np.zeros(3)}
-    for m, x, a in zip(cells, xs, aligns):
-        if m is not None:
-            m.move_to([x, y, 0], aligned_edge=edges[a])
-    return VGroup(*[m for m in cells if m is not None])
 
 
 # ---------------------------------------------------------------------------

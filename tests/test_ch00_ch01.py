@@ -87,7 +87,8 @@ def test_other_language_costs_more_tokens_than_characters():
 
 
 def test_right_to_left_text_is_not_lost():
-    from scenes.widgets import TokenChip, label
+    from scenes.text import label
+    from scenes.widgets import TokenChip
     for text in ("س", "ال", ch00.OTHER_LANGUAGE, "שלום"):
         assert label(text).width > 0.1, text
         assert TokenChip(text).text_mob.width > 0.1

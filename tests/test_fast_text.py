@@ -10,26 +10,26 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scenes import style as S  # noqa: E402
-from scenes import widgets as W  # noqa: E402
+from scenes import text as TX  # noqa: E402
 
 
 @pytest.fixture()
 def fast_text():
-    W.enable_text_cache()
+    TX.enable_text_cache()
     yield
-    W.enable_text_cache(False)
+    TX.enable_text_cache(False)
 
 
-def pango(text: str, size: int) -> W.Text:
-    return W.compact_text(W.Text(text, font=S.MONO, font_size=size, color=S.INK))
+def pango(text: str, size: int) -> TX.Text:
+    return TX.compact_text(TX.Text(text, font=S.MONO, font_size=size, color=S.INK))
 
 
 @pytest.mark.parametrize("text", ["+0.12", "−1.57", "12.3%", "−∞", "5 × 768", "24,379,392", "#31", "(8 × 64)"])
 @pytest.mark.parametrize("size", [S.SMALL, S.NUMBER_SIZE])
 def test_composed_numbers_have_pangos_outline(fast_text, text, size):
-    fast = W.label(text, size, S.INK, mono=True, compact=True)
+    fast = TX.label(text, size, S.INK, mono=True, compact=True)
     slow = pango(text, size)
-    assert isinstance(fast, W.Text) and fast.original_text == text
+    assert isinstance(fast, TX.Text) and fast.original_text == text
     assert fast.submobjects[0].points.shape == slow.submobjects[0].points.shape
     assert np.abs(fast.submobjects[0].points - slow.submobjects[0].points).max() < 1e-5
     assert fast.font_size == pytest.approx(slow.font_size)
@@ -37,17 +37,17 @@ def test_composed_numbers_have_pangos_outline(fast_text, text, size):
 
 
 def test_cached_label_is_an_independent_copy(fast_text):
-    a = W.label("head 3 of 12", S.SMALL, S.MUTED)
-    b = W.label("head 3 of 12", S.SMALL, S.MUTED)
+    a = TX.label("head 3 of 12", S.SMALL, S.MUTED)
+    b = TX.label("head 3 of 12", S.SMALL, S.MUTED)
     assert a is not b and np.allclose(a.get_all_points(), b.get_all_points())
     b.shift([1, 0, 0]).set_color(S.TOKEN)
-    c = W.label("head 3 of 12", S.SMALL, S.MUTED)
+    c = TX.label("head 3 of 12", S.SMALL, S.MUTED)
     assert np.allclose(c.get_all_points(), a.get_all_points()) and c.get_fill_color() == a.get_fill_color()
 
 
 def test_compact_text_keeps_glyphs_and_place():
-    plain = W.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE)
-    compact = W.compact_text(W.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE))
+    plain = TX.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE)
+    compact = TX.compact_text(TX.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE))
     assert len(compact.submobjects) == 1
     assert np.allclose(compact.get_all_points(), np.concatenate([g.points for g in plain.submobjects]))
     assert np.allclose(compact.get_center(), plain.get_center())

@@ -1,11 +1,11 @@
-"""Named layout: the regions in scenes/style.py and the placement helpers in scenes/widgets.py."""
+"""Named layout: the regions in scenes/style.py and the placement helpers in scenes/layout.py."""
 from __future__ import annotations
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UL, Rectangle
 
 from scenes import style as S
-from scenes.widgets import below, fit_to, keep_inside, place_in, place_row
+from scenes.layout import below, fit_to, keep_inside, place_in, place_row
 
 
 def box(w: float, h: float) -> Rectangle:

@@ -17,7 +17,8 @@ from manim import Text, config, linear, rate_functions, there_and_back
 from data.bundle import Bundle
 from data.flops import GPT2_SMALL, forward_ledger, parameter_counts
 from scenes import style as S
-from scenes import widgets as W
+from scenes import meter as M
+from scenes import text as TX
 from scenes.registry import chapters, scenes_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,24 +103,24 @@ def test_no_scene_builds_or_sets_the_meter_itself():
 
 @pytest.mark.parametrize("rate_func", [rate_functions.smooth, linear, there_and_back, lambda t: t ** 3])
 def test_count_to_follows_its_rate_function(rate_func):
-    counter = W.GlyphCounter(1_000, slots=8, size=28)
-    anim = W.CountTo(counter, 101_000, rate_func=rate_func)
+    counter = M.GlyphCounter(1_000, slots=8, size=28)
+    anim = M.CountTo(counter, 101_000, rate_func=rate_func)
     for alpha in (0.0, 0.2, 0.5, 0.9, 1.0):
         anim.interpolate(alpha)
         assert counter.value == round(1_000 + 100_000 * rate_func(alpha))
 
 
 def test_count_to_eases_unless_told():
-    counter = W.GlyphCounter(0, slots=8, size=28)
-    anim = W.CountTo(counter, 100_000)
+    counter = M.GlyphCounter(0, slots=8, size=28)
+    anim = M.CountTo(counter, 100_000)
     anim.interpolate(0.1)
     assert counter.value == round(100_000 * rate_functions.smooth(0.1)) < 10_000
 
 
 def test_meter_digits_are_the_monospace_numbers_pango_draws():
     """One glyph mechanism: the counter's digits have the outline of the same number as Text."""
-    counter = W.GlyphCounter(45_447_547_392, slots=15, size=28)
-    pango = W.compact_text(Text("45,447,547,392", font=S.MONO, font_size=28))
+    counter = M.GlyphCounter(45_447_547_392, slots=15, size=28)
+    pango = TX.compact_text(Text("45,447,547,392", font=S.MONO, font_size=28))
     ours, theirs = counter.digits.points, pango.submobjects[0].points
     assert ours.shape == theirs.shape
     assert np.abs((ours - ours.min(axis=0)) - (theirs - theirs.min(axis=0))).max() < 1e-5

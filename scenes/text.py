@@ -1,0 +1,159 @@
+"""The text engine: every string the film draws goes through `label` (plain Pango Text, never TeX).
+
+Render processes switch on a cache (`enable_text_cache`): labels already built are copied, and
+compact monospace numbers are composed from glyph outlines shaped once (`MonoGlyphs`).
+"""
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+from manim import Text, VGroup
+
+from scenes import style as S
+
+
+def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, compact: bool = False,
+          **kw) -> Text:
+    """Plain text (never markup, never TeX): safe for user-provided strings.
+
+    compact=True merges the glyphs into one shape (see `compact_text`): much cheaper to copy,
+    transform and draw, but its letters can no longer be picked out one by one."""
+    key = None
+    if _TEXT_CACHE is not None:
+        key = (text, size, str(color), mono, compact, tuple(sorted((k, repr(v)) for k, v in kw.items())))
+        hit = _TEXT_CACHE.get(key)
+        if hit is not None:
+            return hit.copy()
+        if mono and compact and not kw:
+            t = MonoGlyphs.compose(text, max(size, S.SMALL), color)
+            if t is not None:
+                return t          # as cheap as a cached copy: not kept
+    t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+    if compact:
+        compact_text(t)
+    if key is not None:
+        _TEXT_CACHE[key] = t.copy()
+    return t
+
+
+# Fast text, for render processes (film/render_job.py switches it on): labels already built
+# are copied instead of shaped and parsed again, and compact monospace numbers are put together
+# from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
+# build). Off elsewhere, so that tests recording every Text construction see each one.
+_TEXT_CACHE: dict | None = None
+
+
+def enable_text_cache(on: bool = True):
+    global _TEXT_CACHE
+    _TEXT_CACHE = {} if on else None
+    MonoGlyphs.fonts.clear()
+
+
+class MonoGlyphs:
+    """Outlines of the monospace face's number glyphs at one size, shaped once by Pango.
+
+    A monospace face puts every glyph one advance after the last and does not kern, so a
+    number made of these glyphs, each shifted to its column, has the outline Pango would
+    draw for the same string (tests/test_pipeline.py compares the two).
+    """
+
+    CHARS = "0123456789.,+−-%∞<>#×:/()"
+    fonts: dict[int, "MonoGlyphs | None"] = {}
+
+    def __init__(self, size: int):
+        ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
+        if len(ref.submobjects) != len(self.CHARS) + 1:
+            raise ValueError("ligatures or missing glyphs")
+        self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
+        self.points = {c: g.points - np.array([i * self.advance, 0, 0])
+                       for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
+        self.template = compact_text(ref)
+
+    @classmethod
+    def at(cls, size: int) -> "MonoGlyphs | None":
+        """The glyphs at one size, shaped on first use (None where the face cannot be composed)."""
+        if size not in cls.fonts:
+            try:
+                cls.fonts[size] = cls(size)
+            except ValueError:
+                cls.fonts[size] = None
+        return cls.fonts[size]
+
+    def outline(self, text: str) -> np.ndarray:
+        """The points of `text` (spaces leave a column empty), its first column where CHARS[0] is."""
+        return np.concatenate([self.points[c] + np.array([i * self.advance, 0, 0])
+                               for i, c in enumerate(text) if c != " "])
+
+    @classmethod
+    def compose(cls, text: str, size: int, color) -> Text | None:
+        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
+            return None
+        font = cls.at(size)
+        if font is None:
+            return None
+        t = font.template.copy()
+        t.submobjects[0].set_points(font.outline(text))
+        t.center()
+        t.set_color(color)
+        t.original_text, t.text = text, text.replace(" ", "")
+        t.initial_height = t.height
+        return t
+
+
+# Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
+# would otherwise deep-copy them for every label
+_PARSE_ONLY = ("id_to_vgroup_dict", "svg_default", "path_string_config")
+
+
+def compact_text(t: Text) -> Text:
+    """One shape for all of a Text's glyphs, when they share one colour.
+
+    A Text is one VMobject per glyph; numbers in grids are most of what a scene copies and
+    draws, and each glyph costs a deep copy per animation and a cairo path per frame. Merged,
+    a number is one path with several outlines: it looks the same (the outlines do not
+    overlap), still is a Text (same `original_text`, colour, size, position) and still
+    fades and transforms; `t.chars` then holds the one merged shape.
+    """
+    glyphs = [g for g in t.submobjects if g.has_points() and not g.submobjects]
+    if len(glyphs) == len(t.submobjects) and len(glyphs) > 1:
+        colours = {(tuple(np.round(g.get_fill_rgbas()[0], 4)), tuple(np.round(g.get_stroke_rgbas()[0], 4)),
+                    g.get_stroke_width()) for g in glyphs}
+        if len(colours) == 1:
+            merged = glyphs[0]
+            merged.set_points(np.concatenate([g.points for g in glyphs]))
+            t.submobjects = [merged]
+            t.chars = VGroup(merged)
+    for name in _PARSE_ONLY:
+        if name in t.__dict__:
+            setattr(t, name, type(getattr(t, name))())
+    return t
+
+
+def ltr_safe(text: str) -> str:
+    """Short text that starts right-to-left (Arabic, Hebrew) comes out of Pango as an empty
+    mobject; a leading LEFT-TO-RIGHT MARK keeps it visible (the RTL run still reads right to left)."""
+    for c in text:
+        kind = unicodedata.bidirectional(c)
+        if kind in ("R", "AL"):
+            return "\u200e" + text
+        if kind == "L":
+            break
+    return text
+
+
+def fit_width(mob, max_width: float):
+    """Scale down (never up) so a mobject fits a width."""
+    if mob.width > max_width:
+        mob.scale_to_fit_width(max_width)
+    return mob
+
+
+# height of capitals plus descenders ("Ag") in DejaVu Sans Mono per point of font size, measured
+# once offline: building a Text here would add a Text to every scene and race on manim's SVG cache
+_LINE_HEIGHT_PER_PT = 0.0131
+
+
+def line_height(size: int) -> float:
+    """Capitals plus descenders of a line of text at `size` (never below S.SMALL), in manim units."""
+    return _LINE_HEIGHT_PER_PT * max(size, S.SMALL)
