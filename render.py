@@ -31,20 +31,14 @@ from rich.markup import escape  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from data import bundle as bundle_io  # noqa: E402
-from data import extract, tokenizer  # noqa: E402
+from data import tokenizer  # noqa: E402
 from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
-from film import batch, build, executors  # noqa: E402
+from film import batch, build, executors, request  # noqa: E402
 from film import clips as film_clips  # noqa: E402
-from film import slides as film_slides  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
-
-DEFAULT_PROMPT = "The cat sat on the"
-QUALITIES = ("low", "medium", "high", "4k")
-
 
 class UserError(Exception):
     """A problem the user can fix; printed without a traceback."""
@@ -53,59 +47,19 @@ class UserError(Exception):
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers.")
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--chapter", help="chapter number, e.g. 02 (see --list)")
+    what.add_argument("--chapter", help="chapter number, e.g. 02, or several: 00,02 (see --list)")
     what.add_argument("--all", action="store_true", help="render every chapter")
     what.add_argument("--list", action="store_true", help="list chapters and their scenes")
     what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
     what.add_argument("--batch", type=Path, metavar="COURSE.toml",
                       help="render every [[job]] of a manifest (examples/course.toml; film/batch.py)")
-    p.add_argument("--prompt", default=DEFAULT_PROMPT, help=f"text to run through GPT-2 (default: {DEFAULT_PROMPT!r})")
-    p.add_argument("--weights", default="auto",
-                   help="'auto' (default: real GPT-2 if it is on this machine, else random with a warning), "
-                        "'gpt2' (hub id; downloads once), a local directory, 'random' (GPT-2 small's "
-                        "shapes, seeded random numbers), 'peaked' (the same, scaled so predictions are as "
-                        "peaked as a trained model's: for reviewing layouts) or 'tiny' (a 2-layer test model)")
-    p.add_argument("--bundle", type=Path, help="render from an existing bundle directory instead of extracting")
-    p.add_argument("--quality", default="low", choices=QUALITIES, help="low 480p15, medium 720p30, high 1080p60, 4k")
-    p.add_argument("--out", type=Path, default=ROOT / "out", help="output directory (default: out/)")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="scenes rendered at once, each in its own process (default: the number of cores)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="render scenes on a dask cluster: tcp://HOST:PORT (a running scheduler) or local:N (N worker "
-                        "processes here); default $ONEPASS_DASK_SCHEDULER, else the local process pool (docs/CLUSTER.md)")
-    p.add_argument("--force", action="store_true",
-                   help="re-render every scene, even those whose identical render is cached")
-    p.add_argument("--voice", default="auto",
-                   help="narration voice: auto (default: best installed, piper > festival > espeak), piper, "
-                        "PATH.onnx (a local piper voice), espeak[:VOICE], festival[:VOICE], recorded[:DIR] "
-                        "(clips named by line id, e.g. ch02-intro.wav), gtts/openai/azure/elevenlabs/gemini "
-                        "(network, credentials from the environment), or none (silent, same timing)")
-    p.add_argument("--burn-captions", action="store_true", help="also draw the captions into the picture")
-    p.add_argument("--clips", action="store_true",
-                   help="also cut each chapter into one clip per narration beat (clips/chNN-<beat>.mp4, its "
-                        "captions and poster, clips.json); nothing is rendered again")
-    p.add_argument("--clip-format", choices=film_clips.FORMATS, default=None,
-                   help="with --clips/--slides: mp4 (H.264/AAC, default), webm (VP9/Opus) or gif (smaller, no audio)")
-    p.add_argument("--slides", action="store_true",
-                   help="also write a lecture deck, one slide per beat: clips/index.html (offline) and a .pptx")
+    request.add_arguments(p)       # every option of a render, declared once in film/request.py
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     args = p.parse_args(argv)
-    if args.jobs is not None and args.jobs < 1:
-        p.error(f"--jobs must be at least 1 (got {args.jobs})")
-    if args.clip_format and not (args.clips or args.slides):
-        p.error("--clip-format needs --clips or --slides")
-    if (args.clips or args.slides) and not (args.chapter or args.all):
-        p.error("--clips and --slides need --chapter NN or --all")
+    for o in request.OPTIONS:      # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
+        if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
+            setattr(args, o.key, os.environ[o.env])
     return args
-
-
-def normalise_chapter(chapter: str, known: dict[str, str]) -> str:
-    c = chapter.strip().lower().removeprefix("ch")
-    c = c.zfill(2) if c.isdigit() else c
-    if c not in known:
-        listing = ", ".join(f"{k} ({t})" for k, t in known.items())
-        raise UserError(f"there is no chapter {chapter!r}. Chapters that exist: {listing}")
-    return c
 
 
 def check_tools():
@@ -151,7 +105,8 @@ def os_error_line(exc: OSError, out: Path | None) -> str:
 
 
 # failures the user can act on: their message is the line shown (what, where, what to do)
-EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError)
+EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError, request.RequestError,
+            film_clips.ClipError)
 
 
 def failure_line(exc: Exception, out: Path | None) -> str | None:
@@ -166,13 +121,6 @@ def failure_line(exc: Exception, out: Path | None) -> str | None:
     if isinstance(exc, OSError):                           # a file that could not be read or written
         return os_error_line(exc, out)
     return None
-
-
-def get_bundle(args, console):
-    if args.bundle:
-        return bundle_io.load(args.bundle)
-    with console.status("extracting tensors from GPT-2 …"):
-        return extract.extract(args.prompt, args.weights, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
 
 
 def inspect(bundle, as_json: bool, console):
@@ -210,74 +158,32 @@ def inspect(bundle, as_json: bool, console):
     console.print(t)
 
 
-def render_chapters(todo: list[str], bundle, args, narrator, console) -> list[Path]:
-    """Every scene of `todo` in its own process, --jobs at a time, skipping scenes whose identical
-    render is cached; each chapter joined, captioned and thumbnailed (film/build.py).
-
-    narrator: the speech service (choose_voice); the scene processes make the same voice from
-    its spec, and its per-line clip keys go into the scene keys."""
-    options = build.BuildOptions(quality=args.quality, out=args.out, jobs=args.jobs, voice=narrator.spec,
-                                 voice_service=narrator, voiced=not narrator.silent, force=args.force,
-                                 burn_captions=args.burn_captions,
-                                 log=lambda line: console.print(f"[yellow]{line}[/yellow]", highlight=False))
+def render_chapters(req: request.Request, bundle, console) -> list[Path]:
+    """Every scene of the request's chapters in its own process, --jobs at a time, skipping scenes
+    whose identical render is cached; each chapter joined, captioned and thumbnailed
+    (film/build.py); the film for --all and the lecture kit (film/request.py's produce)."""
+    log = lambda line: console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)  # noqa: E731
     try:
-        with open_executor(args, console) as executor, Progress(console=console, transient=False) as progress:
-            options.progress, options.executor = progress, executor
-            results = build.render(todo, bundle, options)
-    except build.PipelineError as exc:
+        with open_executor(req, console) as executor, Progress(console=console, transient=False) as progress:
+            options = request.build_options(req, executor=executor, progress=progress, log=log)
+            with console.status("building …"):
+                made = request.produce(req, bundle, options, log=lambda line: console.print(escape(line)))
+    except film_clips.ClipError as exc:
         raise UserError(str(exc)) from None
-    for r in results:
+    for r in made.results:
         fresh = sum(not s.cached for s in r.scenes)
         console.print(f"chapter {r.chapter}: {fresh} of {len(r.scenes)} scenes rendered, "
                       f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
-        narration_report(r.report, cue_lists, narrator, console)
-    finals = [r.final for r in results] + lecture_kit(results, args, console)
-    if args.all and len(results) > 1:
-        with console.status("joining the chapters into one film with chapter markers …"):
-            finals.append(build.join_film(results, build.destination(args.out, bundle, args.quality)))
-    return finals
+        narration_report(r.report, cue_lists, req.service, console)
+    return made.shown
 
 
-def lecture_kit(results, args, console) -> list[Path]:
-    """--clips / --slides: a clip per beat, cut from the chapters just joined (film/clips.py),
-    and the decks that play them (film/slides.py)."""
-    if not (args.clips or args.slides):
-        return []
-    fmt = args.clip_format or "mp4"
-    out: list[Path] = []
-    try:
-        with console.status("cutting a clip per beat …"):
-            if args.clips:
-                for r in results:
-                    cs = film_clips.write_clips(r, fmt)
-                    console.print(f"chapter {r.chapter}: {len(cs.entries)} {fmt} clips, {cs.cut} cut, "
-                                  f"{cs.kept} unchanged")
-                out.append(results[0].final.parent / film_clips.FOLDER / film_clips.INDEX)
-            if args.slides:
-                deck = film_slides.write_deck(results, fmt)
-                console.print(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
-                out += [deck.html, deck.pptx]
-    except film_clips.ClipError as exc:
-        raise UserError(str(exc)) from None
-    return out
-
-
-
-class _NoExecutor:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
-def open_executor(args, console):
-    """--scheduler (or $ONEPASS_DASK_SCHEDULER): scenes on a dask cluster; else build.render's own pool."""
-    executor = executors.open_executor(args.scheduler, args.jobs)
-    if executor is None:
-        return _NoExecutor()
-    console.print(f"scenes render on the {executor.describe()}")
+def open_executor(req: request.Request, console):
+    """--scheduler (or $ONEPASS_DASK_SCHEDULER): scenes on a dask cluster; else a local pool of --jobs processes."""
+    executor = executors.open_executor(req.scheduler, req.jobs)
+    if not isinstance(executor, executors.LocalExecutor):
+        console.print(f"scenes render on the {executor.describe()}")
     return executor
 
 
@@ -289,21 +195,17 @@ def render_batch(args, console) -> int:
         raise UserError(str(exc)) from None
     check_tools()
     try:
-        reports = batch.run(jobs, scheduler=args.scheduler, workers=args.jobs, force=args.force, console=console)
+        reports = batch.run(jobs, scheduler=args.scheduler, workers=args.jobs, force=bool(args.force),
+                            console=console)
     except build.PipelineError as exc:
         raise UserError(str(exc)) from None
     batch.summary(reports, console)
     return 1 if any(r.error for r in reports) else 0
 
 
-def choose_voice(spec: str, console):
-    """The narration service for --voice (validated before anything renders); logs which."""
-    try:
-        service = services.make_service(spec)
-    except services.VoiceError as exc:
-        raise UserError(f"--voice {spec}: {exc}") from None
-    console.print(f"voice: {service.describe()}" + (" [dim](best installed)[/dim]" if spec == "auto" else ""))
-    return service
+def say_voice(req: request.Request, console):
+    """Log which narration service the request's voice names (validated with the request)."""
+    console.print(f"voice: {req.service.describe()}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
 
 
 def check_recordings(service, chapters_todo: list[str], bundle):
@@ -341,6 +243,7 @@ def main(argv=None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminated)
     args = parse_args(argv)
+    req = None
     try:
         known = chapters()
         if args.list:
@@ -349,29 +252,27 @@ def main(argv=None) -> int:
             return 0
         if args.batch:
             return render_batch(args, console)
-        if not (args.inspect or args.all or args.chapter):
-            raise UserError("say what to render: --chapter NN, --all, --inspect or --list (see --help)")
-        todo = list(known) if args.all else ([normalise_chapter(args.chapter, known)] if args.chapter else [])
-        narrator = None
-        if todo:
+        req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
+        if req.chapters:
             check_tools()
-            check_out(args.out)
-            narrator = choose_voice(args.voice, console)
-        bundle = get_bundle(args, console)
+            check_out(req.out)
+            say_voice(req, console)
+        with console.status("extracting tensors from GPT-2 …"):
+            bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
         if args.inspect:
             inspect(bundle, args.json, console)
             return 0
         if bundle.synthetic:
             console.print("[yellow]synthetic weights: every frame is marked; predictions are not GPT-2's[/yellow]")
-        check_recordings(narrator, todo, bundle)
-        for path in render_chapters(todo, bundle, args, narrator, console):
+        check_recordings(req.service, req.chapters, bundle)
+        for path in render_chapters(req, bundle, console):
             console.print(f"[green]wrote[/green] {escape(str(path))}")
         return 0
     except KeyboardInterrupt:
         console.print("[red]interrupted[/red]: finished files were left as they were; nothing half-written replaced them")
         return 130
     except Exception as exc:      # the one place failures end: one clear line (exit 2), or a bug's traceback
-        line = failure_line(exc, args.out)
+        line = failure_line(exc, req.out if req is not None else None)
         if line is None:
             traceback.print_exc()
             console.print("[red]this is a bug in onepass[/red], not a problem with your input: please report it "

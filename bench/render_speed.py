@@ -40,15 +40,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from film import jobs as jobs_of  # noqa: E402
+from film import request  # noqa: E402
 from film.runner import default_jobs  # noqa: E402
 from scenes.registry import chapters  # noqa: E402
-from voiceover import services  # noqa: E402
 from voiceover import media as probe  # noqa: E402  (ffprobe facts; `media` names folders below)
 
 TARGETS = {"low": 1.0, "high": 4.0}     # render-time factor ceilings from issue 6
 SPEEDUP_TARGET = 3.0
 CACHE_TARGET = 0.10
-QUALITY_NAMES = {"low": "480p15", "medium": "720p30", "high": "1080p60", "4k": "2160p60"}
+QUALITY_NAMES = {name: what for name, (_, what) in request.QUALITIES.items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -202,8 +202,8 @@ def chapter_run(chapter: str, bundle, quality: str, out: Path, jobs: int, consol
            "--jobs", str(jobs), "--voice", "none"]
     console.print(f"[dim]rendering chapter {chapter} at {quality} ({QUALITY_NAMES[quality]}) with --jobs {jobs} …[/dim]")
     wall, cpu, proc = timed_cli(cli)
-    silent = services.make_service("none")        # the options render.py builds for --voice none
-    options = jobs_of.BuildOptions(quality=quality, out=out, voice=silent.spec, voice_service=silent, voiced=False)
+    # the scene keys render.py used: the same request, made into options the one way there is
+    options = request.build_options(request.from_argv(cli))
     jobs_planned = jobs_of.plan([chapter], bundle, options)[chapter]
     scenes = []
     for job in jobs_planned:

@@ -39,8 +39,7 @@ RANDOM_SEED = 0                       # seed of --weights random (and tiny, peak
 # logits spread like a trained model's (std ~11 at any width): top-1 of 20-95%, a top-p 0.9 set of
 # a few tokens, a logit lens that settles over the last layers. Still random numbers: synthetic.
 PEAKED_LOGIT_STD = 11.0
-WATCH_ENV = "ONEPASS_WATCH_TOKEN"     # chapter 04's named token of interest (one GPT-2 token; 'none' = off)
-# the token of interest chapter 04 ranks when $ONEPASS_WATCH_TOKEN is unset: the seeds' example
+# the token of interest chapter 04 ranks when --watch is not given: the seeds' example
 DEFAULT_WATCH = {"The cat sat on the": " mat"}
 COSINE_PAIRS = [("king", "queen"), ("king", "banana"), ("Monday", "Tuesday"), ("Monday", "banana")]
 # a tiny GPT-2 for tests and quick previews (real vocabulary so the tokenizer still fits)
@@ -158,20 +157,20 @@ def validate_prompt(prompt: str) -> list[int]:
     return ids
 
 
-def watch_token(prompt: str) -> dict | None:
-    """Chapter 04's token of interest: $ONEPASS_WATCH_TOKEN, else DEFAULT_WATCH[prompt], else None.
+def watch_token(prompt: str, text: str | None = None) -> dict | None:
+    """Chapter 04's token of interest: `text` (--watch; 'none' = off), else
+    DEFAULT_WATCH[prompt], else None.
 
     It must be exactly one GPT-2 token; mind the leading space (" mat", not "mat").
     Recorded in the bundle's meta["watch"] (and its cache key), so a video can cite it.
     """
-    text = os.environ.get(WATCH_ENV)
     if text is None:
         text = DEFAULT_WATCH.get(prompt)
     if not text or text.strip().lower() == "none":
         return None
     ids = tokenizer.encode(text)
     if len(ids) != 1:
-        raise ExtractError(f"{WATCH_ENV}={text!r} is {len(ids)} GPT-2 tokens {ids}; name a single token "
+        raise ExtractError(f"the token to watch, {text!r}, is {len(ids)} GPT-2 tokens {ids}; name a single token "
                            "(usually a word with its leading space, e.g. \" mat\"), or 'none'")
     return {"text": text, "id": ids[0]}
 
@@ -405,14 +404,16 @@ def producer_fingerprint() -> str:
 
 
 def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
-            force: bool = False, log=print) -> bundle_io.Bundle:
-    """Bundle for (prompt, weights): reused from the cache when present, else extracted.
+            force: bool = False, log=print, watch: str | None = None) -> bundle_io.Bundle:
+    """Bundle for (prompt, weights, watch token): reused from the cache when present, else extracted.
+
+    watch: chapter 04's token of interest (see watch_token; None: the prompt's default).
 
     The cache is looked up first and a hit imports neither torch nor transformers.
     """
     ids = validate_prompt(prompt)
     spec = WeightsSpec(resolve_weights(weights, log))
-    watch = watch_token(prompt)
+    watch = watch_token(prompt, watch)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
                "watch": watch and watch["text"], "code": producer_fingerprint()}
     key = bundle_io.cache_key(prompt, spec.identity(), options)

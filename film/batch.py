@@ -12,11 +12,14 @@
     clip_format = "mp4"                # mp4 | webm | gif, with clips or slides
     slides = false
     out = "out/course"                 # relative to the manifest's folder (default out)
+    watch = " mat"                     # chapter 04's token of interest (default: the prompt's)
 
 1. `load_manifest` validates the whole file first: unknown keys, bad values, duplicate jobs
    and jobs that would overwrite each other's files are reported together (job number and
    key), and nothing starts (ManifestError, exit 2).
-2. Every bundle is extracted (once per distinct prompt and weights), then every scene of every
+   Each job is a request (film/request.py: the same keys, defaults and checks as render.py's
+   flags, `watch` included).
+2. Every bundle is extracted (once per distinct prompt, weights and watch token), then every scene of every
    job is planned; a scene cached under another job's name is copied, not rendered.
 3. Every job's build runs at once on one executor (film/executors.py: the local pool or a dask
    cluster), so every scene is one task and a scene several jobs share (same cache key) is
@@ -26,29 +29,17 @@
 """
 from __future__ import annotations
 
-import difflib
-import importlib
-import importlib.util
 import threading
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from data import extract
-from data.chapters import titles
 from data.extract import ExtractError
-from film import build, executors
-from film.jobs import BuildOptions, destination, plan
+from film import executors, request
+from film.jobs import BuildOptions, plan
 from film.keys import PipelineError
-from voiceover import services
-
-QUALITIES = ("low", "medium", "high", "4k")
-CLIP_FORMATS = ("mp4", "webm", "gif")
-KEYS = ("name", "prompt", "chapters", "quality", "voice", "weights", "burn_captions", "clips", "clip_format",
-        "slides", "out")
-DEFAULTS = {"name": None, "quality": "low", "voice": "auto", "weights": "auto", "burn_captions": False,
-            "clips": False, "clip_format": None, "slides": False, "out": "out"}
+from film.request import Request
 
 
 class ManifestError(ValueError):
@@ -61,29 +52,13 @@ class ManifestError(ValueError):
 
 
 @dataclass
-class Job:
-    number: int                  # 1-based, in file order
-    name: str | None
-    prompt: str
-    chapters: list[str]
-    all: bool                    # chapters = "all": also the film
-    quality: str
-    voice: str
-    weights: str
-    burn_captions: bool
-    clips: bool
-    clip_format: str | None
-    slides: bool
-    out: Path
-    service: object = None       # the speech service made from `voice`
+class Job(Request):
+    """One [[job]]: its request (film/request.py) and where it is in the file."""
+    number: int = 0              # 1-based, in file order
 
     @property
     def label(self) -> str:
         return f"job {self.number}" + (f" ({self.name})" if self.name else "")
-
-    def writes(self) -> tuple:
-        """What decides the folder its files go to."""
-        return (str(self.out), self.prompt, self.weights, self.quality)
 
 
 @dataclass
@@ -100,12 +75,6 @@ class JobReport:
 
 # ---------------------------------------------------------------------------------------
 # The manifest
-
-def _chapter(value, known: dict[str, str]) -> str | None:
-    c = str(value).strip().lower().removeprefix("ch")
-    c = c.zfill(2) if c.isdigit() else c
-    return c if c in known else None
-
 
 def load_manifest(path: Path) -> list[Job]:
     """The jobs of a manifest, or ManifestError listing every problem in it."""
@@ -127,107 +96,21 @@ def load_manifest(path: Path) -> list[Job]:
         return _raise(path, problems + ["job: write each job as a [[job]] table"])
     if not tables:
         problems.append("no [[job]] tables: nothing to render")
-    known = titles()
     base = path.resolve().parent
     jobs: list[Job] = []
-    voices: dict[str, object] = {}
+    voices: dict[str, object] = {}           # one voice is made (and checked) once for every job
     for n, table in enumerate(tables, 1):
-        where = f"job {n}"
-        bad = len(problems)
-
-        def problem(key: str, message: str):
-            problems.append(f"{where}, {key}: {message}")
-
-        for key in table:
-            if key not in KEYS:
-                near = difflib.get_close_matches(key, KEYS, n=1)
-                problem(key, "unknown key" + (f" (did you mean {near[0]!r}?)" if near else
-                                              f"; known keys: {', '.join(KEYS)}"))
-        v = {**DEFAULTS, **{k: table[k] for k in table if k in KEYS}}
-
-        def text(key: str, required: bool = False) -> str | None:
-            value = v.get(key)
-            if value is None:
-                if required:
-                    problem(key, "missing")
-                return None
-            if not isinstance(value, str) or not value.strip():
-                problem(key, f"must be a non-empty string (got {value!r})")
-                return None
-            return value
-
-        def flag(key: str) -> bool:
-            if not isinstance(v[key], bool):
-                problem(key, f"must be true or false (got {v[key]!r})")
-                return False
-            return v[key]
-
-        name = text("name")
-        prompt = text("prompt", required=True)
-        if prompt is not None:
-            try:
-                extract.validate_prompt(prompt)
-            except ExtractError as exc:
-                problem("prompt", str(exc))
-        chapters, everything = [], False
-        raw = table.get("chapters")
-        if raw is None:
-            problem("chapters", 'missing: a list such as ["00", "02"], or "all"')
-        elif raw == "all":
-            chapters, everything = list(known), True
-        elif isinstance(raw, list) and raw and all(isinstance(c, (str, int)) and not isinstance(c, bool) for c in raw):
-            for c in raw:
-                found = _chapter(c, known)
-                if found is None:
-                    problem("chapters", f"there is no chapter {c!r}; chapters: {', '.join(known)}")
-                elif found in chapters:
-                    problem("chapters", f"chapter {found} is listed twice")
-                else:
-                    chapters.append(found)
-            chapters.sort()
-        else:
-            problem("chapters", f'must be a non-empty list of chapter numbers or "all" (got {raw!r})')
-        quality = v["quality"]
-        if quality not in QUALITIES:
-            problem("quality", f"must be one of {', '.join(QUALITIES)} (got {quality!r})")
-        voice = text("voice")
-        if voice is not None and voice not in voices:
-            try:
-                voices[voice] = services.make_service(voice)
-            except services.VoiceError as exc:
-                voices[voice] = None
-                problem("voice", f"{voice}: {exc}")
-        elif voice is not None and voices[voice] is None:
-            problem("voice", f"{voice}: cannot be used (see above)")
-        weights = text("weights")
-        if weights is not None and weights not in ("auto", "gpt2", *extract.SYNTHETIC) \
-                and not (base / weights).expanduser().is_dir():
-            problem("weights", f"must be auto, gpt2, {', '.join(extract.SYNTHETIC)} or a directory of GPT-2 weights "
-                                f"(got {weights!r})")
-        burn, clips, slides = flag("burn_captions"), flag("clips"), flag("slides")
-        fmt = v["clip_format"]
-        if fmt is not None:
-            if fmt not in CLIP_FORMATS:
-                problem("clip_format", f"must be one of {', '.join(CLIP_FORMATS)} (got {fmt!r})")
-            elif not (clips or slides):
-                problem("clip_format", "needs clips = true or slides = true")
-        if clips or slides:
-            missing = [m for m in ("film.clips", "film.slides") if importlib.util.find_spec(m) is None]
-            if missing:
-                problem("clips" if clips else "slides", f"this install has no lecture kit ({', '.join(missing)})")
-        out = text("out")
-        if len(problems) > bad:
-            continue
-        w = weights if weights in ("auto", "gpt2", *extract.SYNTHETIC) else str((base / weights).expanduser().resolve())
-        jobs.append(Job(n, name, prompt, chapters, everything, quality, voice, w, burn, clips, fmt, slides,
-                        (base / out).expanduser().resolve(), voices[voice]))
+        req, found = request.validate(table, base, spelling=request.MANIFEST, services=voices)
+        problems += [f"job {n}, {key}: {message}" for key, message in found]
+        if req is not None:
+            jobs.append(Job(**{f.name: getattr(req, f.name) for f in fields(Request)}, number=n))
     # jobs that repeat another, or write the same files differently
     for i, a in enumerate(jobs):
         for b in jobs[:i]:
             if a.writes() != b.writes():
                 continue
-            same = (a.chapters, a.voice, a.burn_captions, a.clips, a.clip_format, a.slides) == \
-                   (b.chapters, b.voice, b.burn_captions, b.clips, b.clip_format, b.slides)
+            same = (a.chapters, a.voice, a.watch, a.burn_captions, a.clips, a.clip_format, a.slides) == \
+                   (b.chapters, b.voice, b.watch, b.burn_captions, b.clips, b.clip_format, b.slides)
             overlap = sorted(set(a.chapters) & set(b.chapters))
             if same:
                 problems.append(f"job {a.number}: repeats job {b.number} (same prompt, weights, quality, chapters, "
@@ -252,22 +135,6 @@ def _raise(path, problems):
 # ---------------------------------------------------------------------------------------
 # Running it
 
-def _lecture_kit(job: Job, results) -> list[Path]:
-    """clips / slides through the lecture kit (film/clips.py, film/slides.py)."""
-    fmt = job.clip_format or "mp4"
-    out: list[Path] = []
-    if job.clips:
-        clips = importlib.import_module("film.clips")
-        for r in results:
-            cs = clips.write_clips(r, fmt)
-            out += [cs.path(e) for e in cs.entries]
-        out.append(results[0].final.parent / clips.FOLDER / clips.INDEX)
-    if job.slides:
-        deck = importlib.import_module("film.slides").write_deck(results, fmt)
-        out += [deck.html, deck.pptx]
-    return out
-
-
 def _outputs(results, film: Path | None) -> list[Path]:
     files = [p for r in results for p in (r.final, r.final.with_suffix(".srt"), r.final.with_suffix(".vtt"),
                                           r.final.with_suffix(".png"))]
@@ -283,7 +150,7 @@ def run(jobs: list[Job], *, scheduler: str | None = None, workers: int | None = 
     if executor is not None:
         return _run(jobs, executor, force, console)
     # opened first: a scheduler that does not answer is reported before anything is extracted
-    with executors.open_executor(scheduler, workers) or executors.LocalExecutor(workers) as mine:
+    with executors.open_executor(scheduler, workers) as mine:
         return _run(jobs, mine, force, console)
 
 
@@ -293,19 +160,19 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
     reports = {j.number: JobReport(j) for j in jobs}
     log = (lambda m: console.print(f"[dim]{m}[/dim]")) if console is not None else (lambda m: None)
 
-    # 1. bundles, once per distinct prompt and weights
+    # 1. bundles, once per distinct prompt, weights and watch token
     bundles: dict[tuple, object] = {}
     for j in jobs:
-        k = (j.prompt, j.weights)
+        k = _bundle_key(j)
         if k in bundles:
             continue
         try:
-            bundles[k] = extract.extract(j.prompt, j.weights, log=log)
+            bundles[k] = request.get_bundle(j, log)
         except ExtractError as exc:
             bundles[k] = exc
     for j in jobs:
-        if isinstance(bundles[(j.prompt, j.weights)], Exception):
-            reports[j.number].error = f"extraction failed: {bundles[(j.prompt, j.weights)]}"
+        if isinstance(bundles[_bundle_key(j)], Exception):
+            reports[j.number].error = f"extraction failed: {bundles[_bundle_key(j)]}"
 
     # 2. every scene planned; one already rendered under another job's name is copied
     options: dict[int, BuildOptions] = {}
@@ -313,10 +180,10 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
     for j in jobs:
         if reports[j.number].error:
             continue
-        options[j.number] = BuildOptions(quality=j.quality, out=j.out, voice=j.service.spec, voice_service=j.service,
-                                         voiced=not j.service.silent, force=force, burn_captions=j.burn_captions)
+        j.force = force
+        options[j.number] = request.build_options(j)
         try:
-            planned = plan(j.chapters, bundles[(j.prompt, j.weights)], options[j.number])
+            planned = plan(j.chapters, bundles[_bundle_key(j)], options[j.number])
         except PipelineError as exc:
             reports[j.number].error = str(exc)
             continue
@@ -351,12 +218,9 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
 
             o = options[j.number]
             o.executor, o.on_scene = executor, on_scene
-            bundle = bundles[(j.prompt, j.weights)]
             try:
-                results = build.render(j.chapters, bundle, o)
-                film = build.join_film(results, destination(j.out, bundle, j.quality)) \
-                    if j.all and len(results) > 1 else None
-                rep.files = _outputs(results, film) + (_lecture_kit(j, results) if (j.clips or j.slides) else [])
+                made = request.produce(j, bundles[_bundle_key(j)], o)
+                rep.files = _outputs(made.results, made.film) + made.kit
             except PipelineError as exc:
                 rep.error = str(exc)
             except Exception as exc:    # noqa: BLE001 - one job's failure stops no other job
@@ -386,6 +250,10 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
             executor.stop()
             raise
     return [reports[j.number] for j in jobs]
+
+
+def _bundle_key(j: Job) -> tuple:
+    return (j.prompt, j.weights, j.watch)
 
 
 def _short(j: Job) -> str:

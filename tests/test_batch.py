@@ -96,7 +96,7 @@ def test_manifest_reports_every_problem_together_and_renders_nothing(tmp_path, m
     assert len(problems) == len(EXPECTED_PROBLEMS), problems
 
     # through the CLI: exit 2, every problem printed, nothing extracted, nothing written
-    monkeypatch.setattr(batch.extract, "extract", lambda *a, **k: pytest.fail("extracted before validating"))
+    monkeypatch.setattr(extract, "extract", lambda *a, **k: pytest.fail("extracted before validating"))
     assert render.main(["--batch", str(manifest)]) == 2
     shown = " ".join(capsys.readouterr().err.split())
     assert "12 problems, nothing rendered" in shown and "job 6, out: would overwrite" in shown
@@ -233,11 +233,11 @@ def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, t
 
 @pytest.mark.render
 def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill_marker, tiny_bundle, tmp_path):
-    local = build.render(["02"], tiny_bundle, build.BuildOptions(quality="low", out=tmp_path / "local", voice="none"))
+    local = build.render(["02"], tiny_bundle, build.BuildOptions(quality="low", out=tmp_path / "local"))
 
     kill_marker.write_text("")                  # the first scene task to start kills its worker
     sent = cluster.started
-    options = build.BuildOptions(quality="low", out=tmp_path / "cluster", voice="none", executor=cluster)
+    options = build.BuildOptions(quality="low", out=tmp_path / "cluster", executor=cluster)
     remote = build.render(["02"], tiny_bundle, options)
     assert not kill_marker.exists(), "no task killed its worker"
     n = len(remote[0].scenes)
@@ -273,9 +273,9 @@ def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, mo
             raise build.PipelineError("scene Scores of chapter 02 failed to render (exit 1): boom")
         return []
 
-    monkeypatch.setattr(batch.extract, "extract", lambda prompt, weights, log=None: prompt)
+    monkeypatch.setattr(extract, "extract", lambda prompt, weights, log=None, watch=None: prompt)
     monkeypatch.setattr(batch, "plan", lambda chapters, bundle, options: {"02": []})
-    monkeypatch.setattr(batch.build, "render", fake_render)
+    monkeypatch.setattr(build, "render", fake_render)
     assert render.main(["--batch", str(manifest), "--jobs", "1"]) == 1
     assert sorted(ran) == ["A", "B", "C"]
     err = " ".join(capsys.readouterr().err.split())

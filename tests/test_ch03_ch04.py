@@ -176,18 +176,14 @@ def test_no_token_of_interest_skips_that_beat(tiny_long_bundle):
     assert "interest" not in [c["beat"] for c in scene.cues]
 
 
-def test_token_of_interest_is_configurable(monkeypatch):
-    monkeypatch.delenv(extract.WATCH_ENV, raising=False)
+def test_token_of_interest_is_configurable():
     assert extract.watch_token("The cat sat on the")["text"] == " mat"
     assert extract.watch_token("The capital of Pakistan is") is None
-    monkeypatch.setenv(extract.WATCH_ENV, " Islamabad")
-    assert extract.watch_token("The capital of Pakistan is") == {"text": " Islamabad",
-                                                                  "id": tokenizer.encode(" Islamabad")[0]}
-    monkeypatch.setenv(extract.WATCH_ENV, "none")
-    assert extract.watch_token("The cat sat on the") is None
-    monkeypatch.setenv(extract.WATCH_ENV, " two words")
+    assert extract.watch_token("The capital of Pakistan is", " Islamabad") == {
+        "text": " Islamabad", "id": tokenizer.encode(" Islamabad")[0]}
+    assert extract.watch_token("The cat sat on the", "none") is None
     with pytest.raises(extract.ExtractError, match="single token"):
-        extract.watch_token("The cat sat on the")
+        extract.watch_token("The cat sat on the", " two words")
 
 
 def test_greedy_and_seeded_sample_picks(tiny_bundle, built):
@@ -293,12 +289,11 @@ def test_long_prompt_keeps_text_on_frame_and_legible(tiny_long_bundle, chapter, 
     assert narrow == {}, f"content spans under {MIN_CONTENT_SHARE:.0%} of the content width: {narrow}"
 
 
-def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle, bundle_root, monkeypatch):
+def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle, bundle_root):
     top_text = tokenizer.decode([tiny_bundle.meta["top_ids"][1]])
     if len(tokenizer.encode(top_text)) != 1:
         pytest.skip("the tiny model's runner-up does not re-encode to one token")
-    monkeypatch.setenv(extract.WATCH_ENV, top_text)
-    b = extract.extract(tiny_bundle.prompt, "tiny", root=bundle_root, log=lambda m: None)
+    b = extract.extract(tiny_bundle.prompt, "tiny", root=bundle_root, log=lambda m: None, watch=top_text)
     assert b.meta["watch"]["id"] == tiny_bundle.meta["top_ids"][1]
     scene = build_scene(b, "04", "Softmax", draw=False)
     assert "interest" in [c["beat"] for c in scene.cues]

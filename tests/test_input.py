@@ -230,7 +230,7 @@ def test_c0_del_and_c1_controls_are_refused_alike(char, no_render):
 
 def test_markup_in_a_prompt_is_shown_as_text(bundle_root, monkeypatch):
     """rich reads [tags] in its tables: a prompt like '[/red]' once crashed --inspect."""
-    monkeypatch.setattr(render.extract, "extract", functools.partial(extract.extract, root=bundle_root))
+    monkeypatch.setattr(extract, "extract", functools.partial(extract.extract, root=bundle_root))
     rc, out, err = run_main("--inspect", "--weights", "tiny", "--prompt", "[/red] <b>&amp; [bold]x")
     assert rc == 0, err
     assert "[/red]" in out and "[bold]" in out
@@ -294,12 +294,12 @@ def no_hang(seconds: int):
 def inspect_prompt(prompt: str, root: Path):
     """--inspect --json on `prompt` with bundles under `root`: (exit status, report, stderr)."""
     orig = extract.extract
-    render.extract.extract = functools.partial(orig, root=root)
+    extract.extract = functools.partial(orig, root=root)
     try:
         with no_hang(300):
             rc, out, err = run_main("--inspect", "--json", "--weights", "tiny", "--prompt", prompt)
     finally:
-        render.extract.extract = orig
+        extract.extract = orig
     assert rc in (0, 2), err
     if rc == 2:
         event(f"refused: {one_clear_line(err)[7:40]}")     # --hypothesis-show-statistics lists them

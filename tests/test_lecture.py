@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
-from film import build, clips, keys, slides  # noqa: E402
+from film import build, clips, keys, request, slides  # noqa: E402
+from tests.test_pipeline import StandInVoice  # noqa: E402
 from voiceover import captions, script  # noqa: E402
 from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
 
@@ -68,8 +69,8 @@ class Chapter02:
         self.lines = script.chapter_lines("02", bundle, bundle.ledger())
         src = keys.chapter_source("scenes.ch02_attention")
         self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
-        self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2, voice="none" if not voiced else "fake",
-                                          voiced=voiced, command=self.command)
+        self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2,
+                                          voice=StandInVoice("fake") if voiced else None, command=self.command)
         self.result = build.render(["02"], bundle, self.options)[0]
 
     def command(self, job, cues):
@@ -370,13 +371,13 @@ def test_html_deck_of_burnt_captions_shows_them_once(silent, browser):
     page.close()
 
 
-def test_render_py_writes_clips_and_deck(silent, capsys, monkeypatch):
-    """render.py's --clips/--slides step on an already-built chapter: reports and lists the files."""
-    from rich.console import Console
-    args = render.parse_args(["--chapter", "02", "--clips", "--slides"])
-    out = render.lecture_kit([silent.result], args, Console(stderr=True))
-    names = [p.name for p in out]
-    assert names == ["clips.json", "index.html", "lecture-ch02.pptx"]
-    err = capsys.readouterr().err
-    assert f"{len(silent.lines)} mp4 clips, 0 cut" in err and "unchanged" in err
+def test_the_request_writes_clips_and_deck(silent):
+    """The lecture kit a request asks for (render.py and the batch alike), on an already-built
+    chapter: reports what it did and lists the files."""
+    req = request.from_args(render.parse_args(["--chapter", "02", "--clips", "--slides", "--voice", "none"]))
+    said = []
+    files, shown = request.lecture_kit(req, [silent.result], said.append)
+    assert [p.name for p in shown] == ["clips.json", "index.html", "lecture-ch02.pptx"]
+    assert len(files) == len(silent.lines) + 3 and all(p.is_file() for p in files)
+    assert f"{len(silent.lines)} mp4 clips, 0 cut" in said[0] and "unchanged" in said[0]
 

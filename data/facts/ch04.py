@@ -5,8 +5,8 @@ logits (temperatures, entropies, the top-p count, ranks); scenes/ch04_vote.py an
 voiceover/scripts/ch04.py both use it, so screen and narration agree by construction.
 
 The token of interest is the bundle's meta["watch"], chosen at extraction: the prompt's
-entry in data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or the
-$ONEPASS_WATCH_TOKEN environment variable (one GPT-2 token, or 'none').
+entry in data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or render.py's
+--watch TOKEN (one GPT-2 token, or 'none').
 """
 from __future__ import annotations
 

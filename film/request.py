@@ -1,0 +1,421 @@
+"""What to render, said once: the request that render.py's flags, a course manifest's [[job]]
+and the benches all build, the one validator that reads it, and what the build is told.
+
+    req = request.from_args(args)                    # render.py (argparse built by add_arguments)
+    req, problems = request.validate(table, base)    # a manifest job (film/batch.py)
+    made = request.produce(req, bundle, request.build_options(req, executor=ex))
+
+* `OPTIONS` declares every option once: its request field (= the manifest key), its flag, its
+  default, its help. argparse, the manifest's keys and README's option table
+  (`python -m film.request --markdown`, checked by tests/test_request.py) are made from it,
+  so a new option is added here and reaches all of them.
+* `validate` reads a raw mapping (argparse's values or a TOML table) and returns the request
+  and every problem in it at once, as (key, message) pairs; the caller says where they are
+  (`--quality: …` on the command line, `job 2, quality: …` in a manifest).
+* `build_options` is the one place a request becomes BuildOptions (the voice service's spec and
+  its per-line keys included); `produce` the one place the chapters are built, joined into the
+  film and cut into the lecture kit, for render.py and the batch alike.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from data import extract
+from data.chapters import titles
+from data.extract import ExtractError
+from film import clips
+from film.keys import ROOT
+
+DEFAULT_PROMPT = "The cat sat on the"
+# --quality name -> (manim's quality setting, what it is); the one list of qualities
+QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
+             "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
+WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch, read here only
+WEIGHT_NAMES = ("auto", "gpt2", *extract.SYNTHETIC)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a render: `key` is the request's field and the manifest's key."""
+    key: str
+    help: str                        # argparse's help and README's table (markdown `code` allowed)
+    default: object = None
+    kind: str = "text"               # text | flag | choice | chapters | path | count
+    choices: tuple = ()
+    metavar: str | None = None
+    cli: bool = True                 # a flag of render.py
+    manifest: bool = True            # a key of a manifest's [[job]]
+    env: str | None = None           # a documented user default, read at the command line only
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+
+OPTIONS = (
+    Option("chapters", "what to render: `--chapter NN` (or `NN,NN`), `--all` (every chapter and the film with "
+           "chapter markers); a manifest's `chapters` is a list or \"all\". `--list` shows what exists",
+           kind="chapters", cli=False),
+    Option("prompt", f"the text GPT-2 reads (default `\"{DEFAULT_PROMPT}\"`, at most {extract.MAX_TOKENS} tokens)",
+           DEFAULT_PROMPT, metavar="TEXT"),
+    Option("weights", "`auto` (default): real GPT-2 if it is on this machine, otherwise random weights with a "
+           "warning. `gpt2` downloads once through transformers; `DIR` is a local GPT-2 directory (or set "
+           "`ONEPASS_GPT2_WEIGHTS=DIR`); `random` is GPT-2 small's exact architecture with seeded random numbers: "
+           "shapes, parameter counts and FLOPs are exact, probabilities are noise, and every frame says so; "
+           "`peaked` is the same model with its final LayerNorm's gain raised so its predictions are as peaked as "
+           "a trained model's (top-1 of 20–95%, a top-p set of a few tokens): for reviewing layouts, marked on "
+           "every frame like `random`; `tiny` (and `tiny-peaked`) are 2-layer models for tests",
+           "auto", metavar="auto|gpt2|DIR|random|peaked|tiny"),
+    Option("watch", "chapter 04's token of interest, ranked in the whole vocabulary (one GPT-2 token, mind the leading "
+           "space: `\" mat\"`; `none`: no such beat). Default: `$ONEPASS_WATCH_TOKEN`, else `\" mat\"` for the "
+           "default prompt, else none", metavar="TOKEN", env=WATCH_ENV),
+    Option("bundle", "render from an existing bundle folder instead of extracting", kind="path", metavar="DIR",
+           manifest=False),
+    Option("quality", ", ".join(f"`{k}` {what}" for k, (_, what) in QUALITIES.items()) + " (default `low`)", "low",
+           kind="choice",
+           choices=tuple(QUALITIES)),
+    Option("out", "output root (default `out/`; in a manifest, relative to the manifest's folder)", "out",
+           kind="path", metavar="DIR"),
+    Option("voice", "narration voice (see *Narration*; `none` = silent with the same timing)", "auto",
+           metavar="VOICE"),
+    Option("burn_captions", "also draw the captions into the picture's bottom band", False, kind="flag"),
+    Option("clips", "also cut each chapter into one clip per narration beat (`clips/chNN-<beat>.mp4`, its "
+           "captions and poster, `clips.json`); nothing is rendered again", False, kind="flag"),
+    Option("clip_format", "with `--clips`/`--slides`: `mp4` (H.264/AAC, default), `webm` (VP9/Opus) or `gif` "
+           "(smaller, no audio)", kind="choice", choices=clips.FORMATS),
+    Option("slides", "also write a lecture deck, one slide per beat: `clips/index.html` (offline) and a `.pptx`",
+           False, kind="flag"),
+    Option("name", "how a batch's summary names the job", manifest=True, cli=False),
+    Option("scheduler", "render scenes on a dask cluster: `tcp://HOST:PORT` (a running scheduler) or `local:N` (N "
+           "worker processes here); default `$ONEPASS_DASK_SCHEDULER`, else the local process pool "
+           "(docs/CLUSTER.md)", metavar="ADDRESS", manifest=False, env="ONEPASS_DASK_SCHEDULER"),
+    Option("jobs", "scenes rendered at once, each in its own process (default: number of cores)", kind="count",
+           metavar="N", manifest=False),
+    Option("force", "re-render every scene even if an identical render is cached", False, kind="flag",
+           manifest=False),
+)
+BY_KEY = {o.key: o for o in OPTIONS}
+MANIFEST_KEYS = tuple(o.key for o in OPTIONS if o.manifest)
+
+
+@dataclass
+class Request:
+    """One render: what to show, how, and where (see OPTIONS)."""
+    prompt: str = DEFAULT_PROMPT
+    chapters: list[str] = field(default_factory=list)
+    all: bool = False                # every chapter: also the film with chapter markers
+    weights: str = "auto"            # a name of WEIGHT_NAMES or an absolute directory
+    watch: str | None = None
+    bundle: Path | None = None
+    quality: str = "low"
+    out: Path = ROOT / "out"
+    voice: str = "auto"
+    burn_captions: bool = False
+    clips: bool = False
+    clip_format: str | None = None
+    slides: bool = False
+    name: str | None = None
+    scheduler: str | None = None     # a dask scheduler's address, local:N, or None (the local pool)
+    jobs: int | None = None
+    force: bool = False
+    service: object = field(default=None, repr=False, compare=False)   # the speech service `voice` names
+
+    @property
+    def kit_format(self) -> str:
+        return self.clip_format or "mp4"
+
+    def writes(self) -> tuple:
+        """What decides the folder its files go to."""
+        return (str(self.out), self.prompt, self.weights, self.quality)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a request
+
+def chapter_number(value, known: dict[str, str]) -> str | None:
+    """'2', 2, 'ch02', ' 02 ' -> '02' when that chapter exists, else None (the one chapter rule)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    c = str(value).strip().lower().removeprefix("ch")
+    c = c.zfill(2) if c.isdigit() else c
+    return c if c in known else None
+
+
+@dataclass
+class Spelling:
+    """How the place a request came from names its options, for the problems' wording."""
+    name: Callable[[str], str]          # key -> how the user wrote it ("--clip-format", "clip_format")
+    on: Callable[[str], str]            # key -> how to turn a flag on ("--clips", "clips = true")
+
+
+CLI = Spelling(name=lambda k: BY_KEY[k].flag if k in BY_KEY else k, on=lambda k: BY_KEY[k].flag)
+MANIFEST = Spelling(name=lambda k: k, on=lambda k: f"{k} = true")
+
+
+def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: dict | None = None,
+             needs_chapters: bool = True) -> tuple[Request | None, list[tuple[str, str]]]:
+    """The request `raw` describes and every problem in it, as (key, message); the request is
+    None when there is a problem. `base` is the folder relative paths start from; `services`
+    memoises speech services by spec (one voice is checked once however many jobs use it)."""
+    from voiceover import services as voices        # noqa: PLC0415 - speech services: only when validating
+    problems: list[tuple[str, str]] = []
+    known = titles()
+    services = {} if services is None else services
+
+    def problem(key: str, message: str):
+        problems.append((key, message))
+
+    for key in raw:
+        if key not in BY_KEY or not (BY_KEY[key].manifest if spelling is MANIFEST else True):
+            keys = MANIFEST_KEYS if spelling is MANIFEST else tuple(BY_KEY)
+            near = difflib.get_close_matches(key, keys, n=1)
+            problem(key, "unknown key" + (f" (did you mean {near[0]!r}?)" if near else f"; known keys: {', '.join(keys)}"))
+    v = {o.key: raw.get(o.key, o.default) for o in OPTIONS}
+
+    def text(key: str, required: bool = False) -> str | None:
+        value = v[key]
+        if value is None:
+            if required:
+                problem(key, "missing")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            problem(key, f"must be a non-empty string (got {value!r})")
+            return None
+        return value
+
+    def flag(key: str) -> bool:
+        if not isinstance(v[key], bool):
+            problem(key, f"must be true or false (got {v[key]!r})")
+            return False
+        return v[key]
+
+    def choice(key: str) -> str | None:
+        value, options = v[key], BY_KEY[key].choices
+        if value is not None and value not in options:
+            problem(key, f"must be one of {', '.join(options)} (got {value!r})")
+            return None
+        return value
+
+    req = Request(name=text("name"), quality=choice("quality") or "low", burn_captions=flag("burn_captions"),
+                  clips=flag("clips"), slides=flag("slides"), force=flag("force"))
+    req.prompt = text("prompt", required=True) or ""
+    if v["prompt"] is not None and req.prompt:
+        try:
+            extract.validate_prompt(req.prompt)
+        except ExtractError as exc:
+            problem("prompt", str(exc))
+
+    raw_chapters = v["chapters"]
+    if raw_chapters in (None, [], ""):
+        if needs_chapters:
+            problem("chapters", 'missing: a list such as ["00", "02"], or "all"' if spelling is MANIFEST else
+                    "say what to render: --chapter NN, --all, --inspect or --list (see --help)")
+    elif raw_chapters == "all":
+        req.chapters, req.all = list(known), True
+    elif isinstance(raw_chapters, list):
+        for c in raw_chapters:
+            found = chapter_number(c, known)
+            if found is None:
+                listing = ", ".join(f"{k} ({t})" for k, t in known.items())
+                problem("chapters", f"there is no chapter {c!r}. Chapters that exist: {listing}")
+            elif found in req.chapters:
+                problem("chapters", f"chapter {found} is listed twice")
+            else:
+                req.chapters.append(found)
+        req.chapters.sort()
+    else:
+        problem("chapters", f'must be a non-empty list of chapter numbers or "all" (got {raw_chapters!r})')
+
+    weights = text("weights")
+    if weights is not None:
+        if weights in WEIGHT_NAMES:
+            req.weights = weights
+        elif (base / Path(weights).expanduser()).is_dir():
+            req.weights = str((base / Path(weights).expanduser()).resolve())
+        else:
+            problem("weights", f"must be {', '.join(WEIGHT_NAMES)} or a directory of GPT-2 weights (got {weights!r})")
+    watch = v["watch"]
+    if watch is not None:
+        if not isinstance(watch, str):
+            problem("watch", f"must be a string: one GPT-2 token such as \" mat\", or \"none\" (got {watch!r})")
+        else:
+            try:
+                extract.watch_token(req.prompt, watch)
+                req.watch = watch
+            except ExtractError as exc:
+                problem("watch", str(exc))
+
+    req.scheduler = text("scheduler")
+    if v["bundle"] is not None:
+        req.bundle = Path(v["bundle"])
+    out = text("out")
+    if out is not None:
+        given = Path(out).expanduser()
+        req.out = given if given.is_absolute() else (base / given).resolve()
+    if v["jobs"] is not None:
+        if isinstance(v["jobs"], bool) or not isinstance(v["jobs"], int) or v["jobs"] < 1:
+            problem("jobs", f"must be at least 1 (got {v['jobs']})")
+        else:
+            req.jobs = v["jobs"]
+
+    req.clip_format = choice("clip_format")
+    if v["clip_format"] is not None and not (req.clips or req.slides):
+        problem("clip_format", f"needs {spelling.on('clips')} or {spelling.on('slides')}")
+    if (req.clips or req.slides) and not req.chapters and not any(k == "chapters" for k, _ in problems):
+        problem("clips" if req.clips else "slides", "the lecture kit needs chapters to cut: "
+                + ("--chapter NN or --all" if spelling is CLI else "a chapters list"))
+
+    voice = text("voice")
+    if voice is not None and (needs_chapters or raw_chapters not in (None, [], "")):   # a voice only to speak
+        req.voice = voice
+        if voice not in services:
+            try:
+                services[voice] = voices.make_service(voice)
+            except voices.VoiceError as exc:
+                services[voice] = exc
+                problem("voice", f"{voice}: {exc}")
+        elif isinstance(services[voice], Exception):
+            problem("voice", f"{voice}: cannot be used (see above)")
+        req.service = services[voice] if not isinstance(services[voice], Exception) else None
+    return (None if problems else req), problems
+
+
+class RequestError(ValueError):
+    """Every problem of a command line, one a line."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        lines = [f"{CLI.name(k)}: {m}" if k != "chapters" else m for k, m in problems]
+        super().__init__(lines[0] if len(lines) == 1 else
+                         f"{len(lines)} problems, nothing rendered: " + "; ".join(lines))
+
+
+def add_arguments(parser: argparse.ArgumentParser):
+    """Every request option of OPTIONS as a flag of render.py (--chapter/--all are render.py's own)."""
+    for o in OPTIONS:
+        if not o.cli:
+            continue
+        help_text = o.help.replace("`", "").replace("%", "%%")    # argparse formats help with %
+        if o.kind == "flag":
+            parser.add_argument(o.flag, action="store_true", default=None, help=help_text)
+        elif o.kind == "count":
+            parser.add_argument(o.flag, type=int, metavar=o.metavar, help=help_text)
+        else:
+            metavar = o.metavar or ("|".join(o.choices) if o.choices else None)
+            parser.add_argument(o.flag, metavar=metavar, type=str, help=help_text)
+
+
+def from_args(args: argparse.Namespace, *, needs_chapters: bool = True) -> Request:
+    """The request render.py's command line describes; RequestError with every problem. (The
+    user defaults an Option names in `env` are filled in by render.py, at the edge.)"""
+    raw = {o.key: getattr(args, o.key) for o in OPTIONS if o.cli and getattr(args, o.key, None) is not None}
+    if getattr(args, "all", False):
+        raw["chapters"] = "all"
+    elif getattr(args, "chapter", None):
+        raw["chapters"] = [c for c in args.chapter.split(",") if c.strip()] or [args.chapter]
+    raw["out"] = str(Path(raw["out"]).expanduser().absolute()) if "out" in raw else str(ROOT / "out")
+    req, problems = validate(raw, Path.cwd(), spelling=CLI, needs_chapters=needs_chapters)
+    if problems:
+        raise RequestError(problems)
+    return req
+
+
+def from_argv(argv: list[str]) -> Request:
+    """The request a render.py command line describes (benches plan what they run with it)."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--chapter")
+    p.add_argument("--all", action="store_true")
+    add_arguments(p)
+    return from_args(p.parse_args(argv))
+
+
+# ---------------------------------------------------------------------------------------
+# What the build is told
+
+def get_bundle(req: Request, log: Callable[[str], None]):
+    """The bundle the request names: --bundle as it is, else extracted (or reused) for prompt,
+    weights and watch token."""
+    from data import bundle as bundle_io     # noqa: PLC0415 - only when a bundle is needed
+    if req.bundle is not None:
+        return bundle_io.load(req.bundle)
+    return extract.extract(req.prompt, req.weights, log=log, watch=req.watch)
+
+
+def build_options(req: Request, **how):
+    """The BuildOptions a request asks for (the one place they are made); `how` adds how to run
+    it: executor, progress, on_scene, log."""
+    from film.jobs import BuildOptions       # noqa: PLC0415 - film.jobs reads the voice scripts' keys
+    service = req.service
+    return BuildOptions(quality=req.quality, out=req.out, jobs=req.jobs, voice=service, force=req.force,
+                        burn_captions=req.burn_captions, **how)
+
+
+@dataclass
+class Produced:
+    results: list                    # ChapterResult per chapter
+    film: Path | None                # the joined film (--all)
+    kit: list[Path]                  # every lecture-kit file
+    shown: list[Path]                # what a log names: the chapters, the film, the kit's indexes
+
+
+def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda line: None) -> Produced:
+    """Build the request's chapters (film/build.py), the film for --all, and the lecture kit."""
+    from film import build                   # noqa: PLC0415 - the build: only when something renders
+    from film.jobs import destination        # noqa: PLC0415
+    results = build.render(req.chapters, bundle, options)
+    film = build.join_film(results, destination(req.out, bundle, req.quality)) \
+        if req.all and len(results) > 1 else None
+    kit, shown = lecture_kit(req, results, log)
+    return Produced(results, film, kit, [r.final for r in results] + ([film] if film else []) + shown)
+
+
+def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list[Path], list[Path]]:
+    """clips / slides (film/clips.py, film/slides.py), cut from the chapters just joined:
+    (every file, the indexes worth naming in a log)."""
+    if not (req.clips or req.slides):
+        return [], []
+    from film import slides                  # noqa: PLC0415 - the deck (python-pptx): only when asked for
+    fmt = req.kit_format
+    files: list[Path] = []
+    shown: list[Path] = []
+    if req.clips:
+        for r in results:
+            cs = clips.write_clips(r, fmt)
+            log(f"chapter {r.chapter}: {len(cs.entries)} {fmt} clips, {cs.cut} cut, {cs.kept} unchanged")
+            files += [cs.path(e) for e in cs.entries]
+        index = results[0].final.parent / clips.FOLDER / clips.INDEX
+        files.append(index)
+        shown.append(index)
+    if req.slides:
+        deck = slides.write_deck(results, fmt)
+        log(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
+        files += [deck.html, deck.pptx]
+        shown += [deck.html, deck.pptx]
+    return files, shown
+
+
+# ---------------------------------------------------------------------------------------
+# The docs' table
+
+def markdown_table() -> str:
+    """README's option table, from OPTIONS (tests/test_request.py keeps README in step)."""
+    rows = ["| option | meaning |", "| --- | --- |"]
+    for o in OPTIONS:
+        if o.key == "chapters":
+            rows.append(f"| `--chapter NN` / `--all` | {o.help} |")
+        elif o.cli:
+            arg = "" if o.kind == "flag" else " " + (o.metavar or "|".join(o.choices)).replace("|", "\\|")
+            rows.append(f"| `{o.flag}{arg}` | {o.help} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--markdown"]:
+        print(markdown_table())
+    else:
+        raise SystemExit("usage: python -m film.request --markdown   (prints README's option table)")
