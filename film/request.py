@@ -411,7 +411,8 @@ def markdown_table() -> str:
         elif o.cli:
             arg = "" if o.kind == "flag" else " " + (o.metavar or "|".join(o.choices)).replace("|", "\\|")
             rows.append(f"| `{o.flag}{arg}` | {o.help} |")
-    return "\n".join(rows)
+    keys = ", ".join(f"`{k}`" for k in MANIFEST_KEYS)
+    return "\n".join(rows) + f"\n\nA course manifest's `[[job]]` (`--batch`, film/batch.py) takes the keys {keys}."
 
 
 if __name__ == "__main__":

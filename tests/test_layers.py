@@ -13,7 +13,8 @@ import pytest
 from data.chapters import CHAPTERS, titles
 
 ROOT = Path(__file__).resolve().parents[1]
-ABOVE = {"data": ("voiceover", "scenes", "film", "render"), "voiceover": ("scenes", "film", "render")}
+LAYERS = ("render", "film", "scenes", "voiceover", "data")          # top to bottom
+ABOVE = {layer: LAYERS[:i] for i, layer in enumerate(LAYERS) if i}  # what each layer must not import
 
 
 def imported(path: Path) -> set[str]:
@@ -31,11 +32,25 @@ def tops(names: set[str]) -> set[str]:
     return {n.split(".")[0] for n in names}
 
 
+def upward_imports(layer: str, root: Path = ROOT) -> dict[str, list[str]]:
+    """Files of `layer` that import a layer above it: path -> those layers."""
+    bad = {str(p.relative_to(root)): sorted(tops(imported(p)) & set(ABOVE[layer]))
+           for p in sorted((root / layer).rglob("*.py"))}
+    return {p: b for p, b in bad.items() if b}
+
+
 @pytest.mark.parametrize("layer", sorted(ABOVE))
 def test_lower_layers_import_nothing_above_them(layer):
-    bad = {str(p.relative_to(ROOT)): sorted(tops(imported(p)) & set(ABOVE[layer]))
-           for p in sorted((ROOT / layer).rglob("*.py"))}
-    assert {p: b for p, b in bad.items() if b} == {}
+    assert upward_imports(layer) == {}
+
+
+def test_every_layer_is_checked_and_an_upward_import_is_caught(tmp_path):
+    packages = {p.parent.name for p in ROOT.glob("*/__init__.py")} - {"tests"}
+    assert packages <= set(LAYERS), f"a package with no place in the layers: {packages - set(LAYERS)}"
+    for i, layer in enumerate(LAYERS[1:], 1):            # scenes importing film, data importing voiceover, ...
+        (tmp_path / layer).mkdir()
+        (tmp_path / layer / "m.py").write_text(f"def f():\n    from {LAYERS[i - 1]}.x import y\n")
+        assert upward_imports(layer, tmp_path) == {f"{layer}/m.py": [LAYERS[i - 1]]}
 
 
 def test_scenes_read_facts_from_data_not_from_the_narration():
