@@ -210,11 +210,17 @@ class ChapterScene(VoiceoverScene):
         self.timeline.append((start, self.time, all(isinstance(a, Wait) for a in animations)))
         return result
 
-    def pay(self, key: str, run_time: float = 1.5, through: str | None = None):
-        """Play the meter running up to the ledger total after `key` (or after `through`)."""
-        entry = self.ledger[key]
-        target = self.ledger.after(through or key)
-        self.play(*self.meter.pay(target, entry.step), run_time=run_time)
+    def pay(self, key: str, *alongside, run_time: float = 1.5, through: str | None = None, step: str | None = None):
+        """The one way a scene moves the meter: play it running up to the ledger total after `key` (or
+        after `through`: several entries at once), its step line saying the entry's step (or `step`).
+        `alongside` are animations played with it, before the meter's (the thing being paid for)."""
+        self.pay_total(self.ledger.after(through or key), step or self.ledger[key].step, *alongside,
+                       run_time=run_time)
+
+    def pay_total(self, total: int, step: str, *alongside, run_time: float = 1.5):
+        """pay() for a total that no single ledger entry ends at, worked out from the ledger by the
+        scene (chapter 06's passes, each a whole ledger; chapter 03's lens adds nothing)."""
+        self.play(*alongside, *self.meter.pay(total, step, run_time=run_time), run_time=run_time)
 
     def write_cues(self):
         out = os.environ.get(CUES_ENV)

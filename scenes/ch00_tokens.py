@@ -170,8 +170,7 @@ class Prompt(TokensScene):
             i = find(beat, "meter")
             wait_until(beat, i, 0.0)
             run = beat.span(i, 0.3)
-            self.play(FadeOut(list_glow), FadeIn(ring),
-                      *self.meter.pay(self.ledger.after("tokens"), self.ledger["tokens"].step, run_time=run), run_time=run)
+            self.pay("tokens", FadeOut(list_glow), FadeIn(ring), run_time=run)
             say(self, beat, (("arithmetic",), 0.45), FadeIn(zero, shift=UP * 0.1), FadeOut(ring))
 
 

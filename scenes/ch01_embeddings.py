@@ -174,8 +174,7 @@ class Lookup(EmbeddingScene):
             ring = glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)
             wait_until(beat, *said(beat, "meter"))
             run = beat.span(find(beat, "meter"), 0.4)
-            self.play(FadeIn(ring), *self.meter.pay(self.ledger.after("embed"), self.ledger["embed"].step, run_time=run),
-                      run_time=run)
+            self.pay("embed", FadeIn(ring), run_time=run)
 
 
 class Meaning(EmbeddingScene):
@@ -332,9 +331,7 @@ class Positions(EmbeddingScene):
             wait_until(beat, i, 0.45)
             run = beat.span(i, 0.4)
             lit.add(glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15))
-            self.play(FadeIn(lit[1]),
-                      *self.meter.pay(self.ledger.after("positions"), self.ledger["positions"].step, run_time=run),
-                      run_time=run)
+            self.pay("positions", FadeIn(lit[1]), run_time=run)
         with self.beat("tables") as beat:
             self.play(FadeOut(group), FadeOut(lit), run_time=beat.share(0.1))
             Pn, Dn = f["P_shown"], f["d_shown"]

@@ -500,9 +500,8 @@ class Climb(StackScene):
             budget = max(0.15 * (L - 1), beat.end_of(i) - beat.elapsed - 0.2)
             for l, w in zip(range(1, L), weights):
                 rt = max(0.15, budget * w / sum(weights))
-                target = led.after(f"L{l}.mlp_down")
-                self.play(*self.meter.pay(target, f"layer {l + 1} of {L}", run_time=rt), *lit(stack[l]),
-                          FadeIn(flop_tags[l]), run_time=rt)
+                self.pay(f"L{l}.qkv", *lit(stack[l]), FadeIn(flop_tags[l]), through=f"L{l}.mlp_down",
+                         step=f"layer {l + 1} of {L}", run_time=rt)     # the whole layer at once
         with self.beat("climb_total") as beat:
             per = led.layer_flops(0)
             total = led.after(f"L{L - 1}.mlp_down")
@@ -611,8 +610,8 @@ class Lens(StackScene):
             # "… costs nothing on the meter": the meter's step line says what the lens costs
             i = beat.find("nothing on the meter")
             beat.wait_for(i)
-            self.play(*self.meter.pay(self.meter.value, "logit lens: a look inside, +0"),
-                      Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.8))
+            self.pay_total(self.meter.value, "logit lens: a look inside, +0",
+                           Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.8))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

@@ -40,9 +40,6 @@ class LoopChapter(ChapterScene):
         keep = {id(m) for m in (self.meter, self.heading, getattr(self, "random_mark", None))}
         return FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep]))
 
-    def pay_to(self, target: int, step: str, run_time: float):
-        self.play(*self.meter.pay(target, step, run_time=run_time), run_time=run_time)
-
 
 class Loop(LoopChapter):
     """Append the pick, run the whole pass again: generated steps from the bundle."""
@@ -122,8 +119,8 @@ class Loop(LoopChapter):
                 total += s["full"]
                 wait_until(beat, i, 0.3 + 0.65 * k / n)
                 run = min(1.2, beat.span(i, 0.6 / n))
-                self.play(FadeIn(row[5], shift=LEFT * 0.1), FadeIn(glow(row[5], color=S.FLOPS, buff=0.06, opacity=0.15)),
-                          *self.meter.pay(total, f"pass over {s['context']} tokens", run_time=run), run_time=run)
+                self.pay_total(total, f"pass over {s['context']} tokens", FadeIn(row[5], shift=LEFT * 0.1),
+                               FadeIn(glow(row[5], color=S.FLOPS, buff=0.06, opacity=0.15)), run_time=run)
 
 
 class Cache(LoopChapter):
