@@ -4,8 +4,10 @@
     results = render(["02", "03"], bundle, BuildOptions(quality="low", out=Path("out"), jobs=2))
 
 * Every scene of every requested chapter is one job (film/jobs.py), run as its own process
-  (`python -m film.render_job`, film/runner.py), at most `jobs` at a time (default: the cores
-  this process may use), longest first by the times recorded in earlier runs.
+  (`python -m film.render_job`, film/runner.py) on an executor (film/executors.py): the one
+  BuildOptions.executor names, else a local pool of `jobs` processes at a time (default: the
+  cores this process may use) opened for this build; longest first by the times recorded in
+  earlier runs.
 * Every job has a cache key (film/keys.py: the bundle, the quality, the scene's code and the
   code it imports, the lines it speaks and the voice, the tool versions). A scene whose key
   was rendered before is not rendered again; a chapter whose scenes all hit and whose joined
@@ -32,10 +34,11 @@ from pathlib import Path
 from typing import Callable
 
 from data.files import FolderLock, write_json
+from film.errors import PipelineError
+from film.executors import LocalExecutor
 from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
 from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
-from film.keys import PipelineError
-from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, default_jobs, media_prefix, media_root
+from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, media_prefix, media_root
 
 __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
 
@@ -99,7 +102,6 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,
             log: Callable[[str], None]) -> list[ChapterResult]:
     titles = o.chapter_titles()
-    jobs = o.jobs or default_jobs()
     voiced = o.is_voiced
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)
@@ -135,7 +137,7 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
     # process to finish is a short one
     todo.sort(key=lambda j: -timings.get(j.label, float("inf")))
 
-    runner = Runner(bundle.path, o.quality, o.voice, o.env, o.command)
+    runner = Runner(bundle.path, o.quality, o.voice_spec, o.env, o.command)
     chapter_results: dict[str, ChapterResult] = {}
     failure: PipelineError | None = None
 
@@ -153,10 +155,12 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
         if all(results[c]):
             finish_chapter(c)
     if todo:
-        pool = cf.ThreadPoolExecutor(max_workers=min(jobs, len(todo)), thread_name_prefix="scene")
-        # an executor (film/executors.py: a shared pool, a dask cluster) or this build's own pool
-        futures = {(o.executor.submit(runner, job) if o.executor else pool.submit(runner.run, job)): job for job in todo}
+        # the executor given (film/executors.py: a pool shared by a batch, a dask cluster), else
+        # a local pool of this build's own
+        own = o.executor is None
+        executor = LocalExecutor(o.jobs) if own else o.executor
         try:
+            futures = {executor.submit(runner, job): job for job in todo}
             for fut in cf.as_completed(futures):
                 job = futures[fut]
                 try:
@@ -164,8 +168,7 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
                 except PipelineError as exc:
                     if failure is None:
                         failure = exc
-                        runner.stopping = True       # let running scenes finish; start no more
-                        for f in futures:
+                        for f in futures:    # start no more; a running scene finishes (and is kept)
                             f.cancel()
                     continue
                 except cf.CancelledError:
@@ -175,11 +178,14 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
                 known(r)
                 if failure is None and all(results[job.chapter]):
                     finish_chapter(job.chapter)
-        except BaseException:
-            runner.stop()
+        except BaseException as exc:
+            # an error stops this build's own pool; an interrupt stops the executor given too
+            if own or not isinstance(exc, Exception):
+                executor.stop()
             raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            if own:
+                executor.shutdown(wait=True, cancel_futures=True)
             write_json(timings_path, timings)
     if failure is not None:
         raise failure

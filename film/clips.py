@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from data.files import replace_together, write_json
+from film.errors import PipelineError
 from film.jobs import ChapterResult
-from film.keys import PipelineError, sha
+from film.keys import sha
 from voiceover import audio, captions
 from voiceover.media import MediaError, run_ffmpeg, stream_seconds, video_facts
 

@@ -33,10 +33,10 @@ class BuildOptions:
     quality: str = "low"
     out: Path = keys.ROOT / "out"
     jobs: int | None = None          # scenes rendered at once (None: every core this process may use)
-    voice: str | None = None         # the voice spec the scene processes narrate with ($ONEPASS_VOICE)
-    voice_service: object = None     # the speech service made from it, if the caller made one: its
-                                     # per-line cache keys go into the scene keys
-    voiced: bool | None = None       # the chapter gets a narration track (None: the voice is not silent)
+    voice: object = None             # the speech service (voiceover/services.py) the scenes narrate with:
+                                     # its `spec` goes to every scene process, its per-line cache keys
+                                     # into the scene keys, and unless it is `silent` the chapter gets a
+                                     # narration track (None: silent)
     force: bool = False              # re-render every scene and re-join every chapter
     burn_captions: bool = False      # also draw the captions into the picture
     env: dict | None = None          # the scene processes' environment (None: this one)
@@ -44,7 +44,8 @@ class BuildOptions:
     on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
     log: Callable[[str], None] | None = None   # a line for the user: a damaged cache entry, waiting for another
                                                # run's lock, leftovers of a killed run removed (None: stderr)
-    executor: object = None          # where scenes render (film/executors.py; None: this build's own pool)
+    executor: object = None          # where scenes render (film/executors.py; None: a LocalExecutor of
+                                     # `jobs` processes this build opens and closes)
     # where the chapters come from (defaults: data/chapters.py and this project); tests point
     # these at a throwaway project
     titles: dict[str, str] | None = None                   # chapter -> title
@@ -61,10 +62,14 @@ class BuildOptions:
         return self.modules[chapter] if self.modules is not None else CHAPTERS[chapter].module
 
     @property
+    def voice_spec(self) -> str:
+        """The --voice spec that makes the same voice in a scene process."""
+        return self.voice.spec if self.voice is not None else "none"
+
+    @property
     def is_voiced(self) -> bool:
-        if self.voiced is not None:
-            return self.voiced
-        return not getattr(self.voice_service, "silent", self.voice in (None, "none", "silent"))
+        """The chapter gets a narration track."""
+        return self.voice is not None and not self.voice.silent
 
 
 @dataclass
@@ -186,7 +191,7 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
         deps = {name: keys.code_fingerprint(p, name, o.root) for name, p in sorted(dep_paths.items())
                 if name != src.module}
         shared = keys.shared_beats({n: p for n, p in dep_paths.items() if n != src.module}, o.root)
-        line_keys = keys.voice_line_keys(chapter, o.lines_of(chapter, bundle), o.voice, o.voice_service)
+        line_keys = keys.voice_line_keys(chapter, o.lines_of(chapter, bundle), o.voice)
         name = chapter_file(chapter, titles[chapter])
         jobs[chapter] = [
             SceneJob(chapter, scene, i, key := keys.scene_key(bundle_id=bundle_id, quality=o.quality, chapter=chapter,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from data.bundle import sha256_file
 from data.files import FolderLock, discard, replace_together, temp_name, write_json
+from film.errors import PipelineError
 from film.jobs import ChapterResult, SceneResult, chapter_file
-from film.keys import PipelineError
 from voiceover import captions, mixdown
 from voiceover.media import MediaError, decode_problems, run_ffmpeg, stream_seconds, video_facts, write_ffconcat
 

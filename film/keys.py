@@ -12,8 +12,8 @@ A scene's key (`scene_key`) covers:
     and the chapter's narration script, each compared as its syntax tree (comments and
     formatting do not count);
   - the narration lines the scene speaks, as spoken for this bundle, and the voice (the
-    speech service's own per-line key when the caller has a service: text, voice, settings,
-    mastering, recorded clip; else the text and the voice spec);
+    speech service's own per-line key: text, voice, settings, mastering, recorded clip; the
+    text alone without a service, i.e. silent);
   - manim's and Python's versions and PIPELINE_VERSION.
 Editing one scene's class or one narration line re-renders that scene only.
 
@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from film.errors import PipelineError
 from voiceover.script import line_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,11 +53,6 @@ ALWAYS = ("film.render_job",)
 # narration scripts: their LINES assignment is left out of their code fingerprint
 NARRATION_PACKAGE = "voiceover.scripts"
 NARRATION_NAME = "LINES"
-
-
-class PipelineError(RuntimeError):
-    """A scene failed to render, a chapter failed to join, or a source file breaks a convention
-    the cache key relies on; the message says which and why."""
 
 
 def sha(obj) -> str:
@@ -336,14 +332,13 @@ def tool_versions() -> dict:
             "pipeline": PIPELINE_VERSION}
 
 
-def voice_line_keys(chapter: str, lines: dict[str, str], voice: str | None, service=None) -> dict[str, object]:
-    """beat -> what the spoken line depends on: the speech service's own cache key when the
-    caller made one (text, voice, settings, mastering, recorded clip), else the text and the
-    voice spec (how a service turns them into sound is code, keyed as such)."""
+def voice_line_keys(chapter: str, lines: dict[str, str], service=None) -> dict[str, object]:
+    """beat -> what the spoken line depends on: the speech service's own cache key (text, voice,
+    settings, mastering, recorded clip); without a service (silent), the text."""
     if service is not None:
         return {beat: service.cache_key(" ".join(text.split()), line_id(chapter, beat))
                 for beat, text in lines.items()}
-    return {beat: {"text": text, "voice": voice} for beat, text in lines.items()}
+    return {beat: {"text": text, "voice": None} for beat, text in lines.items()}
 
 
 def scene_key(*, bundle_id: dict, quality: str, chapter: str, scene: str, src: ChapterSource,

@@ -1,7 +1,11 @@
 """Render one scene of one chapter into one MP4 (run as its own process by film/runner.py).
 
     python -m film.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
-        --out path/scene.mp4 [--cues path/scene.json] [--media /tmp/onepass-media-TAG-]
+        --out path/scene.mp4 [--cues path/scene.json] [--voice SPEC] [--media /tmp/onepass-media-TAG-]
+
+Every scene input is an argument (bundle, cues, voice: scenes.base.SceneInputs; the quality),
+none is read from the environment. --voice is a `render.py --voice` spec (default none: silent,
+timed at the estimated speaking rate).
 
 Manim works in a fresh folder named `<--media>XXXX` (default: the system temp folder's
 `onepass-media-XXXX`), never under the user's output path (manim's own concat listing does
@@ -19,6 +23,7 @@ from pathlib import Path
 
 from manim import tempconfig
 
+from scenes.base import SceneInputs
 from scenes.registry import scenes_of
 from scenes.text import enable_text_cache
 
@@ -37,10 +42,8 @@ def _terminated(signum, frame):
 
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
-                 media_prefix: str | None = None) -> Path:
-    os.environ["ONEPASS_BUNDLE"] = str(bundle)
-    if cues is not None:
-        os.environ["ONEPASS_CUES"] = str(cues)
+                 media_prefix: str | None = None, voice: str = "none") -> Path:
+    inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice)
     enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
@@ -56,7 +59,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                          "output_file": scene, "background_color": "#0E1117",
                          "video_encoder_options": ENCODER_OPTIONS}):
-            instance = classes[scene]()
+            instance = classes[scene](inputs)
             instance.render()
             movie = Path(instance.renderer.file_writer.movie_file_path)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
@@ -80,10 +83,11 @@ def main(argv=None) -> int:
     p.add_argument("--quality", default="low", choices=sorted(QUALITY))
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--cues", type=Path)
+    p.add_argument("--voice", default="none", help="the narration voice, a render.py --voice spec (default: none)")
     p.add_argument("--media", help="prefix (folder + name start) of manim's temporary media folder")
     a = p.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminated)
-    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media)
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice)
     return 0
 
 

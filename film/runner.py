@@ -17,7 +17,8 @@ from typing import Callable
 from data.bundle import sha256_file
 from data.files import replace_together, write_json
 from film.jobs import SceneJob, SceneResult
-from film.keys import ROOT, PipelineError
+from film.errors import PipelineError
+from film.keys import ROOT
 from voiceover.media import video_facts
 
 
@@ -48,17 +49,34 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def child_env(base: dict | None = None, settings: dict | None = None) -> dict:
+    """A scene process's environment: `base`, else this process's own (what any child process
+    inherits), with the process `settings` given (None removes a variable) and unbuffered output.
+    Process settings only (thread counts): every scene input is an argument of film.render_job."""
+    env = dict(os.environ if base is None else base)
+    for k, v in (settings or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
 class Runner:
     """Runs scene jobs in child processes (the caller decides how many at once); remembers
-    them to stop them."""
+    them to stop them. A Runner is called with a job (`runner(job)`: `run`), so an executor
+    runs a scene as `executor.submit(runner, job)` (film/executors.py).
+
+    Every scene input is an argument of the scene process (film/render_job.py): the bundle, the
+    quality, the voice spec (`voice`, None: silent) and where the cues go. `env` is the
+    process's environment (None: this one's), never a scene input."""
 
     def __init__(self, bundle_path: Path, quality: str, voice: str | None, env: dict | None,
                  command: Callable[[SceneJob, Path], list[str]] | None = None):
         self.bundle_path, self.quality, self.command = bundle_path, quality, command
-        self.env = dict(os.environ if env is None else env)
-        if voice is not None:
-            self.env["ONEPASS_VOICE"] = voice
-        self.env.setdefault("PYTHONUNBUFFERED", "1")
+        self.voice = voice or "none"
+        self.env = child_env(env)
         self.procs: set[subprocess.Popen] = set()
         self.lock = threading.Lock()
         self.stopping = False
@@ -67,8 +85,11 @@ class Runner:
         if self.command:
             return self.command(job, cues)
         return [sys.executable, "-m", "film.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
-                "--scene", job.scene, "--quality", self.quality, "--out", str(job.mp4), "--cues", str(cues),
-                "--media", str(media_root() / media_prefix(job.stem.parent.parent))]
+                "--scene", job.scene, "--quality", self.quality, "--voice", self.voice, "--out", str(job.mp4),
+                "--cues", str(cues), "--media", str(media_root() / media_prefix(job.stem.parent.parent))]
+
+    def __call__(self, job: SceneJob) -> SceneResult:
+        return self.run(job)
 
     def run(self, job: SceneJob) -> SceneResult:
         """Render `job` into a folder of its own (`.scenes/onepass-scene-*`), check what came out,

@@ -1,18 +1,20 @@
 """ChapterScene: the fixed furniture every scene of the film shares.
 
-* loads the bundle named by $ONEPASS_BUNDLE (scenes never run the model)
+* made from its SceneInputs (the bundle, where its cues go, the voice), given explicitly:
+  `Scene(SceneInputs(bundle, cues, voice))` (film/render_job.py); it loads the bundle (scenes
+  never run the model)
 * chapter title top-left, Σ FLOPs meter top-right, the bottom band kept for captions
 * a visible "random weights" mark when the bundle is synthetic
-* beat(): one narration line per beat, spoken by the voice in $ONEPASS_VOICE (manim-voiceover;
-  silent by default); the animations inside run while it is spoken and the beat waits for the
+* beat(): one narration line per beat, spoken by the inputs' voice (manim-voiceover; silent
+  by default); the animations inside run while it is spoken and the beat waits for the
   line to end; each sentence's (start, end, text) and the clip are recorded as cues for
   captions and the chapter's audio track
 """
 from __future__ import annotations
 
 import json
-import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Wait, Write, config
@@ -28,8 +30,13 @@ from scenes.meter import FlopsMeter
 from scenes.text import fit_width, label
 from voiceover import script
 
-BUNDLE_ENV = "ONEPASS_BUNDLE"
-CUES_ENV = "ONEPASS_CUES"
+
+@dataclass(frozen=True)
+class SceneInputs:
+    """Everything a scene is rendered from besides its code and manim's config (the quality)."""
+    bundle: Path                  # the bundle folder (data/bundle.py)
+    cues: Path | None = None      # where write_cues() puts the cues (None: nowhere)
+    voice: str = "none"           # the narration voice, a `render.py --voice` spec (none: silent)
 
 
 class Beat:
@@ -93,6 +100,11 @@ class ChapterScene(VoiceoverScene):
     meter_start: str | None = None   # the default meter_opening: the ledger total before this key
     show_title: bool = False         # only a chapter's first scene shows the big title card
 
+    def __init__(self, inputs: SceneInputs, **kwargs):
+        """`inputs`: what this scene renders from; `kwargs`: manim's Scene arguments."""
+        self.inputs = inputs          # before manim's set-up, which calls setup()
+        super().__init__(**kwargs)
+
     @property
     def title(self) -> str:
         """The chapter's title, as data/chapters.py names it (one source for scenes, files and --list)."""
@@ -101,14 +113,11 @@ class ChapterScene(VoiceoverScene):
     def setup(self):
         config.background_color = S.BACKGROUND
         self.camera.background_color = S.BACKGROUND
-        path = os.environ.get(BUNDLE_ENV)
-        if not path:
-            raise RuntimeError(f"set {BUNDLE_ENV} to a bundle directory (render.py does this)")
-        self.bundle = bundle_io.load(Path(path))
+        self.bundle = bundle_io.load(Path(self.inputs.bundle))
         self.ledger = self.bundle.ledger()
         self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger)
         self.cues: list[dict] = []
-        self.set_speech_service(services.from_env(), create_subcaption=False)
+        self.set_speech_service(services.make_service(self.inputs.voice), create_subcaption=False)
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
         self.timeline: list[tuple[float, float, bool]] = []   # every play: (start, end, only waited)
 
@@ -223,6 +232,6 @@ class ChapterScene(VoiceoverScene):
         self.play(*alongside, *self.meter.pay(total, step, run_time=run_time), run_time=run_time)
 
     def write_cues(self):
-        out = os.environ.get(CUES_ENV)
-        if out:
+        out = self.inputs.cues
+        if out is not None:
             Path(out).write_text(json.dumps(self.cues, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -101,9 +100,9 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
     def recording_init(self, text, *args, **kwargs):
         built.append(text)
         original_init(self, text, *args, **kwargs)
+    from scenes.base import SceneInputs
     from scenes.registry import scenes_of
-    os.environ["ONEPASS_BUNDLE"] = str(bundle.path)
-    os.environ.pop("ONEPASS_CUES", None)
+    inputs = SceneInputs(Path(bundle.path))       # no cues file; the silent voice
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                 "verbosity": "ERROR", "media_dir": _test_media_dir()}
@@ -111,7 +110,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
         settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
     with tempconfig(settings):
         with mock.patch.object(Text, "__init__", recording_init):
-            instance = cls()
+            instance = cls(inputs)
             instance.render()
     instance.built_texts = built
     return instance

@@ -1,7 +1,8 @@
-"""A course in one command (film/batch.py) and scenes on a dask cluster (film/executors.py).
+"""A course in one command (film/batch.py) and scenes on a dask cluster (film/cluster.py).
 
 * The manifest validator reports every problem of a file at once and renders nothing.
-* One executor shared by two builds renders a scene they share once (stand-in renders: seconds).
+* One executor shared by two builds renders a scene they share once (stand-in renders: seconds);
+  an executor is a concurrent.futures Executor.
 * A real LocalCluster (two worker processes) renders chapter 02 from the tiny model while one
   of its workers is killed mid-scene: the MP4 has the same decoded frames as the local
   render, and a second run sends no task. A worker with other code is refused.
@@ -21,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from data import extract  # noqa: E402
-from film import batch, build, executors  # noqa: E402
+from film import batch, build, cluster as film_cluster, executors, identity  # noqa: E402
 from film.jobs import SceneJob  # noqa: E402
 from film.runner import Runner  # noqa: E402
+from tests import cluster_hooks  # noqa: E402
 from tests.test_pipeline import Project  # noqa: E402
 
 
@@ -170,21 +172,31 @@ def kill_marker(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster(kill_marker):
-    """Two worker processes, one scene at a time each; the test-only kill hook is wired (the
-    workers inherit the variable) but armed only when the marker file exists."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv(executors.KILL_ENV, str(kill_marker))
-    try:
-        with executors.DaskExecutor("local:2") as ex:
-            yield ex
-    finally:
-        mp.undo()
+    """Two worker processes, one scene at a time each, with the test's hooks on every worker
+    (tests/cluster_hooks.py: a task count, and a kill armed only when the marker file exists)."""
+    with film_cluster.DaskExecutor("local:2") as ex:
+        ex.client.register_plugin(cluster_hooks.Hooks(str(kill_marker)))
+        yield ex
+
+
+def tasks_run(ex) -> int:
+    """Scene tasks the cluster's workers started since they started."""
+    return sum(ex.client.run(cluster_hooks.tasks_run).values())
+
+
+def test_an_executor_runs_any_callable_as_a_concurrent_futures_executor(cluster):
+    import concurrent.futures as cf
+    with executors.LocalExecutor(2) as local:
+        assert isinstance(local, cf.Executor) and list(local.map(abs, [-1, -2])) == [1, 2]
+    assert isinstance(cluster, cf.Executor) and cluster.submit(sum, [1, 2]).result(timeout=60) == 3
+    with pytest.raises(RuntimeError):
+        local.submit(abs, -1)                    # after shutdown, as any executor
 
 
 def test_worker_with_other_code_is_refused(cluster):
-    request = {"expect": dict(executors.code_identity(), code="0123456789abcdef")}
-    fut = cluster.client.submit(executors.render_task, request, {}, pure=False)
-    with pytest.raises(executors.WorkerMismatch) as err:
+    request = {"expect": dict(identity.code_identity(), code="0123456789abcdef")}
+    fut = cluster.client.submit(film_cluster.render_task, request, {}, pure=False)
+    with pytest.raises(identity.WorkerMismatch) as err:
         fut.result()
     message = str(err.value.args[0])
     assert "refused" in message and "scene code" in message and "client: 0123456789abcdef" in message
@@ -222,7 +234,7 @@ def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, t
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
             Client(lc, set_as_default=False, timeout=3) as client, \
-            executors.DaskExecutor(lc.scheduler_address, client=client) as ex:
+            film_cluster.DaskExecutor(lc.scheduler_address, client=client) as ex:
         runner = Runner(tiny_bundle.path, "low", "none", None)
         job = SceneJob("00", "SameWord", 1, "1" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'1' * 16}")
         # later than the client's own wait (its timeout) and one wait_for_workers round
@@ -252,11 +264,11 @@ def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill
     # a second run: no cached scene is sent again; a scene whose key changed meanwhile (someone
     # edited its code in a shared working tree) is the only kind that may be
     first = {s.job.key for s in remote[0].scenes}
-    sent, ran = cluster.started, cluster.tasks_run()
+    sent, ran = cluster.started, tasks_run(cluster)
     again = build.render(["02"], tiny_bundle, options)
     changed = sum(s.job.key not in first for s in again[0].scenes)
     assert [s.cached for s in again[0].scenes] == [s.job.key in first for s in again[0].scenes]
-    assert (cluster.started - sent, cluster.tasks_run() - ran) == (changed, changed)
+    assert (cluster.started - sent, tasks_run(cluster) - ran) == (changed, changed)
 
 
 def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, monkeypatch, capsys):

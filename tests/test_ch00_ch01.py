@@ -26,7 +26,7 @@ def built(bundle, chapter: str, scene: str):
     from scenes.registry import scenes_of
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     init = cls.__init__
-    with mock.patch.object(cls, "__init__", lambda self, *a, **k: init(self, skip_animations=True)):
+    with mock.patch.object(cls, "__init__", lambda self, inputs, **k: init(self, inputs, skip_animations=True)):
         return build_scene(bundle, chapter, scene)
 
 

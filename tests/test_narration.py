@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,18 +31,13 @@ def fast_build(bundle, chapter: str, scene_name: str, voice: str = "none"):
     """construct() with animations skipped (scene time still advances): cues without frames."""
     from manim import tempconfig
 
+    from scenes.base import SceneInputs
     from scenes.registry import scenes_of
-    os.environ["ONEPASS_BUNDLE"] = str(bundle.path)
-    os.environ.pop("ONEPASS_CUES", None)
-    os.environ[services.VOICE_ENV] = voice
-    try:
-        cls = {c.__name__: c for c in scenes_of(chapter)}[scene_name]
-        with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality",
-                         "progress_bar": "none", "verbosity": "ERROR"}):
-            scene = cls(skip_animations=True)
-            scene.render()
-    finally:
-        os.environ.pop(services.VOICE_ENV, None)
+    cls = {c.__name__: c for c in scenes_of(chapter)}[scene_name]
+    with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality",
+                     "progress_bar": "none", "verbosity": "ERROR"}):
+        scene = cls(SceneInputs(Path(bundle.path), None, voice), skip_animations=True)
+        scene.render()
     return scene
 
 
@@ -236,10 +230,9 @@ def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, v
     from scenes.registry import scenes_of
     from film.render_job import render_scene
     from voiceover import media, mixdown
-    monkeypatch.setenv(services.VOICE_ENV, "espeak")
     scene = [c.__name__ for c in scenes_of("02")][-1]
     mp4, cue_file = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
-    render_scene(tiny_bundle.path, "02", scene, "low", mp4, cue_file)
+    render_scene(tiny_bundle.path, "02", scene, "low", mp4, cue_file, voice="espeak")
     cues = json.loads(cue_file.read_text(encoding="utf-8"))
     final = tmp_path / "ch02.mp4"
     report = mixdown.join([mp4], [cues], final, voiced=True)

@@ -338,9 +338,9 @@ def test_render_job_removes_its_media_folder_when_terminated(tiny_bundle, tmp_pa
     prefix = tmp_path / "media" / "onepass-media-x-"
     prefix.parent.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter",
-                             "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"), "--media", str(prefix)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "ONEPASS_VOICE": "none"})
+                             "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"), "--media", str(prefix),
+                             "--voice", "none"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     for _ in range(1200):
         if list(prefix.parent.iterdir()) or proc.poll() is not None:
             break
@@ -360,9 +360,8 @@ def test_a_quote_in_the_output_path_renders(tiny_bundle, tmp_path):
     folder.mkdir()
     out = folder / "scene.mp4"
     subprocess.run([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter", "00",
-                    "--scene", "SameWord", "--out", str(out), "--cues", str(folder / "cues.json")],
-                   cwd=ROOT, check=True, capture_output=True, env={**os.environ, "ONEPASS_VOICE": "none"},
-                   timeout=300)
+                    "--scene", "SameWord", "--out", str(out), "--cues", str(folder / "cues.json"), "--voice", "none"],
+                   cwd=ROOT, check=True, capture_output=True, timeout=300)
     frames, _ = media.video_facts(out)
     assert frames > 0 and media.decode_problems(out) is None
     assert sorted(p.name for p in folder.iterdir()) == ["cues.json", "scene.mp4"]

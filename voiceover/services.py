@@ -46,7 +46,6 @@ from voiceover import audio, guard
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
-VOICE_ENV = "ONEPASS_VOICE"
 CACHE_ENV = "ONEPASS_VOICE_CACHE"
 RECORDED_EXTS = (".wav", ".flac", ".mp3", ".ogg", ".m4a")
 
@@ -447,8 +446,3 @@ def make_service(spec: str | None) -> OnepassService:
         return PiperService(spec)
     raise VoiceError(f"unknown voice {spec!r}; use auto, piper, piper:PATH.onnx, espeak[:VOICE], festival[:VOICE], "
                      f"recorded[:DIR], {', '.join(NETWORK)} or none")
-
-
-def from_env() -> OnepassService:
-    """The service a scene narrates with: $ONEPASS_VOICE (render.py sets it), silent by default."""
-    return make_service(os.environ.get(VOICE_ENV, "none"))

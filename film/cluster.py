@@ -1,0 +1,316 @@
+"""Scenes on a dask.distributed cluster: DaskExecutor (the client's side) and render_task (the
+worker's). docs/CLUSTER.md is the user's guide.
+
+    with DaskExecutor("local:2") as ex:       # or "tcp://HOST:8786", or an existing client=
+        build.render(chapters, bundle, BuildOptions(..., executor=ex))
+
+* DaskExecutor is a film.executors.Executor (a concurrent.futures Executor; renders shared by
+  cache key): each scene is one task (`retries=1`); any other callable is one task too.
+* The task (`render_task`, on a worker) checks that the worker runs the client's project
+  version, scene code and tools (film/identity.py; refused with WorkerMismatch otherwise),
+  puts the bundle on the worker's disk (`worker_bundle`: sent once per worker, from the
+  client's memory), renders the scene in a child process with the same Runner as a local
+  build, and returns the scene's files as bytes: MP4, cues, and the narration clips the cues
+  name. The client writes them into its own cache (`receive`), so the joins, captions and film
+  run there exactly as after a local render. Cached scenes are never sent (build.render
+  submits only what its cache lacks).
+* The bundle is broadcast to every worker, one dask value under the bundle's own name; a task
+  the cluster dropped because every copy was lost is sent once more with the bundle scattered
+  anew. A task refused because the client's files changed since it was sent is sent once more
+  with the client's code as it is now.
+* Until a worker has joined, scattering (and so every scene) waits, as long as it takes;
+  stop() ends the wait.
+
+dask is imported only when a DaskExecutor opens (or on a worker): importing this module is
+cheap, so the local path starts as fast as before.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import os
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Callable
+
+from data.files import write_bytes, write_json
+from film import keys
+from film.errors import PipelineError
+from film.executors import Executor, Handle
+from film.identity import WorkerMismatch, check_identity, code_identity
+from film.jobs import SceneJob, SceneResult
+from film.runner import Runner, child_env
+
+# dask's nanny sets these to 1 in its workers; a scene process gets the client's values instead,
+# so numerical libraries split their work as they would in a local render
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")
+TASK_PREFIX = "onepass-scene"
+
+# Called on a worker with each scene task's Runner just before its scene renders; empty in a
+# real run. A test fills it on the workers (a dask WorkerPlugin, or `client.run`) to act on a
+# task mid-render: tests/cluster_hooks.py counts tasks and kills a worker with it.
+BEFORE_RENDER: list[Callable[[Runner], None]] = []
+
+
+class DaskExecutor(Executor):
+    """Scene tasks on a dask.distributed cluster: `tcp://HOST:PORT` (a running scheduler) or
+    `local:N` (a LocalCluster of N worker processes, one scene at a time each); `client`: an
+    existing distributed.Client (closed by its owner, not here)."""
+
+    def __init__(self, address: str, *, client=None, timeout: float = 20):
+        super().__init__()
+        # dask is imported only when a cluster is asked for: the local path stays as fast to start
+        import dask
+        from distributed import Client, LocalCluster
+        self.address, self.cluster, self._own_client = address, None, client is None
+        if client is not None:
+            self.client = client
+        elif address.startswith("local:"):
+            n = int(address.split(":", 1)[1])
+            # a worker dying mid-scene is retried once on another; a second death fails the scene
+            dask.config.set({"distributed.scheduler.allowed-failures": 1})
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                        silence_logs=50, worker_dashboard_address=None)
+            self.client = Client(self.cluster, set_as_default=False)
+        else:
+            try:
+                self.client = Client(address, timeout=timeout, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise PipelineError(f"no dask scheduler answers at {address}: {exc}") from None
+        self.kind = f"dask cluster {address}"
+        self._bundles: dict[str, object] = {}      # bundle identity -> scattered files (a dask future)
+        self._tasks: dict = {}                     # a scene's future -> its dask task
+        self._stopping = False
+        self._calls = self.client.get_executor(pure=False)   # other callables: distributed's own Executor
+
+    def describe(self) -> str:
+        info = self.client.scheduler_info()
+        workers = info.get("workers", {})
+        threads = sum(w.get("nthreads", 1) for w in workers.values())
+        return f"{self.kind} ({len(workers)} workers, {threads} threads)"
+
+    def _bundle(self, path: Path, again: bool = False):
+        """The bundle's identity and its files on the cluster, scattered once (`again`: anew)."""
+        meta = json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))
+        ident = {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"),
+                 "schema": meta.get("schema_version"), "path": str(path)}
+        name = keys.sha(ident)[:16]
+        if again or name not in self._bundles:
+            self._wait_for_a_worker()        # outside the lock: stop() takes it to end the wait
+        with self._lock:
+            if again:
+                self._bundles.pop(name, None)
+            if name not in self._bundles:
+                files = {p.name: p.read_bytes() for p in sorted(Path(path).iterdir()) if p.is_file()}
+                # one dask value per bundle, under the bundle's own name: scattering the dict itself
+                # would name each file's data by its file name ("meta.json"), and a second prompt's
+                # bundle would replace the first's on the cluster. On every worker (broadcast):
+                # scattered data has no recipe, so a copy lost with its worker is gone for good
+                key = f"onepass-bundle-{name}-{uuid.uuid4().hex[:8]}"
+                self._bundles[name] = self.client.scatter({key: files}, hash=False, broadcast=True)[key]
+        return {**ident, "name": name}, self._bundles[name]
+
+    def _wait_for_a_worker(self):
+        """Scattering needs a running worker; a cluster still starting its workers (SLURM jobs in
+        the queue, `dask worker` not yet started) is waited for, as long as it takes."""
+        while not self._stopping:
+            try:
+                return self.client.wait_for_workers(1, timeout=5)
+            except TimeoutError:
+                continue
+        raise PipelineError("stopped while waiting for a dask worker")
+
+    def _start(self, runner: Runner, job: SceneJob) -> cf.Future:
+        if runner.command is not None:
+            raise PipelineError("a custom render command cannot run on a dask cluster")
+        request = {"chapter": job.chapter, "scene": job.scene, "index": job.index, "key": job.key,
+                   "name": job.stem.name, "quality": runner.quality, "voice": runner.voice,
+                   "env": {k: runner.env.get(k) for k in THREAD_VARS}}
+        out = Handle(lambda: self._cancel(out))
+        out.attempt = 0
+
+        def send(new_bundle: bool = False):
+            request["bundle"], files = self._bundle(runner.bundle_path, again=new_bundle)
+            request["expect"] = code_identity()       # this client's code as it is now
+            task = self.client.submit(render_task, request, files, retries=1, pure=False,
+                                      key=f"{TASK_PREFIX}-{job.key[:16]}-{uuid.uuid4().hex[:8]}")
+            with self._lock:
+                self._tasks[out] = task
+            task.add_done_callback(done)
+
+        def done(task):
+            with self._lock:
+                self._tasks.pop(out, None)
+            if out.done():
+                return
+            try:
+                payload = task.result()
+            except WorkerMismatch as exc:
+                # the files here changed since the task was sent (a checkout, an edit) and the
+                # worker now has what this client has: send it again, once, with that code
+                if out.attempt == 0 and exc.args[1:] and exc.args[1] == code_identity():
+                    out.attempt += 1
+                    return send()
+                return self._fail(out, job, exc)
+            except cf.CancelledError as exc:
+                # not cancelled here (that would have settled `out`): the cluster dropped the task,
+                # as it does when every worker holding the bundle died; scatter it and send once more
+                if out.attempt == 0 and not self._stopping:
+                    out.attempt += 1
+                    return send(new_bundle=True)
+                return self._fail(out, job, exc)
+            except BaseException as exc:    # noqa: BLE001 - the worker's error, for the job that waits
+                return self._fail(out, job, exc)
+            if not out.set_running_or_notify_cancel():
+                return
+            try:
+                out.set_result(receive(job, payload))
+            except BaseException as exc:    # noqa: BLE001
+                out.set_exception(exc)
+
+        send()
+        return out
+
+    def _call(self, fn, *args, **kwargs) -> cf.Future:
+        return self._calls.submit(fn, *args, **kwargs)
+
+    def _fail(self, out: cf.Future, job: SceneJob, exc: BaseException):
+        if out.set_running_or_notify_cancel():
+            message = exc.args[0] if isinstance(exc, WorkerMismatch) else f"{type(exc).__name__}: {exc}"
+            out.set_exception(PipelineError(f"scene {job.scene} of chapter {job.chapter} failed on the cluster: "
+                                            f"{message}"))
+
+    def _cancel(self, out: cf.Future):
+        with self._lock:
+            task = self._tasks.pop(out, None)
+        if task is not None:
+            task.cancel()
+
+    def stop(self):
+        with self._lock:
+            self._stopping = True
+            tasks = list(self._tasks.values())
+        if tasks:
+            self.client.cancel(tasks)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False):
+        """As any executor's; the client and the cluster this executor opened are closed. A task
+        on the cluster is never half-started: cancel_futures cancels every scene still out."""
+        super().shutdown(wait, cancel_futures=cancel_futures)
+        if cancel_futures:
+            self.stop()
+        if wait:
+            with self._lock:
+                pending = list(self._tasks)
+            cf.wait(pending)
+        self._calls.shutdown(wait=wait)
+        if self._own_client:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+# ---------------------------------------------------------------------------------------
+# The client's side of a finished task
+
+def receive(job: SceneJob, payload: dict) -> SceneResult:
+    """A task's files -> this machine's cache: narration clips into the voice cache, the cues
+    pointing at them, the MP4, then the cache entry."""
+    from voiceover.services import cache_root    # the voice cache of this machine (clips named by the worker)
+    job.stem.parent.mkdir(parents=True, exist_ok=True)
+    cues = payload["cues"]
+    for cue in cues:
+        clip = cue.get("clip") if isinstance(cue, dict) else None
+        if not clip:
+            continue
+        rel, data = payload["clips"][clip]
+        here = cache_root() / rel
+        if not (here.is_file() and here.stat().st_size == len(data)):
+            here.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes(here, data)
+        cue["clip"] = str(here)
+    write_bytes(job.mp4, payload["mp4"])
+    write_json(job.cues, cues)
+    # the worker's record of the render (film/runner.py), with what it says of each file made
+    # true of the files here (the cues now name this machine's clips); written last
+    record = dict(payload["record"], worker=payload["worker"])
+    for name, info in (record.get("files") or {}).items():
+        path = {"mp4": job.mp4, "cues": job.cues}[name]
+        info.update(bytes=path.stat().st_size, sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+    write_json(job.meta, record)
+    frames, fps = record["frames"], record["fps"]
+    return SceneResult(job, False, payload["wall"], payload["cpu"], frames / fps, frames, fps)
+
+
+# ---------------------------------------------------------------------------------------
+# The worker's side
+
+def _worker():
+    from distributed import get_worker   # only ever called inside a dask task
+    try:
+        return get_worker()
+    except ValueError:
+        return None
+
+
+def worker_bundle(bundle: dict, files: dict[str, bytes], base: Path) -> Path:
+    """The bundle on this worker's disk: the client's folder when it is here and the same (one
+    machine, a shared file system), else the sent files, written once per worker."""
+    here = Path(bundle["path"])
+    try:
+        meta = json.loads((here / "meta.json").read_text(encoding="utf-8"))
+        if (meta.get("cache_key"), meta.get("tensors_sha256")) == (bundle["key"], bundle["tensors"]) \
+                and all((here / n).is_file() and (here / n).stat().st_size == len(d) for n, d in files.items()):
+            return here
+    except (OSError, ValueError):
+        pass
+    folder = base / "bundles" / bundle["name"]
+    if not (folder / "meta.json").is_file():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{bundle['name']}.", dir=folder.parent))
+        for n, d in files.items():
+            (tmp / n).write_bytes(d)
+        try:
+            os.rename(tmp, folder)
+        except OSError:              # another task on this machine was first
+            for p in tmp.iterdir():
+                p.unlink()
+            tmp.rmdir()
+    return folder
+
+
+def render_task(request: dict, bundle_files: dict[str, bytes]) -> dict:
+    """Run on a dask worker: one scene, rendered by the same Runner as a local build; returns
+    its files as bytes (see the module docstring)."""
+    worker = _worker()
+    where = worker.address if worker is not None else f"pid {os.getpid()}"
+    check_identity(request["expect"], code_identity(), where)
+    base = Path(worker.local_directory if worker is not None else tempfile.gettempdir()) / "onepass"
+    bundle = worker_bundle(request["bundle"], bundle_files, base)
+    (base / "scenes").mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="scene-", dir=base / "scenes") as tmp:
+        job = SceneJob(request["chapter"], request["scene"], request["index"], request["key"],
+                       Path(tmp) / request["name"])
+        # the worker's own environment with the client's thread settings: process settings only
+        runner = Runner(bundle, request["quality"], request["voice"], child_env(settings=request.get("env")))
+        for hook in list(BEFORE_RENDER):
+            hook(runner)
+        r = runner.run(job)
+        cues = json.loads(job.cues.read_text(encoding="utf-8"))
+        clips = {}
+        from voiceover.services import cache_root   # the voice cache of this worker
+        root = cache_root().resolve()
+        for cue in cues:
+            clip = cue.get("clip") if isinstance(cue, dict) else None
+            if clip and clip not in clips:
+                p = Path(clip).resolve()
+                data = p.read_bytes()
+                try:
+                    rel = p.relative_to(root)
+                except ValueError:       # a clip outside the voice cache (recorded:DIR): by content
+                    rel = Path("cluster") / f"{hashlib.sha256(data).hexdigest()[:24]}{p.suffix}"
+                clips[clip] = (str(rel), data)
+        return {"mp4": job.mp4.read_bytes(), "cues": cues, "clips": clips, "wall": r.wall, "cpu": r.cpu,
+                "record": json.loads(job.meta.read_text(encoding="utf-8")), "worker": where}

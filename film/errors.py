@@ -1,0 +1,7 @@
+"""PipelineError: the one error the film build raises for a problem the user can act on."""
+from __future__ import annotations
+
+
+class PipelineError(RuntimeError):
+    """A scene failed to render, a chapter failed to join, or a source file breaks a convention
+    the cache key relies on; the message says which and why."""
