@@ -152,11 +152,10 @@ class Cache(LoopChapter):
             cols[j] = VGroup(col, name)
         return cols, first, final
 
-    def counter(self, tokens: int) -> VGroup:
-        f = self.f
-        numbers, nbytes = tokens * f["per_token"], tokens * f["per_token_bytes"]
-        t = label(f"cache: {tokens} tokens · {S.fmt_int(numbers)} numbers · {S.fmt_int(nbytes)} bytes (fp16)",
-                  S.SMALL, S.INK, mono=True)
+    def counter(self, cache: dict) -> VGroup:
+        """The cache's size after one pass (an entry of loop_facts' "cache")."""
+        t = label(f"cache: {cache['tokens']} tokens · {S.fmt_int(cache['numbers'])} numbers · "
+                  f"{S.fmt_int(cache['bytes'])} bytes (fp16)", S.SMALL, S.INK, mono=True)
         return fit_width(t, S.TEXT_W).move_to(DOWN * 2.35)
 
     def build(self):
@@ -198,7 +197,7 @@ class Cache(LoopChapter):
                 f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {S.fmt_int(f['per_token'])} numbers "
                 f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
             formula.move_to([0, same.get_y(), 0])
-            count = self.counter(b.T)
+            count = self.counter(f["cache"][0])
             frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=0.15, opacity=0.08)
             say(self, beat, (0, 0.0), FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
             # one token's column: a key and a value per layer
@@ -211,7 +210,7 @@ class Cache(LoopChapter):
             new = [j for j in range(max(first, b.T), final)]
             i = find(beat, "adds one column")
             for k, j in enumerate(new):
-                nxt = self.counter(j + 1)
+                nxt = self.counter(f["cache"][j + 1 - b.T])     # after the pass that fed token j back
                 say(self, beat, (i, 0.9 * k / max(1, len(new))), FadeIn(cols[j], shift=LEFT * 0.2), FadeOut(count),
                     FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), run_time=min(1.0, beat.span(i, 0.8 / max(1, len(new)))))
                 count = nxt
@@ -244,7 +243,7 @@ class Cache(LoopChapter):
             rows.append(place_row([label(f"pass over {s['context']} tokens", S.SMALL, S.INK),
                                    label(S.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
                                    label(S.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
-                                   label(f"× {s['full'] / s['cached']:.1f}", S.SMALL, S.INK, mono=True)],
+                                   label(f"× {S.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)],
                                   xs, aligns, y))
             y -= 0.6
         rule = Line([xs[0], 1.4, 0], [xs[-1], 1.4, 0], color=S.MUTED, stroke_width=1.5)
@@ -356,19 +355,17 @@ class Square(LoopChapter):
         if b.T > len(shown):
             row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=0.1)
         fit_width(row, 6.0)
-        per_w_pre = f["prefill"] / f["params"]
         prefill = panel(S.LEFT_HALF.x, "prefill: the prompt at once", S.KEY, row, [
             label(f"{b.T} rows through every matrix, in parallel", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{per_w_pre:.1f} FLOPs per weight fetched", S.SMALL, S.INK),
+            label(f"{S.fmt_ratio(f['prefill_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
             label("compute-bound: the chip is busy", S.SMALL, S.MUTED)])
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
-        per_w_dec = f["decode"] / f["params"]
         decode = panel(S.RIGHT_HALF.x, "decode: one token per pass", S.LOGIT, chip, [
             label("1 row, plus the cache", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{per_w_dec:.1f} FLOPs per weight fetched", S.SMALL, S.INK),
+            label(f"{S.fmt_ratio(f['decode_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
             label(f"+ {S.fmt_int(f['cache_read_bytes'])} cache bytes read", S.SMALL, S.INK),
             label("memory-bound: the chip waits", S.SMALL, S.MUTED)])
         divider = Line([0, 2.2, 0], [0, -2.6, 0], color=S.MUTED, stroke_width=1.5)
@@ -388,7 +385,7 @@ class Scale(LoopChapter):
                           xs, aligns, 1.85)]
         data = [("layers", g2.n_layer, g3.n_layer), ("heads", g2.n_head, g3.n_head), ("width", g2.n_embd, g3.n_embd),
                 ("parameters", f["params"], f["gpt3_params"]),
-                (f"FLOPs for token {b.T + 1} (KV cache)", f["gpt2_token"], f["gpt3_token"])]
+                (f"FLOPs for token {f['decode_context']} (KV cache)", f["gpt2_token"], f["gpt3_token"])]
         y = 1.2
         for name, a, c in data:
             rows.append(place_row([label(name, S.SMALL, S.INK), label(S.fmt_int(a), S.SMALL, S.INK, mono=True),
@@ -396,7 +393,7 @@ class Scale(LoopChapter):
             y -= 0.52
         for m in rows[-1][1:]:
             m.set_color(S.FLOPS)
-        ratio = fit_width(label(f"same blueprint, × {f['gpt3_token'] / f['gpt2_token']:,.0f} the bill per token",
+        ratio = fit_width(label(f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token",
                                 S.BODY_SIZE, S.FLOPS), S.TEXT_W)
         ratio.move_to(UP * (y - 0.15))
         with self.beat("gpt3") as beat:

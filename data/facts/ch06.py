@@ -22,13 +22,17 @@ def loop_facts(bundle) -> dict:
     steps = []
     for i, g in enumerate(bundle.meta["generated"]):
         context = int(g["context_tokens"])
+        full, cached = forward_ledger(shape, context).total, decode_step_flops(shape, context)
         steps.append({
             "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": tokenizer.readable(g["id"]),
             "prob": float(topk_probs[i, 0]),
-            "full": forward_ledger(shape, context).total,        # recompute every row
-            "cached": decode_step_flops(shape, context),          # only the new row, cache read
+            "full": full,                   # recompute every row
+            "cached": cached,               # only the new row, cache read
+            "saving": full / cached,        # how many times less the cached step costs
         })
     per_token = kv_cache_numbers_per_token(shape)
+    per_token_bytes = per_token * FP16_BYTES
+    cache_tokens = [T] + [s["context"] for s in steps[1:]]    # the cache's size after each pass
     n_pos = cfg["n_positions"]
     lengths = [("this prompt", T), ("GPT-2's context", n_pos), ("a million tokens", LONG_CONTEXT)]
     square = []
@@ -41,15 +45,22 @@ def loop_facts(bundle) -> dict:
     gpt3_params = parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]
     decode = decode_step_flops(shape, T + 1)
     g3 = decode_step_flops(GPT3, T + 1)
+    prefill = forward_ledger(shape, T).total
     return {
         "shape": shape, "T": T, "steps": steps,
         "loop_total": sum(s["full"] for s in steps),             # the meter after the loop
-        "per_token": per_token, "per_token_bytes": per_token * FP16_BYTES,
-        "cache_tokens": [T] + [s["context"] for s in steps[1:]],  # cache size after each pass
+        "loop_added": sum(s["full"] for s in steps[1:]),         # what the passes after the first add
+        "per_token": per_token, "per_token_bytes": per_token_bytes,
+        # the cache after each pass: its tokens, the numbers it holds and their bytes
+        "cache": [{"tokens": n, "numbers": n * per_token, "bytes": n * per_token_bytes} for n in cache_tokens],
         "square": square,
-        "prefill": forward_ledger(shape, T).total, "decode": decode, "params": params,
+        "prefill": prefill, "decode": decode, "params": params,
+        "decode_context": T + 1,                                 # the token a decode step writes
+        "prefill_per_param": prefill / params,                   # FLOPs per weight fetched
+        "decode_per_param": decode / params,
         "cache_read_bytes": kv_cache_bytes(shape, T),
         "gpt3_shape": GPT3, "gpt3_params": gpt3_params, "gpt3_token": g3, "gpt2_token": decode,
+        "gpt3_ratio": g3 / decode,                               # GPT-3's bill per token over this model's
         "reply_tokens": REPLY_TOKENS,
         "reply_cached": generation_flops(shape, T, REPLY_TOKENS, cached=True),
         "reply_full": generation_flops(shape, T, REPLY_TOKENS, cached=False),
