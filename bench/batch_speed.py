@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from data import extract  # noqa: E402
 from film import batch, executors  # noqa: E402
+from film.cluster import DaskExecutor  # noqa: E402
 from film.runner import default_jobs  # noqa: E402
 
 PROMPTS = ("The cat sat on the", "The capital of Pakistan is")
@@ -88,7 +89,7 @@ def measure(tmp: Path, a: argparse.Namespace):
 
     def cluster():
         t0 = time.perf_counter()
-        with executors.DaskExecutor(f"local:{a.workers}") as ex:
+        with DaskExecutor(f"local:{a.workers}") as ex:
             startup = time.perf_counter() - t0
             return (*run("cluster", cluster_jobs, ex), startup)
 
