@@ -14,7 +14,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.layout import below, keep_inside, place_in, place_row
+from scenes.layout import GAP, below, columns, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
 
@@ -34,11 +34,9 @@ def mask_icon(n: int, kind: str, cell: float = 0.26) -> VGroup:
     for r in range(n):
         for c in range(n):
             allowed = kind == "none" or c <= r
-            sq = Square(cell, stroke_width=1, stroke_color=S.BACKGROUND,
-                        fill_color=S.ATTENTION if allowed else S.PANEL, fill_opacity=0.85 if allowed else 1)
-            sq.move_to([c * cell, -r * cell, 0])
-            cells.add(sq)
-    return cells
+            cells.add(Square(cell, stroke_width=1, stroke_color=S.BACKGROUND,
+                             fill_color=S.ATTENTION if allowed else S.PANEL, fill_opacity=0.85 if allowed else 1))
+    return cells.arrange_in_grid(rows=n, cols=n, buff=0)
 
 
 def staircase(grid: NumberGrid) -> Polygon:
@@ -87,10 +85,10 @@ class MaskOff(EncoderDecoderScene):
             changes.add(t)
         layout = VGroup(causal, VGroup(head, changes))
         # position everything once (both grids share a layout), then fit the frame
-        right = causal.cell_group.get_right()[0] + 0.35 + max(t.width for t in changes)
-        for r_i, t in enumerate(changes):   # right-aligned, one per row
-            t.move_to([right, causal.row_cells(self.rows[r_i]).get_y(), 0], aligned_edge=RIGHT)
-        head.move_to([right, causal.col_label_mobs.get_y(), 0], aligned_edge=RIGHT)
+        changes.arrange(DOWN, aligned_edge=RIGHT).next_to(causal.cell_group, RIGHT, buff=GAP.l)
+        for r, t in zip(self.rows, changes):   # right-aligned, one per row
+            t.match_y(causal.row_cells(r))
+        head.match_y(causal.col_label_mobs).align_to(changes, RIGHT)
         # room below for a two-line summary; above for the title
         scale = min(1.0, S.TEXT_W / layout.width, 4.4 / layout.height)
         layout.scale(scale)
@@ -122,7 +120,7 @@ class MaskOff(EncoderDecoderScene):
             if ahead:
                 self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "drawn as lines, every token reads only backwards"
-            self.play(FadeIn(back.key_marks, shift=LEFT * 0.2), run_time=beat.span(2, 0.2))
+            self.play(FadeIn(back.key_marks, shift=LEFT * GAP.s), run_time=beat.span(2, 0.2))
             if len(back.lines):       # one token has no other token to read
                 self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(2, 0.7))
             beat.wait_for(3)          # "this is what makes GPT a decoder"
@@ -165,16 +163,16 @@ class MaskOff(EncoderDecoderScene):
                 f"{S.fmt_pct(float(f['causal'][r, c]))} → {S.fmt_pct(float(f['full'][r, c]))}",
                 S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
             rows_note = f"{len(f['changed'])} of {T} rows change"
-            summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=0.12)
-            keep_inside(below(fit_width(summary, S.TEXT_W), VGroup(causal, changes), buff=0.15), S.CONTENT)
+            summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.xs)
+            keep_inside(below(fit_width(summary, S.TEXT_W), VGroup(causal, changes), buff=GAP.s), S.CONTENT)
             if (r, c) in causal.cells:
-                box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=0.02, stroke_width=4)
+                box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=GAP.xxs, stroke_width=4)
             else:
                 box = VGroup()
-            last_box = SurroundingRectangle(VGroup(causal.row_cells(last), changes[-1]), color=S.KEY, buff=0.05)
-            column = SurroundingRectangle(VGroup(head, changes), color=S.MUTED, buff=0.08)
+            last_box = SurroundingRectangle(VGroup(causal.row_cells(last), changes[-1]), color=S.KEY, buff=GAP.xxs)
+            column = SurroundingRectangle(VGroup(head, changes), color=S.MUTED, buff=GAP.xs)
             # "k of the T rows change"
-            self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * 0.15) for t in changes], lag_ratio=0.1),
+            self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * GAP.s) for t in changes], lag_ratio=0.1),
                       FadeIn(summary[1]), run_time=beat.span(0, 0.6))
             step = 1
             if len(beat.sentences) > 5:   # "these weights are random … but the rule is not"
@@ -194,7 +192,7 @@ class MaskOff(EncoderDecoderScene):
             self.play(*[Indicate(cell, color=S.TOKEN, scale_factor=1.0) for cell in big_row],
                       run_time=beat.span(step, 0.6))
             beat.wait_for(step + 1)   # "its weight on … goes from … to …"
-            self.play(FadeIn(summary[0], shift=UP * 0.1), Create(box), run_time=beat.span(step + 1, 0.3))
+            self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(step + 1, 0.3))
             if (r, c) in causal.values_mobs:   # the cell as it was under the mask, then as it is now
                 cell, now = causal.cells[(r, c)], causal.values_mobs[(r, c)]
                 was = label(S.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
@@ -213,31 +211,29 @@ class MaskOff(EncoderDecoderScene):
                                 *([column] if column in self.mobjects else []))
             rows, head_line, total = self.receipt()
             self.play(FadeOut(grid_group), run_time=beat.span(0, 0.3))
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rows], lag_ratio=0.3), run_time=beat.span(0, 0.7))
+            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rows], lag_ratio=0.3), run_time=beat.span(0, 0.7))
             beat.wait_for(1)          # "the ledger already charges the full T by T grid"
             self.play(FadeIn(head_line), *[Indicate(r[2], color=S.INK) for r in rows], run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "a mask costs nothing, so the meter holds at …"
-            self.play(FadeIn(total, shift=UP * 0.1), *[Indicate(r[3], color=S.FLOPS) for r in rows],
+            self.play(FadeIn(total, shift=UP * GAP.xs), *[Indicate(r[3], color=S.FLOPS) for r in rows],
                       run_time=beat.span(2, 0.4))
             self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(2, 0.6))
 
     def receipt(self):
         """Both kinds of model pay the same ledger line for the full grid of scores."""
         e = self.ledger["L0.scores"]
-        rows = VGroup()
-        for name, colour, mask in (("decoder (GPT)", S.WARNING, "triangle of −∞"),
-                                   ("encoder (BERT)", S.ATTENTION, "no mask")):
-            rows.add(VGroup(label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
-                            label(e.formula, S.SMALL, S.INK, mono=True),
-                            label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
-        xs = [S.TEXT.left, -2.9, -0.4, S.TEXT.right]   # name, mask, formula flush left; FLOPs flush right
-        for r, y in zip(rows, (0.9, 0.0)):
-            place_row(r, xs, "LLLR", y)
         head = label(f"the ledger's line for {e.step.split(': ', 1)[-1]}, in every layer", S.SMALL, S.MUTED)
-        place_in(head, S.TEXT, LEFT, y=1.8)
+        place_in(head, S.TEXT, LEFT, y=S.HEADLINE_Y)
+        # name, mask, formula flush left; FLOPs flush right at the text's edge
+        rows = table([[label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
+                       label(e.formula, S.SMALL, S.INK, mono=True), label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
+                      for name, colour, mask in (("decoder (GPT)", S.WARNING, "triangle of −∞"),
+                                                 ("encoder (BERT)", S.ATTENTION, "no mask"))],
+                     "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl)
+        below(rows, head, buff=GAP.xl, aligned=LEFT)
         total = fit_width(label(f"one pass, either way: {S.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
                                 S.FLOPS), S.TEXT_W)
-        total.move_to(DOWN * 1.4)
+        below(total, rows, buff=GAP.xl)
         return rows, head, total
 
 
@@ -252,46 +248,51 @@ class Towers(EncoderDecoderScene):
 
     def build(self):
         title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * S.TOP_LINE_Y)
-        ex, dx = -3.4, 3.2
+        # one tower in each half, on the same floor: its input on the footer line, an arrow up into it
+        enc_in = place_in(label("source text: every token at once", S.SMALL, S.TOKEN), S.LEFT_HALF, y=S.FOOTER_Y)
+        dec_in = place_in(label("output so far, one token at a time", S.SMALL, S.TOKEN), S.RIGHT_HALF, y=S.FOOTER_Y)
         # encoder: reads everything, no mask
-        enc_attn = self.box("self-attention, no mask", S.ATTENTION).move_to([ex, -1.35, 0])
-        enc_mlp = self.box("MLP", S.MLP).move_to([ex, -0.45, 0])
-        enc_frame = SurroundingRectangle(VGroup(enc_attn, enc_mlp), color=S.MUTED, buff=0.2, corner_radius=0.1)
-        enc_n = label("× N", S.SMALL, S.MUTED).next_to(enc_frame, LEFT, buff=0.15)
-        enc_name = label("encoder", S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=0.15)
-        enc_in = label("source text: every token at once", S.SMALL, S.TOKEN).move_to([ex, S.FOOTER_Y, 0])
-        enc_arrow = Arrow(enc_in.get_top(), enc_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
-        # decoder: writes one token at a time, behind the triangle, and asks the encoder
-        dec_attn = self.box("masked self-attention", S.WARNING).move_to([dx, -1.35, 0])
-        dec_cross = self.box("cross-attention", S.QUERY).move_to([dx, -0.25, 0])
-        dec_mlp = self.box("MLP", S.MLP).move_to([dx, 0.6, 0])
-        dec_frame = SurroundingRectangle(VGroup(dec_attn, dec_cross, dec_mlp), color=S.MUTED, buff=0.2,
+        enc_attn = self.box("self-attention, no mask", S.ATTENTION)
+        enc_mlp = self.box("MLP", S.MLP).next_to(enc_attn, UP, buff=GAP.m)
+        enc_frame = SurroundingRectangle(VGroup(enc_attn, enc_mlp), color=S.MUTED, buff=GAP.m, corner_radius=0.1)
+        VGroup(enc_attn, enc_mlp, enc_frame).next_to(enc_in, UP, buff=GAP.xl)
+        enc_n = label("× N", S.SMALL, S.MUTED).next_to(enc_frame, LEFT, buff=GAP.s)
+        enc_name = label("encoder", S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=GAP.s)
+        enc_arrow = Arrow(enc_in.get_top(), enc_frame.get_bottom(), buff=GAP.xxs, color=S.MUTED, stroke_width=3)
+        # decoder: writes one token at a time, behind the triangle, and asks the encoder (room for the
+        # queries' arrow between its attention and the cross-attention)
+        dec_attn = self.box("masked self-attention", S.WARNING)
+        dec_cross = self.box("cross-attention", S.QUERY).next_to(dec_attn, UP, buff=GAP.l)
+        dec_mlp = self.box("MLP", S.MLP).next_to(dec_cross, UP, buff=GAP.m)
+        dec_frame = SurroundingRectangle(VGroup(dec_attn, dec_cross, dec_mlp), color=S.MUTED, buff=GAP.m,
                                          corner_radius=0.1)
-        dec_n = label("× N", S.SMALL, S.MUTED).next_to(dec_frame, RIGHT, buff=0.15)
-        dec_name = label("decoder", S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=0.12)
-        dec_in = label("output so far, one token at a time", S.SMALL, S.TOKEN).move_to([dx, S.FOOTER_Y, 0])
-        dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=0.06, color=S.MUTED, stroke_width=3)
-        dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=0.1)
+        VGroup(dec_attn, dec_cross, dec_mlp, dec_frame).next_to(dec_in, UP, buff=GAP.xl)
+        dec_n = label("× N", S.SMALL, S.MUTED).next_to(dec_frame, RIGHT, buff=GAP.s)
+        dec_name = label("decoder", S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=GAP.s)
+        dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=GAP.xxs, color=S.MUTED, stroke_width=3)
+        dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=GAP.xs)
 
-        # cross-attention: keys and values from the encoder's output, queries from the decoder below
-        kv = Arrow(enc_frame.get_right() + UP * 0.3, dec_cross.get_left(), buff=0.1, color=S.KEY,
-                   stroke_width=5)
-        kv_label = VGroup(label("keys", S.SMALL, S.KEY), label("& values", S.SMALL, S.VALUE)).arrange(RIGHT, buff=0.12)
-        kv_label.next_to(kv, UP, buff=0.1)
-        q = Arrow(dec_attn.get_top(), dec_cross.get_bottom(), buff=0.02, color=S.QUERY, stroke_width=5,
+        # cross-attention: keys and values from the encoder's output (its top block), queries from the
+        # decoder below
+        kv = Arrow([enc_frame.get_right()[0], enc_mlp.get_y(), 0], dec_cross.get_left(), buff=GAP.xs,
+                   color=S.KEY, stroke_width=5)
+        kv_label = VGroup(label("keys", S.SMALL, S.KEY), label("& values", S.SMALL, S.VALUE)).arrange(RIGHT, buff=GAP.xs)
+        kv_label.next_to(kv, UP, buff=GAP.xs)
+        q = Arrow(dec_attn.get_top(), dec_cross.get_bottom(), buff=GAP.xxs, color=S.QUERY, stroke_width=5,
                   max_tip_length_to_length_ratio=0.45)
-        q_label = label("queries", S.SMALL, S.QUERY).next_to(q, RIGHT, buff=0.15)
+        q_label = label("queries", S.SMALL, S.QUERY).next_to(q, RIGHT, buff=GAP.s)
 
+        rise = UP * GAP.s             # how far each part rises as it fades in
         with self.beat("towers") as beat:
             # "the machine from 2017 had both kinds"
-            self.play(FadeIn(title, shift=DOWN * 0.2), FadeIn(enc_frame), FadeIn(dec_frame), FadeIn(enc_name),
+            self.play(FadeIn(title, shift=-rise), FadeIn(enc_frame), FadeIn(dec_frame), FadeIn(enc_name),
                       FadeIn(dec_name), run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "an encoder tower reads the whole source text at once, with no mask"
-            self.play(FadeIn(VGroup(enc_attn, enc_mlp, enc_n), shift=UP * 0.2), run_time=beat.span(1, 0.4))
-            self.play(FadeIn(enc_in, shift=UP * 0.2), GrowArrow(enc_arrow), run_time=beat.span(1, 0.5))
+            self.play(FadeIn(VGroup(enc_attn, enc_mlp, enc_n), shift=rise), run_time=beat.span(1, 0.4))
+            self.play(FadeIn(enc_in, shift=rise), GrowArrow(enc_arrow), run_time=beat.span(1, 0.5))
             beat.wait_for(2)          # "a decoder tower writes the output one token at a time, behind the triangle"
-            self.play(FadeIn(VGroup(dec_attn, dec_cross, dec_mlp, dec_n), shift=UP * 0.2), run_time=beat.span(2, 0.4))
-            self.play(FadeIn(dec_in, shift=UP * 0.2), GrowArrow(dec_arrow), FadeIn(dec_out, shift=UP * 0.2),
+            self.play(FadeIn(VGroup(dec_attn, dec_cross, dec_mlp, dec_n), shift=rise), run_time=beat.span(2, 0.4))
+            self.play(FadeIn(dec_in, shift=rise), GrowArrow(dec_arrow), FadeIn(dec_out, shift=rise),
                       run_time=beat.span(2, 0.5))
         with self.beat("cross") as beat:
             # "they meet in cross-attention"
@@ -315,19 +316,19 @@ class Families(EncoderDecoderScene):
     def column(self, fam, n: int) -> VGroup:
         name = label(fam.name, S.BODY_SIZE, S.INK)
         if fam.mask == "both":
-            icon = VGroup(mask_icon(n, "none", 0.22), mask_icon(n, "causal", 0.22)).arrange(RIGHT, buff=0.35)
+            icon = VGroup(mask_icon(n, "none", 0.22), mask_icon(n, "causal", 0.22)).arrange(RIGHT, buff=GAP.l)
         else:
             icon = mask_icon(n, fam.mask, 0.22)
         icon_note = label({"none": "sees every token", "causal": "sees only the past",
                            "both": "reads all, writes causally"}[fam.mask], S.SMALL, S.MUTED)
-        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in fam.examples]).arrange(DOWN, buff=0.1)
+        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in fam.examples]).arrange(DOWN, buff=GAP.xs)
         can = VGroup(*[label(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY) for i, t in enumerate(fam.can)])
         cannot = VGroup(*[label(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING) for i, t in enumerate(fam.cannot)])
         for part in (can, cannot):
-            part.arrange(DOWN, buff=0.08)
+            part.arrange(DOWN, buff=GAP.xs)
         for part in (examples, can, cannot, icon_note, name):
             fit_width(part, 4.2)
-        col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=0.15)
+        col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=GAP.s)
         col.name, col.icon, col.examples, col.can, col.cannot = name, icon, examples, can, cannot
         col.body = VGroup(icon, icon_note, examples, can, cannot)
         return col
@@ -339,46 +340,47 @@ class Families(EncoderDecoderScene):
         if tallest > 4.1:                 # leave a line for the verdict above the caption band
             for c in cols:
                 c.scale(4.1 / tallest)
-        for c, x in zip(cols, (-4.55, 0.0, 4.55)):   # three equal thirds, same top line
-            place_in(c, S.CONTENT, UP, x=x, y=S.HEADLINE_Y - 0.15)   # names in the content, not the headline row
+        for c, third in zip(cols, columns(S.FULL, len(cols))):   # three equal thirds, same top line
+            place_in(c, third, UP, y=S.HEADLINE_Y - GAP.s)   # names in the content, not the headline row
         verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
                                   S.SMALL, S.WARNING), S.TEXT_W)
         verdict.move_to(UP * S.FOOTER_Y)
         enc, dec, both = cols
+        rise = UP * GAP.s             # how far each part rises as it fades in
         with self.beat("encoder_only") as beat:
             # "three families grew from that design"
-            self.play(LaggedStart(*[FadeIn(c.name, shift=DOWN * 0.2) for c in cols], lag_ratio=0.4),
+            self.play(LaggedStart(*[FadeIn(c.name, shift=-rise) for c in cols], lag_ratio=0.4),
                       run_time=beat.span(0, 0.8))
             beat.wait_for(1)          # "encoder-only models such as … read in both directions"
-            self.play(FadeIn(enc.icon, shift=UP * 0.2), run_time=beat.span(1, 0.3))
-            self.play(FadeIn(VGroup(*enc.body[1:3]), shift=UP * 0.2), run_time=beat.span(1, 0.5))
+            self.play(FadeIn(enc.icon, shift=rise), run_time=beat.span(1, 0.3))
+            self.play(FadeIn(VGroup(*enc.body[1:3]), shift=rise), run_time=beat.span(1, 0.5))
             beat.wait_for(2)          # "good at understanding, and cannot write"
-            self.play(FadeIn(enc.can, shift=UP * 0.15), run_time=beat.span(2, 0.4))
-            self.play(FadeIn(enc.cannot, shift=UP * 0.15), run_time=beat.span(2, 0.6))
+            self.play(FadeIn(enc.can, shift=rise), run_time=beat.span(2, 0.4))
+            self.play(FadeIn(enc.cannot, shift=rise), run_time=beat.span(2, 0.6))
         with self.beat("decoder_only") as beat:
             # "decoder-only models such as … see only the past"
-            self.play(FadeIn(VGroup(*dec.body[:3]), shift=UP * 0.2), run_time=beat.span(0, 0.4))
+            self.play(FadeIn(VGroup(*dec.body[:3]), shift=rise), run_time=beat.span(0, 0.4))
             self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "they write one token at a time"
-            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=UP * 0.15), run_time=beat.span(1, 0.6))
+            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=rise), run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "GPT-2, the model in this film, is one of them"
-            ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=0.08)
+            ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=GAP.xs)
             self.play(Create(ours), Indicate(dec.examples[0], color=S.TOKEN, scale_factor=1.3),
                       run_time=beat.span(2, 0.5))
             self.play(FadeOut(ours), run_time=beat.span(2, 0.5))
         with self.beat("encoder_decoder") as beat:
             # "encoder-decoders such as … keep both towers"
-            self.play(FadeIn(VGroup(*both.body[:3]), shift=UP * 0.2), run_time=beat.span(0, 0.4))
+            self.play(FadeIn(VGroup(*both.body[:3]), shift=rise), run_time=beat.span(0, 0.4))
             self.play(Indicate(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "they read one text and write another"
-            self.play(FadeIn(VGroup(both.can, both.cannot), shift=UP * 0.15), run_time=beat.span(1, 0.6))
+            self.play(FadeIn(VGroup(both.can, both.cannot), shift=rise), run_time=beat.span(1, 0.6))
         with self.beat("verdict") as beat:
             # "take the names away and the difference is a single triangle of minus infinity"
-            frame = SurroundingRectangle(dec, color=S.WARNING, buff=0.18, corner_radius=0.1)
+            frame = SurroundingRectangle(dec, color=S.WARNING, buff=GAP.s, corner_radius=0.1)
             self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0, 0.4))
             self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "the arithmetic, and its cost, is the same"
-            self.play(FadeIn(verdict, shift=UP * 0.1), *[c.name.animate.set_opacity(1) for c in cols],
+            self.play(FadeIn(verdict, shift=UP * GAP.xs), *[c.name.animate.set_opacity(1) for c in cols],
                       run_time=beat.span(1, 0.5))
             self.play(Indicate(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(1, 0.8))
 
