@@ -39,7 +39,8 @@ class BuildOptions:
                                      # narration track (None: silent)
     force: bool = False              # re-render every scene and re-join every chapter
     burn_captions: bool = False      # also draw the captions into the picture
-    env: dict | None = None          # the scene processes' environment (None: this one)
+    env: dict | None = None          # the scene processes' environment (None: this one's); process
+                                     # settings only: every scene input is an argument (film/runner.py)
     progress: object = None          # a rich Progress, advanced scene by scene
     on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
     log: Callable[[str], None] | None = None   # a line for the user: a damaged cache entry, waiting for another
