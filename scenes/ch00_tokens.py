@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 
 from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
-                   Line, Rectangle, RoundedRectangle, Succession, Transform, VGroup)
+                   Line, Rectangle, RoundedRectangle, Succession, SurroundingRectangle, Transform, VGroup)
 
 from data import tokenizer
 from data.facts.ch00 import token_facts
@@ -16,7 +16,7 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, say, wait_until
 from scenes.style import fmt_ratio
-from scenes.layout import below, fit_to, keep_inside, place_in
+from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import TokenChip, token_row
 
@@ -37,7 +37,7 @@ def wrapped_lines(text: str, width: int) -> list[str]:
 
 def text_block(text: str, size: int, width_chars: int, max_w: float, color=S.INK, mono=False) -> VGroup:
     lines = VGroup(*[label(line, size, color, mono=mono) for line in wrapped_lines(text, width_chars)])
-    lines.arrange(DOWN, buff=0.18, aligned_edge=LEFT)
+    lines.arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
     return fit_width(lines, max_w)
 
 
@@ -69,7 +69,7 @@ def first_char(chip: TokenChip, text: str) -> Rectangle:
     n = max(1, len(S.show_token(text)))
     w = chip.text_mob.width / n
     box = Rectangle(width=w, height=chip.text_mob.height, stroke_width=0, fill_opacity=0)
-    return box.move_to(chip.text_mob.get_left() + RIGHT * w / 2)
+    return box.move_to(chip.text_mob, aligned_edge=LEFT)
 
 
 def id_list_block(ids: list[int], max_w: float) -> VGroup:
@@ -84,7 +84,7 @@ def id_list_block(ids: list[int], max_w: float) -> VGroup:
     lines = [", ".join(parts[i:i + per_line]) for i in range(0, len(parts), per_line)]
     lines = [("[" if k == 0 else " ") + line + ("]" if k == len(lines) - 1 else ",") for k, line in enumerate(lines)]
     block = VGroup(*[label(line, S.NUMBER_SIZE, S.TOKEN, mono=True) for line in lines])
-    block.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+    block.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
     return fit_width(block, max_w)
 
 
@@ -105,32 +105,33 @@ class Prompt(TokensScene):
         f = self.facts
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
-            fit_to(big, width=S.CONTENT_W, height=2.2, grow=1.6).move_to(UP * 0.9)
+            fit_to(big, width=S.CONTENT_W, height=2.2, grow=1.6)
             count = label(f"{S.fmt_count(f['words'], 'word')} · {S.fmt_count(f['chars'], 'character')}", S.BODY_SIZE, S.MUTED)
-            count.next_to(big, DOWN, buff=0.4)
+            below(count, big, buff=GAP.l)
             # "a tokenizer cuts it into pieces": the prompt goes into the tokenizer
-            box = RoundedRectangle(corner_radius=0.12, width=max(4.2, 0.6 * S.CONTENT_W), height=0.9,
+            box = RoundedRectangle(corner_radius=0.12, width=S.LEFT_HALF.width, height=0.9,
                                    stroke_color=S.TOKEN, stroke_width=3,
                                    fill_color=S.PANEL, fill_opacity=1)
             box_name = label("tokenizer: text → pieces", S.BODY_SIZE, S.TOKEN).move_to(box)
             fit_width(box_name, box.width - 0.3)
-            tokenizer_box = VGroup(box, box_name).next_to(count, DOWN, buff=0.7)
-            into = Arrow(count.get_bottom(), tokenizer_box.get_top(), buff=0.1, color=S.TOKEN, stroke_width=4)
+            tokenizer_box = below(VGroup(box, box_name), count, buff=GAP.xl)      # room for the arrow
+            place_in(VGroup(big, count, tokenizer_box), S.CONTENT)
+            into = Arrow(count.get_bottom(), tokenizer_box.get_top(), buff=GAP.xs, color=S.TOKEN, stroke_width=4)
             typing = beat.span(0, 0.9)
             per_char = typing / max(1, f["chars"])
             self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
                                                          run_time=max(0.2, per_char * len(line.original_text)))
                                    for line in big]), run_time=typing)
-            lit_prompt = glow(big, color=S.INK, buff=0.2, opacity=0.08)
-            say(self, beat, (("words",), 0.0), FadeIn(count, shift=UP * 0.1), FadeIn(lit_prompt))
-            say(self, beat, (("tokenizer",), 0.55), GrowArrow(into), FadeIn(tokenizer_box, shift=UP * 0.2))
+            lit_prompt = glow(big, color=S.INK, buff=GAP.s, opacity=0.08)
+            say(self, beat, (("words",), 0.0), FadeIn(count, shift=UP * GAP.xs), FadeIn(lit_prompt))
+            say(self, beat, (("tokenizer",), 0.55), GrowArrow(into), FadeIn(tokenizer_box, shift=UP * GAP.s))
 
         # the layout of the next two beats: chips (the prompt, cut) / the id list
         chips = chip_flow(self.chip_texts, f["ids"])
         ids = id_list_block(f["ids"], S.CONTENT_W)
         caption = label("model input", S.SMALL, S.MUTED)
-        id_group = VGroup(caption, ids).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-        layout = VGroup(chips, id_group).arrange(DOWN, buff=0.6)
+        id_group = VGroup(caption, ids).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+        layout = VGroup(chips, id_group).arrange(DOWN, buff=GAP.xl)
         room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)   # half a unit more air above the captions
         place_in(fit_to(layout, room, grow=1.3), room)
         id_mobs = VGroup(*[c.id_mob for c in chips])
@@ -138,12 +139,12 @@ class Prompt(TokensScene):
             m.set_opacity(0)
         with self.beat("split") as beat:
             note = label("· = a leading space, part of the token", S.BODY_SIZE, S.MUTED)
-            fit_width(note, S.CONTENT_W).next_to(chips, DOWN, buff=0.35)
+            below(fit_width(note, S.CONTENT_W), chips, buff=GAP.l)
             spaced = [(c, t) for c, t in zip(chips, self.chip_texts) if t.startswith(" ")]
-            dots = VGroup(*[glow(first_char(c, t), buff=0.04, opacity=0.35) for c, t in spaced])
-            words = VGroup(*[glow(c, buff=0.06) for c, _ in spaced])
-            self.play(FadeOut(big, shift=UP * 0.3), FadeOut(lit_prompt), FadeOut(count), FadeOut(into), FadeOut(tokenizer_box),
-                      LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * 0.2) for c in chips],
+            dots = VGroup(*[glow(first_char(c, t), buff=GAP.xxs, opacity=0.35) for c, t in spaced])
+            words = VGroup(*[glow(c, buff=GAP.xxs) for c, _ in spaced])
+            self.play(FadeOut(big, shift=UP * GAP.m), FadeOut(lit_prompt), FadeOut(count), FadeOut(into), FadeOut(tokenizer_box),
+                      LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * GAP.s) for c in chips],
                                   lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.span(0, 0.8))
             if spaced:   # "the dot marks a leading space": the dots, then the words they belong to
                 say(self, beat, (("dot",), 0.0), FadeIn(dots), FadeIn(note))
@@ -153,25 +154,25 @@ class Prompt(TokensScene):
         with self.beat("ids") as beat:
             # "each piece is swapped for its number": a highlight walks the chips as their ids are read
             pieces = [VGroup(c.box, c.text_mob, c.id_mob) for c in chips]
-            hl = glow(pieces[0], buff=0.08)
+            hl = glow(pieces[0])
             lead = 0.3         # the sentence names the vocabulary before it reads the ids
             say(self, beat, (0, 0.0), FadeOut(note), FadeOut(words), FadeIn(hl), id_mobs[0].animate.set_opacity(1))
             for k in range(1, len(chips)):
                 frac = lead + (1 - lead) * k / len(chips)
-                say(self, beat, (0, frac), Transform(hl, glow(pieces[k], buff=0.08)), id_mobs[k].animate.set_opacity(1),
+                say(self, beat, (0, frac), Transform(hl, glow(pieces[k])), id_mobs[k].animate.set_opacity(1),
                     run_time=min(0.6, beat.span(0, 0.3)))
-            list_glow = glow(id_group, buff=0.15)
+            list_glow = glow(id_group, buff=GAP.s)
             say(self, beat, (("integers",), 0.0), FadeOut(hl), FadeIn(caption),
-                LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in ids], lag_ratio=0.3), FadeIn(list_glow))
+                LaggedStart(*[FadeIn(line, shift=UP * GAP.xs) for line in ids], lag_ratio=0.3), FadeIn(list_glow))
             # "the meter reads zero: cutting and looking up is not arithmetic"
-            ring = glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)
+            ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
             zero = label("cutting and looking up: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
-            keep_inside(fit_width(zero, S.CONTENT_W).next_to(id_group, DOWN, buff=0.35), S.CONTENT)
+            keep_inside(below(fit_width(zero, S.CONTENT_W), id_group, buff=GAP.l), S.CONTENT)
             i = find(beat, "meter")
             wait_until(beat, i, 0.0)
             run = beat.span(i, 0.3)
             self.pay("tokens", FadeOut(list_glow), FadeIn(ring), run_time=run)
-            say(self, beat, (("arithmetic",), 0.45), FadeIn(zero, shift=UP * 0.1), FadeOut(ring))
+            say(self, beat, (("arithmetic",), 0.45), FadeIn(zero, shift=UP * GAP.xs), FadeOut(ring))
 
 
 class SameWord(TokensScene):
@@ -184,28 +185,29 @@ class SameWord(TokensScene):
             cols = VGroup()
             for word, tid, note in zip(f["case_words"], f["case_ids"], notes):
                 chip = TokenChip(word, size=S.TITLE_SIZE)
-                top = label(note, S.SMALL, S.MUTED).next_to(chip, UP, buff=0.25)
-                num = label(str(tid), S.TITLE_SIZE, S.TOKEN, mono=True).next_to(chip, DOWN, buff=0.35)
+                top = label(note, S.SMALL, S.MUTED).next_to(chip, UP, buff=GAP.m)
+                num = below(label(str(tid), S.TITLE_SIZE, S.TOKEN, mono=True), chip, buff=GAP.l)
                 col = VGroup(top, chip, num)
                 if tid in f["ids"]:
-                    col.add(label("in the prompt", S.SMALL, S.INK).next_to(num, DOWN, buff=0.2))
+                    col.add(below(label("in the prompt", S.SMALL, S.INK), num, buff=GAP.s))
                 cols.add(col)
             cols.arrange(RIGHT, buff=1.4, aligned_edge=UP)
-            fit_to(cols, width=S.CONTENT_W, height=3.4).move_to(UP * 0.6)
             footer = label("the model receives the number, never the letters", S.BODY_SIZE, S.INK)
-            fit_width(footer, S.CONTENT_W).move_to(DOWN * 2.2)
-            self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * 0.2) for c in cols], lag_ratio=0.3),
+            fit_width(footer, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
+            above = S.CONTENT.with_(bottom=footer.get_top()[1])
+            place_in(fit_to(cols, width=S.CONTENT_W, height=3.4), above)
+            self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * GAP.s) for c in cols], lag_ratio=0.3),
                       run_time=beat.span(0, 0.8))
             # each spelling's id lights up as it is read
             said = find(beat, "Capital")
             hl = None
             for k, c in enumerate(cols):
-                box = glow(c, buff=0.15)
-                step = [FadeIn(VGroup(*c[2:]), shift=DOWN * 0.15), Transform(hl, box) if hl else FadeIn(box)]
+                box = glow(c, buff=GAP.s)
+                step = [FadeIn(VGroup(*c[2:]), shift=DOWN * GAP.s), Transform(hl, box) if hl else FadeIn(box)]
                 say(self, beat, (said, k / len(cols)), *step)
                 hl = hl or box
             # "the letters inside them are invisible to the model"
-            say(self, beat, (("invisible",), 0.0), FadeOut(hl), FadeIn(footer, shift=UP * 0.1))
+            say(self, beat, (("invisible",), 0.0), FadeOut(hl), FadeIn(footer, shift=UP * GAP.xs))
             say(self, beat, (("invisible",), 0.5), *[c[1].text_mob.animate.set_opacity(0.25) for c in cols])
 
 
@@ -222,7 +224,7 @@ def ladder_row(symbols: list[str], hot: int | None, size: int = S.SMALL) -> VGro
         if k != hot:
             chip.text_mob.set_color(S.INK)
         row.add(chip)
-    return row.arrange(RIGHT, buff=0.08)
+    return row.arrange(RIGHT, buff=GAP.xs)
 
 
 class Merges(TokensScene):
@@ -234,7 +236,7 @@ class Merges(TokensScene):
         vf = f["vocab"]
         steps, merges = lad["steps"], lad["merges"]
         header = VGroup(label("byte-pair encoding of", S.BODY_SIZE, S.INK),
-                        TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=0.3)
+                        TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=GAP.m)
         header.move_to(UP * S.HEADLINE_Y)
         rows = VGroup()
         for k, symbols in enumerate(steps):
@@ -254,45 +256,38 @@ class Merges(TokensScene):
         result = label(f"→ id {final_ids}" if len(lad["ids"]) == 1 else f"→ ids {final_ids}", S.BODY_SIZE,
                        S.TOKEN, mono=True)
         # columns: step name | chips | merged pair and its rank in vocab.bpe
-        row_h = 0.58
-        name_w = max(r[0].width for r in rows)
-        chips_w = max(r[1].width for r in rows)
-        for k, r in enumerate(rows):
-            y = -k * row_h
-            r[0].move_to([0, y, 0], aligned_edge=LEFT)
-            r[1].move_to([name_w + 0.35, y, 0], aligned_edge=LEFT)
-            r[2].move_to([name_w + 0.35 + chips_w + 0.5, y, 0], aligned_edge=LEFT)
+        table(rows, "LLL", gaps=GAP.l, row_gap=GAP.xxs)
         last = rows[-1][2] if len(rows) > 1 else rows[-1][1]
-        result.next_to(last, RIGHT, buff=0.4)     # the last merge's row ends with the id
+        result.next_to(last, RIGHT, buff=GAP.l)     # the last merge's row ends with the id
         ladder = VGroup(rows, result)
-        room = S.CONTENT.with_(top=header.get_bottom()[1] - 0.4)    # the content box under the header
+        room = S.CONTENT.with_(top=header.get_bottom()[1] - GAP.l)    # the content box under the header
         place_in(fit_to(ladder, room, grow=1.5), room, UP)
         with self.beat("bytes") as beat:
             # "where do the pieces come from?": one piece of the prompt; then "byte-pair encoding" names it
-            say(self, beat, (0, 0.0), FadeIn(header[1], shift=DOWN * 0.2))
-            say(self, beat, (("byte-pair",), 0.0), FadeIn(header[0], shift=DOWN * 0.2),
+            say(self, beat, (0, 0.0), FadeIn(header[1], shift=DOWN * GAP.s))
+            say(self, beat, (("byte-pair",), 0.0), FadeIn(header[0], shift=DOWN * GAP.s),
                 Indicate(header[1], color=S.TOKEN, scale_factor=1.2))
             # "take <word> from our prompt": the prompt's pieces, the word lit
             prompt_row = token_row(self.chip_texts, max_width=S.CONTENT_W)
             fit_to(prompt_row, width=0.6 * S.CONTENT_W, height=0.8, grow=1.6)
-            prompt_row.move_to([0, S.FOOTER_Y + 0.55, 0])
+            place_in(prompt_row, S.CONTENT, DOWN, buff=GAP.l)
             picked = [c for c, t in zip(prompt_row, self.chip_texts) if t == lad["word"]]
-            picks = VGroup(*[glow(c, buff=0.08, opacity=0.3) for c in picked[:1]])
-            say(self, beat, (("from our prompt",), 0.0), FadeIn(prompt_row, shift=UP * 0.1), FadeIn(picks))
+            picks = VGroup(*[glow(c, opacity=0.3) for c in picked[:1]])
+            say(self, beat, (("from our prompt",), 0.0), FadeIn(prompt_row, shift=UP * GAP.xs), FadeIn(picks))
             i = find(beat, "bytes")
             wait_until(beat, i, 0.3)
-            self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in rows[0][1]],
+            self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * GAP.s) for c in rows[0][1]],
                                                        lag_ratio=0.5), run_time=beat.span(i, 0.8))
         with self.beat("merges") as beat:
             self.play(FadeOut(prompt_row), FadeOut(picks), run_time=0.4)
             # one merge per step across the sentence that describes them, then the outcome
             n = max(1, len(rows) - 1)
             for k, r in enumerate(rows[1:]):
-                say(self, beat, (0, 0.15 + 0.85 * k / n), FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * 0.15),
+                say(self, beat, (0, 0.15 + 0.85 * k / n), FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * GAP.s),
                     run_time=min(1.0, beat.span(0, 0.8 / n)))
-            last = glow(rows[-1][1], buff=0.08)
+            last = glow(rows[-1][1])
             say(self, beat, (1, 0.0), FadeIn(last))
-            say(self, beat, (1, 0.6), FadeIn(result, shift=UP * 0.15))
+            say(self, beat, (1, 0.6), FadeIn(result, shift=UP * GAP.s))
         with self.beat("vocab") as beat:
             self.play(FadeOut(header), FadeOut(ladder), FadeOut(last), run_time=beat.share(0.12))
             parts = [(S.fmt_int(vf.byte_tokens), "bytes"), (S.fmt_int(vf.merges), "merges"),
@@ -301,21 +296,21 @@ class Merges(TokensScene):
             for num, what in parts:
                 n_mob = label(num, S.TITLE_SIZE, S.TOKEN, mono=True)
                 w_mob = label(what, S.SMALL, S.MUTED, mono=what == tokenizer.EOT)
-                inner = VGroup(n_mob, w_mob).arrange(DOWN, buff=0.15)
-                box = RoundedRectangle(corner_radius=0.1, width=inner.width + 0.5, height=inner.height + 0.4,
-                                       stroke_color=S.TOKEN, stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
-                inner.move_to(box)
+                inner = VGroup(n_mob, w_mob).arrange(DOWN, buff=GAP.s)
+                box = SurroundingRectangle(inner, buff=(GAP.m, GAP.s), corner_radius=0.1, color=S.TOKEN,
+                                           stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
                 boxes.add(VGroup(box, inner))
             total = VGroup(label(S.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
-                           label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=0.15)
+                           label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.s)
             ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
-            eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=0.35)
-            fit_width(eq, S.CONTENT_W).move_to(UP * 0.4)
-            src = label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED).next_to(eq, DOWN, buff=0.5)
+            eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=GAP.l)
+            fit_width(eq, S.CONTENT_W)
+            src = below(label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED), eq, buff=GAP.l)
+            place_in(VGroup(eq, src), S.CONTENT)
             # bytes, merges, marker: each box as it is named, then the total
             for k, m in enumerate((eq[:1], eq[1:3], eq[3:6])):
-                say(self, beat, (0, (0.25, 0.5, 0.78)[k]), FadeIn(m, shift=UP * 0.15))
-            say(self, beat, (("in all",), 0.0), FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=0.15)))
+                say(self, beat, (0, (0.25, 0.5, 0.78)[k]), FadeIn(m, shift=UP * GAP.s))
+            say(self, beat, (("in all",), 0.0), FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=GAP.s)))
 
 
 class Compression(TokensScene):
@@ -331,12 +326,9 @@ class Compression(TokensScene):
                             fill_color=colour, fill_opacity=0.9)
             t = label(shown, S.SMALL, S.INK, mono=True)
             out.add(VGroup(n, bar, t))
-        name_w = max(r[0].width for r in out)
-        for k, (n, bar, t) in enumerate(out):
-            y = -k * 0.6
-            n.move_to([0, y, 0], aligned_edge=LEFT)
-            bar.move_to([name_w + 0.3, y, 0], aligned_edge=LEFT)
-            t.next_to(bar, RIGHT, buff=0.15)
+        for n, bar, t in out:
+            t.next_to(bar, RIGHT, buff=GAP.s)
+        table([(n, VGroup(bar, t)) for n, bar, t in out], "LL", gaps=GAP.m, row_gap=GAP.m)
         return out
 
     def build(self):
@@ -346,65 +338,67 @@ class Compression(TokensScene):
             title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             bars = self.bar_rows([("as characters", chars, S.fmt_int(chars), S.MUTED),
                                   ("as tokens", T, S.fmt_int(T), S.TOKEN)])
-            fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6).move_to(UP * 0.6)   # room for "N steps"
+            fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6)   # room for "N steps"
             ratio = label(f"{S.fmt_int(chars)} characters ÷ {S.fmt_int(T)} tokens = {fmt_ratio(f['cpt'])} "
                           f"characters per token", S.BODY_SIZE, S.TOKEN)
-            fit_width(ratio, S.CONTENT_W).move_to(DOWN * 1.0)
+            fit_width(ratio, S.CONTENT_W)
             # "18 steps instead of 5": each bar cut into the steps a model would take
             steps = VGroup()
             for (_, bar, shown), n in zip(bars, (chars, T)):
                 cuts = VGroup(*[Line(bar.get_corner(UP + LEFT) + RIGHT * bar.width * k / n,
                                      bar.get_corner(DOWN + LEFT) + RIGHT * bar.width * k / n,
                                      color=S.BACKGROUND, stroke_width=3) for k in range(1, n)]) if n <= 200 else VGroup()
-                steps.add(VGroup(cuts, label(f"{S.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=0.4)))
+                steps.add(VGroup(cuts, label(f"{S.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=GAP.l)))
             # bars, their values and the "N steps" labels centred together
             shift = -VGroup(bars, *[st[1] for st in steps]).get_center()[0]
             bars.shift(RIGHT * shift)
             steps.shift(RIGHT * shift)
+            below(ratio, bars, buff=GAP.xl).set_x(S.CONTENT.x)
+            below(VGroup(bars, steps, ratio), title, buff=GAP.l)
             self.play(FadeIn(title), run_time=beat.span(0, 0.5))
             said = find(beat, "became")
-            say(self, beat, (said, 0.0), FadeIn(bars[0], shift=RIGHT * 0.2))
-            say(self, beat, (said, 0.3), FadeIn(bars[1], shift=RIGHT * 0.2))
-            say(self, beat, (said, 0.6), FadeIn(ratio, shift=UP * 0.1))
+            say(self, beat, (said, 0.0), FadeIn(bars[0], shift=RIGHT * GAP.s))
+            say(self, beat, (said, 0.3), FadeIn(bars[1], shift=RIGHT * GAP.s))
+            say(self, beat, (said, 0.6), FadeIn(ratio, shift=UP * GAP.xs))
             said = find(beat, "letter by letter")
-            lit = glow(bars[0], color=S.INK, buff=0.12, opacity=0.12)
+            lit = glow(bars[0], color=S.INK, opacity=0.12)
             say(self, beat, (said, 0.1), FadeIn(steps[0]), FadeIn(lit))
-            say(self, beat, (said, 0.75), FadeIn(steps[1]), Transform(lit, glow(bars[1], buff=0.12, opacity=0.18)))
+            say(self, beat, (said, 0.75), FadeIn(steps[1]), Transform(lit, glow(bars[1], opacity=0.18)))
         with self.beat("other") as beat:
             self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
             n_chars = label(f"{S.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
-            top = VGroup(line, n_chars).arrange(RIGHT, buff=0.5).move_to(UP * S.HEADLINE_Y)
+            top = VGroup(line, n_chars).arrange(RIGHT, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
             texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
-            chips.arrange(RIGHT, buff=0.22, aligned_edge=UP)
+            chips.arrange(RIGHT, buff=GAP.m, aligned_edge=UP)
             for c, t in zip(chips, texts):
                 if "<" in t:  # a loose byte: muted, it is not a character on its own
                     c.box.set_stroke(S.MUTED)
                     c.text_mob.set_color(S.MUTED)
-            below(fit_to(chips, width=S.CONTENT_W, height=1.6), top, buff=0.4)
+            below(fit_to(chips, width=S.CONTENT_W, height=1.6), top, buff=GAP.l)
             loose = next((t for t in texts if "<" in t), None)
             example = loose[loose.index("<"):loose.index(">") + 1] if loose else None
             tally = label(f"{S.fmt_int(len(f['other_ids']))} tokens" +
                           (f" · {example} = one loose byte of a character" if example else ""), S.SMALL, S.MUTED)
-            below(fit_width(tally, S.CONTENT_W), chips, buff=0.25)
+            below(fit_width(tally, S.CONTENT_W), chips)
             compare = self.bar_rows([("our prompt", f["cpt"], fmt_ratio(f["cpt"]), S.TOKEN),
                                      ("the greeting", f["other_cpt"], fmt_ratio(f["other_cpt"]), S.WARNING)],
                                     bar_max=5.0)
             heading = label("characters per token", S.SMALL, S.MUTED)
-            cmp_group = VGroup(heading, compare).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+            cmp_group = VGroup(heading, compare).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
             fit_width(cmp_group, S.CONTENT_W)
-            keep_inside(below(cmp_group, tally, buff=0.4).set_x(0), S.CONTENT)   # above the caption band
+            keep_inside(below(cmp_group, tally, buff=GAP.l).set_x(S.CONTENT.x), S.CONTENT)   # above the caption band
             # the greeting (its characters), its tokens, the ratio; then the loose bytes; then English
             said = find(beat, "greeting")
             say(self, beat, (said, 0.0), FadeIn(top))
-            say(self, beat, (said, 0.45), LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in chips], lag_ratio=0.1),
+            say(self, beat, (said, 0.45), LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.1),
                 FadeIn(tally))
-            say(self, beat, (said, 0.8), FadeIn(cmp_group, shift=UP * 0.1))
+            say(self, beat, (said, 0.8), FadeIn(cmp_group, shift=UP * GAP.xs))
             loose_chips = [c for c, t in zip(chips, texts) if "<" in t]
             if loose_chips:
-                say(self, beat, (("loose",), 0.0), *[FadeIn(glow(c, color=S.WARNING, buff=0.05)) for c in loose_chips])
-            say(self, beat, (("English",), 0.0), FadeIn(glow(compare[0], buff=0.1)))
+                say(self, beat, (("loose",), 0.0), *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs)) for c in loose_chips])
+            say(self, beat, (("English",), 0.0), FadeIn(glow(compare[0])))
 
 
 SCENES = [Prompt, SameWord, Merges, Compression]
