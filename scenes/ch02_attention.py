@@ -12,7 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
-from scenes.layout import below, fit_to, place_in, place_row
+from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
 from scenes.base import ChapterScene
@@ -42,8 +42,8 @@ class AttentionScene(ChapterScene):
         if len(self.rows) == self.bundle.T:
             return None
         note = label(f"showing the last {len(self.rows)} of {self.bundle.T} tokens", S.SMALL, S.MUTED)
-        above = getattr(self, "random_mark", None) or self.heading   # top-left furniture column
-        return note.next_to(above, DOWN, buff=0.12).align_to(self.heading, LEFT)
+        last_line = getattr(self, "random_mark", None) or self.heading   # top-left furniture column
+        return below(note, last_line, buff=GAP.xs).align_to(self.heading, LEFT)
 
 
 class Projections(AttentionScene):
@@ -55,7 +55,7 @@ class Projections(AttentionScene):
         """The layer's heads as a row of small boxes, the featured one lit."""
         boxes = VGroup(*[Rectangle(width=0.42, height=0.42, stroke_width=2, stroke_color=S.MUTED,
                                    fill_color=S.ATTENTION if i == self.h else S.PANEL, fill_opacity=1)
-                         for i in range(self.H)]).arrange(RIGHT, buff=0.1)
+                         for i in range(self.H)]).arrange(RIGHT, buff=GAP.xs)
         return boxes
 
     def build(self):
@@ -68,13 +68,13 @@ class Projections(AttentionScene):
             strip = self.head_strip()
             rule = fit_width(label("chosen: the head whose last row is least uniform (lowest entropy)",
                                    S.SMALL, S.MUTED), 11)
-            top = VGroup(tag, strip).arrange(RIGHT, buff=0.5)
-            group = VGroup(arcs, top, rule).arrange(DOWN, buff=0.45)
+            top = VGroup(tag, strip).arrange(RIGHT, buff=GAP.l)
+            group = VGroup(arcs, top, rule).arrange(DOWN, buff=GAP.l)
             place_in(group, S.CONTENT)
-            self.play(FadeIn(arcs.marks, shift=UP * 0.1), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(arcs.marks, shift=UP * GAP.xs), run_time=beat.span(0, 0.3))
             self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.05), run_time=beat.span(0, 0.7))
             beat.wait_for(1)          # "a single head of the first layer: head h of H"
-            self.play(FadeIn(tag, shift=UP * 0.2), LaggedStart(*[FadeIn(bx, shift=DOWN * 0.2) for bx in strip],
+            self.play(FadeIn(tag, shift=UP * GAP.s), LaggedStart(*[FadeIn(bx, shift=DOWN * GAP.s) for bx in strip],
                                                                lag_ratio=0.25), run_time=beat.span(1, 0.6))
             self.play(Indicate(strip[h], color=S.ATTENTION, scale_factor=1.5), run_time=beat.span(1, 0.8))
             beat.wait_for(2)          # "picked because its last row is the least uniform"
@@ -96,19 +96,19 @@ class Projections(AttentionScene):
             grids = VGroup()
             for name, colour in (("q", S.QUERY), ("k", S.KEY), ("v", S.VALUE)):
                 g = NumberGrid(b[name][0, h], max_cols=3, rows=rows, shape_text=f"{b.T} × {self.dh}")
-                title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=0.15)
-                frame = SurroundingRectangle(g.cell_group, color=colour, buff=0.04, stroke_width=3)
+                title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=GAP.s)
+                frame = SurroundingRectangle(g.cell_group, color=colour, buff=GAP.xxs, stroke_width=3)
                 grids.add(VGroup(g, title, frame))
-            grids.arrange(RIGHT, buff=0.45)
+            grids.arrange(RIGHT, buff=GAP.l)
             x_small = x.copy()
             target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
             place_in(fit_width(target, S.FULL_W), S.CONTENT)
-            arrow = Arrow(x_small.get_right(), grids.get_left(), buff=0.12, color=S.MUTED, stroke_width=3)
+            arrow = Arrow(x_small.get_right(), grids.get_left(), buff=GAP.xs, color=S.MUTED, stroke_width=3)
             w_text = label(f"x × W_q, W_k, W_v → this head's {self.dh} columns of each", S.SMALL, S.MUTED)
-            w_text.next_to(grids, UP, buff=0.25)
+            w_text.next_to(grids, UP, buff=GAP.m)
             self.play(Transform(x, x_small), run_time=beat.span(0, 0.2))
             self.play(GrowArrow(arrow), run_time=beat.span(0, 0.15))
-            self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * 0.2) for g in grids], lag_ratio=0.3),
+            self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * GAP.s) for g in grids], lag_ratio=0.3),
                       run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "for one head each is dh numbers long"
             self.play(FadeIn(w_text), *[Indicate(g[0].shape_mob, color=S.INK) for g in grids],
@@ -159,22 +159,22 @@ class Scores(AttentionScene):
             dot_formula = label("q · k", S.BODY_SIZE, S.INK).move_to(UP * TITLE_Y)
             formula = label(f"score = q · k / √{self.dh}", S.BODY_SIZE, S.INK)
             root = label(f"√{self.dh} = {np.sqrt(self.dh):g}", S.BODY_SIZE, S.MUTED)
-            VGroup(formula, root).arrange(RIGHT, buff=0.6).move_to(UP * TITLE_Y)
+            VGroup(formula, root).arrange(RIGHT, buff=GAP.xl).move_to(UP * TITLE_Y)
             grid = self.grid(dots, vmax=vmax)
             scaled_grid = self.grid(scaled, vmax=vmax)
             shape = label(f"{b.T} × {b.T} scores", S.SMALL, S.MUTED, mono=True)
-            below(shape, grid.cell_group, buff=0.15, aligned=RIGHT)
+            below(shape, grid.cell_group, buff=GAP.s, aligned=RIGHT)
             self.play(Write(dot_formula), FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs),
                       FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), *([FadeIn(note)] if note else []),
                       run_time=beat.span(0, 0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0, 0.7))
             beat.wait_for(1)          # "each product is divided by the square root of dh, which is …"
-            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=LEFT * 0.2),
+            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=LEFT * GAP.s),
                       run_time=beat.span(1, 0.3))
             self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
                       *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "the result is a T by T grid of scores, … FLOPs"
-            self.play(FadeIn(shape, shift=UP * 0.1), Indicate(grid.cell_group, color=S.INK, scale_factor=1.04),
+            self.play(FadeIn(shape, shift=UP * GAP.xs), Indicate(grid.cell_group, color=S.INK, scale_factor=1.04),
                       run_time=beat.span(2, 0.4))
             self.pay("L0.scores", run_time=beat.span(2, 0.5))
         with self.beat("mask") as beat:
@@ -199,10 +199,10 @@ class Scores(AttentionScene):
             # each row's sum over all T columns (a window may hide some of them)
             sums = VGroup(*[
                 label(f"Σ = {probs[r].astype(np.float64).sum():.2f}", S.SMALL, S.ATTENTION, mono=True)
-                .next_to(pgrid.row_cells(r), RIGHT, buff=0.3) for r in self.rows])
+                .next_to(pgrid.row_cells(r), RIGHT, buff=GAP.m) for r in self.rows])
             sums_header = VGroup()
             if len(self.rows) < b.T:
-                sums_header.add(label(f"all {b.T}", S.SMALL, S.MUTED).next_to(sums[0], UP, buff=0.45))
+                sums_header.add(above(label(f"all {b.T}", S.SMALL, S.MUTED), sums[0], buff=GAP.l))   # over the column labels
             side = VGroup(sums, sums_header)
             # the grid and its sums, centred together
             shift = S.CONTENT.x - VGroup(pgrid.cell_group, pgrid.row_label_mobs, side).get_center()[0]
@@ -216,7 +216,7 @@ class Scores(AttentionScene):
                       *self.swap_numbers(grid, pgrid, list(grid.values_mobs)),
                       run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "each row now sums to one, and the masked cells get exactly zero"
-            self.play(LaggedStart(*[FadeIn(s, shift=LEFT * 0.2) for s in sums], lag_ratio=0.15),
+            self.play(LaggedStart(*[FadeIn(s, shift=LEFT * GAP.s) for s in sums], lag_ratio=0.15),
                       FadeIn(sums_header), run_time=beat.span(1, 0.4))
             zeros = [grid.values_mobs[(r, c)] for (r, c) in grid.values_mobs if c > r]
             if zeros:
@@ -235,7 +235,7 @@ class Scores(AttentionScene):
                                          S.ATTENTION), TITLE_W).move_to(sm_title)
             self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_title, arcs_title),
                       run_time=beat.span(0, 0.25))
-            self.play(FadeIn(arcs.key_marks, shift=LEFT * 0.2), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(arcs.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0, 0.2))
             self.play(LaggedStart(*[LaggedStart(*[Create(p) for p in arcs.row(r)], lag_ratio=0.1)
                                     for r in self.rows], lag_ratio=0.3), run_time=beat.span(0, 0.5))
             beat.wait_for(1)          # "the heavier the weight, the thicker the line"
@@ -255,7 +255,7 @@ class Scores(AttentionScene):
             self.play(*[Indicate(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
                       *[Indicate(m, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(2, 0.8))
         with self.beat("last_row") as beat:
-            box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=0.06)
+            box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
             order = np.argsort(-probs[last])[:3]
             readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
             who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
@@ -282,9 +282,9 @@ class Mixing(AttentionScene):
         with self.beat("mix") as beat:
             w = NumberGrid(weights[:, None], rows=self.rows, percent=True,
                            colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
-            w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w, UP, buff=0.15)
+            w_title = label("weight", S.SMALL, S.ATTENTION).next_to(w, UP, buff=GAP.s)
             keys = VGroup(*[label(S.clip_token(b.tokens[r], 7), S.SMALL, S.TOKEN, mono=True, compact=True)
-                            .next_to(w.cells[(r, 0)], LEFT, buff=0.2) for r in self.rows])
+                            .next_to(w.row_cells(r), LEFT, buff=GAP.s) for r in self.rows])
             for k in keys:
                 k.align_to(keys, RIGHT)
             query = TokenChip(S.clip_token(b.tokens[last], 7), size=S.SMALL, max_text_width=1.6)
@@ -293,38 +293,38 @@ class Mixing(AttentionScene):
             arcs = AttentionArcs(b["probs"][0, h], layout="columns", positions=self.rows,
                                  anchors=[query if r == last else None for r in self.rows], key_anchors=list(keys))
             v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=3, shape_text=f"v: {b.T} × {dh}")
-            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=0.15)
+            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=GAP.s)
             out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=3, shape_text=f"1 × {dh}")
             out_title = fit_width(label(f"output of {S.show_token(b.tokens[last])}", S.SMALL, S.TOKEN), 3.2)
-            out_title.next_to(out.cell_group, UP, buff=0.2)
+            out_title.next_to(out.cell_group, UP, buff=GAP.s)
             times = label("×", S.TITLE_SIZE, S.MUTED)
             sigma = label("Σ rows →", S.BODY_SIZE, S.MUTED)
             left = VGroup(query, arcs, keys, w, w_title)
             row = VGroup(left, times, VGroup(v, v_title), sigma, VGroup(out, out_title))
-            row.arrange(RIGHT, buff=0.35)
+            row.arrange(RIGHT, buff=GAP.l)
             place_in(fit_width(row, S.FULL_W), S.CONTENT)
             note = self.window_note()
             self.play(FadeIn(query), FadeIn(keys), *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.15))
             self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.15), FadeIn(w), FadeIn(w_title),
                       run_time=beat.span(0, 0.3))
             self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.span(0, 0.25))
-            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * 0.2), FadeIn(out_title), run_time=beat.span(0, 0.25))
+            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * GAP.s), FadeIn(out_title), run_time=beat.span(0, 0.25))
             beat.wait_for(1)          # "for the whole layer that is another … FLOPs"
             e = self.ledger["L0.mix"]
             bill = fit_width(label(f"all {self.H} heads: {e.formula} = {S.fmt_int(e.flops)} FLOPs",
                                    S.SMALL, S.FLOPS, mono=True), TITLE_W).move_to(UP * TITLE_Y)
-            self.play(FadeIn(bill, shift=UP * 0.15), Indicate(sigma, color=S.FLOPS), run_time=beat.span(1, 0.4))
+            self.play(FadeIn(bill, shift=UP * GAP.s), Indicate(sigma, color=S.FLOPS), run_time=beat.span(1, 0.4))
             self.pay("L0.mix", run_time=beat.span(1, 0.6))
         with self.beat("out") as beat:
             self.play(FadeOut(row), FadeOut(bill), *([FadeOut(note)] if note else []), run_time=beat.span(0, 0.1))
             # the heads side by side: H boxes of dh numbers, the one we followed lit
             heads = VGroup(*[Rectangle(width=0.62, height=0.5, stroke_width=2, stroke_color=S.MUTED,
                                        fill_color=S.ATTENTION if i == h else S.PANEL, fill_opacity=1)
-                             for i in range(self.H)]).arrange(RIGHT, buff=0)
+                             for i in range(self.H)]).arrange(RIGHT, buff=GAP.none)
             nums = VGroup(*[label(str(dh), S.SMALL, S.INK, mono=True).move_to(box) for box in heads])
             for n in nums:
                 fit_width(n, 0.56)
-            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION).next_to(heads, RIGHT, buff=0.3)
+            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION).next_to(heads, RIGHT, buff=GAP.m)
             strip = VGroup(heads, nums, total)
             proj = label(f"× W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION)
             names = ("residual", "+ attention", "= new residual")
@@ -334,28 +334,28 @@ class Mixing(AttentionScene):
             for name, colour, vec in zip(names, colours, mats):
                 g = NumberGrid(vec[None, :], max_cols=6, cell_w=1.0)
                 t = label(name, S.BODY_SIZE, colour)
-                lines.add(VGroup(t, g).arrange(RIGHT, buff=0.4))
-            lines.arrange(DOWN, buff=0.3, aligned_edge=RIGHT)
+                lines.add(VGroup(t, g).arrange(RIGHT, buff=GAP.l))
+            lines.arrange(DOWN, buff=GAP.m, aligned_edge=RIGHT)
             shape = label(f"row of {S.show_token(b.tokens[last])}: 1 × {d}", S.SMALL, S.MUTED, mono=True)
-            below(shape, lines, buff=0.2, aligned=RIGHT)
-            top = VGroup(strip, proj).arrange(RIGHT, buff=0.6)
-            group = VGroup(top, VGroup(lines, shape)).arrange(DOWN, buff=0.45)
+            below(shape, lines, buff=GAP.s, aligned=RIGHT)
+            top = VGroup(strip, proj).arrange(RIGHT, buff=GAP.xl)
+            group = VGroup(top, VGroup(lines, shape)).arrange(DOWN, buff=GAP.l)
             fit_to(group, S.CONTENT)
             place_in(group, S.CONTENT)
-            self.play(LaggedStart(*[FadeIn(VGroup(bx, n), shift=DOWN * 0.2) for bx, n in zip(heads, nums)],
+            self.play(LaggedStart(*[FadeIn(VGroup(bx, n), shift=DOWN * GAP.s) for bx, n in zip(heads, nums)],
                                   lag_ratio=0.3), run_time=beat.span(0, 0.7))
-            self.play(FadeIn(total, shift=LEFT * 0.2), Indicate(heads[h], color=S.ATTENTION),
+            self.play(FadeIn(total, shift=LEFT * GAP.s), Indicate(heads[h], color=S.ATTENTION),
                       run_time=beat.span(0, 0.6))
             beat.wait_for(1)          # "an output projection mixes them, for … FLOPs"
-            self.play(FadeIn(proj, shift=LEFT * 0.2), FadeIn(lines[1]), run_time=beat.span(1, 0.3))
+            self.play(FadeIn(proj, shift=LEFT * GAP.s), FadeIn(lines[1]), run_time=beat.span(1, 0.3))
             self.pay("L0.out", run_time=beat.span(1, 0.6))
             beat.wait_for(2)          # "the result is added back onto the residual stream"
-            self.play(FadeIn(lines[0], shift=DOWN * 0.15), run_time=beat.span(2, 0.35))
-            self.play(FadeIn(lines[2], shift=UP * 0.15), FadeIn(shape), run_time=beat.span(2, 0.4))
+            self.play(FadeIn(lines[0], shift=DOWN * GAP.s), run_time=beat.span(2, 0.35))
+            self.play(FadeIn(lines[2], shift=UP * GAP.s), FadeIn(shape), run_time=beat.span(2, 0.4))
         with self.beat("receipt") as beat:
             self.play(FadeOut(group), run_time=beat.span(0, 0.1))
             receipt, rows = self.receipt()
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in receipt], lag_ratio=0.15),
+            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in receipt], lag_ratio=0.15),
                       run_time=beat.span(0, 0.5))
             # "nearly all of it in the projections"
             self.play(Indicate(rows[0][2], color=S.FLOPS), Indicate(rows[3][2], color=S.FLOPS),
@@ -375,18 +375,15 @@ class Mixing(AttentionScene):
         total = self.ledger.attention_flops(0)
         rows.add(VGroup(label("attention, layer 1", S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
                         label(S.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
-        col_x = [-5.6, -1.8, 5.2]   # step and formula flush left, FLOPs flush right
-        y = 1.2
-        for i, r in enumerate(rows):
-            if i == len(rows) - 1:
-                y -= 0.15
-            place_row(r, col_x, "LLR", y)
-            y -= 0.55
-        rule = Line([col_x[0], rows[-1].get_top()[1] + 0.12, 0], [col_x[2], rows[-1].get_top()[1] + 0.12, 0],
-                    color=S.MUTED, stroke_width=2)
+        # step and formula flush left, FLOPs flush right at the text width; the total a little apart
+        table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s})
+        rule_y = rows[-1].get_top()[1] + GAP.xs
+        rule = Line([rows.get_left()[0], rule_y, 0], [rows.get_right()[0], rule_y, 0], color=S.MUTED, stroke_width=2)
         note = fit_width(label("softmax and LayerNorm are not counted (see the ledger's note)", S.SMALL, S.MUTED), 11)
-        below(note, rows, buff=0.35, aligned=LEFT)
-        return VGroup(*rows[:-1], VGroup(rule, rows[-1]), note), rows
+        below(note, rows, buff=GAP.l, aligned=LEFT)
+        receipt = VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
+        place_in(receipt, S.CONTENT)
+        return receipt, rows
 
 
 SCENES = [Projections, Scores, Mixing]
