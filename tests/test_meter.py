@@ -7,6 +7,7 @@ meter reads nothing else.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -16,8 +17,8 @@ from manim import Text, config, linear, rate_functions, there_and_back
 
 from data.bundle import Bundle
 from data.flops import GPT2_SMALL, forward_ledger, parameter_counts
-from scenes import style as S
 from scenes import meter as M
+from scenes import style as S
 from scenes import text as TX
 from scenes.registry import chapters, scenes_of
 
@@ -132,3 +133,30 @@ def test_meter_digits_are_the_monospace_numbers_pango_draws():
         assert counter.digits.get_right()[0] == pytest.approx(right)
     with pytest.raises(ValueError):
         counter.set_value(10 ** 15)
+
+
+def test_scenes_pay_only_through_chapter_scene():
+    """One way to pay: chapters call self.pay / self.pay_total, never the meter's own pay."""
+    for path in sorted((ROOT / "scenes").glob("ch[0-9][0-9]_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "pay" and isinstance(node.value, ast.Attribute):
+                assert node.value.attr != "meter", f"{path.name}:{node.lineno} pays through the meter itself"
+            if isinstance(node, ast.FunctionDef):
+                assert "pay" not in node.name, f"{path.name}:{node.lineno} defines its own {node.name}()"
+
+
+def test_pay_plays_the_alongside_animations_then_the_meters_to_the_ledger_total():
+    b = light_bundle(64)
+    _, _, scene, meter = next(scene_meters(b))
+    scene.meter, played = meter, []
+    scene.play = lambda *anims, run_time: played.append((anims, run_time))
+    marker = object()
+    scene.pay("L0.qkv", marker, run_time=0.7, through="L0.mlp_down", step="layer 1")
+    (anims, run_time), = played
+    assert anims[0] is marker and run_time == 0.7
+    assert isinstance(anims[1], M.CountTo) and anims[1].target == scene.ledger.after("L0.mlp_down")
+    assert meter.step_mob.original_text == "layer 1"
+    scene.pay("unembed", run_time=0.5)
+    assert played[-1][0][0].target == scene.ledger.total and meter.step_mob.original_text == scene.ledger["unembed"].step
+    scene.pay_total(scene.ledger.total, "+0")
+    assert played[-1][0][0].target == scene.ledger.total and played[-1][1] == 1.5
