@@ -19,7 +19,7 @@ from data.flops import human
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.layout import below, place_in
+from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window, window
 
@@ -47,7 +47,7 @@ def pattern_colours(p: np.ndarray) -> np.ndarray:
 
 
 # the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
-glow = partial(follow.glow, buff=0.08)
+glow = partial(follow.glow, buff=GAP.xxs)
 
 
 def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:
@@ -89,9 +89,9 @@ class Heads(StackScene):
         arcs = AttentionArcs(p, positions=list(range(T)), layout="columns", width=size * self.ARCS,
                              height=pitch * max(T - 1, 1), max_stroke=min(6.0, 40 * pitch),
                              dot_radius=min(0.045, pitch * 0.3))
-        arcs.next_to(frame, RIGHT, buff=0.18).match_y(frame)
+        arcs.next_to(frame, RIGHT, buff=GAP.s).match_y(frame)
         title = label(f"head {h + 1} · {habit}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
-        title.next_to(frame, UP, buff=0.1).align_to(frame, LEFT)      # may reach into the gap to its right
+        title.next_to(frame, UP, buff=GAP.xs).align_to(frame, LEFT)      # may reach into the gap to its right
         cell = Group(img, frame, arcs, title)
         cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
         return cell
@@ -104,7 +104,7 @@ class Heads(StackScene):
         gap_x, gap_y, title_h = 0.5, 0.25, 0.38
         avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95        # room for the key and legend below
         size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
-                   ((avail_w - (cols - 1) * gap_x) / cols - 0.18) / (1 + self.ARCS))
+                   ((avail_w - (cols - 1) * gap_x) / cols - GAP.s) / (1 + self.ARCS))
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
         habits = [h["habit"] for h in head_habits(b)]
         cells = Group(*[self.cell(h, size, featured, habits[h]) for h in range(H)])
@@ -117,15 +117,15 @@ class Heads(StackScene):
         for k, c in enumerate(cells):
             fit_width(c.title, pitch - 0.25).align_to(c.frame, LEFT)
             row, col = divmod(k, cols)
-            c.shift([col * pitch - c.frame.get_left()[0], -row * row_h - c.get_top()[1], 0])
+            # the frame's left edge at its column's x, the cell's top at its row's y
+            c.shift(RIGHT * col * pitch + DOWN * row * row_h - c.frame.get_left() * RIGHT - c.get_top() * UP)
         labels = VGroup()
         if show_labels:
             for r in range(n_rows):
                 first = cells[r * cols].frame
                 for i, tok in enumerate(b.tokens):
                     t = fit_width(label(S.clip_token(tok, 8), S.SMALL, S.TOKEN, mono=True), 1.2)
-                    t.move_to([first.get_left()[0] - 0.12, first.get_top()[1] - (i + 0.5) * size / T, 0],
-                              aligned_edge=RIGHT)
+                    t.next_to(first, LEFT, buff=GAP.xs).set_y(first.get_top()[1] - (i + 0.5) * size / T)
                     labels.add(t)
         group = Group(cells, labels)
         place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9))
@@ -141,21 +141,21 @@ class Heads(StackScene):
             key = fit_width(label(f"grid: row = the token reading, column = the token it reads{order} · "
                                   "lines: the same weights, left reads right", S.SMALL, S.MUTED), S.TEXT_W)
             place_in(key, S.CONTENT, DOWN)
-            mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=0.08, stroke_width=4)
+            mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
             note = label(f"head {f + 1}: followed in chapter 02", S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
-            foot = VGroup(note, legend).arrange(RIGHT, buff=0.8).next_to(key, UP, buff=0.15)
+            foot = above(VGroup(note, legend).arrange(RIGHT, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
             # "Chapter two followed one head": that head alone, large, in the middle
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
-            one.scale(k).move_to(S.CONTENT.point(np.zeros(3)) + UP * 0.3)
+            place_in(one.scale(k), S.CONTENT)
             self.play(FadeIn(one), run_time=beat.span(0, 0.7))
             # "Layer one runs twelve of them side by side": it takes its place, the others join it
             i = beat.find("side by side")
             beat.wait_for(i)
             others = [c for h, c in enumerate(cells) if h != f]
             self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(i, 0.2))
-            self.play(LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in others], lag_ratio=0.15),
+            self.play(LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in others], lag_ratio=0.15),
                       FadeIn(parts["labels"]), run_time=beat.span(i, 0.85))
             # "... as a grid and as lines": the key says how to read both
             i = beat.find("as a grid")
@@ -184,11 +184,11 @@ class Heads(StackScene):
             # "The heads share the width rather than copy it": the width as one bar
             whole, split, after = self.width_split(f)
             self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0, 0.1))
-            self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(UP * 1.05),
+            self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(S.CONTENT.point(UP), aligned_edge=UP),
                       run_time=beat.span(0, 0.3))
-            Group(whole, split).next_to(panels, DOWN, buff=0.35)
-            after.next_to(split, DOWN, buff=0.45)
-            whole.move_to(split[1])
+            below(Group(whole, split), panels, buff=GAP.l)
+            below(after, split, buff=GAP.l)
+            whole.move_to(split.segs)
             self.play(FadeIn(whole), run_time=beat.span(0, 0.6))
             # "... cut into twelve slices of sixty-four": the bar splits, one slice per head
             i = beat.find("slices")
@@ -198,16 +198,16 @@ class Heads(StackScene):
             # "Their outputs are laid side by side again ... already paid for every head"
             i = beat.find("already paid")
             beat.wait_for(i)
-            self.play(FadeIn(after, shift=UP * 0.1), run_time=beat.span(i, 0.3))
+            self.play(FadeIn(after, shift=UP * GAP.xs), run_time=beat.span(i, 0.3))
             beat.wait_until(i, 0.55)
             self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.7))
 
-    def sequential_legend(self) -> VGroup:
+    def sequential_legend(self, width: float = 2.4) -> VGroup:
         n = 24
-        bar = VGroup(*[Rectangle(width=0.1, height=0.16, stroke_width=0, fill_color=S.sequential(i / (n - 1)),
-                                 fill_opacity=1) for i in range(n)]).arrange(RIGHT, buff=0)
-        lo = label(S.fmt_pct(0.0), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
-        hi = label(S.fmt_pct(1.0), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
+        bar = VGroup(*[Rectangle(width=width / n, height=0.16, stroke_width=0, fill_color=S.sequential(i / (n - 1)),
+                                 fill_opacity=1) for i in range(n)]).arrange(RIGHT, buff=GAP.none)
+        lo = label(S.fmt_pct(0.0), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=GAP.xs)
+        hi = label(S.fmt_pct(1.0), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=GAP.xs)
         return VGroup(lo, bar, hi)
 
     def width_split(self, featured: int) -> tuple[VGroup, VGroup, VGroup]:
@@ -215,9 +215,9 @@ class Heads(StackScene):
         H, d, dh = self.H, self.d, self.dh
         total_w = 12.0
         seg_w = total_w / H
-        whole = VGroup(Rectangle(width=total_w, height=0.5, stroke_color=S.MUTED, stroke_width=2,
-                                 fill_color=S.ATTENTION, fill_opacity=0.3))
-        whole.add(label(f"{d} numbers per token", S.SMALL, S.INK).move_to(whole[0]))
+        bar = Rectangle(width=total_w, height=0.5, stroke_color=S.MUTED, stroke_width=2, fill_color=S.ATTENTION,
+                        fill_opacity=0.3)
+        whole = VGroup(bar, label(f"{d} numbers per token", S.SMALL, S.INK).move_to(bar))
         title = label(f"d = {d} = {H} heads × {dh}", S.BODY_SIZE, S.INK)
         segs = VGroup()
         for h in range(H):
@@ -225,13 +225,15 @@ class Heads(StackScene):
                             fill_color=S.ATTENTION, fill_opacity=0.85 if h == featured else 0.3)
             txt = fit_width(label(str(dh), S.SMALL, S.INK, mono=True), seg_w - 0.1).move_to(box)
             num = fit_width(label(str(h + 1), S.SMALL, S.TOKEN if h == featured else S.MUTED, mono=True),
-                            seg_w - 0.05).next_to(box, DOWN, buff=0.08)
+                            seg_w - 0.05).next_to(box, DOWN, buff=GAP.xs)
             segs.add(VGroup(box, txt, num))
-        segs.arrange(RIGHT, buff=0)
-        title.next_to(segs, UP, buff=0.15)
+        segs.arrange(RIGHT, buff=GAP.none)
+        title.next_to(segs, UP, buff=GAP.s)
         after = fit_width(label(f"outputs side by side again: {H} × {dh} = {d} → output projection "
                                 "(already on the meter)", S.SMALL, S.MUTED), S.TEXT_W)
-        return whole, VGroup(title, segs), after
+        split = VGroup(title, segs)
+        split.segs = segs
+        return whole, split, after
 
 
 # ---------------------------------------------------------------------------
@@ -259,16 +261,16 @@ class Mlp(StackScene):
         return VGroup(poly, t)
 
     def side_label(self, block, lines: list[tuple[str, object]]) -> VGroup:
-        g = VGroup(*[label(text, S.SMALL, colour) for text, colour in lines]).arrange(DOWN, buff=0.08,
+        g = VGroup(*[label(text, S.SMALL, colour) for text, colour in lines]).arrange(DOWN, buff=GAP.xs,
                                                                                        aligned_edge=RIGHT)
         fit_width(g, 4.6)
-        return g.next_to(block, LEFT, buff=0.35)
+        return g.next_to(block, LEFT, buff=GAP.l)
 
     def value_window(self, values, block, n: int, name: str) -> VGroup:
         shown = len(window(len(values), n)[0])
         g = NumberGrid(np.asarray(values)[None, :], max_cols=n,
                        shape_text=f"{name}: first {shown} of {len(values):,}")
-        return fit_width(g, 5.0).next_to(block, RIGHT, buff=0.45)
+        return fit_width(g, 5.0).next_to(block, RIGHT, buff=GAP.l)
 
     def per_token(self) -> VGroup:
         """The tokens (the last few of a long prompt), each with its own arrow into its own MLP box."""
@@ -281,38 +283,37 @@ class Mlp(StackScene):
                             fill_color=S.MLP, fill_opacity=0.25)
             box.add(label("MLP", S.BODY_SIZE, S.INK).move_to(box))
             box.next_to(chip, DOWN, buff=1.1)
-            arrow = Arrow(chip.get_bottom(), box.get_top(), buff=0.08, color=S.RESIDUAL, stroke_width=4,
+            arrow = Arrow(chip.get_bottom(), box.get_top(), buff=GAP.xs, color=S.RESIDUAL, stroke_width=4,
                           max_tip_length_to_length_ratio=0.2)
             col = VGroup(chip, arrow, box)
             col.chip, col.box = chip, box
             cols.add(col)
-        cols.arrange(RIGHT, buff=0.45, aligned_edge=UP)
+        cols.arrange(RIGHT, buff=GAP.l, aligned_edge=UP)
+        first_chip = cols[0].chip
         if shown[0] > 0:
-            more = label(f"… {shown[0]} earlier", S.SMALL, S.MUTED).next_to(cols[0].chip, LEFT, buff=0.3)
-            cols.add_to_back(more)
+            cols.add_to_back(label(f"… {shown[0]} earlier", S.SMALL, S.MUTED).next_to(first_chip, LEFT, buff=GAP.m))
         fit_width(cols, S.TEXT_W)
-        return cols.move_to(UP * 0.2)
+        return place_in(cols, S.CONTENT)
 
     def build(self):
         b, d, dff = self.bundle, self.d, self.dff
         f = mlp_facts(b)
         tok = S.show_token(b.tokens[f["token"]])
         x_img, h_img, o_img = self.blocks(f)
-        x_img.move_to(UP * 1.7)
-        h_img.move_to(UP * 0.1)
-        o_img.move_to(DOWN * 1.5)
+        # input, hidden and output top to bottom, the fans between them
+        place_in(Group(x_img, h_img, o_img).arrange(DOWN, buff=GAP.xl), S.CONTENT, UP, buff=GAP.xs)
         with self.beat("mlp_in") as beat:
             # "each token visits ... the MLP": every token, its own box
             cols = self.per_token()
             columns = [c for c in cols if hasattr(c, "box")]
-            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in cols], lag_ratio=0.2),
+            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in cols], lag_ratio=0.2),
                       run_time=beat.span(0, 0.85))
             # "It never looks at other tokens": one box per token, nothing runs between them
             i = beat.find("never looks")
             beat.wait_for(i)
             alone = fit_width(label("one token at a time: nothing passes between the columns", S.SMALL, S.MLP),
                               S.TEXT_W)
-            below(alone, cols, buff=0.45)
+            below(alone, cols, buff=GAP.l)
             self.play(FadeIn(alone), LaggedStart(*[Indicate(c.box, color=S.MLP, scale_factor=1.1)
                                                    for c in columns], lag_ratio=0.2), run_time=beat.span(i, 0.9))
             # "Take <token>: d numbers, after another LayerNorm"
@@ -322,7 +323,7 @@ class Mlp(StackScene):
                                             (f"LayerNorm(x): 1 × {d}", S.INK)])
             x_win = self.value_window(f["x"], x_img, 5, "x")
             self.play(FadeOut(VGroup(*[c for c in cols if c is not columns[-1]]), alone),
-                      columns[-1].animate.next_to(x_img, DOWN, buff=0.3).set_opacity(0), FadeIn(x_img),
+                      columns[-1].animate.next_to(x_img, DOWN, buff=GAP.m).set_opacity(0), FadeIn(x_img),
                       FadeIn(x_lab), run_time=beat.span(i, 0.4))
             self.remove(columns[-1])
             self.play(FadeIn(x_win), run_time=beat.span(i, 0.6))
@@ -332,16 +333,16 @@ class Mlp(StackScene):
             shown = len(window(dff, 9)[0])
             h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
                                shape_text=f"hidden after GELU: first {shown} of {dff:,}")
-            fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * 0.3)
-            h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=0.3)
+            fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * GAP.m)     # room for its name on the left
+            h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=GAP.m)
             pos = label(f"{S.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True)
             neg = label(f"{S.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True)
             rng = label(f"of {dff:,}  ·  min {S.fmt_signed(f['min'], 2)}  ·  max {S.fmt_signed(f['max'], 2)}",
                         S.SMALL, S.MUTED, mono=True)
-            counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=0.35)
+            counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
             self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0, 0.2))
-            self.play(FadeIn(h_img, shift=DOWN * 0.1), run_time=beat.span(0, 0.35))
+            self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.35))
             self.pay("L0.mlp_up", run_time=beat.span(0, 0.9))
             # "Of these d_ff activations, n came out positive and m negative"
             i = beat.find("positive")
@@ -349,13 +350,13 @@ class Mlp(StackScene):
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(i, 0.3))
             lit_up = VGroup(glow(pos, S.POSITIVE), glow(neg, S.NEGATIVE), glow(rng, S.MUTED))
             beat.wait_until(i, 0.4)
-            self.play(FadeIn(pos, shift=UP * 0.1), FadeIn(lit_up[0]), run_time=beat.span(i, 0.35))
+            self.play(FadeIn(pos, shift=UP * GAP.xs), FadeIn(lit_up[0]), run_time=beat.span(i, 0.35))
             beat.wait_until(i, 0.7)
-            self.play(FadeIn(neg, shift=UP * 0.1), FadeIn(lit_up[1]), run_time=beat.span(i, 0.8))
+            self.play(FadeIn(neg, shift=UP * GAP.xs), FadeIn(lit_up[1]), run_time=beat.span(i, 0.8))
             # "none is below <min>"
             i = beat.find("below")
             beat.wait_for(i)
-            self.play(FadeIn(rng, shift=UP * 0.1), FadeIn(lit_up[2]), run_time=beat.span(i, 0.5))
+            self.play(FadeIn(rng, shift=UP * GAP.xs), FadeIn(lit_up[2]), run_time=beat.span(i, 0.5))
             self.play(Indicate(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(i, 0.8))
         with self.beat("mlp_down") as beat:
             # "A second matrix folds the d_ff back to d"
@@ -363,7 +364,7 @@ class Mlp(StackScene):
             o_lab = self.side_label(o_img, [(f"MLP output: 1 × {d}", S.INK), ("→ added to the residual", S.RESIDUAL)])
             o_win = self.value_window(f["out"], o_img, 5, "out")
             self.play(FadeOut(h_win), FadeOut(h_name), FadeOut(lit_up), run_time=beat.span(0, 0.15))
-            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * 0.1), run_time=beat.span(0, 0.8))
+            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.8))
             # "The result is added to the residual stream"
             i = beat.find("residual")
             beat.wait_for(i)
@@ -387,7 +388,7 @@ class Mlp(StackScene):
             # "The MLP is r times the size"
             i = beat.find("times")
             beat.wait_for(i)
-            self.play(FadeIn(ratio, shift=UP * 0.1), run_time=beat.span(i, 0.4))
+            self.play(FadeIn(ratio, shift=UP * GAP.xs), run_time=beat.span(i, 0.4))
             self.play(Indicate(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(i, 0.8))
 
     def param_bars(self) -> VGroup:
@@ -403,17 +404,15 @@ class Mlp(StackScene):
             num = label(S.fmt_int(n), S.BODY_SIZE, S.INK, mono=True)
             form = fit_width(label(formula, S.SMALL, S.MUTED, mono=True), 7.0)
             rows.add(VGroup(name_t, bar, num, form))
-        y = 1.2
-        for r in rows:
-            r[0].move_to([-4.6, y, 0], aligned_edge=RIGHT)
-            r[1].move_to([-4.3, y, 0], aligned_edge=LEFT)
-            r[2].next_to(r[1], RIGHT, buff=0.2)
-            below(r[3], r[1], buff=0.12, aligned=LEFT)
-            y -= 1.5
+        table([(name_t, bar) for name_t, bar, _, _ in rows], "RL", gaps=GAP.m, pitch=1.5)   # a formula under each bar
+        for _, bar, num, form in rows:
+            num.next_to(bar, RIGHT, buff=GAP.s)
+            below(form, bar, buff=GAP.xs, aligned=LEFT)
+        first_bar = rows[0][1]
         head = label("parameters in one layer (weights + biases)", S.SMALL, S.MUTED)
-        head.next_to(rows, UP, buff=0.35).align_to(rows[0][1], LEFT)
+        above(head, rows, buff=GAP.l).align_to(first_bar, LEFT)
         ratio = label(f"MLP = {p['ratio']:.1f} × attention", S.BODY_SIZE, S.MLP)
-        below(ratio, rows, buff=0.45).align_to(rows[0][1], LEFT)
+        below(ratio, rows, buff=GAP.l).align_to(first_bar, LEFT)
         place_in(VGroup(head, rows, ratio), S.CONTENT)
         return VGroup(head, *rows), ratio
 
@@ -421,6 +420,7 @@ class Mlp(StackScene):
 # ---------------------------------------------------------------------------
 FLOOR_W, FLOOR_H, FLOOR_PITCH = 4.4, 0.31, 0.40
 STACK_CENTER = [-3.7, -0.35, 0]    # the stack stands left; readouts and totals go to its right
+PAID_STROKE = 2.5                  # the outline of a floor that is paid for
 
 
 def floors(n_layer: int) -> VGroup:
@@ -429,10 +429,10 @@ def floors(n_layer: int) -> VGroup:
     for l in range(n_layer):
         box = Rectangle(width=FLOOR_W, height=FLOOR_H, stroke_color=S.MUTED, stroke_width=1.5,
                         fill_color=S.PANEL, fill_opacity=1)
-        name = label(f"layer {l + 1}", S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * 0.12)
+        name = label(f"layer {l + 1}", S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * GAP.xs)
         attn = Rectangle(width=1.0, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.ATTENTION, fill_opacity=0.35)
         mlp = Rectangle(width=1.6, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.MLP, fill_opacity=0.35)
-        VGroup(attn, mlp).arrange(RIGHT, buff=0.06).move_to(box).align_to(box, RIGHT).shift(LEFT * 0.05)
+        VGroup(attn, mlp).arrange(RIGHT, buff=GAP.xxs).move_to(box).align_to(box, RIGHT).shift(LEFT * GAP.xxs)
         a_t = fit_width(label("attn", S.SMALL, S.INK), 0.95).move_to(attn)
         m_t = fit_width(label("MLP", S.SMALL, S.INK), 1.5).move_to(mlp)
         floor = VGroup(box, attn, mlp, name, a_t, m_t)
@@ -440,11 +440,11 @@ def floors(n_layer: int) -> VGroup:
         group.add(floor)
     group.arrange(UP, buff=FLOOR_PITCH - FLOOR_H)
     group.move_to(STACK_CENTER)
-    stream = Arrow(group.get_corner(DOWN + LEFT) + LEFT * 0.35 + DOWN * 0.15,
-                   group.get_corner(UP + LEFT) + LEFT * 0.35 + UP * 0.15, buff=0, color=S.RESIDUAL,
+    stream = Arrow(group.get_corner(DOWN + LEFT) + LEFT * GAP.l + DOWN * GAP.s,
+                   group.get_corner(UP + LEFT) + LEFT * GAP.l + UP * GAP.s, buff=GAP.none, color=S.RESIDUAL,
                    stroke_width=5, max_tip_length_to_length_ratio=0.04)
     stream_label = label("residual stream", S.SMALL, S.RESIDUAL).rotate(math.pi / 2)
-    stream_label.next_to(stream, LEFT, buff=0.1)
+    stream_label.next_to(stream, LEFT, buff=GAP.xs)
     if stream_label.height > stream.height:
         stream_label.set_opacity(0)   # a two-layer model has no room for it
     group.stream = VGroup(stream, stream_label)
@@ -453,12 +453,12 @@ def floors(n_layer: int) -> VGroup:
 
 def lit(floor) -> list:
     """Animations that light one floor (paid for)."""
-    return [floor.box.animate.set_stroke(S.FLOPS, width=2.5), floor.attn.animate.set_fill(opacity=0.85),
+    return [floor.box.animate.set_stroke(S.FLOPS, width=PAID_STROKE), floor.attn.animate.set_fill(opacity=0.85),
             floor.mlp.animate.set_fill(opacity=0.85)]
 
 
 def light_now(floor):
-    floor.box.set_stroke(S.FLOPS, width=2.5)
+    floor.box.set_stroke(S.FLOPS, width=PAID_STROKE)
     floor.attn.set_fill(opacity=0.85)
     floor.mlp.set_fill(opacity=0.85)
 
@@ -473,7 +473,7 @@ class Climb(StackScene):
         L, led = self.L, self.ledger
         stack = floors(L)
         flop_tags = VGroup(*[label(f"+{human(led.layer_flops(l))}", S.SMALL, S.FLOPS, mono=True)
-                             .next_to(stack[l], RIGHT, buff=0.2) for l in range(L)])
+                             .next_to(stack[l], RIGHT, buff=GAP.s) for l in range(L)])
         home = stack.get_center()
         everything = VGroup(stack, stack.stream, flop_tags)
         centred = S.CONTENT.point(np.zeros(3))[0] - everything.get_center()[0]
@@ -481,11 +481,11 @@ class Climb(StackScene):
         with self.beat("climb") as beat:
             # "Attention plus MLP is one layer"
             light_now(stack[0])
-            self.play(FadeIn(stack[0], shift=UP * 0.1), run_time=beat.span(0, 0.7))
+            self.play(FadeIn(stack[0], shift=UP * GAP.xs), run_time=beat.span(0, 0.7))
             # "GPT-2 small stacks twelve of them"
             i = beat.find("stacks")
             beat.wait_for(i)
-            self.play(LaggedStart(*[FadeIn(f, shift=UP * 0.05) for f in stack[1:]], lag_ratio=0.15),
+            self.play(LaggedStart(*[FadeIn(f, shift=UP * GAP.xxs) for f in stack[1:]], lag_ratio=0.15),
                       run_time=beat.span(i, 0.85))
             # "Each layer adds its edits to the residual stream"
             i = beat.find("residual stream")
@@ -505,33 +505,28 @@ class Climb(StackScene):
         with self.beat("climb_total") as beat:
             per = led.layer_flops(0)
             total = led.after(f"L{L - 1}.mlp_down")
-            spec = [("one layer", per, S.INK, 0.0), ("attention", led.attention_flops(0), S.ATTENTION, 0.35),
-                    ("MLP", led.mlp_flops(0), S.MLP, 0.35), (f"× {L} layers", L * per, S.INK, 0.0),
-                    ("+ positions", led["positions"].flops, S.MUTED, 0.0)]
-            lines, y = VGroup(), 0.0
-            for name, n, colour, indent in spec:      # names left-aligned, numbers right-aligned
-                left = label(name, S.SMALL, colour).move_to([indent, y, 0], aligned_edge=LEFT)
-                right = label(S.fmt_int(n), S.SMALL, colour, mono=True).move_to([5.6, y, 0], aligned_edge=RIGHT)
-                lines.add(VGroup(left, right))
-                y -= 0.45
-            y -= 0.15
-            lines.add(VGroup(label(f"Σ after layer {L}", S.BODY_SIZE, S.FLOPS).move_to([0, y, 0], aligned_edge=LEFT),
-                             label(S.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True).move_to([5.6, y, 0],
-                                                                                               aligned_edge=RIGHT)))
-            # long prompts: widen the number column so no name runs into its number
-            push = max(0.0, max(left.get_right()[0] + 0.4 + right.width for left, right in lines) - 5.6)
-            for _, right in lines:
-                right.shift(RIGHT * push)
-            fit_width(lines, 6.4).move_to([3.6, -0.2, 0])
+            spec = [("one layer", per, S.INK), ("attention", led.attention_flops(0), S.ATTENTION),
+                    ("MLP", led.mlp_flops(0), S.MLP), (f"× {L} layers", L * per, S.INK),
+                    ("+ positions", led["positions"].flops, S.MUTED)]
+            lines = VGroup(*[VGroup(label(name, S.SMALL, colour), label(S.fmt_int(n), S.SMALL, colour, mono=True))
+                             for name, n, colour in spec])
+            lines.add(VGroup(label(f"Σ after layer {L}", S.BODY_SIZE, S.FLOPS),
+                             label(S.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True)))
+            # right of the stack: names left-aligned (a layer's two parts indented), numbers flush right
+            # (a long prompt's numbers widen their column: no name runs into its number), the sum apart
+            side = S.RIGHT_HALF.with_(left=S.RIGHT_HALF.left + GAP.xl)
+            table(lines, "LR", gaps=GAP.l, width=side.width, row_gap=GAP.xs, indent={1: GAP.l, 2: GAP.l},
+                  space_before={len(lines) - 1: GAP.s})
+            place_in(fit_to(lines, side), side)
             # "After layer 12 the meter reads N FLOPs": the stack steps aside for the sum
-            self.play(everything.animate.shift(RIGHT * (home[0] - stack.get_center()[0])),
+            self.play(everything.animate.shift((home - stack.get_center()) * RIGHT),
                       run_time=beat.span(0, 0.3))
-            self.play(FadeIn(lines[-1], shift=LEFT * 0.1), Indicate(self.meter.counter, color=S.FLOPS,
+            self.play(FadeIn(lines[-1], shift=LEFT * GAP.xs), Indicate(self.meter.counter, color=S.FLOPS,
                                                                     scale_factor=1.1), run_time=beat.span(0, 0.8))
             # "That is 12 layers at N each, plus M for the positions"
             i = beat.find("each")
             beat.wait_for(i)
-            self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in lines[:-1]], lag_ratio=0.5),
+            self.play(LaggedStart(*[FadeIn(t, shift=LEFT * GAP.xs) for t in lines[:-1]], lag_ratio=0.5),
                       run_time=beat.span(i, 0.9))
 
 
@@ -549,30 +544,28 @@ class Lens(StackScene):
         self.add(stack, stack.stream)
         top = max(r["prob"] for r in rows) or 1.0
         decimals = S.prob_decimals([r["prob"] for r in rows])
-        pct_right = 1.25 + 1.6 + 0.12 + max(label(S.fmt_prob(r["prob"], decimals), S.SMALL, mono=True).width
-                                             for r in rows)
+        name_w, bar_w = 2.1, 1.6            # the widest name and the longest bar
         readouts = VGroup()
-        for r, floor in zip(rows, stack):
+        for r in rows:
             final = r["id"] == rows[-1]["id"]
             name = fit_width(label(S.clip_token(r["text"], 12), S.SMALL, S.LOGIT if final else S.INK, mono=True),
-                             2.1)
-            bar = Rectangle(width=max(0.03, 1.6 * r["prob"] / top), height=FLOOR_H - 0.06, stroke_width=0,
+                             name_w)
+            bar = Rectangle(width=max(0.03, bar_w * r["prob"] / top), height=FLOOR_H - 0.06, stroke_width=0,
                             fill_color=S.LOGIT, fill_opacity=0.85 if final else 0.4)
             pct = label(S.fmt_prob(r["prob"], decimals), S.SMALL, S.INK, mono=True)
-            y = floor.get_center()[1]
-            name.move_to([-1.05, y, 0], aligned_edge=LEFT)
-            bar.move_to([1.25, y, 0], aligned_edge=LEFT)
-            pct.move_to([pct_right, y, 0], aligned_edge=RIGHT)
             readouts.add(VGroup(name, bar, pct))
+        # one readout beside each floor: the guess, its probability as a bar and as a number
+        table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])
+        readouts.shift((stack.get_right() - readouts.get_left()) * RIGHT + RIGHT * GAP.l)
         header = fit_width(label(f"logit lens: the top guess for {S.show_token(b.tokens[-1])}'s next token",
                                  S.SMALL, S.LOGIT), 7.6)
-        header.next_to(readouts, UP, buff=0.2).align_to(readouts, LEFT)
+        above(header, readouts, buff=GAP.s, aligned=LEFT)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
-            header.next_to(readouts, RIGHT, buff=0.3).align_to(readouts, DOWN)
+            header.next_to(readouts, RIGHT, buff=GAP.m).align_to(readouts, DOWN)
         with self.beat("lens") as beat:
             # "The logit lens decodes the last token's residual stream after every layer"
             self.play(FadeIn(header), run_time=beat.span(0, 0.1))
-            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.15) for r in readouts], lag_ratio=0.25),
+            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * GAP.s) for r in readouts], lag_ratio=0.25),
                       run_time=beat.span(0, 0.9))
             if beat.find("noise") != beat.find("after layer 1 "):    # "these guesses are noise"
                 i = beat.find("noise")
@@ -582,12 +575,12 @@ class Lens(StackScene):
             # "After layer 1 its guess is …": the bottom floor's readout
             i = beat.find("after layer 1 ")
             beat.wait_for(i)
-            pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=0.05, stroke_width=3)
+            pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
             self.play(FadeIn(pick), Indicate(readouts[0][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
             # "After layer 12 it is …": the top floor's
             i = beat.find(f"after layer {L} ")
             beat.wait_for(i)
-            self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=0.05,
+            self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=GAP.xxs,
                                                                stroke_width=3)),
                       Indicate(readouts[-1][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
             if beat.find("floor by floor") != i:    # "refined floor by floor": up the readouts
@@ -597,12 +590,12 @@ class Lens(StackScene):
                                       lag_ratio=0.2), run_time=beat.span(i, 0.9))
         with self.beat("lens_settle") as beat:
             agree = VGroup(*readouts[settle:])
-            box = SurroundingRectangle(agree, color=S.LOGIT, buff=0.06, stroke_width=3)
+            box = SurroundingRectangle(agree, color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
             where = f"layers {settle + 1}–{L}" if settle < L - 1 else f"layer {L}"
             note = VGroup(label("= final answer", S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
-            note.arrange(DOWN, buff=0.08, aligned_edge=LEFT)
-            fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - 0.15)
-            note.next_to(box, RIGHT, buff=0.15)
+            note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - GAP.s)
+            note.next_to(box, RIGHT, buff=GAP.s)
             # "… is on top from layer k upward"
             self.play(pick.animate.become(box), run_time=beat.span(0, 0.35))
             self.play(FadeIn(note), LaggedStart(*[Indicate(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
