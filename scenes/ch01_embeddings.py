@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Dot, DoubleArrow, FadeIn, FadeOut,
-                   GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, LaggedStart, Line, MoveAlongPath,
+                   Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, LaggedStart, Line, MoveAlongPath,
                    Rectangle, RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
@@ -13,7 +13,7 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, said, say, says, wait_until
 from scenes.style import fmt_cos
-from scenes.layout import below, fit_to, keep_inside, place_in
+from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
 
@@ -65,92 +65,88 @@ class Lookup(EmbeddingScene):
         b, f = self.bundle, self.facts
         V, d = f["V"], f["d"]
         with self.beat("table") as beat:
-            table = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
-                              fill_color=S.PANEL, fill_opacity=1).move_to(RIGHT * 3.2 + UP * 0.05)
+            wte = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
+                            fill_color=S.PANEL, fill_opacity=1)     # the token table
             name = label(f"token table: {S.fmt_int(V)} × {S.fmt_int(d)}", S.BODY_SIZE, S.INK)
-            name.next_to(table, UP, buff=0.2)
-            # the table's two extents, drawn as they are read: V rows down, d numbers across
-            down = DoubleArrow(table.get_corner(UP + RIGHT) + RIGHT * 0.25, table.get_corner(DOWN + RIGHT) + RIGHT * 0.25,
-                               buff=0, color=S.TOKEN, stroke_width=4, tip_length=0.15)
-            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(down.get_top(), RIGHT, buff=0.12)
-            top_row.shift(DOWN * 0.15)
-            bottom_row = label(f"row {S.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
-            bottom_row.next_to(down.get_bottom(), RIGHT, buff=0.12).shift(UP * 0.15)
-            n_rows = label(f"{S.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=0.12)
-            across = DoubleArrow(table.get_corner(DOWN + LEFT) + UP * 0.35 + RIGHT * 0.1,
-                                 table.get_corner(DOWN + RIGHT) + UP * 0.35 + LEFT * 0.1,
-                                 buff=0, color=S.TOKEN, stroke_width=4, tip_length=0.15)
-            n_cols = label(f"{S.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=0.1)
+            name.next_to(wte, UP, buff=GAP.s)
             params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
                            f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
-            below(fit_width(params, S.CONTENT_W), table, buff=0.2)
+            below(fit_width(params, S.CONTENT_W), wte, buff=GAP.s)
             # the share of the whole model, as a bar under the count
             whole = Rectangle(width=params.width, height=0.14, stroke_color=S.MUTED, stroke_width=1.5)
             part = Rectangle(width=max(0.02, params.width * f["wte_share"]), height=0.14, stroke_width=0,
                              fill_color=S.TOKEN, fill_opacity=1)
             share = VGroup(whole, part)
-            below(whole, params, buff=0.1)
+            below(whole, params, buff=GAP.xs)
             part.move_to(whole, aligned_edge=LEFT)
-            keep_inside(VGroup(params, share), S.CONTENT)
-            # one line per token: its chip, then its id (the row it picks)
-            chips = VGroup()
-            for i in self.rows:
-                chip = TokenChip(b.tokens[i], size=S.SMALL)
-                num = label(str(b.ids[i]), S.SMALL, S.TOKEN, mono=True).next_to(chip, RIGHT, buff=0.15)
-                chips.add(VGroup(chip, num))
-            chips.arrange(DOWN, buff=0.06, aligned_edge=LEFT)   # 8 rows fit at S.SMALL
-            id_x = max(c[0].get_right()[0] for c in chips) + 0.15
-            for c in chips:     # ids in one right-aligned column
-                c[1].move_to([id_x, c[0].get_y(), 0], aligned_edge=LEFT)
-            right = max(c[1].get_right()[0] for c in chips)
-            for c in chips:
-                c[1].align_to([right, 0, 0], RIGHT)
-            fit_to(chips, width=4.0, height=4.7).move_to(LEFT * 4.4 + DOWN * 0.3)
+            # the table's two extents, drawn as they are read: V rows down, d numbers across
+            down = DoubleArrow(wte.get_corner(UP + RIGHT) + RIGHT * GAP.m, wte.get_corner(DOWN + RIGHT) + RIGHT * GAP.m,
+                               buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
+            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(down, RIGHT, buff=GAP.xs).align_to(down, UP)
+            bottom_row = label(f"row {S.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
+            bottom_row.next_to(down, RIGHT, buff=GAP.xs).align_to(down, DOWN)
+            n_rows = label(f"{S.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=GAP.xs)
+            inset = UP * GAP.l
+            across = DoubleArrow(wte.get_corner(DOWN + LEFT) + inset + RIGHT * GAP.xs,
+                                 wte.get_corner(DOWN + RIGHT) + inset + LEFT * GAP.xs,
+                                 buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
+            n_cols = label(f"{S.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=GAP.xs)
+            # the table's column, right, inside the margins
+            keep_inside(place_in(VGroup(name, wte, params, share, down, top_row, bottom_row, n_rows, across, n_cols),
+                                 S.RIGHT_HALF), S.FULL)
+            # one line per token: its chip, then its id (the row it picks), the ids in one right-aligned column
+            chips = VGroup(*[VGroup(TokenChip(b.tokens[i], size=S.SMALL), label(str(b.ids[i]), S.SMALL, S.TOKEN, mono=True))
+                             for i in self.rows])
+            table(chips, "LR", gaps=GAP.s, row_gap=GAP.xxs)   # 8 rows fit at S.SMALL
+            left_quarter = S.LEFT_HALF.with_(right=S.LEFT_HALF.x)
+            keep_inside(place_in(fit_to(chips, width=4.0, height=4.7), left_quarter), S.CONTENT)
             stripes, arrows = VGroup(), VGroup()
             for chip, i in zip(chips, self.rows):
-                y = table.get_top()[1] - (b.ids[i] + 0.5) / V * table.height
-                stripe = Line(table.get_left() + [0.04, 0, 0], table.get_right() - [0.04, 0, 0],
+                y = wte.get_top()[1] - (b.ids[i] + 0.5) / V * wte.height
+                stripe = Line(wte.get_left() + [0.04, 0, 0], wte.get_right() - [0.04, 0, 0],
                               color=S.TOKEN, stroke_width=3).set_y(y)
                 stripes.add(stripe)
-                arrows.add(Arrow(chip[1].get_right(), stripe.get_left(), buff=0.1, color=S.TOKEN,
+                arrows.add(Arrow(chip[1].get_right(), stripe.get_left(), buff=GAP.xs, color=S.TOKEN,
                                  stroke_width=2, max_tip_length_to_length_ratio=0.06, tip_length=0.15))
             note = self.window_note()
             if note is not None:
-                note.next_to(chips, UP, buff=0.2).align_to(chips, LEFT)
-            self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * 0.2) for c in chips], lag_ratio=0.15),
+                note.next_to(chips, UP, buff=GAP.s).align_to(chips, LEFT)
+            self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.s) for c in chips], lag_ratio=0.15),
                       *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.8))
-            say(self, beat, "keeps a table", FadeIn(table), FadeIn(name))
+            say(self, beat, "keeps a table", FadeIn(wte), FadeIn(name))
             say(self, beat, "one row per token", LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
                 LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1))
             say(self, beat, ((1, 0.55)), GrowFromCenter(down), FadeIn(top_row), FadeIn(bottom_row), FadeIn(n_rows))
             say(self, beat, ((1, 0.8)), GrowFromCenter(across), FadeIn(n_cols))
-            say(self, beat, "parameters", FadeIn(params), table.animate.set_fill(S.TOKEN, opacity=0.3))
+            say(self, beat, "parameters", FadeIn(params), wte.animate.set_fill(S.TOKEN, opacity=0.3))
             say(self, beat, "percent", FadeIn(whole), GrowFromEdge(part, LEFT))
         with self.beat("row") as beat:
             i = f["row_index"]
             vec = b["wte_rows"][i]
-            self.play(*[FadeOut(m) for m in (table, name, top_row, bottom_row, params, chips, stripes, arrows, down,
+            self.play(*[FadeOut(m) for m in (wte, name, top_row, bottom_row, params, chips, stripes, arrows, down,
                                              n_rows, across, n_cols, share)],
                       *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
             pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
-            head = VGroup(chip, pick).arrange(RIGHT, buff=0.5).move_to(UP * 1.5)
-            grid = NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}")
-            fit_width(grid, S.CONTENT_W).move_to(UP * 0.1)
+            head = VGroup(chip, pick).arrange(RIGHT, buff=GAP.l)
+            grid = fit_width(NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}"),
+                             S.CONTENT_W)
             vmax = float(np.abs(vec).max()) or 1.0
-            strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45).move_to(DOWN * 1.5)
+            strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45)
             strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
-            strip_title.next_to(strip, UP, buff=0.15).align_to(strip, LEFT)
-            legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=0.3)
-            self.play(FadeIn(head, shift=DOWN * 0.2), run_time=beat.span(0, 0.3))
+            strip_title.next_to(strip, UP, buff=GAP.s).align_to(strip, LEFT)
+            legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=GAP.m)
+            # top to bottom: the token and its row, the row's first numbers, all of them as colours
+            place_in(Group(head, grid, Group(strip_title, strip, legend)).arrange(DOWN, buff=GAP.xl), S.CONTENT)
+            self.play(FadeIn(head, shift=DOWN * GAP.s), run_time=beat.span(0, 0.3))
             say(self, beat, "becomes", FadeIn(strip_title), GrowFromEdge(strip, LEFT), FadeIn(legend))
             say(self, beat, (1, 0.0), FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group],
                                                                              lag_ratio=0.08),
                 FadeIn(grid.ellipses), FadeIn(grid.shape_mob))
             noise = None
             if says(beat, "noise"):     # random weights: the row is seeded noise, not something learned
-                noise = VGroup(glow(strip, color=S.WARNING, buff=0.08, opacity=0.15),
-                               label("seeded noise", S.SMALL, S.WARNING).next_to(strip, UP, buff=0.15)
+                noise = VGroup(glow(strip, color=S.WARNING, opacity=0.15),
+                               label("seeded noise", S.SMALL, S.WARNING).next_to(strip, UP, buff=GAP.s)
                                .align_to(strip, RIGHT))
                 say(self, beat, "noise", FadeIn(noise))
         with self.beat("grid") as beat:
@@ -159,19 +155,19 @@ class Lookup(EmbeddingScene):
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
                            shape_text=f"{b.T} × {S.fmt_int(d)}")
             title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
-            group = VGroup(title, g).arrange(DOWN, buff=0.3)
+            group = VGroup(title, g).arrange(DOWN, buff=GAP.m)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
             place_in(fit_to(group, room), room)
             copied = label("rows copied, not computed: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
-            fit_width(copied, S.CONTENT_W).move_to([0, S.FOOTER_Y + 0.1, 0])
+            fit_width(copied, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
             self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0, 0.2))
             # "every token gets its row": the numbers arrive row by row
             rows_text = [g.row_values(r) for r in g.rows]
             self.play(LaggedStart(*[FadeIn(t) for t in rows_text], lag_ratio=0.6), FadeIn(g.ellipses),
                       run_time=beat.span(0, 0.6))
-            say(self, beat, "grid of numbers", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, buff=0.1, opacity=0.12)))
-            say(self, beat, "Copying", FadeIn(copied, shift=UP * 0.1))
-            ring = glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)
+            say(self, beat, "grid of numbers", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0.12)))
+            say(self, beat, "Copying", FadeIn(copied, shift=UP * GAP.xs))
+            ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
             wait_until(beat, *said(beat, "meter"))
             run = beat.span(find(beat, "meter"), 0.4)
             self.pay("embed", FadeIn(ring), run_time=run)
@@ -189,62 +185,65 @@ class Meaning(EmbeddingScene):
             for p in pairs:
                 a = TokenChip(" " + p["a"], size=S.SMALL)
                 bb = TokenChip(" " + p["b"], size=S.SMALL)
-                names = VGroup(a, bb).arrange(RIGHT, buff=0.15)
-                axis = Line(LEFT * axis_w / 2, RIGHT * axis_w / 2, color=S.MUTED, stroke_width=2)
-                zero = Line(UP * 0.2, DOWN * 0.2, color=S.MUTED, stroke_width=2)
+                names = VGroup(a, bb).arrange(RIGHT, buff=GAP.s)
+                one = axis_w / 2          # the length of a cosine of 1 on either side of zero
+                axis = Line(LEFT * one, RIGHT * one, color=S.MUTED, stroke_width=2)
+                zero = Line(UP * GAP.m, DOWN * GAP.m, color=S.MUTED, stroke_width=2)
                 c = float(p["cosine"])
-                bar = Rectangle(width=max(0.03, abs(c) * axis_w / 2), height=0.32, stroke_width=0,
+                bar = Rectangle(width=max(0.03, abs(c) * one), height=0.32, stroke_width=0,
                                 fill_color=S.POSITIVE if c >= 0 else S.NEGATIVE, fill_opacity=1)
                 bar.move_to(axis.get_center(), aligned_edge=LEFT if c >= 0 else RIGHT)
                 value = label(fmt_cos(c), S.NUMBER_SIZE, S.INK, mono=True)
                 rows.add(VGroup(names, VGroup(axis, zero, bar), value))
-            name_w = max(r[0].width for r in rows)
-            for k, r in enumerate(rows):
-                y = -k * 0.75
-                r[0].move_to([0, y, 0], aligned_edge=LEFT)
-                r[1].move_to([name_w + 0.5 + axis_w / 2, y, 0])
-                r[2].move_to([name_w + 0.5 + axis_w + 0.4, y, 0], aligned_edge=LEFT)
-            ticks = VGroup(*[label(t, S.SMALL, S.MUTED, mono=True).next_to(rows[-1][1][0], DOWN, buff=0.25)
-                             .set_x(rows[-1][1][0].get_left()[0] + frac * axis_w)
+            # columns: the two words | their cosine on an axis from −1 to 1 | its value
+            table(rows, "LLL", gaps=GAP.l, row_gap=GAP.s)
+            last_axis = rows[-1][1][0]
+            ticks = VGroup(*[below(label(t, S.SMALL, S.MUTED, mono=True), last_axis)
+                             .set_x(last_axis.get_left()[0] + frac * axis_w)
                              for t, frac in (("−1", 0.0), ("0", 0.5), ("1", 1.0))])
             block = VGroup(rows, ticks)
-            fit_width(block, S.CONTENT_W).move_to(DOWN * 0.35)
+            fit_width(block, S.CONTENT_W)
             src = label("rows of the token table (first token of each word)", S.SMALL, S.MUTED)
-            below(fit_width(src, S.CONTENT_W), block, buff=0.3)
+            below(fit_width(src, S.CONTENT_W), block)
+            under_formula = S.CONTENT.with_(top=formula.get_bottom()[1])
+            place_in(VGroup(block, src), under_formula)
             # the angle between two rows, drawn as two arrows from one point
-            origin = DOWN * 1.2 + LEFT * 1.0
-            a_dir, b_dir = np.array([np.cos(0.35), np.sin(0.35), 0]), np.array([np.cos(1.15), np.sin(1.15), 0])
-            va = Arrow(origin, origin + 2.6 * a_dir, buff=0, color=S.TOKEN, stroke_width=6)
-            vb = Arrow(origin, origin + 2.6 * b_dir, buff=0, color=S.RESIDUAL, stroke_width=6)
-            arc = Arc(radius=0.9, start_angle=0.35, angle=0.8, arc_center=origin, color=S.INK, stroke_width=3)
-            theta = label("angle", S.BODY_SIZE, S.INK).move_to(origin + 1.35 * np.array([np.cos(0.75), np.sin(0.75), 0]))
-            names = VGroup(label("row a", S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=0.15),
-                           label("row b", S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=0.15))
+            origin, a_angle, b_angle = np.zeros(3), 0.35, 1.15
+            a_dir, b_dir = (np.array([np.cos(t), np.sin(t), 0]) for t in (a_angle, b_angle))
+            va = Arrow(origin, origin + 2.6 * a_dir, buff=GAP.none, color=S.TOKEN, stroke_width=6)
+            vb = Arrow(origin, origin + 2.6 * b_dir, buff=GAP.none, color=S.RESIDUAL, stroke_width=6)
+            arc = Arc(radius=0.9, start_angle=a_angle, angle=b_angle - a_angle, arc_center=origin, color=S.INK,
+                      stroke_width=3)
+            between = (a_dir + b_dir) / np.linalg.norm(a_dir + b_dir)     # halfway between the two rows
+            theta = label("angle", S.BODY_SIZE, S.INK).next_to(origin + arc.radius * between, between, buff=GAP.s)
+            names = VGroup(label("row a", S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=GAP.s),
+                           label("row b", S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=GAP.s))
             angle = VGroup(va, vb, arc, theta, names)
+            place_in(angle, under_formula)
             self.play(FadeIn(formula), run_time=beat.span(0, 0.3))
             say(self, beat, "angle", GrowArrow(va), GrowArrow(vb), Create(arc), FadeIn(theta), FadeIn(names))
             # the pairs, then their scores, one bar after another as they are read
             start = (find(beat, "pairs"), 0.0) if says(beat, "pairs score") else said(beat, "measures it")
             say(self, beat, start, FadeOut(angle),
-                LaggedStart(*[FadeIn(r[0], shift=RIGHT * 0.2) for r in rows], lag_ratio=0.2),
+                LaggedStart(*[FadeIn(r[0], shift=RIGHT * GAP.s) for r in rows], lag_ratio=0.2),
                 *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks))
             i, f0 = start
-            reading = glow(rows[0], color=S.INK, buff=0.1, opacity=0.1)
+            reading = glow(rows[0], color=S.INK, opacity=0.1)
             for k, r in enumerate(rows):
-                move = FadeIn(reading) if k == 0 else Transform(reading, glow(r, color=S.INK, buff=0.1, opacity=0.1))
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(r, color=S.INK, opacity=0.1))
                 say(self, beat, (i, f0 + (1 - f0) * (0.1 + 0.85 * k / len(rows))), grow_cosine(r), move,
                     run_time=min(1.0, beat.span(i, 0.2)))
             self.play(FadeOut(reading), run_time=0.3)
             related = [r for r, p in zip(rows, pairs) if p.get("related")]
             others = [r for r, p in zip(rows, pairs) if not p.get("related")]
             if says(beat, "unrelated") and related and others:
-                say(self, beat, "related words", *[FadeIn(glow(r, color=S.POSITIVE, buff=0.1, opacity=0.15))
+                say(self, beat, "related words", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15))
                                                    for r in related])
-                say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, buff=0.1, opacity=0.15)) for r in others])
+                say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, opacity=0.15)) for r in others])
                 say(self, beat, (len(beat.sentences) - 1, 0.9), FadeIn(src))
             else:
                 say(self, beat, (len(beat.sentences) - 1, 0.0), FadeIn(src),
-                    *[FadeIn(glow(r, color=S.POSITIVE, buff=0.1, opacity=0.15)) for r in related])
+                    *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in related])
 
 
 def grow_cosine(row):
@@ -269,32 +268,31 @@ class Positions(EmbeddingScene):
             tag_b = label("reversed", S.SMALL, S.MUTED)
             same = label("without positions, attention sees the same set of vectors", S.BODY_SIZE, S.INK)
             # the position each token would carry, under each chip
-            pos_f = VGroup(*[label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True).next_to(c, DOWN, buff=0.12)
+            pos_f = VGroup(*[below(label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True), c, buff=GAP.xs)
                              for k, c in enumerate(forward)])
-            pos_b = VGroup(*[label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True).next_to(c, DOWN, buff=0.12)
+            pos_b = VGroup(*[below(label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True), c, buff=GAP.xs)
                              for k, c in enumerate(backward)])
-            block = VGroup(VGroup(tag_f, VGroup(forward, pos_f)).arrange(DOWN, buff=0.2),
-                           VGroup(tag_b, VGroup(backward, pos_b)).arrange(DOWN, buff=0.2), same).arrange(DOWN, buff=0.5)
-            # the content box less a line under it for the window note
-            fit_to(block, width=S.CONTENT_W, height=S.CONTENT_H - 0.4).move_to(UP * (S.CONTENT_Y + 0.1))
+            block = VGroup(VGroup(tag_f, VGroup(forward, pos_f)).arrange(DOWN, buff=GAP.s),
+                           VGroup(tag_b, VGroup(backward, pos_b)).arrange(DOWN, buff=GAP.s), same).arrange(DOWN, buff=GAP.l)
+            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.4)    # the content box less a line for the window note
+            place_in(fit_to(block, room), room)
             note = self.window_note()
             if note is not None:
-                below(note, block, buff=0.2)
+                below(note, block, buff=GAP.s)
             self.play(FadeIn(tag_f), FadeIn(forward), *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.25))
             # "shuffle the tokens": the same chips, in the other order
             say(self, beat, "shuffle", FadeIn(tag_b),
                 *[TransformFromCopy(forward[k], backward[len(backward) - 1 - k]) for k in range(len(forward))])
-            same_lit = glow(same, color=S.INK, buff=0.12, opacity=0.1)
+            same_lit = glow(same, color=S.INK, opacity=0.1)
             block.add(same_lit)
             say(self, beat, "sees the same", FadeIn(same), FadeIn(same_lit))
             # "each token's position has to be written into its vector": the positions under each row
-            lit = glow(VGroup(forward, pos_f), color=S.RESIDUAL, buff=0.1, opacity=0.15)
+            lit = glow(VGroup(forward, pos_f), color=S.RESIDUAL, opacity=0.15)
             block.add(lit)
             say(self, beat, "position", FadeOut(same_lit), FadeIn(lit),
-                LaggedStart(*[FadeIn(m, shift=DOWN * 0.1) for m in pos_f], lag_ratio=0.2))
-            say(self, beat, "into its vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, buff=0.1,
-                                                                   opacity=0.15)),
-                LaggedStart(*[FadeIn(m, shift=DOWN * 0.1) for m in pos_b], lag_ratio=0.2))
+                LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_f], lag_ratio=0.2))
+            say(self, beat, "into its vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, opacity=0.15)),
+                LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_b], lag_ratio=0.2))
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {S.fmt_int(d)}"
@@ -304,33 +302,33 @@ class Positions(EmbeddingScene):
             out = NumberGrid(b["resid_pre"][0], rows=self.rows, max_cols=3, shape_text=shape)
             titles = [label(t, S.SMALL, c) for t, c in (("token vectors", S.TOKEN), ("position vectors", S.MUTED),
                                                        ("sum", S.RESIDUAL))]
-            cols = VGroup(*[VGroup(t, g).arrange(DOWN, buff=0.2) for t, g in zip(titles, (tok, pos, out))])
+            cols = VGroup(*[VGroup(t, g).arrange(DOWN, buff=GAP.s) for t, g in zip(titles, (tok, pos, out))])
             plus, eq = label("+", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
-            row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=0.3)
+            row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=GAP.m)
             e = self.ledger["positions"]
             bill = label(f"{e.formula} = {S.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
-            group = VGroup(row, bill).arrange(DOWN, buff=0.35)
+            group = VGroup(row, bill).arrange(DOWN, buff=GAP.l)
             place_in(fit_to(group, S.CONTENT), S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
             eq.set_y(tok.cell_group.get_center()[1])
             self.play(FadeIn(cols[0]), run_time=beat.span(0, 0.25))
-            say(self, beat, "second table", FadeIn(plus), FadeIn(cols[1], shift=LEFT * 0.2))
+            say(self, beat, "second table", FadeIn(plus), FadeIn(cols[1], shift=LEFT * GAP.s))
             # "row zero is added to the first token, row one to the second"
             def pair(r):
-                return VGroup(glow(VGroup(tok.row_label_mobs[r], tok.row_cells(tok.rows[r])), buff=0.06),
+                return VGroup(glow(VGroup(tok.row_label_mobs[r], tok.row_cells(tok.rows[r])), buff=GAP.xxs),
                               glow(VGroup(pos.row_label_mobs[r], pos.row_cells(pos.rows[r])), color=S.RESIDUAL,
-                                   buff=0.06))
+                                   buff=GAP.xxs))
             hl = pair(0)
             say(self, beat, "Row zero", FadeIn(hl))
             if len(tok.rows) > 1:
                 say(self, beat, "row one", Transform(hl, pair(1)))
-            say(self, beat, "and so on", FadeOut(hl), FadeIn(eq), FadeIn(cols[2], shift=LEFT * 0.2))
+            say(self, beat, "and so on", FadeOut(hl), FadeIn(eq), FadeIn(cols[2], shift=LEFT * GAP.s))
             i = find(beat, "additions")
-            lit = VGroup(glow(bill, color=S.FLOPS, buff=0.1, opacity=0.12))
+            lit = VGroup(glow(bill, color=S.FLOPS, opacity=0.12))
             say(self, beat, (i, 0.0), FadeIn(bill), FadeIn(lit[0]))
             wait_until(beat, i, 0.45)
             run = beat.span(i, 0.4)
-            lit.add(glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15))
+            lit.add(glow(self.meter, color=S.FLOPS, opacity=0.15))
             self.pay("positions", FadeIn(lit[1]), run_time=run)
         with self.beat("tables") as beat:
             self.play(FadeOut(group), FadeOut(lit), run_time=beat.share(0.1))
@@ -345,35 +343,36 @@ class Positions(EmbeddingScene):
                 vmax = robust_vmax(values)
                 img = heatmap(values, vmax, w, h)
                 frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
-                title = label(name, S.SMALL, colour).next_to(frame, UP, buff=0.4)
-                dims = label(f"dimension 0 → {Dn - 1}", S.SMALL, S.MUTED).next_to(frame, UP, buff=0.06)
-                title.next_to(dims, UP, buff=0.12)
+                title = label(name, S.SMALL, colour)
+                dims = label(f"dimension 0 → {Dn - 1}", S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
+                title.next_to(dims, UP, buff=GAP.xs)
                 positions = label(f"position 0 → {Pn - 1}", S.SMALL, S.MUTED).rotate(np.pi / 2)
-                positions.next_to(frame, LEFT, buff=0.1)
-                legend = DivergingLegend(vmax, width=2.0, decimals=2).next_to(frame, DOWN, buff=0.2)
+                positions.next_to(frame, LEFT, buff=GAP.xs)
+                legend = DivergingLegend(vmax, decimals=2).next_to(frame, DOWN, buff=GAP.s)
                 panels.add(VGroup(frame, title, dims, positions, legend))
                 images.append(img)
-            panels.arrange(RIGHT, buff=2.3)   # the gap holds the note on our tokens' rows
-            # the content box less a line under it for the note on what is shown
-            fit_to(panels, width=S.CONTENT_W, height=S.CONTENT_H - 0.5).move_to(UP * (S.CONTENT_Y + 0.1))
+            ours_txt = VGroup(label(f"← rows 0–{min(T, Pn) - 1}", S.SMALL, S.TOKEN),
+                              label(f"our {T} tokens", S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            panels.arrange(RIGHT, buff=ours_txt.width + GAP.xl)   # the gap holds the note on our tokens' rows
+            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)  # less a line under it for the note on what is shown
+            place_in(fit_to(panels, room), room)
             for img, panel in zip(images, panels):
-                img.stretch_to_fit_width(panel[0].width).stretch_to_fit_height(panel[0].height).move_to(panel[0])
+                frame = panel[0]
+                img.stretch_to_fit_width(frame.width).stretch_to_fit_height(frame.height).move_to(frame)
             ours = panels[0][0]
             band_h = max(0.04, ours.height * min(T, Pn) / Pn)
-            bracket = Line(ours.get_corner(UP + RIGHT) + RIGHT * 0.08,
-                           ours.get_corner(UP + RIGHT) + RIGHT * 0.08 + DOWN * band_h, color=S.TOKEN,
+            bracket = Line(ours.get_corner(UP + RIGHT) + RIGHT * GAP.xs,
+                           ours.get_corner(UP + RIGHT) + RIGHT * GAP.xs + DOWN * band_h, color=S.TOKEN,
                            stroke_width=6)
-            ours_txt = VGroup(label(f"← rows 0–{min(T, Pn) - 1}", S.SMALL, S.TOKEN),
-                              label(f"our {T} tokens", S.SMALL, S.TOKEN)).arrange(DOWN, buff=0.08, aligned_edge=LEFT)
-            ours_txt.next_to(bracket, RIGHT, buff=0.1).align_to(bracket, UP)
+            ours_txt.next_to(bracket, RIGHT, buff=GAP.xs).align_to(bracket, UP)
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
             shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
                                S.SMALL, S.MUTED)
-            below(fit_width(shown_note, S.CONTENT_W), panels, buff=0.25)
+            below(fit_width(shown_note, S.CONTENT_W), panels)
             formula = label("sine and cosine of the position, one frequency per pair of dimensions", S.SMALL, S.INK)
-            fit_width(formula, panels[1].width).next_to(panels[1], DOWN, buff=0.25)
+            below(fit_width(formula, panels[1].width), panels[1])
             if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # one line each, side by side
-                fit_width(shown_note, panels[0].width).next_to(panels[0], DOWN, buff=0.25)
+                below(fit_width(shown_note, panels[0].width), panels[0])
             keep_inside(formula, S.CONTENT)
 
             def bands(p):
@@ -382,26 +381,26 @@ class Positions(EmbeddingScene):
                 for panel in panels:
                     fr = panel[0]
                     y = fr.get_top()[1] - (p + 0.5) / Pn * fr.height
-                    out.add(Rectangle(width=fr.width + 0.16, height=max(0.12, fr.height / Pn), stroke_color=S.TOKEN,
-                                      stroke_width=4).move_to([fr.get_x(), y, 0]))
+                    out.add(Rectangle(width=fr.width + GAP.s, height=max(0.12, fr.height / Pn), stroke_color=S.TOKEN,
+                                      stroke_width=4).move_to(fr).set_y(y))
                 return out
             left = find(beat, "On the left")
             say(self, beat, (left, 0.0), FadeIn(images[0]), FadeIn(panels[0]), Create(bracket), FadeIn(ours_txt))
             # "the first 256 rows": the position axis and what is shown
             say(self, beat, (left, 0.45), FadeIn(shown_note),
-                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, buff=0.08, opacity=0.1)))
+                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, opacity=0.1)))
             if says(beat, "noise"):    # random weights: the learned table is noise here
                 i = find(beat, "noise")
-                warn = glow(panels[0][0], color=S.WARNING, buff=0.06, opacity=0.2)
+                warn = glow(ours, color=S.WARNING, buff=GAP.xxs, opacity=0.2)
                 say(self, beat, (i, 0.0), FadeIn(warn))
                 trained = fit_width(label("trained GPT-2: structured patterns", S.SMALL, S.INK), panels[0].width - 0.4)
-                trained.move_to(panels[0][0])
+                trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
-                    Transform(warn, glow(trained, color=S.WARNING, buff=0.15, opacity=0.85)))
+                    Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))
             right = find(beat, "On the right")
             say(self, beat, (right, 0.0), FadeIn(images[1]), FadeIn(panels[1]))
-            say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=0.06, opacity=0.0, stroke=5)))
-            say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, buff=0.08, opacity=0.1)))
+            say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.0, stroke=5)))
+            say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, opacity=0.1)))
             band = bands(min(T, Pn) - 1)
             say(self, beat, "own pattern", Create(band))
             i, _ = said(beat, "own pattern")
@@ -417,10 +416,10 @@ class Residual(EmbeddingScene):
         L = f["n_layer"]
         with self.beat("stream") as beat:
             lane = Rectangle(width=S.CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
-                             fill_color=S.RESIDUAL, fill_opacity=0.18).move_to(DOWN * 0.9)
+                             fill_color=S.RESIDUAL, fill_opacity=0.18)
             name = label(f"residual stream · {b.T} × {S.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
-            below(name, lane, buff=0.2, aligned=LEFT)
-            start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * 0.2)
+            below(name, lane, buff=GAP.s, aligned=LEFT)
+            start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5
             x1 = lane.get_right()[0] - 0.3
@@ -429,26 +428,27 @@ class Residual(EmbeddingScene):
             for l in range(L):
                 cx = x0 + step * (l + 0.5)
                 box = RoundedRectangle(corner_radius=0.08, width=bw, height=0.9, stroke_color=S.MUTED,
-                                       stroke_width=2, fill_color=S.PANEL, fill_opacity=1).move_to([cx, 1.1, 0])
+                                       stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
+                box.next_to(lane, UP, buff=1.1).set_x(cx)      # room for the arrows between
                 num = label(str(l + 1), S.SMALL, S.INK).move_to(box)
                 blocks.add(VGroup(box, num))
                 read = Arrow([cx - bw * 0.25, lane.get_top()[1], 0], [cx - bw * 0.25, box.get_bottom()[1], 0],
-                             buff=0.05, color=S.MUTED, stroke_width=2, tip_length=0.12)
+                             buff=GAP.xxs, color=S.MUTED, stroke_width=2, tip_length=0.12)
                 write = Arrow([cx + bw * 0.25, box.get_bottom()[1], 0], [cx + bw * 0.25, lane.get_center()[1], 0],
-                              buff=0.05, color=S.RESIDUAL, stroke_width=2, tip_length=0.12)
+                              buff=GAP.xxs, color=S.RESIDUAL, stroke_width=2, tip_length=0.12)
                 arrows.add(VGroup(read, write))
-                p = label("+", S.SMALL, S.RESIDUAL).move_to([cx + bw * 0.25, lane.get_center()[1] - 0.22, 0])
-                plus.add(p)
-            layers = label(f"{L} layers", S.SMALL, S.MUTED).next_to(blocks, UP, buff=0.2)
-            formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True).move_to(DOWN * 2.45)
-            formula.align_to(lane, RIGHT)
-            dot = Dot(color=S.RESIDUAL, radius=0.12).move_to(start.get_right() + RIGHT * 0.15)
+                plus.add(label("+", S.SMALL, S.RESIDUAL).next_to(write.get_end(), DOWN, buff=GAP.s))
+            layers = label(f"{L} layers", S.SMALL, S.MUTED).next_to(blocks, UP, buff=GAP.s)
+            formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True)
+            below(formula, name, buff=GAP.m).align_to(lane, RIGHT)
+            dot = Dot(color=S.RESIDUAL, radius=0.12).next_to(start, RIGHT, buff=GAP.xxs)
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
+            place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path), S.CONTENT)
             self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0, 0.3))
             say(self, beat, "rows of", Indicate(name, color=S.RESIDUAL, scale_factor=1.1))
             # "that flow through all 12 layers": the layers appear and a row travels under them
             i, f0 = said(beat, "flow through")
-            say(self, beat, (i, f0), LaggedStart(*[FadeIn(bk, shift=DOWN * 0.15) for bk in blocks], lag_ratio=0.06),
+            say(self, beat, (i, f0), LaggedStart(*[FadeIn(bk, shift=DOWN * GAP.s) for bk in blocks], lag_ratio=0.06),
                 FadeIn(layers), FadeIn(dot))
             wait_until(beat, i, f0 + 0.1)
             self.play(MoveAlongPath(dot, path), run_time=beat.span(i, 0.9))
@@ -458,14 +458,14 @@ class Residual(EmbeddingScene):
             say(self, beat, "adds it back", LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
                 LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05),
                 *[bk[0].animate.set_fill(S.PANEL, opacity=1) for bk in blocks])
-            say(self, beat, "Layers add", FadeIn(formula, shift=UP * 0.1),
-                FadeIn(glow(formula, color=S.RESIDUAL, buff=0.12, opacity=0.15)))
+            say(self, beat, "Layers add", FadeIn(formula, shift=UP * GAP.xs),
+                FadeIn(glow(formula, color=S.RESIDUAL, opacity=0.15)))
         with self.beat("handoff") as beat:
             first = blocks[0]
-            ring = SurroundingRectangle(first, color=S.ATTENTION, buff=0.08, stroke_width=4)
-            nxt = label("next: attention", S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=0.25)
+            ring = SurroundingRectangle(first, color=S.ATTENTION, buff=GAP.xs, stroke_width=4)
+            nxt = label("next: attention", S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=GAP.m)
             nxt.align_to(ring, LEFT)
-            self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * 0.1),
+            self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * GAP.xs),
                       first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0, 0.4))
             say(self, beat, "next chapter", Indicate(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
 
