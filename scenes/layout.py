@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from scenes import style as S
 
@@ -23,7 +23,8 @@ class Spacing:
     Each step is about 1.5 times the last; manim's own SMALL_BUFF (0.1) and MED_SMALL_BUFF (0.25)
     are steps of it. A gap that has to hold something (a column of lines, a note) is computed from
     what it holds, not taken from the scale."""
-    xxs: float = 0.05    # hairline: an outline hugging what it marks, cells of one strip
+    none: float = 0.0    # touching: the cells of one strip, an arrow from exactly its point
+    xxs: float = 0.05    # hairline: an outline hugging what it marks
     xs: float = 0.1      # a label against the thing it names; the lines of one note
     s: float = 0.15      # the parts of one row: a chip and its id, a bar and its value
     m: float = 0.25      # a title over its grid; the rows of a list
@@ -64,6 +65,12 @@ def fit_to(mob, region: S.Region | None = None, width: float | None = None, heig
 def below(mob, ref, buff: float = GAP.m, aligned=None):
     """mob under ref, `buff` apart; flush with ref's LEFT or RIGHT edge when `aligned` says so."""
     mob.next_to(ref, DOWN, buff=buff)
+    return mob.align_to(ref, aligned) if aligned is not None else mob
+
+
+def above(mob, ref, buff: float = GAP.m, aligned=None):
+    """mob over ref, `buff` apart; flush with ref's LEFT or RIGHT edge when `aligned` says so."""
+    mob.next_to(ref, UP, buff=buff)
     return mob.align_to(ref, aligned) if aligned is not None else mob
 
 
