@@ -36,7 +36,7 @@ def mask_icon(n: int, kind: str, cell: float = 0.26) -> VGroup:
             allowed = kind == "none" or c <= r
             cells.add(Square(cell, stroke_width=1, stroke_color=S.BACKGROUND,
                              fill_color=S.ATTENTION if allowed else S.PANEL, fill_opacity=0.85 if allowed else 1))
-    return cells.arrange_in_grid(rows=n, cols=n, buff=0)
+    return cells.arrange_in_grid(rows=n, cols=n, buff=GAP.none)
 
 
 def staircase(grid: NumberGrid) -> Polygon:

@@ -15,12 +15,19 @@ from data.flops import GPT2_SMALL, human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, find, glow, say, says, wait_until
-from scenes.layout import below, keep_inside, place_in, place_row
+from scenes.layout import GAP, below, even_gaps, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import TokenChip
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
+
+
+def rule_under(head: VGroup, first: VGroup | None = None) -> Line:
+    """A thin rule across the text width, midway between a table's header row and its first row (a GAP.m
+    under the header when there is no row)."""
+    y = (head.get_bottom()[1] + first.get_top()[1]) / 2 if first is not None else head.get_bottom()[1] - GAP.m
+    return Line([S.TEXT.left, y, 0], [S.TEXT.right, y, 0], color=S.MUTED, stroke_width=1.5)
 
 
 class LoopChapter(ChapterScene):
@@ -58,39 +65,41 @@ class Loop(LoopChapter):
         prompt_chips = [TokenChip(t, size=S.BODY_SIZE) for t in shown]
         gen_chips = [TokenChip(s["text"], color=S.LOGIT, size=S.BODY_SIZE) for s in steps]
         parts.add(*prompt_chips, *gen_chips)
-        parts.arrange(RIGHT, buff=0.14)
-        fit_width(parts, S.FULL_W).move_to(UP * 1.6)
+        fit_width(parts.arrange(RIGHT, buff=GAP.s), S.FULL_W)
         prompt = VGroup(*[p for p in parts if p not in gen_chips])
         return prompt, gen_chips
 
     def build(self):
         steps = self.f["steps"]
         prompt, slots = self.strip()
-        xs, aligns = [S.TEXT.left, -4.75, -2.35, -1.85, 2.05, S.TEXT.right], ["L", "L", "C", "L", "R", "R"]
-        rows = []
+        # the context hangs from the top of the content box, under its header
+        header = label("the context", S.SMALL, S.MUTED).next_to(prompt, UP, buff=GAP.s).align_to(prompt, LEFT)
+        place_in(VGroup(header, prompt, *slots), S.CONTENT, UP)
+        cells = []
         for s in steps:
             paid = (f"+{S.fmt_int(s['full'])}" if s["index"] > 0 else "already on the meter")
-            cells = [label(f"pass {s['index'] + 1}", S.SMALL, S.MUTED),
-                     label(f"over {s['context']} tokens", S.SMALL, S.INK),
-                     label("→", S.SMALL, S.MUTED),
-                     TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
-                     label(S.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
-                     label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)]
-            rows.append(place_row(cells, xs, aligns, 0.45 - 0.68 * s["index"]))
-        table = VGroup(*rows)
-        if table.get_bottom()[1] < S.CAPTION_TOP + 0.75:   # many steps: squeeze into the band
-            table.stretch_to_fit_height(table.height - (S.CAPTION_TOP + 0.75 - table.get_bottom()[1]))
-            table.align_to([0, 0.7, 0], UP)
+            cells.append([label(f"pass {s['index'] + 1}", S.SMALL, S.MUTED),
+                          label(f"over {s['context']} tokens", S.SMALL, S.INK),
+                          label("→", S.SMALL, S.MUTED),
+                          TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
+                          label(S.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
+                          label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)])
+        # one row per pass, the pick just after its arrow, the bill flush right at the text's edge
+        rows = table(cells, "LLCLRR", gaps=[GAP.xl, GAP.xl, GAP.s, GAP.xl, GAP.xl], width=S.TEXT_W, row_gap=GAP.m)
+        below(rows, prompt, buff=GAP.xl)
+        rows.set_x(S.TEXT.x)
         note = fit_width(label("the meter adds one full pass per step: every row recomputed, no cache yet",
                                S.SMALL, S.FLOPS), S.TEXT_W)
         note.move_to(UP * S.FOOTER_Y)
-        header = label("the context", S.SMALL, S.MUTED).next_to(prompt, UP, buff=0.15).align_to(prompt, LEFT)
+        floor = note.get_top()[1] + GAP.m
+        if rows.get_bottom()[1] < floor:   # many steps: squeeze the rows in above the note
+            rows.stretch_to_fit_height(rows.get_top()[1] - floor, about_edge=UP)
 
         with self.beat("append") as beat:
-            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * 0.1), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.2))
             # "one pick, <token>, at <p>": the first pass and its pick, then its probability lit
-            ptr = Pointer(S.LOGIT, buff=0.12, opacity=0.2)
-            say(self, beat, (0, 0.2), FadeIn(rows[0][:5], shift=UP * 0.1), ptr.to(rows[0][:5], color=S.INK))
+            ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
+            say(self, beat, (0, 0.2), FadeIn(rows[0][:5], shift=UP * GAP.xs), ptr.to(rows[0][:5], color=S.INK))
             say(self, beat, (0, 0.4), ptr.to(rows[0][3:5]))
             if says(beat, "noise"):     # random weights: that probability is noise
                 say(self, beat, "noise", ptr.to(rows[0][4], color=S.WARNING))
@@ -98,7 +107,7 @@ class Loop(LoopChapter):
             say(self, beat, "no memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35),
                 ptr.to(rows[0][3]))
             say(self, beat, "appended", TransformFromCopy(rows[0][3], slots[0]), ptr.off())
-            context = glow(VGroup(prompt, slots[0]), color=S.TOKEN, buff=0.12, opacity=0.12)
+            context = glow(VGroup(prompt, slots[0]), color=S.TOKEN, opacity=0.12)
             say(self, beat, "runs again", FadeIn(context))
         with self.beat("loop") as beat:
             # "passes over 6, 7 and 8 tokens pick ...": each pass and its pick, as they are read
@@ -106,14 +115,14 @@ class Loop(LoopChapter):
             n = max(1, len(more))
             self.play(FadeOut(context), run_time=0.3)
             for k, (s, row, slot) in enumerate(more):
-                say(self, beat, (0, 0.05 + 0.4 * k / n), FadeIn(row[:3], shift=UP * 0.1),
+                say(self, beat, (0, 0.05 + 0.4 * k / n), FadeIn(row[:3], shift=UP * GAP.xs),
                     run_time=min(0.8, beat.span(0, 0.15)))
             for k, (s, row, slot) in enumerate(more):
-                say(self, beat, (0, 0.45 + 0.5 * k / n), FadeIn(row[3:5], shift=UP * 0.1),
+                say(self, beat, (0, 0.45 + 0.5 * k / n), FadeIn(row[3:5], shift=UP * GAP.xs),
                     TransformFromCopy(row[3], slot), run_time=min(0.8, beat.span(0, 0.15)))
             # "the meter adds a full pass every time": each row's bill, paid on the meter
             total = self.ledger.total
-            say(self, beat, "recomputes", FadeIn(note), FadeIn(glow(self.meter, color=S.FLOPS, buff=0.12, opacity=0.15)))
+            say(self, beat, "recomputes", FadeIn(note), FadeIn(glow(self.meter, color=S.FLOPS, opacity=0.15)))
             i = find(beat, "meter")
             for k, (s, row, slot) in enumerate(more):
                 total += s["full"]
@@ -133,30 +142,28 @@ class Cache(LoopChapter):
         texts = list(b.tokens) + [s["text"] for s in f["steps"][:-1]]   # the last pick is not fed back yet
         final = len(texts)
         first = max(0, final - CACHE_COLUMNS)
-        cw, gap = 0.8, 0.14
+        cw = 0.8
         ch = min(0.16, 1.3 / L)
-        n_shown = final - first
-        x0 = 0.8 - (n_shown * (cw + gap) - gap) / 2      # the final window centred right of the legend
-        cols = {}
+        stacks = {}
         for j in range(first, final):
-            x = x0 + (j - first) * (cw + gap)
-            generated = j >= b.T
             k = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=1, stroke_color=S.BACKGROUND, fill_color=S.KEY,
-                                   fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=0)
+                                   fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=GAP.none)
             v = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=1, stroke_color=S.BACKGROUND,
-                                   fill_color=S.VALUE, fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=0)
-            col = VGroup(k, v).arrange(DOWN, buff=0.1)
-            col.move_to([x + cw / 2, 1.45, 0], aligned_edge=UP)
-            name = fit_width(label(S.show_token(texts[j]), S.SMALL, S.LOGIT if generated else S.TOKEN, mono=True), cw + 0.04)
-            name.next_to(col, DOWN, buff=0.12)
-            cols[j] = VGroup(col, name)
+                                   fill_color=S.VALUE, fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=GAP.none)
+            stacks[j] = VGroup(k, v).arrange(DOWN, buff=GAP.xs)
+        VGroup(*stacks.values()).arrange(RIGHT, buff=GAP.s)      # the final window; build() places it
+        cols = {}
+        for j, col in stacks.items():
+            name = fit_width(label(S.show_token(texts[j]), S.SMALL, S.LOGIT if j >= b.T else S.TOKEN, mono=True),
+                             cw + 0.04)
+            cols[j] = VGroup(col, below(name, col, buff=GAP.xs))
         return cols, first, final
 
     def counter(self, cache: dict) -> VGroup:
         """The cache's size after one pass (an entry of loop_facts' "cache")."""
         t = label(f"cache: {cache['tokens']} tokens · {S.fmt_int(cache['numbers'])} numbers · "
                   f"{S.fmt_int(cache['bytes'])} bytes (fp16)", S.SMALL, S.INK, mono=True)
-        return fit_width(t, S.TEXT_W).move_to(DOWN * 2.35)
+        return place_in(fit_width(t, S.TEXT_W), S.TEXT, y=S.FOOTER_Y)
 
     def build(self):
         b, f = self.bundle, self.f
@@ -167,90 +174,92 @@ class Cache(LoopChapter):
         legend = VGroup()
         for block, word, colour in ((any_col[0], "keys", S.KEY), (any_col[1], "values", S.VALUE)):
             m = VGroup(label(word, S.SMALL, colour), label(f"× {sh.n_layer} layers", S.SMALL, colour))
-            m.arrange(DOWN, buff=0.06, aligned_edge=LEFT)
+            m.arrange(DOWN, buff=GAP.xxs, aligned_edge=LEFT)
             legend.add(place_in(m, S.FULL, LEFT, y=block.get_y()))    # flush left, beside its block
+        window = VGroup(*cols.values())       # the final window, centred in the room right of the legend
+        window.set_x(S.FULL.with_(left=legend.get_right()[0]).x)
+        tops = VGroup(*[c[0] for c in prompt_cols])
+        brace = Brace(tops, UP, color=S.MUTED)
+        same = fit_width(label("the same on every later pass", S.SMALL, S.INK), S.TEXT_W)
+        same.next_to(brace, UP, buff=GAP.xs)
+        # the picture hangs from the top of the content box (the line over the brace is its top)
+        VGroup(window, legend, brace, same).align_to(S.CONTENT.point(UP), UP)
+        keep_inside(same, S.FULL)
         earlier = None
         if first > 0:
-            earlier = below(label(f"+ {first} earlier", S.SMALL, S.MUTED), legend, buff=0.45, aligned=LEFT)
+            earlier = below(label(f"+ {first} earlier", S.SMALL, S.MUTED), legend, buff=GAP.l, aligned=LEFT)
         with self.beat("redundant") as beat:
-            self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * 0.1) for c in prompt_cols], lag_ratio=0.08),
+            self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in prompt_cols], lag_ratio=0.08),
                       *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.span(0, 0.8))
-            tops = VGroup(*[c[0] for c in prompt_cols])
             # "an earlier token never sees a later one": reading runs backwards only
-            back = Arrow(tops.get_corner(UP + RIGHT) + UP * 0.25, tops.get_corner(UP + LEFT) + UP * 0.25, buff=0,
+            over = UP * GAP.m         # the arrow runs just over the columns
+            back = Arrow(tops.get_corner(UP + RIGHT) + over, tops.get_corner(UP + LEFT) + over, buff=GAP.none,
                          color=S.ATTENTION, stroke_width=6, tip_length=0.2)
             never = fit_width(label("an earlier token never sees a later one", S.SMALL, S.ATTENTION), S.TEXT_W)
-            keep_inside(never.next_to(back, UP, buff=0.08), S.FULL)
+            keep_inside(never.next_to(back, UP, buff=GAP.xs), S.FULL)
             say(self, beat, "never sees", GrowArrow(back), FadeIn(never))
             # "so its keys and values, in every layer, come out exactly as before"
             keys = VGroup(*[c[0][0] for c in prompt_cols])
             vals = VGroup(*[c[0][1] for c in prompt_cols])
-            lit = glow(keys, color=S.KEY, buff=0.06, opacity=0.25)
+            lit = glow(keys, color=S.KEY, buff=GAP.xxs, opacity=0.25)
             say(self, beat, "keys and values", FadeIn(lit))
-            say(self, beat, "in every layer", Transform(lit, glow(vals, color=S.VALUE, buff=0.06, opacity=0.25)))
-            brace = Brace(tops, UP, color=S.MUTED)
-            same = fit_width(label("the same on every later pass", S.SMALL, S.INK), S.TEXT_W)
-            keep_inside(same.next_to(brace, UP, buff=0.1), S.FULL)
+            say(self, beat, "in every layer", Transform(lit, glow(vals, color=S.VALUE, buff=GAP.xxs, opacity=0.25)))
             say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
         with self.beat("cache") as beat:
             formula = fit_width(label(
                 f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {S.fmt_int(f['per_token'])} numbers "
                 f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
-            formula.move_to([0, same.get_y(), 0])
+            place_in(formula, S.TEXT, y=same.get_y())
             count = self.counter(f["cache"][0])
-            frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=0.15, opacity=0.08)
+            frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=GAP.s, opacity=0.08)
             say(self, beat, (0, 0.0), FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
             # one token's column: a key and a value per layer
             one = prompt_cols[-1][0]
-            lit = glow(one, color=S.TOKEN, buff=0.08, opacity=0.25)
+            lit = glow(one, color=S.TOKEN, opacity=0.25)
             say(self, beat, "Each token leaves", FadeOut(frame), FadeIn(lit))
-            say(self, beat, "layers,", Transform(lit, glow(one[0], color=S.KEY, buff=0.05, opacity=0.3)))
-            say(self, beat, "That is", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, buff=0.1, opacity=0.1)))
-            say(self, beat, "bytes in half", Transform(lit, glow(count, color=S.INK, buff=0.1, opacity=0.1)))
+            say(self, beat, "layers,", Transform(lit, glow(one[0], color=S.KEY, buff=GAP.xxs, opacity=0.3)))
+            say(self, beat, "That is", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, opacity=0.1)))
+            say(self, beat, "bytes in half", Transform(lit, glow(count, color=S.INK, opacity=0.1)))
             new = [j for j in range(max(first, b.T), final)]
             i = find(beat, "adds one column")
             for k, j in enumerate(new):
                 nxt = self.counter(f["cache"][j + 1 - b.T])     # after the pass that fed token j back
-                say(self, beat, (i, 0.9 * k / max(1, len(new))), FadeIn(cols[j], shift=LEFT * 0.2), FadeOut(count),
+                say(self, beat, (i, 0.9 * k / max(1, len(new))), FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count),
                     FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), run_time=min(1.0, beat.span(i, 0.8 / max(1, len(new)))))
                 count = nxt
         with self.beat("cached_step") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
-            table = self.cost_table()
-            head, first_row, rest, note = table[0], table[1] if len(table) > 2 else None, table[2:-1], table[-1]
-            say(self, beat, (0, 0.1), FadeIn(head, shift=UP * 0.1))
-            say(self, beat, "computes only", FadeIn(note, shift=UP * 0.1),
-                FadeIn(glow(head[0][2], color=S.KEY, buff=0.1, opacity=0.2)))
-            ptr = Pointer(S.FLOPS, buff=0.08, opacity=0.18)
+            costs = self.cost_table()
+            head, first_row, rest, note = costs[0], costs[1] if len(costs) > 2 else None, costs[2:-1], costs[-1]
+            say(self, beat, (0, 0.1), FadeIn(head, shift=UP * GAP.xs))
+            say(self, beat, "computes only", FadeIn(note, shift=UP * GAP.xs),
+                FadeIn(glow(head[0][2], color=S.KEY, opacity=0.2)))
+            ptr = Pointer(S.FLOPS, opacity=0.18)
             if first_row is not None:
                 i = find(beat, "drops from")
                 say(self, beat, (i, 0.0), FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
                 say(self, beat, (i, 0.45), FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY))
                 say(self, beat, (i, 0.75), FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK))
             if len(rest):
-                say(self, beat, "grows", LaggedStart(*[FadeIn(r, shift=UP * 0.1) for r in rest], lag_ratio=0.3),
+                say(self, beat, "grows", LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rest], lag_ratio=0.3),
                     ptr.to(VGroup(*[r[3] for r in rest]), color=S.INK))
 
     def cost_table(self) -> VGroup:
         """FLOPs of each generated step: recomputing everything vs the cached step."""
-        xs, aligns = [S.TEXT.left, 1.2, 4.35, S.TEXT.right], ["L", "R", "R", "R"]
-        head = place_row([label("one step", S.SMALL, S.MUTED), label("recompute all", S.SMALL, S.MUTED),
-                          label("with KV cache", S.SMALL, S.KEY), label("saved", S.SMALL, S.MUTED)],
-                         xs, aligns, 1.7)
-        rows = [head]
-        y = 1.05
+        cells = [[label("one step", S.SMALL, S.MUTED), label("recompute all", S.SMALL, S.MUTED),
+                  label("with KV cache", S.SMALL, S.KEY), label("saved", S.SMALL, S.MUTED)]]
         for s in self.f["steps"][1:]:
-            rows.append(place_row([label(f"pass over {s['context']} tokens", S.SMALL, S.INK),
-                                   label(S.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
-                                   label(S.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
-                                   label(f"× {S.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)],
-                                  xs, aligns, y))
-            y -= 0.6
-        rule = Line([xs[0], 1.4, 0], [xs[-1], 1.4, 0], color=S.MUTED, stroke_width=1.5)
+            cells.append([label(f"pass over {s['context']} tokens", S.SMALL, S.INK),
+                          label(S.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
+                          label(S.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
+                          label(f"× {S.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
+        # the steps under their header, spread across the text width, from the headline line down
+        rows = table(cells, "LRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
+                     space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y)
         note = fit_width(label("cached step: project only the new row, attend over all cached keys",
                                S.SMALL, S.MUTED), S.TEXT_W)
-        note.move_to(UP * (y - 0.2))
-        return VGroup(VGroup(head, rule), *rows[1:], note)
+        below(note, rows, buff=GAP.l)
+        return VGroup(VGroup(rows[0], rule_under(*rows[:2])), *rows[1:], note)
 
 
 class Square(LoopChapter):
@@ -258,117 +267,117 @@ class Square(LoopChapter):
 
     def build(self):
         f, b = self.f, self.bundle
-        xs, aligns = [S.TEXT.left, -2.2, 1.3, 4.05, S.TEXT.right], ["L", "R", "R", "R", "R"]
-        head = place_row([label("context", S.SMALL, S.MUTED), label("tokens", S.SMALL, S.MUTED),
-                          label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
-                          label("of the pass", S.SMALL, S.MUTED)], xs, aligns, 1.2)
-        rows, extra = [], []
-        y = 0.5
+        cells = [[label("context", S.SMALL, S.MUTED), label("tokens", S.SMALL, S.MUTED),
+                  label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
+                  label("of the pass", S.SMALL, S.MUTED)]]
         for r in f["square"]:
-            left = place_row([label(r["name"], S.SMALL, S.INK), label(S.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
-                              label(S.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True)], xs[:3], aligns[:3], y)
-            right = place_row([label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
-                               label(f"{100 * r['share']:.1f}%" if r["share"] >= 0.001 else f"{100 * r['share']:.2g}%",
-                                     S.SMALL, S.INK, mono=True)], xs[3:], aligns[3:], y)
-            rows.append(left)
-            extra.append(right)
-            y -= 0.62
-        rule = Line([xs[0], 0.88, 0], [xs[-1], 0.88, 0], color=S.MUTED, stroke_width=1.5)
+            cells.append([label(r["name"], S.SMALL, S.INK), label(S.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
+                          label(S.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
+                          label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
+                          label(f"{100 * r['share']:.1f}%" if r["share"] >= 0.001 else f"{100 * r['share']:.2g}%",
+                                S.SMALL, S.INK, mono=True)])
+        grid = table(cells, "LRRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
+                     space_before={1: GAP.m}, x=S.TEXT.left)
+        head = grid[0]
+        rows = [VGroup(*r[:3]) for r in grid[1:]]      # the pairs, read first
+        extra = [VGroup(*r[3:]) for r in grid[1:]]     # what they cost, read after
+        rule = rule_under(*grid[:2])
         causal = fit_width(label(
             "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{S.fmt_int(r['causal'])}" for r in f["square"])
             + "  · the ledger pays the full grid", S.SMALL, S.MUTED), S.TEXT_W)
-        causal.move_to(UP * (y - 0.1))
+        below(causal, grid, buff=GAP.l)
         bound = fit_width(label(f"{b.config['n_positions']:,} positions is as far as GPT-2 can read; "
                                 "the million is the same formula", S.SMALL, S.MUTED), S.TEXT_W)
-        below(bound, causal, buff=0.15)
+        below(bound, causal, buff=GAP.s)
+        place_in(VGroup(grid, rule, causal, bound), S.CONTENT)     # the table and its notes, centred
         with self.beat("square") as beat:
             self.play(FadeIn(head[:3]), Create(rule), run_time=beat.span(0, 0.3))
             # "every token is scored against every token": the pairs column lit
-            lit = glow(VGroup(head[2], *[r[2] for r in rows]), color=S.ATTENTION, buff=0.12, opacity=0.1)
+            lit = glow(VGroup(head[2], *[r[2] for r in rows]), color=S.ATTENTION, opacity=0.1)
             say(self, beat, "every token is scored", FadeIn(lit))
             # "here that is T times T": this prompt's row; then GPT-2's limit, then a million tokens
-            reading = glow(rows[0], color=S.TOKEN, buff=0.08, opacity=0.15)
-            say(self, beat, "Here", FadeOut(lit), FadeIn(rows[0], shift=UP * 0.1), FadeIn(reading))
-            say(self, beat, "pairs per head", Transform(reading, glow(rows[0][2], color=S.ATTENTION, buff=0.1,
-                                                                      opacity=0.25)))
+            reading = glow(rows[0], color=S.TOKEN, buff=GAP.xs, opacity=0.15)
+            say(self, beat, "Here", FadeOut(lit), FadeIn(rows[0], shift=UP * GAP.xs), FadeIn(reading))
+            say(self, beat, "pairs per head", Transform(reading, glow(rows[0][2], color=S.ATTENTION, opacity=0.25)))
             i = find(beat, "limit")
             for k, r in enumerate(rows[1:]):
-                say(self, beat, (i, 0.05 + 0.5 * k), FadeIn(r, shift=UP * 0.1),
-                    Transform(reading, glow(r, color=S.TOKEN, buff=0.08, opacity=0.15)))
+                say(self, beat, (i, 0.05 + 0.5 * k), FadeIn(r, shift=UP * GAP.xs),
+                    Transform(reading, glow(r, color=S.TOKEN, buff=GAP.xs, opacity=0.15)))
             say(self, beat, (i, 0.9), FadeIn(causal), FadeOut(reading))
         with self.beat("square_share") as beat:
             # each length's share of a pass, as it is read
-            say(self, beat, (0, 0.0), FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * 0.1),
-                FadeIn(glow(extra[0][0], color=S.FLOPS, buff=0.08, opacity=0.15)))
-            say(self, beat, (0, 0.45), FadeIn(extra[0][1], shift=LEFT * 0.1),
-                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=0.08, opacity=0.15)))
+            say(self, beat, (0, 0.0), FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * GAP.xs),
+                FadeIn(glow(extra[0][0], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
+            say(self, beat, (0, 0.45), FadeIn(extra[0][1], shift=LEFT * GAP.xs),
+                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
             i = find(beat, "million")
             for k, r in enumerate(extra[1:]):
-                say(self, beat, (i, 0.0 + 0.5 * k), FadeIn(r, shift=LEFT * 0.1),
-                    FadeIn(glow(r, color=S.FLOPS, buff=0.08, opacity=0.15)))
+                say(self, beat, (i, 0.0 + 0.5 * k), FadeIn(r, shift=LEFT * GAP.xs),
+                    FadeIn(glow(r, color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
             say(self, beat, "Long contexts", FadeIn(bound),
-                FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, buff=0.1, opacity=0.12)))
+                FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, opacity=0.12)))
         prefill, decode = self.panels()
         with self.beat("prefill") as beat:
             # "the loop in two": the two halves; then prefill's figures as they are read
             self.play(self.clear_content(), run_time=beat.span(0, 0.3))
             say(self, beat, (0, 0.3), FadeIn(prefill[0]), FadeIn(decode[0]), FadeIn(decode[1]), Create(prefill[-1]))
             i = find(beat, "Prefill")
-            reading = glow(prefill[1], color=S.KEY, buff=0.1, opacity=0.15)
+            reading = glow(prefill[1], color=S.KEY, opacity=0.15)
             prefill_lit = reading
             for k, m in enumerate(prefill[1:-1]):
-                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.KEY, buff=0.1, opacity=0.15))
-                say(self, beat, (i, 0.05 + 0.85 * k / max(1, len(prefill) - 2)), FadeIn(m, shift=UP * 0.1), move)
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.KEY, opacity=0.15))
+                say(self, beat, (i, 0.05 + 0.85 * k / max(1, len(prefill) - 2)), FadeIn(m, shift=UP * GAP.xs), move)
         with self.beat("decode") as beat:
             body = decode[1:]
-            reading = glow(body[0], color=S.LOGIT, buff=0.14, opacity=0.25)
+            reading = glow(body[0], color=S.LOGIT, buff=GAP.s, opacity=0.25)
             self.play(FadeOut(prefill_lit), run_time=0.3)
             for k, m in enumerate(body):
-                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.LOGIT, buff=0.14, opacity=0.25))
+                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.LOGIT, buff=GAP.s, opacity=0.25))
                 at = (0, 0.9 * k / max(1, len(body) - 1)) if k < len(body) - 1 else "waits on memory"
-                say(self, beat, at, FadeIn(m, shift=UP * 0.1), move)
+                say(self, beat, at, FadeIn(m, shift=UP * GAP.xs), move)
             # "an answer starts after a pause, then streams": the picks arriving one by one
             stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
-            stream.arrange(RIGHT, buff=0.1)
-            fit_width(stream, S.RIGHT_HALF.width - 0.6)
-            place_in(stream, S.RIGHT_HALF, DOWN, buff=0.1)
-            waiting = glow(stream, color=S.MUTED, buff=0.12, opacity=0.12)     # the answer, not there yet
+            stream.arrange(RIGHT, buff=GAP.xs)
+            fit_width(stream, S.RIGHT_HALF.width - GAP.xl)
+            place_in(stream, S.RIGHT_HALF, DOWN, buff=GAP.xs)
+            waiting = glow(stream, color=S.MUTED, opacity=0.12)     # the answer, not there yet
             say(self, beat, "after a pause", FadeIn(waiting))
-            say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * 0.15) for c in stream], lag_ratio=0.5),
-                Transform(waiting, glow(stream, color=S.LOGIT, buff=0.12, opacity=0.12)),
+            say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * GAP.s) for c in stream], lag_ratio=0.5),
+                Transform(waiting, glow(stream, color=S.LOGIT, opacity=0.12)),
                 run_time=beat.span(find(beat, "streams"), 0.8))
 
     def panels(self) -> tuple[VGroup, VGroup]:
         b, f = self.bundle, self.f
         steps = f["steps"]
 
-        def panel(x, title, colour, chips, lines):
-            t = label(title, S.BODY_SIZE, colour).move_to([x, S.HEADLINE_Y, 0])
-            chips.move_to([x, 1.05, 0])
-            body = VGroup(*lines).arrange(DOWN, buff=0.22, aligned_edge=LEFT)
-            fit_width(body, 6.2).next_to(chips, DOWN, buff=0.45)
-            body.set_x(x)
+        def panel(half, title, colour, chips, lines):
+            """One half: its title on the headline line, the tokens it reads, then its figures."""
+            t = place_in(label(title, S.BODY_SIZE, colour), half, y=S.HEADLINE_Y)
+            below(chips, t, buff=GAP.l)
+            body = VGroup(*lines).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
+            below(fit_width(body, half.width - GAP.xl), chips, buff=GAP.l)
+            body.set_x(half.x)
             return VGroup(t, chips, *body)
 
         shown = b.tokens[-STRIP_PROMPT:]
-        row = VGroup(*[TokenChip(t, size=S.SMALL) for t in shown]).arrange(RIGHT, buff=0.08)
+        row = VGroup(*[TokenChip(t, size=S.SMALL) for t in shown]).arrange(RIGHT, buff=GAP.xs)
         if b.T > len(shown):
-            row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=0.1)
-        fit_width(row, 6.0)
-        prefill = panel(S.LEFT_HALF.x, "prefill: the prompt at once", S.KEY, row, [
+            row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=GAP.xs)
+        fit_width(row, S.LEFT_HALF.width - GAP.xl)
+        prefill = panel(S.LEFT_HALF, "prefill: the prompt at once", S.KEY, row, [
             label(f"{b.T} rows through every matrix, in parallel", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
             label(f"{S.fmt_ratio(f['prefill_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
             label("compute-bound: the chip is busy", S.SMALL, S.MUTED)])
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
-        decode = panel(S.RIGHT_HALF.x, "decode: one token per pass", S.LOGIT, chip, [
+        decode = panel(S.RIGHT_HALF, "decode: one token per pass", S.LOGIT, chip, [
             label("1 row, plus the cache", S.SMALL, S.INK),
             label(f"{S.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
             label(f"{S.fmt_ratio(f['decode_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
             label(f"+ {S.fmt_int(f['cache_read_bytes'])} cache bytes read", S.SMALL, S.INK),
             label("memory-bound: the chip waits", S.SMALL, S.MUTED)])
-        divider = Line([0, 2.2, 0], [0, -2.6, 0], color=S.MUTED, stroke_width=1.5)
+        divider = Line(S.CONTENT.point(UP), S.CONTENT.point(DOWN), color=S.MUTED, stroke_width=1.5)   # between the halves
         prefill.add(divider)
         return prefill, decode
 
@@ -377,66 +386,67 @@ class Scale(LoopChapter):
     """The same ledger for GPT-3's shape; a 100-token reply for this model."""
 
     def build(self):
-        f, b = self.f, self.bundle
+        f = self.f
         g2, g3 = f["shape"], f["gpt3_shape"]
         name2 = "GPT-2 small" if g2 == GPT2_SMALL else "this model"
-        xs, aligns = [S.TEXT.left, 2.2, S.TEXT.right], ["L", "R", "R"]
-        rows = [place_row([label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN), label("GPT-3", S.BODY_SIZE, S.LOGIT)],
-                          xs, aligns, 1.85)]
+        cells = [[label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN), label("GPT-3", S.BODY_SIZE, S.LOGIT)]]
         data = [("layers", g2.n_layer, g3.n_layer), ("heads", g2.n_head, g3.n_head), ("width", g2.n_embd, g3.n_embd),
                 ("parameters", f["params"], f["gpt3_params"]),
                 (f"FLOPs for token {f['decode_context']} (KV cache)", f["gpt2_token"], f["gpt3_token"])]
-        y = 1.2
         for name, a, c in data:
-            rows.append(place_row([label(name, S.SMALL, S.INK), label(S.fmt_int(a), S.SMALL, S.INK, mono=True),
-                                   label(S.fmt_int(c), S.SMALL, S.INK, mono=True)], xs, aligns, y))
-            y -= 0.52
+            cells.append([label(name, S.SMALL, S.INK), label(S.fmt_int(a), S.SMALL, S.INK, mono=True),
+                          label(S.fmt_int(c), S.SMALL, S.INK, mono=True)])
+        # the two models side by side, from the headline line down; the ratio under them
+        rows = table(cells, "LRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.m,
+                     space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y)
         for m in rows[-1][1:]:
             m.set_color(S.FLOPS)
         ratio = fit_width(label(f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token",
                                 S.BODY_SIZE, S.FLOPS), S.TEXT_W)
-        ratio.move_to(UP * (y - 0.15))
+        below(ratio, rows, buff=GAP.l)
         with self.beat("gpt3") as beat:
             # "the same blueprint": the names and this model's column; then GPT-3's, figure by figure
             self.play(FadeIn(rows[0][:2]), *[FadeIn(r[:2]) for r in rows[1:]], run_time=beat.span(0, 0.6))
-            ptr = Pointer(S.LOGIT, buff=0.1, opacity=0.2)
+            ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
             i = find(beat, "GPT-3 has")
             say(self, beat, (i, 0.0), FadeIn(rows[0][2]), ptr.to(rows[0][2]))
             for k, r in enumerate(rows[1:-1]):
-                say(self, beat, (i, 0.15 + 0.75 * k / max(1, len(rows) - 2)), FadeIn(r[2], shift=LEFT * 0.15),
+                say(self, beat, (i, 0.15 + 0.75 * k / max(1, len(rows) - 2)), FadeIn(r[2], shift=LEFT * GAP.s),
                     ptr.to(r), run_time=min(0.8, beat.span(i, 0.2)))
             # "prices one new token at ... against ... for GPT-2 small"
             i = find(beat, "prices")
             last = rows[-1]
             say(self, beat, (i, 0.0), ptr.to(last[0], color=S.INK))
-            say(self, beat, (i, 0.3), FadeIn(last[2], shift=LEFT * 0.15), ptr.to(last[2]))
+            say(self, beat, (i, 0.3), FadeIn(last[2], shift=LEFT * GAP.s), ptr.to(last[2]))
             say(self, beat, (i, 0.65), ptr.to(last[1], color=S.TOKEN))
-            say(self, beat, "times the bill", FadeIn(ratio, shift=UP * 0.1), ptr.to(ratio, color=S.FLOPS))
+            say(self, beat, "times the bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
         with self.beat("reply") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
             title = fit_width(label(f"a {f['reply_tokens']}-token reply to this prompt, {name2}", S.BODY_SIZE, S.INK),
-                              S.TEXT_W).move_to(UP * 1.7)
+                              S.TEXT_W)
+            place_in(title, S.TEXT, y=S.HEADLINE_Y)
             full, cached = f["reply_full"], f["reply_cached"]
+            bills = (("without a cache", full, S.MUTED), ("with the KV cache", cached, S.KEY))
+            nums = [label(f"{S.fmt_int(value)} FLOPs", S.SMALL, S.FLOPS, mono=True) for _, value, _ in bills]
+            longest = S.TEXT_W - max(n.width for n in nums) - GAP.s    # the bill without a cache fills the line
             bars = VGroup()
-            for text, value, colour in (("without a cache", full, S.MUTED), ("with the KV cache", cached, S.KEY)):
-                bar = Rectangle(width=max(0.05, 7.0 * value / full), height=0.42, stroke_width=0, fill_color=colour,
-                                fill_opacity=0.9)
+            for (text, value, colour), num in zip(bills, nums):
+                bar = Rectangle(width=max(GAP.xxs, longest * value / full), height=0.42, stroke_width=0,
+                                fill_color=colour, fill_opacity=0.9)
                 name = label(text, S.SMALL, S.INK)
-                num = label(f"{S.fmt_int(value)} FLOPs", S.SMALL, S.FLOPS, mono=True)
+                below(bar, name, buff=GAP.s, aligned=LEFT)
+                num.next_to(bar, RIGHT, buff=GAP.s)
                 bars.add(VGroup(name, bar, num))
-            for i, (name, bar, num) in enumerate(bars):
-                y = 0.7 - i * 1.2
-                place_in(name, S.TEXT, LEFT, y=y + 0.4)
-                place_in(bar, S.TEXT, LEFT, y=y - 0.1)
-                num.next_to(bar, RIGHT, buff=0.2)
+            bars.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
+            below(bars, title, buff=GAP.l).align_to(S.TEXT.point(LEFT), LEFT)     # flush left under the title
             loop = fit_width(label("one pass, looped: the whole machine", S.BODY_SIZE, S.LOGIT), S.TEXT_W)
-            loop.move_to(DOWN * 2.3)
+            place_in(loop, S.TEXT, y=S.FOOTER_Y)
             self.play(FadeIn(title), run_time=beat.span(0, 0.3))
             # the cached bill as it is read, then the one without a cache, then the whole machine
             for k, (name, bar, num) in ((1, bars[1]), (0, bars[0])):
                 at = (0, 0.55) if k == 1 else "Without it"
                 say(self, beat, at, FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num))
-            say(self, beat, "looped", FadeIn(loop, shift=UP * 0.1), FadeIn(glow(loop, color=S.LOGIT, buff=0.12, opacity=0.12)))
+            say(self, beat, "looped", FadeIn(loop, shift=UP * GAP.xs), FadeIn(glow(loop, color=S.LOGIT, opacity=0.12)))
 
 
 SCENES = [Loop, Cache, Square, Scale]

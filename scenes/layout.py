@@ -104,6 +104,14 @@ def place_row(cells, xs, aligns, y: float) -> VGroup:
     return VGroup(*[m for m in cells if m is not None])
 
 
+def even_gaps(rows: Sequence[Sequence], width: float, least: float = GAP.s) -> float:
+    """The one gap that spreads table() columns over `width`: each column as wide as its widest cell,
+    the rest shared equally between neighbouring columns (never less than `least`)."""
+    n = max(len(r) for r in rows)
+    col_w = [max((r[j].width for r in rows if j < len(r) and r[j] is not None), default=0.0) for j in range(n)]
+    return max(least, (width - sum(col_w)) / max(1, n - 1))
+
+
 def table(rows: Sequence[Sequence], aligns: str, gaps: float | Sequence[float] = GAP.m,
           widths: Sequence[float | None] | None = None, width: float | None = None, pitch: float | None = None,
           row_gap: float = GAP.s, ys: Sequence[float] | None = None, space_before: dict[int, float] | None = None,

@@ -25,8 +25,8 @@ KNOWN_LITERALS = {
     "ch02_attention.py": 6,
     "ch03_stack.py": 6,
     "ch04_vote.py": 101,
-    "ch05_encoder_decoder.py": 3,
-    "ch06_loop.py": 91,
+    "ch05_encoder_decoder.py": 2,
+    "ch06_loop.py": 2,
 }
 
 PLACERS = {"shift", "move_to", "next_to", "arrange", "arrange_in_grid"}
