@@ -381,8 +381,9 @@ def test_render_py_accepts_jobs():
     import render
     assert render.parse_args(["--chapter", "02", "--jobs", "3"]).jobs == 3
     assert render.parse_args(["--chapter", "02"]).jobs is None          # the pipeline uses every core
-    with pytest.raises(SystemExit):
-        render.parse_args(["--chapter", "02", "--jobs", "0"])
+    from film import request      # the request's validator refuses what argparse lets through
+    with pytest.raises(request.RequestError, match="--jobs: must be at least 1"):
+        request.from_args(render.parse_args(["--chapter", "02", "--jobs", "0", "--voice", "none"]))
 
 
 def test_joined_picture_keeps_every_frame(tmp_path):
