@@ -11,15 +11,15 @@ from functools import partial
 
 import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeOut, Indicate,
-                   LaggedStart, Line, Rectangle, SurroundingRectangle, Transform, TransformFromCopy, Triangle, VGroup,
-                   VMobject, Wait, there_and_back)
+                   LaggedStart, Line, Polygon, Rectangle, SurroundingRectangle, Transform, TransformFromCopy, Triangle,
+                   VGroup, VMobject, Wait, there_and_back)
 
 from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.layout import below, keep_inside, place_in
+from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
 from scenes.text import fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
 
@@ -49,7 +49,7 @@ class VoteScene(ChapterScene):
 
 
 # the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
-glow = partial(follow.glow, buff=0.08)
+glow = partial(follow.glow, buff=GAP.xxs)
 
 
 def top_bars(facts: dict, **kw) -> ProbBars:
@@ -61,22 +61,20 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     """A candidate below the bars ('⋮' then its row), drawn on the bars' scale and columns."""
     first = bars.rows[0]
     scale = first.bar.width / max(bars.probs[0], 1e-12)
-    dots = label("⋮", S.SMALL, S.MUTED).next_to(bars.rows[-1].name, DOWN, buff=0.08)
-    dots.align_to(first.name, LEFT).shift(RIGHT * 0.1)
+    dots = below(label("⋮", S.SMALL, S.MUTED), bars.rows[-1].name, buff=GAP.xs, aligned=LEFT)
+    dots.shift(RIGHT * GAP.xs)
     rank = label(f"#{cand['rank']:,}", S.SMALL, colour, mono=True)
     name = fit_width(label(S.clip_token(cand["text"]), S.SMALL, colour, mono=True), 1.9)
     bar = Rectangle(width=max(scale * cand["prob"], 0.02), height=first.bar.height, stroke_width=0,
                     fill_color=colour, fill_opacity=0.9)
     pct = label(S.fmt_prob(cand["prob"], bars.decimals), S.SMALL, colour, mono=True)
-    y = dots.get_bottom()[1] - 0.25
-    rank.move_to([first.rank.get_right()[0], y, 0], aligned_edge=RIGHT)
-    name.move_to([first.name.get_left()[0], y, 0], aligned_edge=LEFT)
-    bar.move_to([first.bar.get_left()[0], y, 0], aligned_edge=LEFT)
-    pct.move_to([bars.pct_x(), y, 0], aligned_edge=RIGHT)
-    return VGroup(dots, VGroup(rank, name, bar, pct))
+    # the bars' own columns: rank flush right, name and bar flush left, percentage flush right
+    xs = [first.rank.get_right()[0], first.name.get_left()[0], first.bar.get_left()[0], bars.pct_x()]
+    row = place_row([rank, name, bar, pct], xs, "RLLR", dots.get_bottom()[1] - GAP.m)
+    return VGroup(dots, row)
 
 
-def flow_chips(texts, ids, max_width: float = S.TEXT_W, buff: float = 0.15, max_lines: int = 4) -> VGroup:
+def flow_chips(texts, ids, max_width: float = S.TEXT_W, buff: float = GAP.s, max_lines: int = 4) -> VGroup:
     """Token chips flowed like text, lines left-aligned. A prompt too long for `max_lines` shows
     its last tokens after a note saying how many earlier ones are not drawn (chips never shrink)."""
     all_chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
@@ -95,7 +93,7 @@ def flow_chips(texts, ids, max_width: float = S.TEXT_W, buff: float = 0.15, max_
         if len(lines) <= max_lines or len(chips) <= 1:
             break
         skip += max(1, len(lines[0]) - len(head))
-    lines.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+    lines.arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
     if head and chips:
         head[0].match_y(chips[0].box)
     lines.chips = chips
@@ -119,7 +117,7 @@ class LastRow(VoteScene):
             # "12 layers have refined T rows"
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
                               shape_text=f"after {b.config['n_layer']} layers and the final LayerNorm: {b.T} × {d}")
-            fit_width(grid, 11).move_to(DOWN * 0.1)
+            place_in(fit_width(grid, 11), S.CONTENT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
             self.play(FadeIn(grid), run_time=beat.span(0, 0.8))
             # "Only the last one … picks the next token"
             i = beat.find("only the last")
@@ -127,11 +125,10 @@ class LastRow(VoteScene):
             others = VGroup(*[m for r in rows if r != last for m in (*grid.row_cells(r), *grid.row_values(r))],
                             *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last])
             box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
-                                       buff=0.06, stroke_width=3)
-            goes_on = label("only this row goes on", S.SMALL, S.TOKEN).next_to(box, DOWN, buff=0.15)
-            goes_on.align_to(box, RIGHT)
+                                       buff=GAP.xxs, stroke_width=3)
+            goes_on = below(label("only this row goes on", S.SMALL, S.TOKEN), box, buff=GAP.s, aligned=RIGHT)
             self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.next_to(
-                goes_on, DOWN, buff=0.12).align_to(box, RIGHT), run_time=beat.span(i, 0.35))
+                goes_on, DOWN, buff=GAP.xs).align_to(box, RIGHT), run_time=beat.span(i, 0.35))
             self.play(FadeIn(goes_on), run_time=beat.span(i, 0.3))
             # "… the only row that has seen the whole prompt": every token it has read
             beat.wait_until(i, 0.55)
@@ -142,7 +139,7 @@ class LastRow(VoteScene):
             beat.wait_for(i)
             done = label("the other rows: keys and values for the tokens after them", S.SMALL, S.MUTED)
             fit_width(done, S.TEXT_W)
-            done.next_to(grid, UP, buff=0.2)
+            done.next_to(grid, UP, buff=GAP.m)
             keep_inside(done, S.CONTENT)
             rest = VGroup(*[m for r in rows if r != last for m in grid.row_cells(r)])
             self.play(FadeOut(seen), FadeIn(done), FadeIn(glow(rest, S.MUTED, opacity=0.3)) if len(rest) else Wait(),
@@ -152,31 +149,30 @@ class LastRow(VoteScene):
                              shape_text=f"1 × {d}")
             t_lines = VGroup(label("Wₑᵀ", S.BODY_SIZE, S.TOKEN), label(f"{d} × {V:,}", S.SMALL, S.INK, mono=True),
                              label("the embedding", S.SMALL, S.MUTED), label("table, transposed", S.SMALL, S.MUTED))
-            t_lines.arrange(DOWN, buff=0.06)
-            table = VGroup(Rectangle(width=t_lines.width + 0.3, height=t_lines.height + 0.3, stroke_color=S.TOKEN,
-                                     stroke_width=2, fill_color=S.PANEL, fill_opacity=1), t_lines)
-            t_lines.move_to(table[0])
+            t_lines.arrange(DOWN, buff=GAP.xxs)
+            wte = VGroup(SurroundingRectangle(t_lines, color=S.TOKEN, buff=GAP.s, stroke_width=2, fill_color=S.PANEL,
+                                              fill_opacity=1), t_lines)
             scores = NumberGrid(b["logits"][last][None, :], col_labels=tokenizer.token_texts(list(range(5))),
                                 max_cols=5, cell_w=1.0, label_color=S.TOKEN, shape_text=f"1 × {V:,} scores")
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
-            eqn = VGroup(vec, times, table, eq, scores).arrange(RIGHT, buff=0.3)
+            eqn = VGroup(vec, times, wte, eq, scores).arrange(RIGHT, buff=GAP.m)
             place_in(fit_width(eqn, S.FULL_W), S.CONTENT)
             formula = label(f"{self.ledger['unembed'].formula} = {S.fmt_int(self.ledger['unembed'].flops)} FLOPs",
                             S.SMALL, S.FLOPS, mono=True)
-            below(fit_width(formula, S.TEXT_W), eqn, buff=0.45)
+            below(fit_width(formula, S.TEXT_W), eqn, buff=GAP.l)
             # "Its d numbers meet the embedding table …, used transposed"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
                         and m is not getattr(self, "random_mark", None)], FadeIn(vec),
                       run_time=beat.span(0, 0.3))
-            self.play(FadeIn(times), FadeIn(table, shift=LEFT * 0.2), run_time=beat.span(0, 0.7))
+            self.play(FadeIn(times), FadeIn(wte, shift=LEFT * GAP.s), run_time=beat.span(0, 0.7))
             # "Out comes one score for each of the V entries"
             i = beat.find("one score")
             beat.wait_for(i)
-            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * 0.2), run_time=beat.span(i, 0.7))
+            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * GAP.s), run_time=beat.span(i, 0.7))
             # "That one product costs N FLOPs"
             i = beat.find("product costs")
             beat.wait_for(i)
-            self.play(FadeIn(formula, shift=UP * 0.1), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(i, 0.6))
+            self.play(FadeIn(formula, shift=UP * GAP.xs), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(i, 0.6))
             # "It brings the whole pass to N"
             i = beat.find("whole pass")
             beat.wait_for(i)
@@ -199,19 +195,22 @@ class CumulativePlot(VGroup):
         ranks = np.unique(np.round(np.logspace(0, self.log_v, samples)).astype(int))
         path = VMobject(stroke_color=S.LOGIT, stroke_width=4).set_points_as_corners(
             [self.local(r, self.cum[r - 1]) for r in ranks])
-        ticks = VGroup()
+        ticks, x_labels = VGroup(), VGroup()
         per_decade = width / self.log_v
+        tick = DOWN * GAP.xs
         for r in [10 ** k for k in range(int(self.log_v) + 1)] + [V]:
             if r != V and (self.log_v - math.log10(r)) * per_decade < 1.0:   # would touch the last label
                 continue
             p = self.local(r, 0)
-            ticks.add(Line(p, p + DOWN * 0.08, color=S.MUTED, stroke_width=2))
-            ticks.add(label(S.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=0.12))
-        for q in (0.0, 0.5, 1.0):
-            ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(self.local(1, q), LEFT,
-                                                                                     buff=0.12))
+            ticks.add(Line(p, p + tick, color=S.MUTED, stroke_width=2))
+            x_labels.add(label(S.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=GAP.s))
+        ticks.add(*x_labels)
+        for q in (0.0, 0.5, 1.0):      # up the y axis: none, half and all of the mass
+            ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(
+                y_axis.point_from_proportion(q), LEFT, buff=GAP.s))
         x_name = fit_width(label("rank (tokens sorted by probability)", S.SMALL, S.MUTED), width + 1.0)
-        x_name.next_to(x_axis, DOWN, buff=0.5)
+        below(x_name, x_labels, buff=GAP.xs).match_x(x_axis)
+        self.x_axis, self.y_axis = x_axis, y_axis
         self.path, self.axes = path, VGroup(x_axis, y_axis, ticks, x_name)
         self.add(self.anchor, self.axes, self.path)
 
@@ -237,19 +236,19 @@ class Softmax(VoteScene):
         left = VGroup(bars, *([extra] if extra is not None else []))
         place_in(left, S.LEFT_COLUMN, UP + LEFT)
         head = fit_width(label(f"softmax over all {V:,} scores: the top {len(f['top'])}", S.SMALL, S.LOGIT), 6.6)
-        head.next_to(bars, UP, buff=0.2).align_to(left, LEFT)
+        head.next_to(bars, UP, buff=GAP.m).align_to(left, LEFT)
         # the rule, beside the bars until the plot takes its place
         rule = VGroup(label("p = exp(score) ÷ Σ exp(score)", S.BODY_SIZE, S.LOGIT),
                       label(f"the sum runs over all {V:,} scores", S.SMALL, S.INK),
-                      label("so the probabilities add up to 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.2,
+                      label("so the probabilities add up to 100%", S.SMALL, S.INK)).arrange(DOWN, buff=GAP.m,
                                                                                            aligned_edge=LEFT)
-        place_in(fit_width(rule, S.SIDE_PANEL.width - 0.6), S.SIDE_PANEL.with_(left=S.SIDE_PANEL.left + 0.3), LEFT,
-                 y=0.6)
+        # set in from the panel's edge, its first line level with the top bar
+        place_in(fit_width(rule, S.SIDE_PANEL.width - GAP.xl), S.SIDE_PANEL, LEFT, buff=GAP.m).align_to(bars, UP)
         with self.beat("softmax") as beat:
             # "A softmax turns the V scores into probabilities"
             self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0, 0.25))
-            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in bars.rows], lag_ratio=0.12),
-                      FadeIn(rule[1:], shift=UP * 0.1), run_time=beat.span(0, 0.85))
+            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * GAP.s) for r in bars.rows], lag_ratio=0.12),
+                      FadeIn(rule[1:], shift=UP * GAP.xs), run_time=beat.span(0, 0.85))
             # "The top candidate is …": each candidate the line reads is pointed at as it is read
             i = beat.find("top candidate")
             beat.wait_for(i)
@@ -264,13 +263,15 @@ class Softmax(VoteScene):
                 self.play(FadeIn(even), FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back),
                           run_time=beat.span(i, 0.8))
             self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
-        plot = CumulativePlot(f["probs"], width=4.9, height=3.1)
-        plot.shift(np.array([S.SIDE_PANEL.left, -1.3, 0]) - plot.origin())    # its axis on the panel's edge
+        plot = CumulativePlot(f["probs"], width=S.SIDE_PANEL.width - GAP.xl, height=3.1)
+        # its y axis on the panel's edge, its top (all the mass) level with the top bar
+        corner = np.array([S.SIDE_PANEL.left, bars.get_top()[1], 0.0])
+        plot.shift(corner - plot.y_axis.get_top())
         n_p = f["n_p"]
         with self.beat("tail") as beat:
             # "The tail is long": every token's mass, added up by rank
-            p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), 4.9)
-            p_title.next_to(plot.point(1, 1.0), UP, buff=0.25).align_to(plot.axes[1], LEFT)
+            p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), plot.w)
+            p_title.next_to(plot.y_axis, UP, buff=GAP.m).align_to(plot.y_axis, LEFT)
             self.play(FadeOut(rule), FadeIn(plot.axes), FadeIn(p_title), run_time=beat.span(0, 0.4))
             self.play(Create(plot.path), run_time=beat.span(0, 1.0))
             # "The top 10 hold M together"
@@ -278,7 +279,7 @@ class Softmax(VoteScene):
             beat.wait_for(i)
             mass = label(f"top {len(f['top'])}: {S.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
-            mass.next_to(plot.axes, DOWN, buff=0.2).align_to(plot.axes, LEFT)
+            mass.next_to(plot.axes, DOWN, buff=GAP.m).align_to(plot.axes, LEFT)
             top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
             self.play(FadeIn(mass), FadeIn(top_dot, scale=2), Indicate(VGroup(*[r.bar for r in bars.rows]),
                                                                         color=S.LOGIT), run_time=beat.span(i, 0.8))
@@ -294,13 +295,13 @@ class Softmax(VoteScene):
                          S.SMALL, S.INK)
             # left of n_p the curve is below the line, right of it above: either side has a free corner
             if at[0] - plot.origin()[0] > note.width + 0.2:
-                note.move_to(at + np.array([-0.12, 0.2, 0]), aligned_edge=RIGHT + DOWN)
+                note.next_to(at, UP + LEFT, buff=GAP.s)
             else:
-                note.move_to(at + np.array([0.12, -0.12, 0]), aligned_edge=LEFT + UP)
+                note.next_to(at, DOWN + RIGHT, buff=GAP.s)
             # the ranks that hold p, shaded under the line (a one-token nucleus has no width: its note lights)
-            shade = Rectangle(width=max(at[0] - plot.origin()[0], 0.01), height=max(at[1] - plot.origin()[1], 0.01),
-                              stroke_width=0, fill_color=S.LOGIT, fill_opacity=0.18)
-            shade.move_to(plot.origin(), aligned_edge=LEFT + DOWN)
+            o, span = plot.origin(), at - plot.origin()
+            shade = Polygon(o, o + span * RIGHT, at, o + span * UP, stroke_width=0, fill_color=S.LOGIT,
+                            fill_opacity=0.18)
             self.play(FadeIn(lines), FadeIn(note), FadeIn(shade if shade.width > 0.3 else glow(note, S.LOGIT, opacity=0.35)),
                       run_time=beat.span(i, 0.7))
         if w is None:
@@ -311,7 +312,7 @@ class Softmax(VoteScene):
                 row = bars.rows[w["rank"] - 1]
                 self.play(FadeIn(glow(row, S.TOKEN)), Indicate(row.name, color=S.TOKEN), run_time=beat.span(0, 0.9))
             else:
-                self.play(FadeIn(extra, shift=UP * 0.1), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0, 0.9))
+                self.play(FadeIn(extra, shift=UP * GAP.xs), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0, 0.9))
             # "It ranks …": its place on the curve
             i = beat.find("ranks")
             beat.wait_for(i)
@@ -320,10 +321,10 @@ class Softmax(VoteScene):
             # the tag sits above the plot (never on the curve), joined to its point by a thin line
             tag = label(f"{S.clip_token(w['text'])} #{w['rank']:,}", S.SMALL, S.TOKEN, mono=True)
             fit_width(tag, 3.0)
-            x = min(max(where[0], p_title.get_right()[0] + 0.3 + tag.width / 2),
+            x = min(max(where[0], p_title.get_right()[0] + GAP.m + tag.width / 2),
                     S.RIGHT_EDGE - tag.width / 2)
-            tag.move_to([x, p_title.get_center()[1], 0])
-            lead = Line(tag.get_bottom() + DOWN * 0.05, where, color=S.TOKEN, stroke_width=1.5)
+            tag.match_y(p_title).set_x(x)
+            lead = Line(tag.get_bottom() + DOWN * GAP.xxs, where, color=S.TOKEN, stroke_width=1.5)
             others = [r for j, r in enumerate(bars.rows) if j != w["rank"] - 1]
             self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), FadeIn(glow(tag, S.TOKEN, opacity=0.35)),
                       *[r.animate.set_opacity(0.3) for r in others], run_time=beat.span(i, 0.6))
@@ -338,7 +339,7 @@ class Softmax(VoteScene):
         top, bottom = bars.rows[0].get_top()[1] + 0.05, under.get_bottom()[1] - 0.1
         line = DashedLine([x, top, 0], [x, bottom, 0], color=S.WARNING, stroke_width=2)
         tag = label(f"even split: {S.fmt_prob(even)} each", S.SMALL, S.WARNING)
-        tag.next_to(line, DOWN, buff=0.08).align_to(line, LEFT)
+        tag.next_to(line, DOWN, buff=GAP.xs).align_to(line, LEFT)
         return VGroup(line, tag)
 
 
@@ -353,27 +354,23 @@ class Shaping(VoteScene):
         # one set of bars that each named temperature reshapes; a table keeps what each one did
         plain = min(range(len(temps)), key=lambda j: abs(temps[j]["t"] - 1.0))
         shapes = [place_in(ProbBars(t["texts"], t["probs"], None, bar_max=3.0, scale_to=scale, name_max=1.9),
-                           S.LEFT_COLUMN, LEFT, y=0.3) for t in temps]
+                           S.LEFT_COLUMN, LEFT, y=S.CONTENT_Y) for t in temps]     # level with the content's middle
         panel = S.SIDE_PANEL.with_(left=min(S.SIDE_PANEL.left, max(s.get_right()[0] for s in shapes) + 0.5))
         bars = shapes[plain].copy()
-        now = label(f"T = {temps[plain]['t']:.1f}", S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=0.3)
+        now = label(f"T = {temps[plain]['t']:.1f}", S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=GAP.m)
         now.align_to(bars, LEFT)
         formula = label("p = softmax(scores ÷ T)", S.BODY_SIZE, S.MUTED)
         place_in(formula, panel, LEFT, y=now.get_y())
-        table = VGroup()
-        for t in temps:
-            row = VGroup(label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
+        # what each temperature did, one row each, beside the middle of the bars
+        record = table([[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
                          label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
-                         label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True))
-            table.add(row)
-        xs = np.cumsum([0.0] + [max(r[c].width for r in table) + 0.35 for c in (0, 1)])
-        for j, row in enumerate(table):
-            for cell, x in zip(row, xs):
-                cell.move_to([x, -j * 0.5, 0], aligned_edge=LEFT)
-        place_in(fit_width(table, panel.width - 0.1), panel, LEFT, y=0.1)
+                         label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True)] for t in temps],
+                       "LLL", gaps=GAP.l, row_gap=GAP.m)
+        place_in(fit_width(record, panel.width - GAP.xs), panel, LEFT, y=bars.get_y())
+        coolest, hottest = record[0], record[-1]
         foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
                      S.MUTED)
-        below(fit_width(foot, panel.width - 0.1), table, buff=0.45, aligned=LEFT)
+        below(fit_width(foot, panel.width - GAP.xs), record, buff=GAP.l, aligned=LEFT)
         with self.beat("temperature") as beat:
             # "Temperature divides the scores before the softmax"
             self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0, 0.6))
@@ -383,33 +380,33 @@ class Shaping(VoteScene):
                 i = beat.find(f"at {t['t']:.1f}")
                 beat.wait_for(i)
                 tag = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
-                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(table[j], shift=LEFT * 0.1),
-                          *[r.animate.set_opacity(0.45) for r in table[:j]],
+                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=LEFT * GAP.xs),
+                          *[r.animate.set_opacity(0.45) for r in record[:j]],
                           FadeOut(lit), run_time=beat.span(i, 0.45))
                 beat.wait_until(i, 0.55)
-                lit = glow(table[j], S.LOGIT, opacity=0.3)
+                lit = glow(record[j], S.LOGIT, opacity=0.3)
                 self.play(FadeIn(lit), run_time=beat.span(i, 0.6))
             # "Low temperature sharpens the vote; high temperature flattens it"
             i = beat.find("sharpens")
             beat.wait_for(i)
-            self.play(Indicate(table[0], color=S.LOGIT), table[0].animate.set_opacity(1), lit.animate.move_to(table[0]),
+            self.play(Indicate(coolest, color=S.LOGIT), coolest.animate.set_opacity(1), lit.animate.move_to(coolest),
                       run_time=beat.span(i, 0.4))
-            self.play(Indicate(table[-1], color=S.LOGIT), FadeIn(foot), lit.animate.move_to(table[-1]),
+            self.play(Indicate(hottest, color=S.LOGIT), FadeIn(foot), lit.animate.move_to(hottest),
                       run_time=beat.span(i, 0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
             # "Top-k keeps a fixed shortlist"
             bars_k_head = label("the top candidates again, T = 1.0", S.SMALL, S.MUTED)
-            bars_k_head.next_to(bars_k, UP, buff=0.2).align_to(bars_k, LEFT)
+            bars_k_head.next_to(bars_k, UP, buff=GAP.m).align_to(bars_k, LEFT)
             keep_inside(bars_k_head, S.CONTENT)
             k = min(TOP_K, len(bars_k.rows))
             title = label(f"top-k, k = {k}", S.BODY_SIZE, S.LOGIT)
             sub = VGroup(label(f"keep the {k} most likely,", S.SMALL, S.INK),
-                         label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=0.1,
+                         label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=GAP.xs,
                                                                                       aligned_edge=LEFT)
-            info = VGroup(title, sub).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-            place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.4)
-            self.play(FadeOut(VGroup(bars, now, formula, table, foot, lit)), run_time=beat.span(0, 0.2))
+            info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
+            place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT).align_to(bars_k, UP)   # level with the top bar
+            self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0, 0.2))
             self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0, 0.7))
             bars = bars_k
             cut = VGroup(*bars.rows[k:])
@@ -437,20 +434,21 @@ class Shaping(VoteScene):
             lines = ["keep the fewest tokens", f"that hold {100 * TOP_P:g}%: {S.fmt_int(n_p)}"]
             if more > 0:
                 lines.append(f"these {len(bars.rows)} bars and {S.fmt_int(more)} more")
-            sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+            sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             cum = np.cumsum([c["prob"] for c in f["top"]])
             dec = S.prob_decimals(cum)
             sums = VGroup(*[label(f"Σ {S.fmt_prob(c, dec)}", S.SMALL, S.MUTED, mono=True) for c in cum])
-            x_sum = bars.pct_x() + 0.3 + max(m.width for m in sums)
+            # a column right of the percentages, flush right, each sum level with its bar
+            sums.arrange(DOWN, aligned_edge=RIGHT).next_to(bars, RIGHT, buff=GAP.m)
             for m, r in zip(sums, bars.rows):
-                m.move_to([x_sum, r.get_center()[1], 0], aligned_edge=RIGHT)
-            panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, x_sum + 0.45))   # right of the sums
-            info2 = VGroup(title2, sub2).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
-            place_in(fit_width(info2, panel.width), panel, LEFT, y=1.4)
+                m.match_y(r)
+            panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, sums.get_right()[0] + GAP.l))   # right of the sums
+            info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
+            place_in(fit_width(info2, panel.width), panel, LEFT).align_to(bars, UP)
             # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
             self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
                       cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0, 0.25))
-            self.play(LaggedStart(*[FadeIn(m, shift=LEFT * 0.1) for m in sums], lag_ratio=0.2),
+            self.play(LaggedStart(*[FadeIn(m, shift=LEFT * GAP.xs) for m in sums], lag_ratio=0.2),
                       run_time=beat.span(0, 0.9))
             # "Here that is n tokens, …": where the sum first reaches p
             i = beat.find("here that is")
@@ -475,26 +473,30 @@ class Pick(VoteScene):
         b, f = self.bundle, self.facts
         bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
         g, s = f["greedy"], f["sample"]
+        # the panel: the greedy pick over the sampled one, the two centred in the content's height
+        title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
+        chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
+        gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT), S.SIDE_PANEL.width)
+        title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
+        strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
+        chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
+        where = label(f"rank {s['rank']:,} · {S.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
+        picked = VGroup(chip2, where).arrange(RIGHT, buff=GAP.m)
+        sl = VGroup(title2, strip, picked)
+        strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, LEFT)      # room for the pointer over it
+        below(picked, strip, buff=GAP.m, aligned=LEFT)
+        fit_width(sl, S.SIDE_PANEL.width)
+        place_in(VGroup(gl, below(sl, gl, buff=GAP.xl, aligned=LEFT)), S.SIDE_PANEL.with_(top=S.CONTENT.top,
+                                                                                           bottom=S.CONTENT.bottom), LEFT)
         with self.beat("greedy") as beat:
             # "Greedy decoding simply takes the top bar: …"
             self.play(FadeIn(bars), run_time=beat.span(0, 0.3))
-            mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=0.05, stroke_width=3)
-            title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
-            chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
-            gl = VGroup(title, chip).arrange(DOWN, buff=0.25, aligned_edge=LEFT)
-            place_in(fit_width(gl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=1.5)
+            mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
             self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0, 0.5))
             self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0, 0.9))
             self.point_at_mark(beat, "noise")      # random weights: "a pick of noise"
         with self.beat("sample") as beat:
             # "Sampling rolls a die against the odds instead": all the probability as one strip
-            title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
-            strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
-            chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
-            where = label(f"rank {s['rank']:,} · {S.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
-            sl = VGroup(title2, strip, VGroup(chip2, where).arrange(RIGHT, buff=0.3))
-            sl.arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-            place_in(fit_width(sl, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT, y=-1.0)
             pointer = self.pointer(strip, s["rank"], f)
             self.play(FadeIn(title2), run_time=beat.span(0, 0.3))
             self.play(FadeIn(strip), run_time=beat.span(0, 0.8))
@@ -502,7 +504,7 @@ class Pick(VoteScene):
             i = beat.find("lands on")
             beat.wait_for(i)
             self.play(FadeIn(glow(title2, S.TOKEN, opacity=0.3)), run_time=beat.span(i, 0.3))
-            self.play(FadeIn(pointer, shift=DOWN * 0.2), run_time=beat.span(i, 0.4))
+            self.play(FadeIn(pointer, shift=DOWN * GAP.s), run_time=beat.span(i, 0.4))
             self.play(FadeIn(chip2), run_time=beat.span(i, 0.8))
             # "That is rank …, with probability …"
             i = beat.find("rank")
@@ -520,16 +522,16 @@ class Pick(VoteScene):
             new = row.chips[-1]
             new.box.set_stroke(S.LOGIT)
             new.text_mob.set_color(S.LOGIT)
-            keep_inside(row.move_to(UP * 0.4), S.CONTENT)     # a four-line prompt hangs from the top
             note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
                                    S.SMALL, S.MUTED), S.TEXT_W)
-            below(note, row, buff=0.4)
+            below(note, row, buff=GAP.l)
+            place_in(VGroup(row, note), S.CONTENT)      # the prompt and its note, centred
             self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.span(0, 0.35))
-            tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=0.2)
+            tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=GAP.s)
             if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row
-                below(tag, note, buff=0.15)
+                below(tag, note, buff=GAP.s)
                 tag.become(label("green: the greedy pick", S.SMALL, S.LOGIT).move_to(tag))
-            self.play(FadeIn(new, shift=LEFT * 0.4), FadeIn(tag), run_time=beat.span(0, 0.8))
+            self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0, 0.8))
             # "Chapter six sends these T+1 tokens through the whole pass again"
             i = beat.find("chapter six")
             beat.wait_for(i)
@@ -539,21 +541,20 @@ class Pick(VoteScene):
     @staticmethod
     def mass_strip(f: dict, width: float) -> VGroup:
         """All probability as one strip, tokens in rank order: the top bars' segments, then the rest."""
-        strip = VGroup()
-        x = 0.0
+        segs, lefts, x = [], [], 0.0
         for i, c in enumerate(f["top"]):
             w = width * c["prob"]
-            seg = Rectangle(width=max(w, 1e-3), height=0.4, stroke_width=0, fill_color=S.LOGIT,
-                            fill_opacity=0.9 if i % 2 == 0 else 0.55)
-            seg.move_to([x, 0, 0], aligned_edge=LEFT)
-            strip.add(seg)
+            segs.append(Rectangle(width=max(w, 1e-3), height=0.4, stroke_width=0, fill_color=S.LOGIT,
+                                  fill_opacity=0.9 if i % 2 == 0 else 0.55))
+            lefts.append(x)
             x += w
-        rest = Rectangle(width=max(width - x, 1e-3), height=0.4, stroke_width=0, fill_color=S.MUTED, fill_opacity=0.35)
-        rest.move_to([x, 0, 0], aligned_edge=LEFT)
-        strip.add(rest)
-        frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to([width / 2, 0, 0])
+        segs.append(Rectangle(width=max(width - x, 1e-3), height=0.4, stroke_width=0, fill_color=S.MUTED,
+                              fill_opacity=0.35))      # the rest of the vocabulary
+        lefts.append(x)
+        strip = place_row(segs, lefts, "L" * len(segs), 0.0)     # each token's slice where its mass begins
+        frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to(strip, LEFT)
         caption = label("all the probability, by rank", S.SMALL, S.MUTED)
-        fit_width(caption, width).next_to(frame, DOWN, buff=0.1).align_to(frame, LEFT)
+        below(fit_width(caption, width), frame, buff=GAP.xs, aligned=LEFT)
         group = VGroup(strip, frame, caption)
         group.frame = frame
         return group
@@ -567,7 +568,7 @@ class Pick(VoteScene):
         frame = strip.frame
         x = frame.get_left()[0] + frame.width * mid
         tip = Triangle(color=S.TOKEN, fill_opacity=1, stroke_width=0).scale(0.12).rotate(math.pi)
-        tip.move_to([x, frame.get_top()[1] + 0.12, 0])
+        tip.next_to(frame, UP, buff=GAP.xxs).set_x(x)
         return VGroup(tip)
 
 
