@@ -44,6 +44,9 @@ class UserError(Exception):
     """A problem the user can fix; printed without a traceback."""
 
 
+RUN_OPTIONS = ("scheduler", "jobs", "force")     # how to run, not what: --batch applies them to every job
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers.")
     what = p.add_mutually_exclusive_group()
@@ -246,6 +249,11 @@ def main(argv=None) -> int:
     req = None
     try:
         known = chapters()
+        ignored = [o.flag for o in request.OPTIONS if o.cli and o.key not in RUN_OPTIONS
+                   and getattr(args, o.key, None) is not None and not (o.env and os.environ.get(o.env))]
+        if (args.list or args.batch) and ignored:
+            raise UserError(f"{'--list' if args.list else '--batch'} takes no {', '.join(ignored)}: "
+                            + ("a manifest's jobs say what to render" if args.batch else "it only lists the chapters"))
         if args.list:
             for c, title in known.items():
                 print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")

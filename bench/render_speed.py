@@ -132,11 +132,11 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
     # deferred: manim is imported only in the child process that renders
     from manim import DecimalNumber, Text, tempconfig
 
-    from film.render_job import QUALITY
+    from film.request import QUALITIES
     from scenes import style as S
     media.mkdir(parents=True, exist_ok=True)
     cls = comparison_scene(kind)
-    with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": True,
+    with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
                      "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                      "output_file": f"bench-{kind}", "background_color": S.BACKGROUND}):
         if kind == "stock":   # typeset every glyph once, so the timing is steady state, not first LaTeX run

@@ -38,7 +38,6 @@ from film.jobs import SceneJob, SceneResult
 from film.runner import Runner, default_jobs
 
 # the user's default for --scheduler (docs/CLUSTER.md), read by open_executor only
-SCHEDULER_ENV = "ONEPASS_DASK_SCHEDULER"
 SCENE_FILES = (".mp4", ".cues.json", ".json")          # what a cache entry is (the .json last)
 
 
@@ -220,9 +219,9 @@ class LocalExecutor(Executor):
 
 def open_executor(scheduler: str | None, jobs: int | None = None) -> Executor:
     """The executor --scheduler names: `local:N` or `tcp://HOST:PORT`, a dask cluster
-    (film/cluster.py); None (and no $ONEPASS_DASK_SCHEDULER) or "none": a LocalExecutor of
-    `jobs` processes. PipelineError for an address that is neither."""
-    spec = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    (film/cluster.py); None or "none": a LocalExecutor of `jobs` processes. PipelineError for an
+    address that is neither. ($ONEPASS_DASK_SCHEDULER, the user's default, is read by render.py.)"""
+    spec = scheduler or None
     if spec is None or spec == "none":
         return LocalExecutor(jobs)
     if spec.startswith("local:"):

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from manim import tempconfig
 
+from film.request import QUALITIES
 from scenes.base import SceneInputs
 from scenes.registry import scenes_of
 from scenes.text import enable_text_cache
 
-QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
 # One encoder thread: with x264's own threads, the same frames came out differently encoded in
@@ -55,7 +55,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     try:
         # caching off: a cache hit advances scene time by the exact run_time instead of whole
         # frames, which would shift narration and captions against the picture
-        with tempconfig({"quality": QUALITY[quality], "media_dir": str(media), "disable_caching": True,
+        with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                          "output_file": scene, "background_color": "#0E1117",
                          "video_encoder_options": ENCODER_OPTIONS}):
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     p.add_argument("--bundle", required=True, type=Path)
     p.add_argument("--chapter", required=True)
     p.add_argument("--scene", required=True)
-    p.add_argument("--quality", default="low", choices=sorted(QUALITY))
+    p.add_argument("--quality", default="low", choices=tuple(QUALITIES))
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--cues", type=Path)
     p.add_argument("--voice", default="none", help="the narration voice, a render.py --voice spec (default: none)")

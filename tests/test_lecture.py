@@ -248,14 +248,16 @@ def test_cues_that_disagree_with_the_frames_fail_loudly():
         clips.beat_spans(result, [[{"beat": "a", "start": 0.0, "text": "A."}, {"beat": "b", "start": 2.0, "text": "B."}]])
 
 
-def test_render_py_clip_flags():
-    args = render.parse_args(["--chapter", "02", "--clips", "--slides", "--clip-format", "webm"])
-    assert (args.clips, args.slides, args.clip_format) == (True, True, "webm")
-    for bad in (["--chapter", "02", "--clip-format", "gif"], ["--chapter", "02", "--clips", "--clip-format", "avi"],
-                ["--list", "--slides"]):
-        with pytest.raises(SystemExit) as exc:
-            render.parse_args(bad)
-        assert exc.value.code == 2
+def test_render_py_clip_flags(capsys):
+    req = request.from_args(render.parse_args(["--chapter", "02", "--clips", "--slides", "--clip-format", "webm",
+                                               "--voice", "none"]))
+    assert (req.clips, req.slides, req.kit_format) == (True, True, "webm")
+    for bad, says in ((["--chapter", "02", "--clip-format", "gif"], "--clip-format: needs --clips or --slides"),
+                      (["--chapter", "02", "--clips", "--clip-format", "avi"], "--clip-format: must be one of"),
+                      (["--inspect", "--clips"], "--clips: the lecture kit needs chapters"),
+                      (["--list", "--slides"], "--list takes no --slides")):
+        assert render.main(bad + ["--voice", "none"] if bad[0] != "--list" else bad) == 2, bad
+        assert says in capsys.readouterr().err, bad
 
 
 # ---------------------------------------------------------------------------------------
