@@ -1,7 +1,6 @@
 """Shared fixtures: bundles extracted from the tiny random GPT-2 (seconds, no download)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from data import extract  # noqa: E402
+from tests.helpers import build_scene  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -61,59 +61,6 @@ def real_weights():
     if found is None:
         pytest.skip(f"real GPT-2 weights not found (set {extract.WEIGHTS_ENV}=DIR or cache 'gpt2' with transformers)")
     return found
-
-
-def render_scene_frames(bundle, chapter: str, scene: str, tmp_path: Path):
-    """Render one scene at the lowest quality; returns (mp4 path, cues list)."""
-    from film.render_job import render_scene  # imports manim: only for the tests that render
-    mp4, cues = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
-    render_scene(bundle.path, chapter, scene, "low", mp4, cues)
-    return mp4, json.loads(cues.read_text(encoding="utf-8"))
-
-
-_MEDIA: list[str] = []
-
-
-def _test_media_dir() -> str:
-    """One manim media folder per test process: parallel test runs never share its text cache."""
-    if not _MEDIA:
-        import tempfile
-        _MEDIA.append(tempfile.mkdtemp(prefix="onepass-test-media-"))
-    return _MEDIA[0]
-
-
-def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
-    """Run a scene's construct() without writing frames (manim dry run); returns the scene.
-
-    draw=False also skips drawing the frames of each animation (each play jumps to its end
-    state; scene time and the final mobjects are the same): several times faster.
-
-    `scene.built_texts` lists the string of every Text the scene built (including the targets
-    of transforms), `scene.shown_texts` those put on screen with add(), `scene.cues` the cues.
-    """
-    from unittest import mock
-
-    from manim import Text, tempconfig
-    built: list[str] = []
-    original_init = Text.__init__
-
-    def recording_init(self, text, *args, **kwargs):
-        built.append(text)
-        original_init(self, text, *args, **kwargs)
-    from scenes.base import SceneInputs
-    from scenes.registry import scenes_of
-    inputs = SceneInputs(Path(bundle.path))       # no cues file; the silent voice
-    cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
-    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR", "media_dir": _test_media_dir()}
-    if not draw:
-        settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
-    with tempconfig(settings):
-        with mock.patch.object(Text, "__init__", recording_init):
-            instance = cls(inputs)
-            instance.render()
-    instance.built_texts = built
-    return instance
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from film import batch, build, cluster as film_cluster, executors, identity  # n
 from film.jobs import SceneJob  # noqa: E402
 from film.runner import Runner  # noqa: E402
 from tests import cluster_hooks  # noqa: E402
-from tests.test_pipeline import Project  # noqa: E402
+from tests.helpers import Project  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from tests.conftest import build_scene
+from tests.helpers import build_scene
 from data import tokenizer
 from data.facts import ch00, ch01
 from scenes import style as S

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from scenes import style as S
-from tests.conftest import build_scene
+from tests.helpers import build_scene
 from voiceover.script import chapter_lines
 
 

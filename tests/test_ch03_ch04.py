@@ -6,12 +6,11 @@ not through the helpers the scenes use.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
-from tests.conftest import build_scene
+from tests.helpers import KNOWN_NARROW, MIN_CONTENT_SHARE, build_scene, frame_checks
 from data import extract, tokenizer
 from data.facts import ch03 as ch03_facts
 from data.facts import ch04 as ch04_facts
@@ -220,71 +219,12 @@ def test_narration_numbers_and_honest_variants(tiny_bundle):
             script.render_line(line, values, synthetic=False)
 
 
-# -- layout --------------------------------------------------------------------
-def content_span(scene) -> float:
-    """How wide the beat's content is: the x-extent of everything drawn between the headline row
-    and the footer line (the furniture — heading, mark, meter — a headline and a footer note left out)."""
-    furniture = {id(m) for f in ("meter", "heading", "random_mark") if getattr(scene, f, None) is not None
-                 for m in getattr(scene, f).get_family()}
-    left, right = np.inf, -np.inf
-    for mob in scene.mobjects:
-        for sub in mob.get_family():
-            if id(sub) in furniture or len(sub.points) == 0 or sub.submobjects:
-                continue
-            visible = sub.get_fill_opacity() > 0 or (sub.get_stroke_opacity() > 0 and sub.get_stroke_width() > 0)
-            y = sub.get_center()[1]
-            if visible and S.FOOTER_Y + 0.2 < y < S.HEADLINE_Y - 0.25:
-                left, right = min(left, sub.get_left()[0]), max(right, sub.get_right()[0])
-    return max(0.0, right - left)
-
-
-# a content beat must span at least this much of the content area (S.CONTENT)
-MIN_CONTENT_SHARE = 0.5
-
-
-def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None):
-    """Build a scene and, at the end of every beat, collect text that is off-frame or too small.
-
-    `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
-    ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
-    import scenes.base as base
-    from manim import Text
-    problems = []
-    original = base.ChapterScene.beat
-
-    @contextmanager
-    def checked(self, key):
-        with original(self, key) as b:
-            yield b
-        if spans is not None and key != "title":
-            width = content_span(self)
-            if width > 0:
-                spans[f"{chapter} {name}/{key}"] = round(width / S.CONTENT_W, 2)
-        for mob in self.mobjects:
-            for sub in mob.get_family():
-                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.points) == 0:
-                    continue
-                left, right = sub.get_left()[0], sub.get_right()[0]
-                bottom, top = sub.get_bottom()[1], sub.get_top()[1]
-                where = f"{name}/{key}: {sub.original_text!r}"
-                if left < -S.FRAME_W / 2 or right > S.FRAME_W / 2 or top > S.FRAME_H / 2:
-                    problems.append(f"{where} leaves the frame")
-                if bottom < S.CAPTION_TOP - 0.05:
-                    problems.append(f"{where} is in the caption band (bottom {bottom:.2f})")
-                if sub.font_size < S.SMALL * 0.93:
-                    problems.append(f"{where} is {sub.font_size:.1f} pt")
-    monkeypatch.setattr(base.ChapterScene, "beat", checked)
-    build_scene(bundle, chapter, name, draw=False)
-    return problems
-
-
 @pytest.mark.parametrize("chapter,name", [("03", "Heads"), ("03", "Lens"), ("04", "Softmax"), ("04", "Pick")])
 def test_long_prompt_keeps_text_on_frame_and_legible(tiny_long_bundle, chapter, name, monkeypatch):
     spans = {}
     assert frame_checks(tiny_long_bundle, chapter, name, monkeypatch, spans) == []
     # and the content uses the content area (tests/test_weights_and_text.py checks every chapter
     # on the default prompt; beats listed there as narrow today are let through here too)
-    from tests.test_weights_and_text import KNOWN_NARROW   # the one list of beats still narrow
     narrow = {k: v for k, v in spans.items() if v < MIN_CONTENT_SHARE and k not in KNOWN_NARROW}
     assert narrow == {}, f"content spans under {MIN_CONTENT_SHARE:.0%} of the content width: {narrow}"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import io
 import json
 import shutil
 import signal
@@ -30,23 +29,7 @@ from data import bundle as bundle_io  # noqa: E402
 from data import extract, tokenizer  # noqa: E402
 from voiceover import captions, services  # noqa: E402
 
-from tests.conftest import build_scene  # noqa: E402
-
-
-def run_main(*argv) -> tuple[int, str, str]:
-    """render.main(argv) in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = render.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_clear_line(err: str) -> str:
-    """The error line an expected failure ends with: the last line of stderr, no traceback."""
-    assert "Traceback" not in err, err
-    last = err.strip().splitlines()[-1]
-    assert last.startswith("error: "), err
-    return last
+from tests.helpers import build_scene, one_clear_line, run_main  # noqa: E402
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from film import build, clips, keys, request, slides  # noqa: E402
-from tests.test_pipeline import StandInVoice  # noqa: E402
+from tests.helpers import StandInVoice  # noqa: E402
 from voiceover import captions, script  # noqa: E402
 from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
 

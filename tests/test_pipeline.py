@@ -11,7 +11,6 @@ import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -22,120 +21,7 @@ from film import build, join, keys  # noqa: E402
 from film import jobs as film_jobs  # noqa: E402
 from voiceover import media  # noqa: E402
 
-FPS = 15
-FRAMES = {"Alpha": 7, "Beta": 11, "Gamma": 13}
-
-CHAPTER = '''\
-"""A throwaway chapter."""
-from scenes.shared import helper
-
-
-def common_helper():
-    return 1
-
-
-class Base:
-    pass
-
-
-class Alpha(Base):
-    def build(self):
-        with self.beat("a"):
-            pass
-
-
-class Beta(Base):
-    def build(self):
-        with self.beat("b"):
-            helper()
-
-
-class Gamma(Base):
-    def build(self):
-        with self.beat("c"):
-            pass
-
-
-SCENES = [Alpha, Beta, Gamma]
-'''
-
-FAKE_RENDER = '''\
-"""Stand-in for film.render_job: N frames of a test picture, cues, a record of the call."""
-import json, os, subprocess, sys, time
-out, cues, frames, scene, record, barrier, n, fail = sys.argv[1:9]
-with open(record, "a") as f:
-    f.write(scene + "\\n")
-if fail == scene:
-    sys.exit("this scene is broken")
-if barrier != "-":                     # wait until n scenes have started (proves they run at once)
-    open(os.path.join(barrier, scene), "w").close()
-    for _ in range(600):
-        if len(os.listdir(barrier)) >= int(n):
-            break
-        time.sleep(0.05)
-    else:
-        sys.exit("the other scenes never started: not running in parallel")
-tmp = out + ".part.mp4"
-subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
-                f"testsrc=size=64x36:rate=15", "-frames:v", frames, "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                tmp], check=True)
-os.replace(tmp, out)
-json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}], open(cues, "w"))
-'''
-
-
-class StandInVoice:
-    """A voiced speech service as the build sees it (voiceover/services.py): the spec a scene
-    process gets, not silent, a key per line; the stand-in renderer speaks nothing itself."""
-    silent = False
-
-    def __init__(self, spec: str = "espeak"):
-        self.spec = spec
-
-    def cache_key(self, text: str, line_id: str | None) -> dict:
-        return {"text": text, "voice": self.spec}
-
-
-class Project:
-    """A throwaway project folder with one chapter ('99'), and the pipeline pointed at it."""
-
-    def __init__(self, tmp: Path):
-        self.root = tmp / "proj"
-        for pkg in ("scenes", "voiceover", "voiceover/scripts"):
-            (self.root / pkg).mkdir(parents=True, exist_ok=True)
-            (self.root / pkg / "__init__.py").write_text("")
-        self.chapter = self.root / "scenes" / "ch99_fake.py"
-        self.chapter.write_text(CHAPTER)
-        self.shared = self.root / "scenes" / "shared.py"
-        self.shared.write_text("def helper():\n    return 2\n")
-        self.script = self.root / "voiceover" / "scripts" / "ch99.py"
-        self.script.write_text('LINES = ["a", "b", "c"]\n\n\ndef values(bundle, ledger):\n    return {}\n')
-        self.fake = tmp / "fake_render.py"
-        self.fake.write_text(FAKE_RENDER)
-        self.record = tmp / "record.txt"
-        self.record.write_text("")
-        self.out = tmp / "out"
-        self.lines = {"a": "First line.", "b": "Second line.", "c": "Third line."}
-        self.bundle = SimpleNamespace(meta={"cache_key": "bundle-1", "tensors_sha256": "t-1", "schema_version": 1},
-                                      prompt="a fake prompt", path=tmp / "bundle")
-        self.barrier, self.barrier_n, self.fail = "-", 0, "-"
-
-    def command(self, job, cues):
-        return [sys.executable, str(self.fake), str(job.mp4), str(cues), str(FRAMES[job.scene]), job.scene,
-                str(self.record), self.barrier, str(self.barrier_n), self.fail]
-
-    def render(self, jobs: int = 2, **kw):
-        before = len(self.rendered())
-        options = build.BuildOptions(quality="low", out=self.out, jobs=jobs, titles={"99": "Fake chapter"},
-                                     modules={"99": "scenes.ch99_fake"}, root=self.root,
-                                     lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
-        results = build.render(["99"], self.bundle, options)
-        self.last = sorted(self.rendered()[before:])
-        return results[0]
-
-    def rendered(self) -> list[str]:
-        return self.record.read_text().split()
-
+from tests.helpers import CHAPTER, FAKE_RENDER, FPS, FRAMES, Project, StandInVoice  # noqa: E402
 
 @pytest.fixture()
 def project(tmp_path):

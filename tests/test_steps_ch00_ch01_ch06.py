@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import build_scene
-from tests.steps import assert_picture_follows_words
+from tests.helpers import build_scene
+from tests.helpers import assert_picture_follows_words
 
 SCENES = [("00", "Prompt"), ("00", "SameWord"), ("00", "Merges"), ("00", "Compression"),
           ("01", "Lookup"), ("01", "Meaning"), ("01", "Positions"), ("01", "Residual"),

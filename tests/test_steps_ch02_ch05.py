@@ -11,8 +11,8 @@ import pytest
 
 from data.facts.ch05 import mask_facts
 from scenes.widgets import AttentionArcs
-from tests.conftest import build_scene
-from tests.steps import assert_picture_follows_words
+from tests.helpers import build_scene
+from tests.helpers import assert_picture_follows_words
 
 SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
           ("05", "MaskOff"), ("05", "Towers"), ("05", "Families")]

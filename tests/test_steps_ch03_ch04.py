@@ -13,8 +13,8 @@ import shutil
 import numpy as np
 import pytest
 
-from tests.conftest import build_scene
-from tests.steps import assert_picture_follows_words, holds
+from tests.helpers import build_scene
+from tests.helpers import assert_picture_follows_words, holds
 from data import bundle as bundle_io
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
@@ -63,7 +63,7 @@ def test_sharp_bundle_takes_the_rare_paths(sharp_bundle):
 
 @pytest.mark.parametrize("name", ["Softmax", "Shaping", "Pick"])
 def test_a_unanimous_vote_keeps_chapter_04_on_frame_and_says_it_right(sharp_bundle, name, monkeypatch):
-    from tests.test_ch03_ch04 import frame_checks
+    from tests.helpers import frame_checks
     assert frame_checks(sharp_bundle, "04", name, monkeypatch) == []
     texts = build_scene(sharp_bundle, "04", name, draw=False).built_texts
     if name == "Softmax":

@@ -21,7 +21,7 @@ from data.facts import ch00 as ch00_facts
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
 from scenes.registry import scenes_of
-from tests.conftest import build_scene
+from tests.helpers import KNOWN_NARROW, build_scene
 from voiceover import script
 
 PROMPT = "The cat sat on the"
@@ -89,19 +89,13 @@ def test_a_tiny_gpt2_saved_with_save_pretrained_loads_as_weights(saved_weights, 
     assert lines["softmax"].startswith("A softmax turns") and "random" not in lines["softmax"]
 
 
-# Beats whose content spans under half the content width today (default prompt, peaked numbers).
-# This list may only shrink: a beat not on it that turns narrow fails the test below, and so
-# does a beat on it that is no longer narrow.
-KNOWN_NARROW = {"03 Climb/climb"}
-
-
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
 def test_every_chapter_builds_from_a_weights_directory(dir_bundle, chapter):
     """What a user with real GPT-2 sees: no mark on any frame, every line in its real-weights
     wording (never the synthetic variant), no U+FFFD; and, on these peaked numbers, at the end of
     every beat no text off the frame, in the caption band or too small, and content that uses
     at least half the content width."""
-    from tests.test_ch03_ch04 import MIN_CONTENT_SHARE, frame_checks   # the one frame check
+    from tests.helpers import MIN_CONTENT_SHARE, frame_checks   # the one frame check
     module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
     values = module.values(dir_bundle, dir_bundle.ledger())
     lines = script.chapter_lines(chapter, dir_bundle, dir_bundle.ledger())

@@ -1,0 +1,309 @@
+"""What the tests share (one module; tests never import each other or conftest).
+
+* Scenes without frames: `build_scene(bundle, chapter, scene, draw=False)` (a manim dry run).
+* The picture follows the words: `holds`, `assert_picture_follows_words` (from the timeline
+  ChapterScene records of every play; the rendered check is bench/review.py).
+* Frames: `frame_checks` (text off-frame, in the caption band or too small, at every beat's end),
+  `content_span`, `MIN_CONTENT_SHARE`, `KNOWN_NARROW` (the beats still narrow: may only shrink).
+* The command line in this process: `run_main(*argv)`, `one_clear_line(err)`.
+* The film build on a throwaway project with a stand-in renderer: `Project`, `StandInVoice`.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from film import build  # noqa: E402
+from scenes import style as S  # noqa: E402
+
+
+# ---------------------------------------------------------------------------------------
+# Scenes without frames
+
+_MEDIA: list[str] = []
+
+
+def _test_media_dir() -> str:
+    """One manim media folder per test process: parallel test runs never share its text cache."""
+    if not _MEDIA:
+        import tempfile
+        _MEDIA.append(tempfile.mkdtemp(prefix="onepass-test-media-"))
+    return _MEDIA[0]
+
+
+def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
+    """Run a scene's construct() without writing frames (manim dry run); returns the scene.
+
+    draw=False also skips drawing the frames of each animation (each play jumps to its end
+    state; scene time and the final mobjects are the same): several times faster.
+
+    `scene.built_texts` lists the string of every Text the scene built (including the targets
+    of transforms), `scene.shown_texts` those put on screen with add(), `scene.cues` the cues.
+    """
+    from unittest import mock
+
+    from manim import Text, tempconfig
+    built: list[str] = []
+    original_init = Text.__init__
+
+    def recording_init(self, text, *args, **kwargs):
+        built.append(text)
+        original_init(self, text, *args, **kwargs)
+    from scenes.base import SceneInputs
+    from scenes.registry import scenes_of
+    inputs = SceneInputs(Path(bundle.path))       # no cues file; the silent voice
+    cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
+    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
+                "verbosity": "ERROR", "media_dir": _test_media_dir()}
+    if not draw:
+        settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
+    with tempconfig(settings):
+        with mock.patch.object(Text, "__init__", recording_init):
+            instance = cls(inputs)
+            instance.render()
+    instance.built_texts = built
+    return instance
+
+
+# ---------------------------------------------------------------------------------------
+# The picture follows the words
+
+STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
+
+
+def holds(timeline) -> list[tuple[float, float]]:
+    """Stretches in which the picture only held (consecutive waits), as (start, end)."""
+    out, run = [], None
+    for start, end, still in timeline:
+        if still:
+            run = (run[0], end) if run else (start, end)
+        else:
+            if run:
+                out.append(run)
+            run = None
+    return out + ([run] if run else [])
+
+
+def assert_picture_follows_words(scene, name: str):
+    """Every spoken sentence starts a visible step, and no hold reaches STILL seconds."""
+    steps = [start for start, _, still in scene.timeline if not still]
+    for cue in scene.cues:
+        for k, seg in enumerate(cue["segments"]):
+            assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
+                f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
+                f"{seg['text']!r}")
+    longest = max((b - a for a, b in holds(scene.timeline)), default=0.0)
+    assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+
+
+# ---------------------------------------------------------------------------------------
+# Frames
+
+def content_span(scene) -> float:
+    """How wide the beat's content is: the x-extent of everything drawn between the headline row
+    and the footer line (the furniture — heading, mark, meter — a headline and a footer note left out)."""
+    furniture = {id(m) for f in ("meter", "heading", "random_mark") if getattr(scene, f, None) is not None
+                 for m in getattr(scene, f).get_family()}
+    left, right = np.inf, -np.inf
+    for mob in scene.mobjects:
+        for sub in mob.get_family():
+            if id(sub) in furniture or len(sub.points) == 0 or sub.submobjects:
+                continue
+            visible = sub.get_fill_opacity() > 0 or (sub.get_stroke_opacity() > 0 and sub.get_stroke_width() > 0)
+            y = sub.get_center()[1]
+            if visible and S.FOOTER_Y + 0.2 < y < S.HEADLINE_Y - 0.25:
+                left, right = min(left, sub.get_left()[0]), max(right, sub.get_right()[0])
+    return max(0.0, right - left)
+
+
+# a content beat must span at least this much of the content area (S.CONTENT)
+MIN_CONTENT_SHARE = 0.5
+
+
+def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None):
+    """Build a scene and, at the end of every beat, collect text that is off-frame or too small.
+
+    `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
+    ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
+    import scenes.base as base
+    from manim import Text
+    problems = []
+    original = base.ChapterScene.beat
+
+    @contextmanager
+    def checked(self, key):
+        with original(self, key) as b:
+            yield b
+        if spans is not None and key != "title":
+            width = content_span(self)
+            if width > 0:
+                spans[f"{chapter} {name}/{key}"] = round(width / S.CONTENT_W, 2)
+        for mob in self.mobjects:
+            for sub in mob.get_family():
+                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.points) == 0:
+                    continue
+                left, right = sub.get_left()[0], sub.get_right()[0]
+                bottom, top = sub.get_bottom()[1], sub.get_top()[1]
+                where = f"{name}/{key}: {sub.original_text!r}"
+                if left < -S.FRAME_W / 2 or right > S.FRAME_W / 2 or top > S.FRAME_H / 2:
+                    problems.append(f"{where} leaves the frame")
+                if bottom < S.CAPTION_TOP - 0.05:
+                    problems.append(f"{where} is in the caption band (bottom {bottom:.2f})")
+                if sub.font_size < S.SMALL * 0.93:
+                    problems.append(f"{where} is {sub.font_size:.1f} pt")
+    monkeypatch.setattr(base.ChapterScene, "beat", checked)
+    build_scene(bundle, chapter, name, draw=False)
+    return problems
+
+
+# Beats whose content spans under half the content width today (default prompt, peaked numbers).
+# This list may only shrink: a beat not on it that turns narrow fails the test below, and so
+# does a beat on it that is no longer narrow.
+KNOWN_NARROW = {"03 Climb/climb"}
+
+
+# ---------------------------------------------------------------------------------------
+# The command line, in this process
+
+def run_main(*argv) -> tuple[int, str, str]:
+    """render.main(argv) in this process: (exit status, stdout, stderr)."""
+    import render        # the top layer: only the tests that run the command line load it
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = render.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def one_clear_line(err: str) -> str:
+    """The error line an expected failure ends with: the last line of stderr, no traceback."""
+    assert "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("error: "), err
+    return last
+
+
+# ---------------------------------------------------------------------------------------
+# The film build on a throwaway project (a stand-in renders a few frames of a test picture)
+
+FPS = 15
+FRAMES = {"Alpha": 7, "Beta": 11, "Gamma": 13}
+
+CHAPTER = '''\
+"""A throwaway chapter."""
+from scenes.shared import helper
+
+
+def common_helper():
+    return 1
+
+
+class Base:
+    pass
+
+
+class Alpha(Base):
+    def build(self):
+        with self.beat("a"):
+            pass
+
+
+class Beta(Base):
+    def build(self):
+        with self.beat("b"):
+            helper()
+
+
+class Gamma(Base):
+    def build(self):
+        with self.beat("c"):
+            pass
+
+
+SCENES = [Alpha, Beta, Gamma]
+'''
+
+FAKE_RENDER = '''\
+"""Stand-in for film.render_job: N frames of a test picture, cues, a record of the call."""
+import json, os, subprocess, sys, time
+out, cues, frames, scene, record, barrier, n, fail = sys.argv[1:9]
+with open(record, "a") as f:
+    f.write(scene + "\\n")
+if fail == scene:
+    sys.exit("this scene is broken")
+if barrier != "-":                     # wait until n scenes have started (proves they run at once)
+    open(os.path.join(barrier, scene), "w").close()
+    for _ in range(600):
+        if len(os.listdir(barrier)) >= int(n):
+            break
+        time.sleep(0.05)
+    else:
+        sys.exit("the other scenes never started: not running in parallel")
+tmp = out + ".part.mp4"
+subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                f"testsrc=size=64x36:rate=15", "-frames:v", frames, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                tmp], check=True)
+os.replace(tmp, out)
+json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}], open(cues, "w"))
+'''
+
+
+class StandInVoice:
+    """A voiced speech service as the build sees it (voiceover/services.py): the spec a scene
+    process gets, not silent, a key per line; the stand-in renderer speaks nothing itself."""
+    silent = False
+
+    def __init__(self, spec: str = "espeak"):
+        self.spec = spec
+
+    def cache_key(self, text: str, line_id: str | None) -> dict:
+        return {"text": text, "voice": self.spec}
+
+
+class Project:
+    """A throwaway project folder with one chapter ('99'), and the pipeline pointed at it."""
+
+    def __init__(self, tmp: Path):
+        self.root = tmp / "proj"
+        for pkg in ("scenes", "voiceover", "voiceover/scripts"):
+            (self.root / pkg).mkdir(parents=True, exist_ok=True)
+            (self.root / pkg / "__init__.py").write_text("")
+        self.chapter = self.root / "scenes" / "ch99_fake.py"
+        self.chapter.write_text(CHAPTER)
+        self.shared = self.root / "scenes" / "shared.py"
+        self.shared.write_text("def helper():\n    return 2\n")
+        self.script = self.root / "voiceover" / "scripts" / "ch99.py"
+        self.script.write_text('LINES = ["a", "b", "c"]\n\n\ndef values(bundle, ledger):\n    return {}\n')
+        self.fake = tmp / "fake_render.py"
+        self.fake.write_text(FAKE_RENDER)
+        self.record = tmp / "record.txt"
+        self.record.write_text("")
+        self.out = tmp / "out"
+        self.lines = {"a": "First line.", "b": "Second line.", "c": "Third line."}
+        self.bundle = SimpleNamespace(meta={"cache_key": "bundle-1", "tensors_sha256": "t-1", "schema_version": 1},
+                                      prompt="a fake prompt", path=tmp / "bundle")
+        self.barrier, self.barrier_n, self.fail = "-", 0, "-"
+
+    def command(self, job, cues):
+        return [sys.executable, str(self.fake), str(job.mp4), str(cues), str(FRAMES[job.scene]), job.scene,
+                str(self.record), self.barrier, str(self.barrier_n), self.fail]
+
+    def render(self, jobs: int = 2, **kw):
+        before = len(self.rendered())
+        options = build.BuildOptions(quality="low", out=self.out, jobs=jobs, titles={"99": "Fake chapter"},
+                                     modules={"99": "scenes.ch99_fake"}, root=self.root,
+                                     lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
+        results = build.render(["99"], self.bundle, options)
+        self.last = sorted(self.rendered()[before:])
+        return results[0]
+
+    def rendered(self) -> list[str]:
+        return self.record.read_text().split()
