@@ -19,12 +19,7 @@ import render  # noqa: E402
 from data import extract, tokenizer  # noqa: E402
 from film import batch, request  # noqa: E402
 
-
-def run_main(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = render.main(list(argv))
-    return rc, out.getvalue(), err.getvalue()
+from tests.helpers import run_main  # noqa: E402
 
 
 def fields_of(req) -> dict:
