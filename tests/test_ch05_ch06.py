@@ -237,26 +237,3 @@ def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle)
     assert f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token" in texts
     assert f"That is {f['gpt3_ratio']:,.0f} times the bill" in lines["gpt3"]
     assert f"about {S.fmt_ratio(f['steps'][1]['saving'])} times less" in lines["cached_step"]
-
-
-def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle):
-    """The ratios chapter 06 shows and speaks (FLOPs per weight, the cached step's saving, GPT-3 over
-    GPT-2 per token) come from loop_facts, and the screen and the narration show the same figures."""
-    from voiceover import script
-    b = tiny_bundle
-    f = loop_facts(b)
-    assert f["prefill_per_param"] == f["prefill"] / f["params"]
-    assert f["decode_per_param"] == f["decode"] / f["params"]
-    assert f["gpt3_ratio"] == f["gpt3_token"] / f["gpt2_token"]
-    assert all(s["saving"] == s["full"] / s["cached"] for s in f["steps"])
-    assert f["loop_added"] == f["loop_total"] - f["steps"][0]["full"]
-    assert [c["tokens"] for c in f["cache"]] == [b.T] + [s["context"] for s in f["steps"][1:]]
-    lines = script.chapter_lines("06", b, b.ledger())
-    texts = set(build(b, "06", "Square").built_texts) | set(build(b, "06", "Scale").built_texts)
-    for key, line in (("prefill_per_param", "prefill"), ("decode_per_param", "decode")):
-        assert f"{S.fmt_ratio(f[key])} FLOPs per weight fetched" in texts
-        spoken = lines[line]
-        assert f"about {S.fmt_ratio(f[key])} for every weight" in spoken or f"only {S.fmt_ratio(f[key])} per" in spoken
-    assert f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token" in texts
-    assert f"That is {f['gpt3_ratio']:,.0f} times the bill" in lines["gpt3"]
-    assert f"about {S.fmt_ratio(f['steps'][1]['saving'])} times less" in lines["cached_step"]
