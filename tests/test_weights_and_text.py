@@ -108,7 +108,7 @@ def test_every_chapter_builds_from_a_weights_directory(dir_bundle, chapter):
         return built[-1]
     for cls in scenes_of(chapter):
         with pytest.MonkeyPatch.context() as mp:      # one scene's checks at a time
-            mp.setattr("tests.test_ch03_ch04.build_scene", keep)
+            mp.setattr("tests.helpers.build_scene", keep)
             problems += frame_checks(dir_bundle, chapter, cls.__name__, mp, spans)
         scene = built[-1]
         assert MARK not in scene.built_texts and getattr(scene, "random_mark", None) is None
