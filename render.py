@@ -47,6 +47,25 @@ class UserError(Exception):
 RUN_OPTIONS = ("scheduler", "jobs", "force")     # how to run, not what: --batch applies them to every job
 
 
+TEXT_FLAGS = ("--prompt", "--watch")     # their value is text, never an option, even when it starts with '-'
+
+
+def _text_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """`--prompt -:` as `--prompt=-:` (argparse would take '-:' for an unknown option), unless
+    what follows is one of render.py's own flags (a forgotten value stays an error)."""
+    flags = set(parser._option_string_actions)
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in TEXT_FLAGS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and argv[i + 1].split("=", 1)[0] not in flags:
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers.")
     what = p.add_mutually_exclusive_group()
@@ -58,7 +77,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                       help="render every [[job]] of a manifest (examples/course.toml; film/batch.py)")
     request.add_arguments(p)       # every option of a render, declared once in film/request.py
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
-    args = p.parse_args(argv)
+    args = p.parse_args(_text_values(list(sys.argv[1:] if argv is None else argv), p))
     for o in request.OPTIONS:      # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
         if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
             setattr(args, o.key, os.environ[o.env])

@@ -35,7 +35,7 @@ DEFAULT_PROMPT = "The cat sat on the"
 # --quality name -> (manim's quality setting, what it is); the one list of qualities
 QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
              "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
-WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch, read here only
+WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch (render.py reads it, at the edge)
 WEIGHT_NAMES = ("auto", "gpt2", *extract.SYNTHETIC)
 
 

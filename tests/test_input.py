@@ -304,6 +304,7 @@ def fuzz_root(tmp_path_factory):
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(prompt=prompts)
+@example(prompt="-:")      # found by this test: argparse took a prompt starting with '-' for an option
 def test_any_prompt_inspects_or_ends_with_one_clear_line(prompt, fuzz_root):
     inspect_prompt(prompt, fuzz_root)
 

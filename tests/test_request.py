@@ -108,3 +108,10 @@ def test_inspect_json_is_unchanged_by_the_request(bundle_root, monkeypatch):
     rc, out, err = run_main("--inspect", "--json", "--weights", "tiny", "--prompt", "Hello")
     assert rc == 0, err
     assert json.loads(out)["tokens"][0]["token"] == "Hello"
+
+
+def test_a_prompt_that_starts_with_a_dash_is_text():
+    assert render.parse_args(["--inspect", "--prompt", "-:"]).prompt == "-:"
+    assert render.parse_args(["--inspect", "--prompt", "- a list item", "--watch", "-"]).watch == "-"
+    with pytest.raises(SystemExit):              # a forgotten value is still an error, not the prompt "--json"
+        render.parse_args(["--inspect", "--prompt", "--json"])
