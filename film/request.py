@@ -25,11 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from data import bundle as bundle_io
 from data import extract
 from data.chapters import titles
 from data.extract import ExtractError
-from film import clips
+from film import clips, slides
+from film.jobs import BuildOptions, destination
 from film.keys import ROOT
+from voiceover import services as voices
 
 DEFAULT_PROMPT = "The cat sat on the"
 # --quality name -> (manim's quality setting, what it is); the one list of qualities
@@ -162,7 +165,6 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     """The request `raw` describes and every problem in it, as (key, message); the request is
     None when there is a problem. `base` is the folder relative paths start from; `services`
     memoises speech services by spec (one voice is checked once however many jobs use it)."""
-    from voiceover import services as voices        # noqa: PLC0415 - speech services: only when validating
     problems: list[tuple[str, str]] = []
     known = titles()
     services = {} if services is None else services
@@ -204,7 +206,7 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     req = Request(name=text("name"), quality=choice("quality") or "low", burn_captions=flag("burn_captions"),
                   clips=flag("clips"), slides=flag("slides"), force=flag("force"))
     req.prompt = text("prompt", required=True) or ""
-    if v["prompt"] is not None and req.prompt:
+    if req.prompt:
         try:
             extract.validate_prompt(req.prompt)
         except ExtractError as exc:
@@ -340,7 +342,6 @@ def from_argv(argv: list[str]) -> Request:
 def get_bundle(req: Request, log: Callable[[str], None]):
     """The bundle the request names: --bundle as it is, else extracted (or reused) for prompt,
     weights and watch token."""
-    from data import bundle as bundle_io     # noqa: PLC0415 - only when a bundle is needed
     if req.bundle is not None:
         return bundle_io.load(req.bundle)
     return extract.extract(req.prompt, req.weights, log=log, watch=req.watch)
@@ -349,7 +350,6 @@ def get_bundle(req: Request, log: Callable[[str], None]):
 def build_options(req: Request, **how):
     """The BuildOptions a request asks for (the one place they are made); `how` adds how to run
     it: executor, progress, on_scene, log."""
-    from film.jobs import BuildOptions       # noqa: PLC0415 - film.jobs reads the voice scripts' keys
     service = req.service
     return BuildOptions(quality=req.quality, out=req.out, jobs=req.jobs, voice=service, force=req.force,
                         burn_captions=req.burn_captions, **how)
@@ -365,8 +365,8 @@ class Produced:
 
 def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda line: None) -> Produced:
     """Build the request's chapters (film/build.py), the film for --all, and the lecture kit."""
-    from film import build                   # noqa: PLC0415 - the build: only when something renders
-    from film.jobs import destination        # noqa: PLC0415
+    # the build, imported here: scene processes load this module for QUALITIES and need none of it
+    from film import build                   # noqa: PLC0415
     results = build.render(req.chapters, bundle, options)
     film = build.join_film(results, destination(req.out, bundle, req.quality)) \
         if req.all and len(results) > 1 else None
@@ -379,7 +379,6 @@ def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list
     (every file, the indexes worth naming in a log)."""
     if not (req.clips or req.slides):
         return [], []
-    from film import slides                  # noqa: PLC0415 - the deck (python-pptx): only when asked for
     fmt = req.kit_format
     files: list[Path] = []
     shown: list[Path] = []
