@@ -37,7 +37,6 @@ from film.errors import PipelineError
 from film.jobs import SceneJob, SceneResult
 from film.runner import Runner, default_jobs
 
-# the user's default for --scheduler (docs/CLUSTER.md), read by open_executor only
 SCENE_FILES = (".mp4", ".cues.json", ".json")          # what a cache entry is (the .json last)
 
 
@@ -221,8 +220,8 @@ def open_executor(scheduler: str | None, jobs: int | None = None) -> Executor:
     """The executor --scheduler names: `local:N` or `tcp://HOST:PORT`, a dask cluster
     (film/cluster.py); None or "none": a LocalExecutor of `jobs` processes. PipelineError for an
     address that is neither. ($ONEPASS_DASK_SCHEDULER, the user's default, is read by render.py.)"""
-    spec = scheduler or None
-    if spec is None or spec == "none":
+    spec = scheduler
+    if not spec or spec == "none":
         return LocalExecutor(jobs)
     if spec.startswith("local:"):
         n = spec.split(":", 1)[1]
