@@ -40,13 +40,12 @@ from film import clips as film_clips  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
 
+
 class UserError(Exception):
     """A problem the user can fix; printed without a traceback."""
 
 
 RUN_OPTIONS = ("scheduler", "jobs", "force")     # how to run, not what: --batch applies them to every job
-
-
 TEXT_FLAGS = ("--prompt", "--watch")     # their value is text, never an option, even when it starts with '-'
 
 
@@ -78,9 +77,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     request.add_arguments(p)       # every option of a render, declared once in film/request.py
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     args = p.parse_args(_text_values(list(sys.argv[1:] if argv is None else argv), p))
+    args.from_env = set()          # the options filled from the user's defaults below, not typed
     for o in request.OPTIONS:      # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
         if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
             setattr(args, o.key, os.environ[o.env])
+            args.from_env.add(o.key)
     return args
 
 
@@ -188,8 +189,7 @@ def render_chapters(req: request.Request, bundle, console) -> list[Path]:
     try:
         with open_executor(req, console) as executor, Progress(console=console, transient=False) as progress:
             options = request.build_options(req, executor=executor, progress=progress, log=log)
-            with console.status("building …"):
-                made = request.produce(req, bundle, options, log=lambda line: console.print(escape(line)))
+            made = request.produce(req, bundle, options, log=lambda line: console.print(escape(line)))
     except film_clips.ClipError as exc:
         raise UserError(str(exc)) from None
     for r in made.results:
@@ -269,7 +269,7 @@ def main(argv=None) -> int:
     try:
         known = chapters()
         ignored = [o.flag for o in request.OPTIONS if o.cli and o.key not in RUN_OPTIONS
-                   and getattr(args, o.key, None) is not None and not (o.env and os.environ.get(o.env))]
+                   and getattr(args, o.key, None) is not None and o.key not in args.from_env]
         if (args.list or args.batch) and ignored:
             raise UserError(f"{'--list' if args.list else '--batch'} takes no {', '.join(ignored)}: "
                             + ("a manifest's jobs say what to render" if args.batch else "it only lists the chapters"))

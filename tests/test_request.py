@@ -115,3 +115,11 @@ def test_a_prompt_that_starts_with_a_dash_is_text():
     assert render.parse_args(["--inspect", "--prompt", "- a list item", "--watch", "-"]).watch == "-"
     with pytest.raises(SystemExit):              # a forgotten value is still an error, not the prompt "--json"
         render.parse_args(["--inspect", "--prompt", "--json"])
+
+
+def test_list_and_batch_refuse_typed_render_options_but_not_the_users_defaults(monkeypatch):
+    monkeypatch.setenv(request.WATCH_ENV, " cat")             # a default from the environment is not typed
+    rc, out, err = run_main("--list")
+    assert rc == 0 and out.startswith("00"), err
+    rc, _, err = run_main("--list", "--watch", " cat")
+    assert rc == 2 and "--list takes no --watch" in err
