@@ -15,10 +15,12 @@ PROMPT ?= The cat sat on the
 # (the always-available narration voice), sox (audio checks), DejaVu fonts (the film's faces),
 # Noto (every script a prompt can hold: Arabic, Devanagari, CJK, ...) and Symbola (emoji, in
 # monochrome: colour emoji fonts come out blank through manim's SVG path) as Pango's fallbacks,
-# chromium (the lecture deck's browser test, driven by Playwright)
+# chromium (the lecture deck's browser test, driven by Playwright), the headers aeneas-ng builds
+# against (forced alignment of recorded narration: espeak-ng, festival, Edinburgh speech tools)
 APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg texlive-latex-base \
 	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core \
-	fonts-noto-core fonts-noto-cjk fonts-symbola chromium
+	fonts-noto-core fonts-noto-cjk fonts-symbola chromium \
+	libespeak-ng-dev festival-dev libestools-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: bootstrap system install piper render review test bench clean

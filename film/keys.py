@@ -26,9 +26,6 @@ and line, rather than keying too much or too little):
     tuple of strings: `for key in ("a", "b"): with self.beat(key): ...` (also
     `zip(("a", "b"), ...)` and `enumerate(("a", "b"))`). Shared scene code (scenes/base.py and
     the like) that calls `.beat(...)` does so with a literal; its lines count for every scene.
-  - A narration script (voiceover/scripts/chNN.py) assigns its lines once, at module level,
-    as a literal list: `LINES = [Line(...), ...]`. That statement is left out of the script's
-    code fingerprint (lines are keyed one by one, above), so it must hold nothing but lines.
 """
 from __future__ import annotations
 
@@ -50,9 +47,8 @@ LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover")
 PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
 # modules whose code shapes every frame although no chapter module imports them
 ALWAYS = ("film.render_job",)
-# narration scripts: their LINES assignment is left out of their code fingerprint
+# narration scripts (the values their lines name; the lines are in the catalogs)
 NARRATION_PACKAGE = "voiceover.scripts"
-NARRATION_NAME = "LINES"
 
 
 def sha(obj) -> str:
@@ -121,30 +117,9 @@ def _assigns(node: ast.stmt, name: str) -> bool:
     return any(isinstance(t, ast.Name) and t.id == name for t in targets)
 
 
-def _narration_statement(tree: ast.Module, path: Path, root: Path) -> ast.stmt:
-    """The one `LINES = [...]` statement of a narration script (see the module docstring)."""
-    found = [n for n in tree.body if _assigns(n, NARRATION_NAME)]
-    if not found:
-        raise PipelineError(f"{_where(path, root=root)}: a narration script assigns its lines at module "
-                            f"level: {NARRATION_NAME} = [Line(...), ...]")
-    node = found[0]
-    if (len(found) > 1 or not isinstance(node, ast.Assign) or len(node.targets) != 1
-            or not isinstance(node.value, (ast.List, ast.Tuple))):
-        raise PipelineError(f"{_where(path, found[-1] if len(found) > 1 else node, root)}: {NARRATION_NAME} must be "
-                            f"assigned once, alone, as a literal list (LINES = [Line(...), ...]): the scene cache "
-                            "leaves that statement out of the script's code and keys each line by its text")
-    return node
-
-
 def code_fingerprint(path: Path, name: str = "", root: Path = ROOT) -> str:
-    """Hash of a module's syntax tree (formatting-insensitive); for a narration script
-    (voiceover.scripts.*), without its LINES statement."""
-    tree = parse(path)
-    body = tree.body
-    if name.startswith(NARRATION_PACKAGE + ".") and not path.name == "__init__.py":
-        lines = _narration_statement(tree, path, root)
-        body = [n for n in body if n is not lines]
-    return sha(ast.dump(ast.Module(body=body, type_ignores=[])).encode("utf-8"))
+    """Hash of a module's syntax tree (formatting-insensitive)."""
+    return sha(ast.dump(parse(path)).encode("utf-8"))
 
 
 def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:

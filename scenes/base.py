@@ -20,7 +20,6 @@ from pathlib import Path
 from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Wait, Write, config
 
 from data import bundle as bundle_io
-from data.chapters import CHAPTERS
 from data.facts.ch06 import loop_facts
 from voiceover import guard, services  # noqa: I001
 guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
@@ -29,6 +28,8 @@ from scenes import style as S
 from scenes.meter import FlopsMeter
 from scenes.text import fit_width, label
 from voiceover import script
+from words.catalog import Words
+from words.markup import Filled
 
 
 @dataclass(frozen=True)
@@ -37,23 +38,57 @@ class SceneInputs:
     bundle: Path                  # the bundle folder (data/bundle.py)
     cues: Path | None = None      # where write_cues() puts the cues (None: nowhere)
     voice: str = "none"           # the narration voice, a `render.py --voice` spec (none: silent)
+    lang: str = "en"              # the language of every word (words/catalogs/<lang>, or qps)
+    script: Path | None = None    # a lecturer's own words over the catalog (`--script FILE.po`)
 
 
 class Beat:
-    """The narration line of a beat while it is spoken: its duration, its sentences' times, and
-    helpers that let the picture follow the words.
+    """The narration line of a beat while it is spoken: its duration, when each of its markers is
+    said, and helpers that let the picture follow the words.
 
+    A line marks where the picture moves with named markers (`<bookmark mark="mask"/>` in the
+    catalog, words/markup.py); a scene waits on their names and never on wording or sentence counts.
+
+    at(mark, into=0): hold until `mark` is spoken (plus `into` of the rest of its sentence); the
+        sentence it falls in becomes the one `span` measures.
+    span(f): a run_time that is fraction f of what is left of that sentence (at least 0.2 s).
     share(f): a run_time that is fraction f of the whole line.
-    sentences: [{"start", "end", "text"}], seconds from the beat's start (one per spoken sentence).
-    wait_for(i): hold until sentence i starts, so the next play() lands on the words that name it.
-    span(i, f): a run_time that is fraction f of sentence i (what is left of it, if it has begun).
+
+    Markers are timed from the speech: by the voice's own time for a marker when it gives one (an
+    aligned recording), else by the words the voice timed (word times), else within the sentence's
+    time in proportion to the characters before the marker.
     """
 
-    def __init__(self, key: str, text: str, duration: float, scene=None, sentences: list[dict] | None = None):
-        self.key, self.text, self.duration = key, text, duration
+    def __init__(self, key: str, line: Filled, duration: float, scene=None, sentences: list[dict] | None = None,
+                 line_id: str = "", timed_marks: dict | None = None):
+        self.key, self.text, self.duration, self.line_id = key, line.text, duration, line_id
         self.scene = scene
         self.t0 = scene.time if scene is not None else 0.0
-        self.sentences = sentences or [{"start": 0.0, "end": duration, "text": text}]
+        self.sentences = sentences or [{"start": 0.0, "end": duration, "text": line.text}]
+        self.current = 0                   # the sentence `span` measures
+        self.marks = self._time_marks(line, timed_marks or {})
+
+    def _time_marks(self, line: Filled, timed: dict) -> dict[str, tuple[int, float]]:
+        """mark -> (its sentence, its time from the beat's start)."""
+        starts, cursor = [], 0
+        for s in self.sentences:             # where each spoken sentence sits in the line's text
+            k = line.text.find(s["text"], cursor)
+            starts.append(k if k >= 0 else cursor)
+            cursor = starts[-1] + len(s["text"])
+        out = {}
+        for name, offset in line.marks:
+            i = max([j for j, k in enumerate(starts) if k <= offset] or [0])
+            s = self.sentences[i]
+            into = offset - starts[i]
+            words = [w for w in s.get("words", ()) if w["offset"] >= into]
+            if name in timed:
+                t = float(timed[name])
+            elif words:
+                t = words[0]["start"]
+            else:
+                t = s["start"] + min(1.0, max(0.0, into / max(1, len(s["text"])))) * (s["end"] - s["start"])
+            out[name] = (i, t)
+        return out
 
     def share(self, fraction: float) -> float:
         return max(0.2, self.duration * fraction)
@@ -62,37 +97,31 @@ class Beat:
     def elapsed(self) -> float:
         return (self.scene.time - self.t0) if self.scene is not None else 0.0
 
-    def start_of(self, i: int) -> float:
-        return self.sentences[min(i, len(self.sentences) - 1)]["start"]
+    def _sentence(self, i: int) -> dict:
+        return self.sentences[min(i, len(self.sentences) - 1)]
 
-    def end_of(self, i: int) -> float:
-        return self.sentences[min(i, len(self.sentences) - 1)]["end"]
+    def mark(self, name: str) -> tuple[int, float]:
+        if name not in self.marks:
+            raise script.ScriptError(f"line {self.line_id or self.key} has no marker {name!r} for the picture to "
+                                     f"wait on; it has: {', '.join(self.marks) or 'none'} (add "
+                                     f'<bookmark mark="{name}"/> where it is said)')
+        return self.marks[name]
 
-    def wait_for(self, i: int) -> None:
-        """Hold the picture until sentence i begins (nothing to do when it already has)."""
-        gap = self.start_of(i) - self.elapsed
+    def at(self, name: str, into: float = 0.0) -> None:
+        """Hold the picture until marker `name` is spoken (and `into` of the rest of its sentence)."""
+        i, t = self.mark(name)
+        self.current = i
+        if into:
+            t += into * (self._sentence(i)["end"] - t)
+        gap = t - self.elapsed
         if gap > 1 / 60 and self.scene is not None:
             self.scene.wait(gap)
 
-    def span(self, i: int, fraction: float = 1.0) -> float:
-        """Fraction of sentence i's remaining time, as a run_time (at least 0.2 s)."""
-        left = self.end_of(i) - max(self.elapsed, self.start_of(i))
+    def span(self, fraction: float = 1.0, mark: str | None = None) -> float:
+        """Fraction of what is left of the current sentence (or of `mark`'s), as a run_time (at least 0.2 s)."""
+        s = self._sentence(self.mark(mark)[0] if mark else self.current)
+        left = s["end"] - max(self.elapsed, s["start"])
         return max(0.2, left * fraction)
-
-    def find(self, *words: str) -> int:
-        """The first sentence that says all `words` (case-insensitive); the last sentence if none does.
-        A line's wordings (real / random weights) may split differently: find by what is said."""
-        for i, s in enumerate(self.sentences):
-            if all(w.lower() in s["text"].lower() for w in words):
-                return i
-        return len(self.sentences) - 1
-
-    def wait_until(self, i: int, fraction: float) -> None:
-        """Hold until `fraction` of sentence i has been spoken (e.g. 0.5: its middle word or so)."""
-        start, end = self.start_of(i), self.end_of(i)
-        gap = start + fraction * (end - start) - self.elapsed
-        if gap > 1 / 60 and self.scene is not None:
-            self.scene.wait(gap)
 
 
 class ChapterScene(VoiceoverScene):
@@ -107,15 +136,23 @@ class ChapterScene(VoiceoverScene):
 
     @property
     def title(self) -> str:
-        """The chapter's title, as data/chapters.py names it (one source for scenes, files and --list)."""
-        return CHAPTERS[self.chapter].title
+        """The chapter's title, in the film's language (the catalog's chapter-NN)."""
+        return self.words.text(f"chapter-{self.chapter}")
+
+    def text(self, name: str, count: int | None = None, **values) -> str:
+        """Words for the screen: message `name` of this chapter (chNN:name), or a film-wide id
+        (film:name), with its values in; `count` picks the plural form. Values are text, or whole
+        numbers; any other number is formatted by words/numbers.py first."""
+        mid = name if ":" in name or name.startswith("chapter-") else f"ch{self.chapter}:{name}"
+        return self.words.text(mid, count, **values)
 
     def setup(self):
         config.background_color = S.BACKGROUND
         self.camera.background_color = S.BACKGROUND
         self.bundle = bundle_io.load(Path(self.inputs.bundle))
         self.ledger = self.bundle.ledger()
-        self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger)
+        self.words = Words.load(self.inputs.lang, self.inputs.script)
+        self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger, self.words)
         self.cues: list[dict] = []
         self.set_speech_service(services.make_service(self.inputs.voice), create_subcaption=False)
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
@@ -145,24 +182,35 @@ class ChapterScene(VoiceoverScene):
 
     def make_meter(self) -> FlopsMeter:
         value, step = self.meter_opening()
-        return FlopsMeter(value, step, widest=self.meter_widest()).to_corner(UR, buff=S.MARGIN)
+        return FlopsMeter(value, step, widest=self.meter_widest(),
+                          title=self.text("film:meter-title")).to_corner(UR, buff=S.MARGIN)
+
+    def step_text(self, key: str) -> str:
+        """The meter's words for ledger entry `key` ('L0.qkv' -> 'layer 1: q, k, v projections')."""
+        e = self.ledger[key]
+        kind = key.split(".", 1)[1] if e.layer is not None else key
+        d, dff = self.bundle.shape.n_embd, self.bundle.shape.d_ff
+        values = {"layer": e.layer + 1} if e.layer is not None else {}
+        if kind in ("mlp_up", "mlp_down"):
+            values.update(d=d, dff=dff)
+        return self.text(f"film:step-{kind}", **values)
 
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):
         self.meter = self.make_meter()
-        heading = fit_width(label(f"{self.chapter} · {self.title}", S.SMALL, S.MUTED), 6.5)
+        heading = fit_width(label(self.text("film:heading", chapter=self.chapter, title=self.title), S.SMALL, S.MUTED), 6.5)
         heading.to_corner(UL, buff=S.MARGIN)
         self.heading = heading
         self.add(self.meter, heading)
         if self.bundle.synthetic:
-            mark = label("synthetic weights — not GPT-2's predictions", S.SMALL, S.WARNING)
+            mark = label(self.text("film:synthetic-mark"), S.SMALL, S.WARNING)
             mark.next_to(heading, DOWN, buff=0.12).align_to(heading, LEFT)
             self.random_mark = mark
             self.add(mark)
 
     def title_card(self):
         big = fit_width(label(self.title, 48, S.INK), 11)
-        sub = fit_width(label(f"Chapter {self.chapter}  ·  one forward pass of GPT-2 small", S.BODY_SIZE, S.MUTED), 11)
+        sub = fit_width(label(self.text("film:title-card-sub", chapter=self.chapter), S.BODY_SIZE, S.MUTED), 11)
         sub.next_to(big, DOWN, buff=0.3)
         with self.beat("title") as beat:   # narrated, so the opening is not dead air
             self.play(Write(big), FadeIn(sub, shift=UP * 0.2), run_time=min(1.2, beat.share(0.5)))
@@ -184,13 +232,16 @@ class ChapterScene(VoiceoverScene):
     def beat(self, key: str):
         """Run the animations inside while line `key` is spoken; the beat lasts at least as long
         as the line's clip (its speech plus the short gap after it)."""
-        text = self.lines.get(key)
-        if text is None:
+        line = self.lines.get(key)
+        if line is None:
             raise script.ScriptError(f"chapter {self.chapter} has no narration line for beat {key!r}")
-        with self.voiceover(text=text, line_id=script.line_id(self.chapter, key)) as tracker:
-            sentences = [{"start": seg["start"], "end": seg["end"], "text": seg["text"]}
+        lid = script.line_id(self.chapter, key)
+        with self.voiceover(text=line.text, line_id=lid, marks=list(line.marks)) as tracker:
+            sentences = [{k: seg[k] for k in ("start", "end", "text", "words") if k in seg}
                          for seg in tracker.data.get("segments", [])]
-            yield Beat(key, text, tracker.duration, scene=self, sentences=sentences)
+            yield Beat(key, line, tracker.duration, scene=self, sentences=sentences, line_id=lid,
+                       timed_marks=tracker.data.get("marks"))
+        text = line.text
         start, data = tracker.start_t, tracker.data
         segments = [{"start": start + s["start"], "end": start + s["end"], "text": s["text"]} for s in data["segments"]]
         silent = self.speech_service.silent
@@ -223,7 +274,7 @@ class ChapterScene(VoiceoverScene):
         """The one way a scene moves the meter: play it running up to the ledger total after `key` (or
         after `through`: several entries at once), its step line saying the entry's step (or `step`).
         `alongside` are animations played with it, before the meter's (the thing being paid for)."""
-        self.pay_total(self.ledger.after(through or key), step or self.ledger[key].step, *alongside,
+        self.pay_total(self.ledger.after(through or key), step or self.step_text(key), *alongside,
                        run_time=run_time)
 
     def pay_total(self, total: int, step: str, *alongside, run_time: float = 1.5):

@@ -13,9 +13,9 @@ from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, 
 from data import tokenizer
 from data.facts.ch00 import token_facts
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, say, wait_until
-from scenes.style import fmt_ratio
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import TokenChip, token_row
@@ -250,7 +250,7 @@ class Merges(TokensScene):
                 left = label(f"merge {k}", S.SMALL, S.MUTED)
                 right = label(f"{S.show_token(symbol_text(m['pair'][0]))} + "
                               f"{S.show_token(symbol_text(m['pair'][1]))}   rank "
-                              f"{S.fmt_int(m['rank'])}", S.SMALL, S.MUTED, mono=True)
+                              f"{N.fmt_int(m['rank'])}", S.SMALL, S.MUTED, mono=True)
             rows.add(VGroup(left, chips, right))
         final_ids = "  ".join(str(i) for i in lad["ids"])
         result = label(f"→ id {final_ids}" if len(lad["ids"]) == 1 else f"→ ids {final_ids}", S.BODY_SIZE,
@@ -290,8 +290,8 @@ class Merges(TokensScene):
             say(self, beat, (1, 0.6), FadeIn(result, shift=UP * GAP.s))
         with self.beat("vocab") as beat:
             self.play(FadeOut(header), FadeOut(ladder), FadeOut(last), run_time=beat.share(0.12))
-            parts = [(S.fmt_int(vf.byte_tokens), "bytes"), (S.fmt_int(vf.merges), "merges"),
-                     (S.fmt_int(vf.special), tokenizer.EOT)]
+            parts = [(N.fmt_int(vf.byte_tokens), "bytes"), (N.fmt_int(vf.merges), "merges"),
+                     (N.fmt_int(vf.special), tokenizer.EOT)]
             boxes = VGroup()
             for num, what in parts:
                 n_mob = label(num, S.TITLE_SIZE, S.TOKEN, mono=True)
@@ -300,7 +300,7 @@ class Merges(TokensScene):
                 box = SurroundingRectangle(inner, buff=(GAP.m, GAP.s), corner_radius=0.1, color=S.TOKEN,
                                            stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
                 boxes.add(VGroup(box, inner))
-            total = VGroup(label(S.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
+            total = VGroup(label(N.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
                            label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.s)
             ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
             eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=GAP.l)
@@ -336,10 +336,10 @@ class Compression(TokensScene):
         T, chars = f["T"], f["chars"]
         with self.beat("ratio") as beat:
             title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
-            bars = self.bar_rows([("as characters", chars, S.fmt_int(chars), S.MUTED),
-                                  ("as tokens", T, S.fmt_int(T), S.TOKEN)])
+            bars = self.bar_rows([("as characters", chars, N.fmt_int(chars), S.MUTED),
+                                  ("as tokens", T, N.fmt_int(T), S.TOKEN)])
             fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6)   # room for "N steps"
-            ratio = label(f"{S.fmt_int(chars)} characters ÷ {S.fmt_int(T)} tokens = {fmt_ratio(f['cpt'])} "
+            ratio = label(f"{N.fmt_int(chars)} characters ÷ {N.fmt_int(T)} tokens = {N.fmt_ratio(f['cpt'])} "
                           f"characters per token", S.BODY_SIZE, S.TOKEN)
             fit_width(ratio, S.CONTENT_W)
             # "18 steps instead of 5": each bar cut into the steps a model would take
@@ -348,7 +348,7 @@ class Compression(TokensScene):
                 cuts = VGroup(*[Line(bar.get_corner(UP + LEFT) + RIGHT * bar.width * k / n,
                                      bar.get_corner(DOWN + LEFT) + RIGHT * bar.width * k / n,
                                      color=S.BACKGROUND, stroke_width=3) for k in range(1, n)]) if n <= 200 else VGroup()
-                steps.add(VGroup(cuts, label(f"{S.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=GAP.l)))
+                steps.add(VGroup(cuts, label(f"{N.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=GAP.l)))
             # bars, their values and the "N steps" labels centred together
             shift = -VGroup(bars, *[st[1] for st in steps]).get_center()[0]
             bars.shift(RIGHT * shift)
@@ -367,7 +367,7 @@ class Compression(TokensScene):
         with self.beat("other") as beat:
             self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
-            n_chars = label(f"{S.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
+            n_chars = label(f"{N.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
             top = VGroup(line, n_chars).arrange(RIGHT, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
             texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
@@ -379,11 +379,11 @@ class Compression(TokensScene):
             below(fit_to(chips, width=S.CONTENT_W, height=1.6), top, buff=GAP.l)
             loose = next((t for t in texts if "<" in t), None)
             example = loose[loose.index("<"):loose.index(">") + 1] if loose else None
-            tally = label(f"{S.fmt_int(len(f['other_ids']))} tokens" +
+            tally = label(f"{N.fmt_int(len(f['other_ids']))} tokens" +
                           (f" · {example} = one loose byte of a character" if example else ""), S.SMALL, S.MUTED)
             below(fit_width(tally, S.CONTENT_W), chips)
-            compare = self.bar_rows([("our prompt", f["cpt"], fmt_ratio(f["cpt"]), S.TOKEN),
-                                     ("the greeting", f["other_cpt"], fmt_ratio(f["other_cpt"]), S.WARNING)],
+            compare = self.bar_rows([("our prompt", f["cpt"], N.fmt_ratio(f["cpt"]), S.TOKEN),
+                                     ("the greeting", f["other_cpt"], N.fmt_ratio(f["other_cpt"]), S.WARNING)],
                                     bar_max=5.0)
             heading = label("characters per token", S.SMALL, S.MUTED)
             cmp_group = VGroup(heading, compare).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)

@@ -10,9 +10,9 @@ from manim.constants import RESAMPLING_ALGORITHMS
 
 from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.follow import find, glow, said, say, says, wait_until
-from scenes.style import fmt_cos
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
@@ -67,10 +67,10 @@ class Lookup(EmbeddingScene):
         with self.beat("table") as beat:
             wte = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
                             fill_color=S.PANEL, fill_opacity=1)     # the token table
-            name = label(f"token table: {S.fmt_int(V)} × {S.fmt_int(d)}", S.BODY_SIZE, S.INK)
+            name = label(f"token table: {N.fmt_int(V)} × {N.fmt_int(d)}", S.BODY_SIZE, S.INK)
             name.next_to(wte, UP, buff=GAP.s)
-            params = label(f"{S.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
-                           f"{S.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
+            params = label(f"{N.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
+                           f"{N.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
             below(fit_width(params, S.CONTENT_W), wte, buff=GAP.s)
             # the share of the whole model, as a bar under the count
             whole = Rectangle(width=params.width, height=0.14, stroke_color=S.MUTED, stroke_width=1.5)
@@ -83,14 +83,14 @@ class Lookup(EmbeddingScene):
             down = DoubleArrow(wte.get_corner(UP + RIGHT) + RIGHT * GAP.m, wte.get_corner(DOWN + RIGHT) + RIGHT * GAP.m,
                                buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
             top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(down, RIGHT, buff=GAP.xs).align_to(down, UP)
-            bottom_row = label(f"row {S.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
+            bottom_row = label(f"row {N.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
             bottom_row.next_to(down, RIGHT, buff=GAP.xs).align_to(down, DOWN)
-            n_rows = label(f"{S.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=GAP.xs)
+            n_rows = label(f"{N.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=GAP.xs)
             inset = UP * GAP.l
             across = DoubleArrow(wte.get_corner(DOWN + LEFT) + inset + RIGHT * GAP.xs,
                                  wte.get_corner(DOWN + RIGHT) + inset + LEFT * GAP.xs,
                                  buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
-            n_cols = label(f"{S.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=GAP.xs)
+            n_cols = label(f"{N.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=GAP.xs)
             # the table's column, right, inside the margins
             keep_inside(place_in(VGroup(name, wte, params, share, down, top_row, bottom_row, n_rows, across, n_cols),
                                  S.RIGHT_HALF), S.FULL)
@@ -129,11 +129,11 @@ class Lookup(EmbeddingScene):
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
             pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
             head = VGroup(chip, pick).arrange(RIGHT, buff=GAP.l)
-            grid = fit_width(NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {S.fmt_int(d)}"),
+            grid = fit_width(NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {N.fmt_int(d)}"),
                              S.CONTENT_W)
             vmax = float(np.abs(vec).max()) or 1.0
             strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45)
-            strip_title = label(f"all {S.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
+            strip_title = label(f"all {N.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
             strip_title.next_to(strip, UP, buff=GAP.s).align_to(strip, LEFT)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=GAP.m)
             # top to bottom: the token and its row, the row's first numbers, all of them as colours
@@ -153,7 +153,7 @@ class Lookup(EmbeddingScene):
             self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend, *([noise] if noise else []))],
                       run_time=beat.share(0.1))
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
-                           shape_text=f"{b.T} × {S.fmt_int(d)}")
+                           shape_text=f"{b.T} × {N.fmt_int(d)}")
             title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
             group = VGroup(title, g).arrange(DOWN, buff=GAP.m)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
@@ -193,7 +193,7 @@ class Meaning(EmbeddingScene):
                 bar = Rectangle(width=max(0.03, abs(c) * one), height=0.32, stroke_width=0,
                                 fill_color=S.POSITIVE if c >= 0 else S.NEGATIVE, fill_opacity=1)
                 bar.move_to(axis.get_center(), aligned_edge=LEFT if c >= 0 else RIGHT)
-                value = label(fmt_cos(c), S.NUMBER_SIZE, S.INK, mono=True)
+                value = label(N.fmt_cos(c), S.NUMBER_SIZE, S.INK, mono=True)
                 rows.add(VGroup(names, VGroup(axis, zero, bar), value))
             # columns: the two words | their cosine on an axis from −1 to 1 | its value
             table(rows, "LLL", gaps=GAP.l, row_gap=GAP.s)
@@ -295,7 +295,7 @@ class Positions(EmbeddingScene):
                 LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_b], lag_ratio=0.2))
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
-            shape = f"{T} × {S.fmt_int(d)}"
+            shape = f"{T} × {N.fmt_int(d)}"
             tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
             pos = NumberGrid(b["wpe_rows"], row_labels=[f"pos\u00a0{i}" for i in range(T)], rows=self.rows,
                              max_cols=3, shape_text=shape, label_color=S.MUTED)
@@ -306,7 +306,7 @@ class Positions(EmbeddingScene):
             plus, eq = label("+", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=GAP.m)
             e = self.ledger["positions"]
-            bill = label(f"{e.formula} = {S.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
+            bill = label(f"{e.formula} = {N.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
             group = VGroup(row, bill).arrange(DOWN, buff=GAP.l)
             place_in(fit_to(group, S.CONTENT), S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
@@ -366,7 +366,7 @@ class Positions(EmbeddingScene):
                            stroke_width=6)
             ours_txt.next_to(bracket, RIGHT, buff=GAP.xs).align_to(bracket, UP)
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
-            shown_note = label(f"first {Pn} of {S.fmt_int(f['P'])} positions, {Dn} of {S.fmt_int(d)} dimensions",
+            shown_note = label(f"first {Pn} of {N.fmt_int(f['P'])} positions, {Dn} of {N.fmt_int(d)} dimensions",
                                S.SMALL, S.MUTED)
             below(fit_width(shown_note, S.CONTENT_W), panels)
             formula = label("sine and cosine of the position, one frequency per pair of dimensions", S.SMALL, S.INK)
@@ -417,7 +417,7 @@ class Residual(EmbeddingScene):
         with self.beat("stream") as beat:
             lane = Rectangle(width=S.CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
                              fill_color=S.RESIDUAL, fill_opacity=0.18)
-            name = label(f"residual stream · {b.T} × {S.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
+            name = label(f"residual stream · {b.T} × {N.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
             below(name, lane, buff=GAP.s, aligned=LEFT)
             start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()

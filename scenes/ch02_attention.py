@@ -12,6 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
+from words import numbers as N
 from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
@@ -257,7 +258,7 @@ class Scores(AttentionScene):
         with self.beat("last_row") as beat:
             box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
             order = np.argsort(-probs[last])[:3]
-            readout = "   ".join(f"{S.show_token(b.tokens[j])} {S.fmt_pct(float(probs[last, j]))}" for j in order)
+            readout = "   ".join(f"{S.show_token(b.tokens[j])} {N.fmt_pct(float(probs[last, j]))}" for j in order)
             who = fit_width(label(f"{S.show_token(b.tokens[last])} attends to:  {readout}", S.SMALL, S.TOKEN,
                                   mono=True), TITLE_W).move_to(back)
             self.play(Create(box), *arcs.focus(last), run_time=beat.span(0, 0.3))
@@ -311,7 +312,7 @@ class Mixing(AttentionScene):
             self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * GAP.s), FadeIn(out_title), run_time=beat.span(0, 0.25))
             beat.wait_for(1)          # "for the whole layer that is another … FLOPs"
             e = self.ledger["L0.mix"]
-            bill = fit_width(label(f"all {self.H} heads: {e.formula} = {S.fmt_int(e.flops)} FLOPs",
+            bill = fit_width(label(f"all {self.H} heads: {e.formula} = {N.fmt_int(e.flops)} FLOPs",
                                    S.SMALL, S.FLOPS, mono=True), TITLE_W).move_to(UP * TITLE_Y)
             self.play(FadeIn(bill, shift=UP * GAP.s), Indicate(sigma, color=S.FLOPS), run_time=beat.span(1, 0.4))
             self.pay("L0.mix", run_time=beat.span(1, 0.6))
@@ -371,10 +372,10 @@ class Mixing(AttentionScene):
             e = self.ledger[key]
             rows.add(VGroup(label(e.step.replace("layer 1: ", ""), S.SMALL, S.INK),
                             label(e.formula, S.SMALL, S.MUTED, mono=True),
-                            label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
+                            label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
         total = self.ledger.attention_flops(0)
         rows.add(VGroup(label("attention, layer 1", S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
-                        label(S.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
+                        label(N.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
         # step and formula flush left, FLOPs flush right at the text width; the total a little apart
         table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s})
         rule_y = rows[-1].get_top()[1] + GAP.xs

@@ -18,6 +18,7 @@ from data.facts.ch03 import head_habits, lens_facts, mlp_facts, param_facts, set
 from data.flops import human
 from scenes import follow
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import fit_width, label
@@ -206,8 +207,8 @@ class Heads(StackScene):
         n = 24
         bar = VGroup(*[Rectangle(width=width / n, height=0.16, stroke_width=0, fill_color=S.sequential(i / (n - 1)),
                                  fill_opacity=1) for i in range(n)]).arrange(RIGHT, buff=GAP.none)
-        lo = label(S.fmt_pct(0.0), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=GAP.xs)
-        hi = label(S.fmt_pct(1.0), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=GAP.xs)
+        lo = label(N.fmt_pct(0.0), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=GAP.xs)
+        hi = label(N.fmt_pct(1.0), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=GAP.xs)
         return VGroup(lo, bar, hi)
 
     def width_split(self, featured: int) -> tuple[VGroup, VGroup, VGroup]:
@@ -335,9 +336,9 @@ class Mlp(StackScene):
                                shape_text=f"hidden after GELU: first {shown} of {dff:,}")
             fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * GAP.m)     # room for its name on the left
             h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=GAP.m)
-            pos = label(f"{S.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True)
-            neg = label(f"{S.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True)
-            rng = label(f"of {dff:,}  ·  min {S.fmt_signed(f['min'], 2)}  ·  max {S.fmt_signed(f['max'], 2)}",
+            pos = label(f"{N.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True)
+            neg = label(f"{N.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True)
+            rng = label(f"of {dff:,}  ·  min {N.fmt_signed(f['min'], 2)}  ·  max {N.fmt_signed(f['max'], 2)}",
                         S.SMALL, S.MUTED, mono=True)
             counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
@@ -401,7 +402,7 @@ class Mlp(StackScene):
         for name, colour, n, formula in spec:
             name_t = label(name, S.BODY_SIZE, colour)
             bar = Rectangle(width=7.0 * n / top, height=0.45, stroke_width=0, fill_color=colour, fill_opacity=0.85)
-            num = label(S.fmt_int(n), S.BODY_SIZE, S.INK, mono=True)
+            num = label(N.fmt_int(n), S.BODY_SIZE, S.INK, mono=True)
             form = fit_width(label(formula, S.SMALL, S.MUTED, mono=True), 7.0)
             rows.add(VGroup(name_t, bar, num, form))
         table([(name_t, bar) for name_t, bar, _, _ in rows], "RL", gaps=GAP.m, pitch=1.5)   # a formula under each bar
@@ -508,10 +509,10 @@ class Climb(StackScene):
             spec = [("one layer", per, S.INK), ("attention", led.attention_flops(0), S.ATTENTION),
                     ("MLP", led.mlp_flops(0), S.MLP), (f"× {L} layers", L * per, S.INK),
                     ("+ positions", led["positions"].flops, S.MUTED)]
-            lines = VGroup(*[VGroup(label(name, S.SMALL, colour), label(S.fmt_int(n), S.SMALL, colour, mono=True))
+            lines = VGroup(*[VGroup(label(name, S.SMALL, colour), label(N.fmt_int(n), S.SMALL, colour, mono=True))
                              for name, n, colour in spec])
             lines.add(VGroup(label(f"Σ after layer {L}", S.BODY_SIZE, S.FLOPS),
-                             label(S.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True)))
+                             label(N.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True)))
             # right of the stack: names left-aligned (a layer's two parts indented), numbers flush right
             # (a long prompt's numbers widen their column: no name runs into its number), the sum apart
             side = S.RIGHT_HALF.with_(left=S.RIGHT_HALF.left + GAP.xl)
@@ -543,7 +544,7 @@ class Lens(StackScene):
             light_now(f)
         self.add(stack, stack.stream)
         top = max(r["prob"] for r in rows) or 1.0
-        decimals = S.prob_decimals([r["prob"] for r in rows])
+        decimals = N.prob_decimals([r["prob"] for r in rows])
         name_w, bar_w = 2.1, 1.6            # the widest name and the longest bar
         readouts = VGroup()
         for r in rows:
@@ -552,7 +553,7 @@ class Lens(StackScene):
                              name_w)
             bar = Rectangle(width=max(0.03, bar_w * r["prob"] / top), height=FLOOR_H - 0.06, stroke_width=0,
                             fill_color=S.LOGIT, fill_opacity=0.85 if final else 0.4)
-            pct = label(S.fmt_prob(r["prob"], decimals), S.SMALL, S.INK, mono=True)
+            pct = label(N.fmt_prob(r["prob"], decimals), S.SMALL, S.INK, mono=True)
             readouts.add(VGroup(name, bar, pct))
         # one readout beside each floor: the guess, its probability as a bar and as a number
         table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])

@@ -18,6 +18,7 @@ from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import follow
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
 from scenes.text import fit_width, label
@@ -67,7 +68,7 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     name = fit_width(label(S.clip_token(cand["text"]), S.SMALL, colour, mono=True), 1.9)
     bar = Rectangle(width=max(scale * cand["prob"], 0.02), height=first.bar.height, stroke_width=0,
                     fill_color=colour, fill_opacity=0.9)
-    pct = label(S.fmt_prob(cand["prob"], bars.decimals), S.SMALL, colour, mono=True)
+    pct = label(N.fmt_prob(cand["prob"], bars.decimals), S.SMALL, colour, mono=True)
     # the bars' own columns: rank flush right, name and bar flush left, percentage flush right
     xs = [first.rank.get_right()[0], first.name.get_left()[0], first.bar.get_left()[0], bars.pct_x()]
     row = place_row([rank, name, bar, pct], xs, "RLLR", dots.get_bottom()[1] - GAP.m)
@@ -157,7 +158,7 @@ class LastRow(VoteScene):
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             eqn = VGroup(vec, times, wte, eq, scores).arrange(RIGHT, buff=GAP.m)
             place_in(fit_width(eqn, S.FULL_W), S.CONTENT)
-            formula = label(f"{self.ledger['unembed'].formula} = {S.fmt_int(self.ledger['unembed'].flops)} FLOPs",
+            formula = label(f"{self.ledger['unembed'].formula} = {N.fmt_int(self.ledger['unembed'].flops)} FLOPs",
                             S.SMALL, S.FLOPS, mono=True)
             below(fit_width(formula, S.TEXT_W), eqn, buff=GAP.l)
             # "Its d numbers meet the embedding table …, used transposed"
@@ -203,7 +204,7 @@ class CumulativePlot(VGroup):
                 continue
             p = self.local(r, 0)
             ticks.add(Line(p, p + tick, color=S.MUTED, stroke_width=2))
-            x_labels.add(label(S.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=GAP.s))
+            x_labels.add(label(N.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=GAP.s))
         ticks.add(*x_labels)
         for q in (0.0, 0.5, 1.0):      # up the y axis: none, half and all of the mass
             ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(
@@ -277,7 +278,7 @@ class Softmax(VoteScene):
             # "The top 10 hold M together"
             i = beat.find("together")
             beat.wait_for(i)
-            mass = label(f"top {len(f['top'])}: {S.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
+            mass = label(f"top {len(f['top'])}: {N.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
             mass.next_to(plot.axes, DOWN, buff=GAP.m).align_to(plot.axes, LEFT)
             top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
@@ -291,7 +292,7 @@ class Softmax(VoteScene):
             if at[0] - plot.point(1, TOP_P)[0] > 0.1:        # a 1-token nucleus sits on the axis: no line
                 lines.add(DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2))
             lines.add(DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2))
-            note = label(f"{S.fmt_int(n_p)} {'token holds' if n_p == 1 else 'tokens hold'} {100 * TOP_P:g}%",
+            note = label(f"{N.fmt_int(n_p)} {'token holds' if n_p == 1 else 'tokens hold'} {100 * TOP_P:g}%",
                          S.SMALL, S.INK)
             # left of n_p the curve is below the line, right of it above: either side has a free corner
             if at[0] - plot.origin()[0] > note.width + 0.2:
@@ -338,7 +339,7 @@ class Softmax(VoteScene):
         x = first.bar.get_left()[0] + first.bar.width * even / max(bars.probs[0], 1e-12)
         top, bottom = bars.rows[0].get_top()[1] + 0.05, under.get_bottom()[1] - 0.1
         line = DashedLine([x, top, 0], [x, bottom, 0], color=S.WARNING, stroke_width=2)
-        tag = label(f"even split: {S.fmt_prob(even)} each", S.SMALL, S.WARNING)
+        tag = label(f"even split: {N.fmt_prob(even)} each", S.SMALL, S.WARNING)
         tag.next_to(line, DOWN, buff=GAP.xs).align_to(line, LEFT)
         return VGroup(line, tag)
 
@@ -363,7 +364,7 @@ class Shaping(VoteScene):
         place_in(formula, panel, LEFT, y=now.get_y())
         # what each temperature did, one row each, beside the middle of the bars
         record = table([[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
-                         label(f"top {S.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
+                         label(f"top {N.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
                          label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True)] for t in temps],
                        "LLL", gaps=GAP.l, row_gap=GAP.m)
         place_in(fit_width(record, panel.width - GAP.xs), panel, LEFT, y=bars.get_y())
@@ -417,8 +418,8 @@ class Shaping(VoteScene):
             # "They are renormalised to share all of the probability: … rises from … to …"
             i = beat.find("renormalised")
             beat.wait_for(i)
-            dec = S.prob_decimals(f["topk"])
-            new_pcts = [label(S.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
+            dec = N.prob_decimals(f["topk"])
+            new_pcts = [label(N.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
                         for p, r in zip(f["topk"], bars.rows[:k])]
             old_pcts = [r.pct.copy() for r in bars.rows[:k]]
             self.play(FadeIn(sub[1]), *[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
@@ -431,13 +432,13 @@ class Shaping(VoteScene):
             title2 = label(f"top-p, p = {TOP_P:g}", S.BODY_SIZE, S.LOGIT)
             keep = min(n_p, len(bars.rows))
             more = n_p - keep
-            lines = ["keep the fewest tokens", f"that hold {100 * TOP_P:g}%: {S.fmt_int(n_p)}"]
+            lines = ["keep the fewest tokens", f"that hold {100 * TOP_P:g}%: {N.fmt_int(n_p)}"]
             if more > 0:
-                lines.append(f"these {len(bars.rows)} bars and {S.fmt_int(more)} more")
+                lines.append(f"these {len(bars.rows)} bars and {N.fmt_int(more)} more")
             sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             cum = np.cumsum([c["prob"] for c in f["top"]])
-            dec = S.prob_decimals(cum)
-            sums = VGroup(*[label(f"Σ {S.fmt_prob(c, dec)}", S.SMALL, S.MUTED, mono=True) for c in cum])
+            dec = N.prob_decimals(cum)
+            sums = VGroup(*[label(f"Σ {N.fmt_prob(c, dec)}", S.SMALL, S.MUTED, mono=True) for c in cum])
             # a column right of the percentages, flush right, each sum level with its bar
             sums.arrange(DOWN, aligned_edge=RIGHT).next_to(bars, RIGHT, buff=GAP.m)
             for m, r in zip(sums, bars.rows):
@@ -480,7 +481,7 @@ class Pick(VoteScene):
         title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
         strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
         chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
-        where = label(f"rank {s['rank']:,} · {S.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
+        where = label(f"rank {s['rank']:,} · {N.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
         picked = VGroup(chip2, where).arrange(RIGHT, buff=GAP.m)
         sl = VGroup(title2, strip, picked)
         strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, LEFT)      # room for the pointer over it

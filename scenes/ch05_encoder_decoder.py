@@ -13,6 +13,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 
 from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, columns, keep_inside, place_in, table
 from scenes.text import fit_width, label
@@ -160,7 +161,7 @@ class MaskOff(EncoderDecoderScene):
             r, c = f["big_row"], f["big_col"]
             big = fit_width(label(
                 f"biggest shift: row {S.show_token(b.tokens[r])}, column {S.show_token(b.tokens[c])}:  "
-                f"{S.fmt_pct(float(f['causal'][r, c]))} → {S.fmt_pct(float(f['full'][r, c]))}",
+                f"{N.fmt_pct(float(f['causal'][r, c]))} → {N.fmt_pct(float(f['full'][r, c]))}",
                 S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
             rows_note = f"{len(f['changed'])} of {T} rows change"
             summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.xs)
@@ -195,7 +196,7 @@ class MaskOff(EncoderDecoderScene):
             self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(step + 1, 0.3))
             if (r, c) in causal.values_mobs:   # the cell as it was under the mask, then as it is now
                 cell, now = causal.cells[(r, c)], causal.values_mobs[(r, c)]
-                was = label(S.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
+                was = label(N.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
                 was.match_height(now).move_to(now, aligned_edge=RIGHT)
                 colour = cell.get_fill_color()
                 self.play(cell.animate.set_fill(S.sequential(float(f["causal"][r, c]))), FadeOut(now), FadeIn(was),
@@ -226,12 +227,12 @@ class MaskOff(EncoderDecoderScene):
         place_in(head, S.TEXT, LEFT, y=S.HEADLINE_Y)
         # name, mask, formula flush left; FLOPs flush right at the text's edge
         rows = table([[label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
-                       label(e.formula, S.SMALL, S.INK, mono=True), label(S.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
+                       label(e.formula, S.SMALL, S.INK, mono=True), label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
                       for name, colour, mask in (("decoder (GPT)", S.WARNING, "triangle of −∞"),
                                                  ("encoder (BERT)", S.ATTENTION, "no mask"))],
                      "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl)
         below(rows, head, buff=GAP.xl, aligned=LEFT)
-        total = fit_width(label(f"one pass, either way: {S.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
+        total = fit_width(label(f"one pass, either way: {N.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
                                 S.FLOPS), S.TEXT_W)
         below(total, rows, buff=GAP.xl)
         return rows, head, total

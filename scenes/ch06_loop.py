@@ -13,6 +13,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut,
 from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
+from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, find, glow, say, says, wait_until
 from scenes.layout import GAP, below, even_gaps, keep_inside, place_in, table
@@ -77,12 +78,12 @@ class Loop(LoopChapter):
         place_in(VGroup(header, prompt, *slots), S.CONTENT, UP)
         cells = []
         for s in steps:
-            paid = (f"+{S.fmt_int(s['full'])}" if s["index"] > 0 else "already on the meter")
+            paid = (f"+{N.fmt_int(s['full'])}" if s["index"] > 0 else "already on the meter")
             cells.append([label(f"pass {s['index'] + 1}", S.SMALL, S.MUTED),
                           label(f"over {s['context']} tokens", S.SMALL, S.INK),
                           label("→", S.SMALL, S.MUTED),
                           TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
-                          label(S.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
+                          label(N.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
                           label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)])
         # one row per pass, the pick just after its arrow, the bill flush right at the text's edge
         rows = table(cells, "LLCLRR", gaps=[GAP.xl, GAP.xl, GAP.s, GAP.xl, GAP.xl], width=S.TEXT_W, row_gap=GAP.m)
@@ -161,8 +162,8 @@ class Cache(LoopChapter):
 
     def counter(self, cache: dict) -> VGroup:
         """The cache's size after one pass (an entry of loop_facts' "cache")."""
-        t = label(f"cache: {cache['tokens']} tokens · {S.fmt_int(cache['numbers'])} numbers · "
-                  f"{S.fmt_int(cache['bytes'])} bytes (fp16)", S.SMALL, S.INK, mono=True)
+        t = label(f"cache: {cache['tokens']} tokens · {N.fmt_int(cache['numbers'])} numbers · "
+                  f"{N.fmt_int(cache['bytes'])} bytes (fp16)", S.SMALL, S.INK, mono=True)
         return place_in(fit_width(t, S.TEXT_W), S.TEXT, y=S.FOOTER_Y)
 
     def build(self):
@@ -207,8 +208,8 @@ class Cache(LoopChapter):
             say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
         with self.beat("cache") as beat:
             formula = fit_width(label(
-                f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {S.fmt_int(f['per_token'])} numbers "
-                f"= {S.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
+                f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {N.fmt_int(f['per_token'])} numbers "
+                f"= {N.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
             place_in(formula, S.TEXT, y=same.get_y())
             count = self.counter(f["cache"][0])
             frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=GAP.s, opacity=0.08)
@@ -250,9 +251,9 @@ class Cache(LoopChapter):
                   label("with KV cache", S.SMALL, S.KEY), label("saved", S.SMALL, S.MUTED)]]
         for s in self.f["steps"][1:]:
             cells.append([label(f"pass over {s['context']} tokens", S.SMALL, S.INK),
-                          label(S.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
-                          label(S.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
-                          label(f"× {S.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
+                          label(N.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
+                          label(N.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
+                          label(f"× {N.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
         # the steps under their header, spread across the text width, from the headline line down
         rows = table(cells, "LRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
                      space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y)
@@ -271,8 +272,8 @@ class Square(LoopChapter):
                   label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
                   label("of the pass", S.SMALL, S.MUTED)]]
         for r in f["square"]:
-            cells.append([label(r["name"], S.SMALL, S.INK), label(S.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
-                          label(S.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
+            cells.append([label(r["name"], S.SMALL, S.INK), label(N.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
+                          label(N.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
                           label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
                           label(f"{100 * r['share']:.1f}%" if r["share"] >= 0.001 else f"{100 * r['share']:.2g}%",
                                 S.SMALL, S.INK, mono=True)])
@@ -283,7 +284,7 @@ class Square(LoopChapter):
         extra = [VGroup(*r[3:]) for r in grid[1:]]     # what they cost, read after
         rule = rule_under(*grid[:2])
         causal = fit_width(label(
-            "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{S.fmt_int(r['causal'])}" for r in f["square"])
+            "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{N.fmt_int(r['causal'])}" for r in f["square"])
             + "  · the ledger pays the full grid", S.SMALL, S.MUTED), S.TEXT_W)
         below(causal, grid, buff=GAP.l)
         bound = fit_width(label(f"{b.config['n_positions']:,} positions is as far as GPT-2 can read; "
@@ -366,16 +367,16 @@ class Square(LoopChapter):
         fit_width(row, S.LEFT_HALF.width - GAP.xl)
         prefill = panel(S.LEFT_HALF, "prefill: the prompt at once", S.KEY, row, [
             label(f"{b.T} rows through every matrix, in parallel", S.SMALL, S.INK),
-            label(f"{S.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{S.fmt_ratio(f['prefill_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
+            label(f"{N.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
+            label(f"{N.fmt_ratio(f['prefill_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
             label("compute-bound: the chip is busy", S.SMALL, S.MUTED)])
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
         decode = panel(S.RIGHT_HALF, "decode: one token per pass", S.LOGIT, chip, [
             label("1 row, plus the cache", S.SMALL, S.INK),
-            label(f"{S.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{S.fmt_ratio(f['decode_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
-            label(f"+ {S.fmt_int(f['cache_read_bytes'])} cache bytes read", S.SMALL, S.INK),
+            label(f"{N.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
+            label(f"{N.fmt_ratio(f['decode_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
+            label(f"+ {N.fmt_int(f['cache_read_bytes'])} cache bytes read", S.SMALL, S.INK),
             label("memory-bound: the chip waits", S.SMALL, S.MUTED)])
         divider = Line(S.CONTENT.point(UP), S.CONTENT.point(DOWN), color=S.MUTED, stroke_width=1.5)   # between the halves
         prefill.add(divider)
@@ -394,8 +395,8 @@ class Scale(LoopChapter):
                 ("parameters", f["params"], f["gpt3_params"]),
                 (f"FLOPs for token {f['decode_context']} (KV cache)", f["gpt2_token"], f["gpt3_token"])]
         for name, a, c in data:
-            cells.append([label(name, S.SMALL, S.INK), label(S.fmt_int(a), S.SMALL, S.INK, mono=True),
-                          label(S.fmt_int(c), S.SMALL, S.INK, mono=True)])
+            cells.append([label(name, S.SMALL, S.INK), label(N.fmt_int(a), S.SMALL, S.INK, mono=True),
+                          label(N.fmt_int(c), S.SMALL, S.INK, mono=True)])
         # the two models side by side, from the headline line down; the ratio under them
         rows = table(cells, "LRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.m,
                      space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y)
@@ -427,7 +428,7 @@ class Scale(LoopChapter):
             place_in(title, S.TEXT, y=S.HEADLINE_Y)
             full, cached = f["reply_full"], f["reply_cached"]
             bills = (("without a cache", full, S.MUTED), ("with the KV cache", cached, S.KEY))
-            nums = [label(f"{S.fmt_int(value)} FLOPs", S.SMALL, S.FLOPS, mono=True) for _, value, _ in bills]
+            nums = [label(f"{N.fmt_int(value)} FLOPs", S.SMALL, S.FLOPS, mono=True) for _, value, _ in bills]
             longest = S.TEXT_W - max(n.width for n in nums) - GAP.s    # the bill without a cache fills the line
             bars = VGroup()
             for (text, value, colour), num in zip(bills, nums):

@@ -1,10 +1,10 @@
-"""Pictures that follow the words: each sentence of a beat brings its own step.
+"""Pictures that follow the words: each marker of a beat's line brings its own step.
 
-`say(scene, beat, at, *animations)` holds the picture until a point of the line, then plays the step
-that shows what is being said there. `at` is a phrase (the step lands where the phrase is spoken, by its place in its
-sentence), (sentence index, fraction of it) or a tuple of words with a fraction ((("On the right",),
-0.0): `find` picks the sentence that says them, so a line's real- and random-weights wordings
-both work).
+A narration line marks where the picture moves with named markers (`<bookmark mark="mask"/>` in
+the catalog, words/markup.py). `say(scene, beat, mark, *animations)` holds the picture until the
+marker is spoken, then plays the step that shows what is said there; `beat.at(mark)` only holds.
+Scenes name markers; they never match wording or count sentences, so any wording in any language
+that keeps the markers moves the same pictures.
 
 A step must change enough of the frame for a viewer to see it (and for the review's still detector,
 ffmpeg freezedetect at noise 0.001, to count it): a small label fading in is not a step; a filled
@@ -23,50 +23,13 @@ def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.22, stroke: f
                                 fill_opacity=opacity, corner_radius=0.08)
 
 
-def find(beat, *words: str) -> int:
-    """The first sentence that says all `words` (case-insensitive); the last sentence if none does."""
-    return beat.find(*words)
-
-
-def wait_until(beat, i: int, fraction: float = 0.0) -> None:
-    """Hold the picture until `fraction` of sentence i has been spoken."""
-    beat.wait_until(i, fraction)
-
-
-def said(beat, phrase: str) -> tuple[int, float]:
-    """Where `phrase` is spoken: (the sentence that says it, how far into it by characters), or the
-    start of the last sentence when no sentence says it."""
-    for i, s in enumerate(beat.sentences):
-        k = s["text"].lower().find(phrase.lower())
-        if k >= 0:
-            return i, k / max(1, len(s["text"]))
-    return len(beat.sentences) - 1, 0.0
-
-
-def says(beat, phrase: str) -> bool:
-    return any(phrase.lower() in s["text"].lower() for s in beat.sentences)
-
-
-def when(beat, at) -> tuple[int, float]:
-    """(sentence, fraction) for `at`: a phrase (where it is spoken), i, (i, f) or ((words...), f)."""
-    if isinstance(at, str):
-        return said(beat, at)
-    if isinstance(at, int):
-        return at, 0.0
-    first, frac = at
-    if isinstance(first, (tuple, list)):
-        return find(beat, *first), frac
-    if isinstance(first, str):
-        return find(beat, first), frac
-    return int(first), float(frac)
-
-
-def say(scene, beat, at, *animations, share: float = 0.35, run_time: float | None = None):
-    """Hold until `at` in the line, then play `animations` over `share` of that sentence's rest."""
-    i, frac = when(beat, at)
-    wait_until(beat, i, frac)
+def say(scene, beat, mark: str, *animations, into: float = 0.0, share: float = 0.35,
+        run_time: float | None = None):
+    """Hold until `mark` is spoken (and `into` of the rest of its sentence), then play `animations`
+    over `share` of what is left of that sentence (or `run_time`)."""
+    beat.at(mark, into)
     if animations:
-        scene.play(*animations, run_time=run_time if run_time is not None else min(1.5, beat.span(i, share)))
+        scene.play(*animations, run_time=run_time if run_time is not None else min(1.5, beat.span(share)))
 
 
 class Pointer:

@@ -8,6 +8,7 @@ import numpy as np
 from manim import DOWN, RIGHT, Animation, FadeIn, FadeOut, Rectangle, Text, VGroup, VMobject, rate_functions
 
 from scenes import style as S
+from words import numbers as N
 from scenes.text import MonoGlyphs, fit_width, label
 
 _DIGITS = "0123456789,"
@@ -72,16 +73,17 @@ class CountTo(Animation):
 
 def meter_slots(widest: int) -> int:
     """Digits and commas a meter needs to show totals up to `widest`, and a gap before them."""
-    return len(S.fmt_int(widest)) + 1
+    return len(N.fmt_int(widest)) + 1
 
 
 class FlopsMeter(VGroup):
     """Σ FLOPs: the running total and the step being paid for; `widest` is the largest total it
-    will show (the meter is as wide as that, so it never changes width while it counts)."""
+    will show (the meter is as wide as that, so it never changes width while it counts); `title`
+    its name in the film's language."""
 
-    def __init__(self, value: int, step: str, widest: int):
+    def __init__(self, value: int, step: str, widest: int, title: str):
         super().__init__()
-        self.title = label("Σ FLOPs", S.SMALL, S.MUTED, compact=True)
+        self.title = label(title, S.SMALL, S.MUTED, compact=True)
         self.counter = GlyphCounter(value, slots=meter_slots(max(widest, value)), size=28)
         self.counter.next_to(self.title, RIGHT, buff=0.2)
         self.title.align_to(self.counter, DOWN)

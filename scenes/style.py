@@ -126,63 +126,9 @@ def sequential(p: float, hue: ManimColor = ATTENTION) -> ManimColor:
     return interpolate_color(ZERO, hue, float(np.clip(p, 0.0, 1.0)) ** 0.6)
 
 
-def fmt_signed(x: float, decimals: int) -> str:
-    """Fixed decimals with a real minus sign; -inf as −∞; no "−0.00" for values that round to zero."""
-    if np.isneginf(x):
-        return "−∞"
-    text = f"{x:.{decimals}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    return text.replace("-", "−")
-
-
-def fmt_pct(p: float, decimals: int = 1) -> str:
-    return f"{100 * p:.{decimals}f}%"
-
-
-def prob_decimals(probs) -> int | None:
-    """Decimals for a column of percentages: 1, or enough that the smallest keeps 2 significant digits;
-    None (format each value on its own) when the column spans more than two orders of magnitude."""
-    pcts = [100 * float(p) for p in probs if p > 0]
-    small, big = min(pcts, default=100.0), max(pcts, default=100.0)
-    if small >= 0.05:
-        return 1
-    if big / small > 100 or small < 1e-4:
-        return None
-    return int(max(1, -np.floor(np.log10(small)) + 1))
-
-
-def fmt_prob(p: float, decimals: int | None = None) -> str:
-    """A probability as a percentage: 1 decimal, or 2 significant digits when that would read 0.0%
-    (random weights spread the vote so thin that every candidate is a few thousandths of a percent).
-    `decimals` fixes the decimals, for a column (see prob_decimals)."""
-    pct = 100 * float(p)
-    if decimals is not None:
-        return f"{pct:.{decimals}f}%"
-    if pct >= 0.05 or pct == 0:
-        return f"{pct:.1f}%"
-    if pct < 1e-4:
-        return "<0.0001%"
-    return f"{pct:.2g}%"
-
-
-def fmt_int(n: int) -> str:
-    return f"{n:,}"
-
-
 def fmt_count(n: int, noun: str) -> str:
     """A count with its noun, singular for one: '1 word', '1,024 words'."""
-    return f"{fmt_int(n)} {noun}{'' if n == 1 else 's'}"
-
-
-def fmt_ratio(x: float) -> str:
-    """A ratio such as characters per token: one decimal."""
-    return f"{x:.1f}"
-
-
-def fmt_cos(c: float) -> str:
-    """A cosine similarity: two decimals, with a real minus sign."""
-    return f"{c:.2f}".replace("-", "−")
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from scenes import style as S
+from words import numbers as N
 from scenes.text import fit_width, label, line_height
 
 
@@ -103,7 +104,7 @@ class NumberGrid(VGroup):
                 self.cells[(r, c)] = cell
                 cell_group.add(cell)
                 if show_values:
-                    txt = S.fmt_pct(v) if percent and np.isfinite(v) else S.fmt_signed(v, decimals)
+                    txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, decimals)
                     t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True, compact=True)
                     fit_width(t, cell_w - 0.08)
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
@@ -162,7 +163,7 @@ class ProbBars(VGroup):
         super().__init__()
         top = scale_to or max(max(probs), 1e-12)
         self.probs = [float(p) for p in probs]
-        self.decimals = S.prob_decimals(self.probs)
+        self.decimals = N.prob_decimals(self.probs)
         self.rows = VGroup()
         names = [fit_width(label(S.clip_token(t, int(name_max / 0.166)), S.SMALL, S.TOKEN, mono=True), name_max)
                  for t in texts]
@@ -175,7 +176,7 @@ class ProbBars(VGroup):
             rank_w = max(rank_w, rank.width if ranks is not None else 0)
             bar = Rectangle(width=max(bar_max * p / top, 0.02), height=bar_h, stroke_width=0,
                             fill_color=color, fill_opacity=0.9)
-            pct = label(S.fmt_prob(p, self.decimals), S.SMALL, S.INK, mono=True)
+            pct = label(N.fmt_prob(p, self.decimals), S.SMALL, S.INK, mono=True)
             row = VGroup(rank, name, bar, pct)
             row.rank, row.name, row.bar, row.pct = rank, name, bar, pct
             self.rows.add(row)
@@ -205,8 +206,8 @@ class DivergingLegend(VGroup):
         bar = VGroup(*[Rectangle(width=width / n, height=0.16, stroke_width=0,
                                  fill_color=S.diverging((i / (n - 1) * 2 - 1) * vmax, vmax), fill_opacity=1)
                        for i in range(n)]).arrange(RIGHT, buff=0)
-        lo = label(S.fmt_signed(-vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
-        hi = label(S.fmt_signed(vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
+        lo = label(N.fmt_signed(-vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, LEFT, buff=0.1)
+        hi = label(N.fmt_signed(vmax, decimals), S.SMALL, S.MUTED, mono=True).next_to(bar, RIGHT, buff=0.1)
         self.add(bar, lo, hi)
 
 

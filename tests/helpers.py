@@ -40,8 +40,10 @@ def _test_media_dir() -> str:
     return _MEDIA[0]
 
 
-def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
+def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str = "en", script=None):
     """Run a scene's construct() without writing frames (manim dry run); returns the scene.
+
+    `lang` is the film's language (en, qps, ...), `script` a lecturer's own words (a PO file).
 
     draw=False also skips drawing the frames of each animation (each play jumps to its end
     state; scene time and the final mobjects are the same): several times faster.
@@ -60,7 +62,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True):
         original_init(self, text, *args, **kwargs)
     from scenes.base import SceneInputs
     from scenes.registry import scenes_of
-    inputs = SceneInputs(Path(bundle.path))       # no cues file; the silent voice
+    inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                 "verbosity": "ERROR", "media_dir": _test_media_dir()}

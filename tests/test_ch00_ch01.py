@@ -14,6 +14,7 @@ from tests.helpers import build_scene
 from data import tokenizer
 from data.facts import ch00, ch01
 from scenes import style as S
+from words import numbers as N
 from voiceover import script
 from voiceover.scripts import ch01 as ch01_script
 
@@ -124,7 +125,7 @@ def test_same_word_and_merges_scenes(tiny_bundle):
     assert [int(t.split("rank")[1].replace(",", "")) for t in ranks] == [x["rank"] for x in lad["merges"]]
     vf = tokenizer.vocab_facts()
     for n in (vf.byte_tokens, vf.merges, vf.special, vf.total):
-        assert S.fmt_int(n) in m.built_texts
+        assert N.fmt_int(n) in m.built_texts
     assert m.meter.value == 0
 
 
@@ -170,7 +171,7 @@ def test_lookup_scene_numbers_come_from_the_bundle(tiny_bundle):
     i = ch01.row_index(b.tokens)
     assert f"id {b.ids[i]} → row {b.ids[i]}" in texts
     for v in b["wte_rows"][i][:7]:
-        assert S.fmt_signed(float(v), 2) in texts
+        assert N.fmt_signed(float(v), 2) in texts
     assert f"{b.T} × {cfg['n_embd']:,}" in texts
     assert s.meter.value == 0
 
@@ -178,7 +179,7 @@ def test_lookup_scene_numbers_come_from_the_bundle(tiny_bundle):
 def test_meaning_scene_shows_the_bundle_cosines(tiny_bundle):
     s = scene_of(tiny_bundle, "01", "Meaning")
     for p in tiny_bundle.meta["cosine"]:
-        assert S.fmt_cos(p["cosine"]) in s.built_texts
+        assert N.fmt_cos(p["cosine"]) in s.built_texts
         assert S.show_token(" " + p["a"]) in s.built_texts
     assert s.meter.value == 0
 
@@ -194,7 +195,7 @@ def test_positions_scene_pays_exactly_T_times_d(which, request):
     assert s.meter.value == led.after("positions") == b.T * d
     assert f"{led['positions'].formula} = {b.T * d:,} additions" in s.built_texts
     for v in b["resid_pre"][0, 0, :3]:                    # the sum column is the model's layer-1 input
-        assert S.fmt_signed(float(v), 2) in s.built_texts
+        assert N.fmt_signed(float(v), 2) in s.built_texts
     np.testing.assert_allclose(b["wte_rows"] + b["wpe_rows"], b["resid_pre"][0], atol=1e-6)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scenes import style as S
+from words import numbers as N
 from tests.helpers import build_scene
 from voiceover.script import chapter_lines
 
@@ -25,8 +25,8 @@ def test_score_grid_shows_the_scaled_scores_then_the_mask_then_percentages(tiny_
     texts = scores_scene.built_texts
     for r in range(b.T):
         for c in range(b.T):
-            assert S.fmt_signed(float(b["scores_scaled"][0, h, r, c]), 2) in texts
-            assert S.fmt_pct(float(b["probs"][0, h, r, c])) in texts
+            assert N.fmt_signed(float(b["scores_scaled"][0, h, r, c]), 2) in texts
+            assert N.fmt_pct(float(b["probs"][0, h, r, c])) in texts
     n_masked = b.T * (b.T - 1) // 2
     assert texts.count("−∞") >= n_masked
     assert texts.count("Σ = 1.00") == b.T
@@ -41,7 +41,7 @@ def test_meter_walks_the_ledger(tiny_bundle, scores_scene):
     assert mixing.meter.value == led.after("L0.out")
     receipt = [led[k].flops for k in ("L0.qkv", "L0.scores", "L0.mix", "L0.out")] + [led.attention_flops(0)]
     for n in receipt:
-        assert S.fmt_int(n) in mixing.built_texts
+        assert N.fmt_int(n) in mixing.built_texts
 
 
 def test_long_prompt_uses_a_window_and_says_so(tiny_long_bundle):

@@ -15,6 +15,7 @@ from data import extract, tokenizer
 from data.facts import ch03 as ch03_facts
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
+from words import numbers as N
 from voiceover import script
 
 CH03 = ["Heads", "Mlp", "Climb", "Lens"]
@@ -66,13 +67,13 @@ def test_mlp_counts_and_parameters_come_from_the_bundle_and_the_model(tiny_bundl
     hidden = tiny_bundle["mlp_hidden"][0, -1]
     assert f"{int((hidden > 0).sum()):,} positive" in texts
     assert f"{int((hidden < 0).sum()):,} negative" in texts
-    first = [S.fmt_signed(float(v), 2) for v in hidden[:8]]
+    first = [N.fmt_signed(float(v), 2) for v in hidden[:8]]
     assert all(v in texts for v in first)
     # parameter counts as torch counts them in the tiny model's first block
     model = extract.load_model(extract.WeightsSpec("tiny"))
     attn = sum(p.numel() for p in model.transformer.h[0].attn.parameters())
     mlp = sum(p.numel() for p in model.transformer.h[0].mlp.parameters())
-    assert S.fmt_int(attn) in texts and S.fmt_int(mlp) in texts
+    assert N.fmt_int(attn) in texts and N.fmt_int(mlp) in texts
     assert f"MLP = {mlp / attn:.1f} × attention" in texts
 
 
@@ -83,14 +84,14 @@ def test_meter_totals_match_the_ledger(tiny_bundle, built):
     assert built("03", "Mlp").meter.value == led.after("L0.mlp_down")
     climb = built("03", "Climb")
     assert climb.meter.value == led.after(f"L{L - 1}.mlp_down")
-    assert S.fmt_int(led.after(f"L{L - 1}.mlp_down")) in climb.built_texts
+    assert N.fmt_int(led.after(f"L{L - 1}.mlp_down")) in climb.built_texts
     assert f"layer {L} of {L}" in climb.built_texts
     assert built("03", "Lens").meter.value == led.after(f"L{L - 1}.mlp_down")
     assert built("04", "LastRow").meter.value == led.total == led.after("unembed")
     assert all(built("04", n).meter.value == led.total for n in ("Softmax", "Shaping", "Pick"))
     d, V = tiny_bundle.config["n_embd"], tiny_bundle.config["vocab_size"]
     assert led["unembed"].flops == 2 * d * V
-    assert f"{led['unembed'].formula} = {S.fmt_int(2 * d * V)} FLOPs" in built("04", "LastRow").built_texts
+    assert f"{led['unembed'].formula} = {N.fmt_int(2 * d * V)} FLOPs" in built("04", "LastRow").built_texts
 
 
 def test_logit_lens_matches_a_direct_recomputation(tiny_bundle, built):
@@ -107,10 +108,10 @@ def test_logit_lens_matches_a_direct_recomputation(tiny_bundle, built):
     stored = tiny_bundle["lens_probs"][:, 0]
     assert np.allclose(probs.max(-1), stored, rtol=1e-5)
     shown = built("03", "Lens").built_texts
-    decimals = S.prob_decimals(stored)
+    decimals = N.prob_decimals(stored)
     for l, i in enumerate(top):
         assert S.clip_token(tokenizer.decode([int(i)]), 12) in shown
-        assert S.fmt_prob(stored[l], decimals) in shown
+        assert N.fmt_prob(stored[l], decimals) in shown
 
 
 # -- chapter 04 ----------------------------------------------------------------
@@ -119,11 +120,11 @@ def test_top_candidates_are_the_bundles(tiny_bundle, built):
     order = np.argsort(-probs)[:ch04_facts.N_BARS]
     assert [int(i) for i in order] == tiny_bundle.meta["top_ids"][:ch04_facts.N_BARS]
     texts = built("04", "Softmax").built_texts
-    decimals = S.prob_decimals(probs[order])
+    decimals = N.prob_decimals(probs[order])
     for rank, i in enumerate(order, start=1):
         assert f"#{rank}" in texts
         assert S.clip_token(tokenizer.decode([int(i)])) in texts
-        assert S.fmt_prob(probs[i], decimals) in texts
+        assert N.fmt_prob(probs[i], decimals) in texts
     assert f"softmax over all {len(probs):,} scores: the top {len(order)}" in texts
 
 
@@ -148,13 +149,13 @@ def test_temperature_top_probability_and_entropy(tiny_bundle, built):
     for t in ch04_facts.TEMPERATURES:
         q = softmax(z, t)
         assert f"T = {t:.1f}" in texts
-        assert f"top {S.fmt_prob(q.max())}" in texts
+        assert f"top {N.fmt_prob(q.max())}" in texts
         assert f"entropy {-(q * np.log(q)).sum():.2f} nats" in texts
     # top-k: the kept bars renormalised to share everything
     kept = np.sort(softmax(z))[::-1][:ch04_facts.TOP_K]
     kept = kept / kept.sum()
-    dec = S.prob_decimals(kept)
-    assert all(S.fmt_prob(p, dec) in texts for p in kept)
+    dec = N.prob_decimals(kept)
+    assert all(N.fmt_prob(p, dec) in texts for p in kept)
 
 
 def test_token_of_interest_is_ranked_from_the_logits(tiny_bundle, built):
@@ -195,7 +196,7 @@ def test_greedy_and_seeded_sample_picks(tiny_bundle, built):
     assert S.show_token(sample["text"]) in texts
     assert f"sampling: T = {sample['temperature']:.1f}, seed {sample['seed']}" in texts
     rank = int((probs > probs[sample["id"]]).sum()) + 1
-    assert f"rank {rank:,} · {S.fmt_prob(probs[sample['id']])}" in texts
+    assert f"rank {rank:,} · {N.fmt_prob(probs[sample['id']])}" in texts
     T = tiny_bundle.T
     assert f"{T} → {T + 1} tokens · chapter 06 runs the whole pass again" in texts
 
@@ -247,10 +248,10 @@ def test_real_gpt2_vote_figures(real_weights, bundle_root):
     cat = extract.extract("The cat sat on the", real_weights, root=bundle_root, log=lambda m: None)
     f = ch04_facts.vote_facts(cat)
     assert [c["text"] for c in f["top"][:4]] == [" floor", " bed", " couch", " ground"]
-    assert f["watch"]["rank"] == 31 and S.fmt_prob(f["watch"]["prob"]) == "0.4%"
+    assert f["watch"]["rank"] == 31 and N.fmt_prob(f["watch"]["prob"]) == "0.4%"
     assert "#31" in build_scene(cat, "04", "Softmax", draw=False).built_texts
     pak = extract.extract("The capital of Pakistan is", real_weights, root=bundle_root, log=lambda m: None)
     f = ch04_facts.vote_facts(pak)
     assert f["n_p"] == 1065
-    stats = [(S.fmt_prob(t["top"]), round(t["entropy"], 2)) for t in f["temps"]]
+    stats = [(N.fmt_prob(t["top"]), round(t["entropy"], 2)) for t in f["temps"]]
     assert stats == [("93.4%", 0.32), ("10.0%", 5.74), ("0.6%", 9.32)]

@@ -18,6 +18,7 @@ from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_
                         decode_step_flops, forward_ledger, generation_flops, human, kv_cache_bytes,
                         kv_cache_numbers_per_token)
 from scenes import style as S
+from words import numbers as N
 from scenes.widgets import token_window
 
 
@@ -100,8 +101,8 @@ def test_mask_off_scene_shows_both_grids_and_holds_the_meter(which, request):
     rows = token_window(b.T)
     for r in rows:
         for c in rows:
-            assert S.fmt_pct(f["causal"][r, c]) in texts
-            assert S.fmt_pct(f["full"][r, c]) in texts
+            assert N.fmt_pct(f["causal"][r, c]) in texts
+            assert N.fmt_pct(f["full"][r, c]) in texts
         assert f"{100 * f['row_change'][r]:.1f} pts" in texts
     assert f"{len(f['changed'])} of {b.T} rows change" + (
         f"  ·  showing the last {len(rows)} of {b.T} tokens" if len(rows) < b.T else "") in texts
@@ -148,7 +149,7 @@ def test_loop_scene_shows_each_step_and_the_meter_adds_full_passes(tiny_bundle):
     texts = set(scene.built_texts)
     for s in f["steps"]:
         assert S.show_token(s["text"]) in texts
-        assert S.fmt_prob(s["prob"]) in texts
+        assert N.fmt_prob(s["prob"]) in texts
         assert f"over {s['context']} tokens" in texts
     for s in f["steps"][1:]:
         assert f"+{forward_ledger(shape_of(b), s['context']).total:,}" in texts
@@ -231,9 +232,9 @@ def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle)
     lines = script.chapter_lines("06", b, b.ledger())
     texts = set(build(b, "06", "Square").built_texts) | set(build(b, "06", "Scale").built_texts)
     for key, line in (("prefill_per_param", "prefill"), ("decode_per_param", "decode")):
-        assert f"{S.fmt_ratio(f[key])} FLOPs per weight fetched" in texts
+        assert f"{N.fmt_ratio(f[key])} FLOPs per weight fetched" in texts
         spoken = lines[line]
-        assert f"about {S.fmt_ratio(f[key])} for every weight" in spoken or f"only {S.fmt_ratio(f[key])} per" in spoken
+        assert f"about {N.fmt_ratio(f[key])} for every weight" in spoken or f"only {N.fmt_ratio(f[key])} per" in spoken
     assert f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token" in texts
     assert f"That is {f['gpt3_ratio']:,.0f} times the bill" in lines["gpt3"]
-    assert f"about {S.fmt_ratio(f['steps'][1]['saving'])} times less" in lines["cached_step"]
+    assert f"about {N.fmt_ratio(f['steps'][1]['saving'])} times less" in lines["cached_step"]

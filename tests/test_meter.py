@@ -19,6 +19,7 @@ from data.bundle import Bundle
 from data.flops import GPT2_SMALL, forward_ledger, parameter_counts
 from scenes import meter as M
 from scenes import style as S
+from words import numbers as N
 from scenes import text as TX
 from scenes.registry import chapters, scenes_of
 
@@ -57,7 +58,7 @@ def test_every_scenes_meter_fits_the_films_largest_total(T):
     loop = sum(forward_ledger(GPT2_SMALL, T + i).total for i in range(N_GENERATE))   # chapter 06, no cache
     widest = max(one_pass, loop)
     if T == 64:
-        assert len(S.fmt_int(one_pass)) == 14     # the case a fixed 13 slots could not show
+        assert len(N.fmt_int(one_pass)) == 14     # the case a fixed 13 slots could not show
     places = set()
     for chapter, name, scene, meter in scene_meters(b):
         where = f"{chapter} {name}"

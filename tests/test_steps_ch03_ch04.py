@@ -17,7 +17,7 @@ from tests.helpers import build_scene
 from tests.helpers import assert_picture_follows_words, holds
 from data import bundle as bundle_io
 from data.facts import ch04 as ch04_facts
-from scenes import style as S
+from words import numbers as N
 
 SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
           ("04", "LastRow"), ("04", "Softmax"), ("04", "Shaping"), ("04", "Pick")]
@@ -57,7 +57,7 @@ def sharp_bundle(tiny_bundle, tmp_path_factory):
 
 def test_sharp_bundle_takes_the_rare_paths(sharp_bundle):
     f = ch04_facts.vote_facts(sharp_bundle)
-    assert S.fmt_prob(f["top"][0]["prob"]) == "100.0%"
+    assert N.fmt_prob(f["top"][0]["prob"]) == "100.0%"
     assert f["n_p"] == 1
 
 

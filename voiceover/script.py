@@ -1,19 +1,20 @@
-"""Narration as data: per chapter, ordered lines keyed by beat, templated from the bundle.
+"""Narration as data: per chapter, the lines of the catalog (words/catalogs/<lang>/chNN.po), in
+order, filled with values computed from the bundle.
 
-A chapter's script module (voiceover/scripts/chNN.py) defines
-    LINES:  list of Line(beat, text, synthetic=None)
-    values(bundle, ledger) -> dict of the values its templates name
-Templates use str.format fields; a field the values lack fails loudly.
-`synthetic` is the honest variant used when the bundle's weights are random.
+A line's id is `chNN-<beat>` (its wording for random weights `chNN-<beat>.synthetic`); the beats a
+chapter speaks are its English catalog's line ids, in catalog order. A chapter's script module
+(voiceover/scripts/chNN.py) holds only
+    values(bundle, ledger, words) -> dict of the values its lines name
+each a string formatted by words/numbers.py (or a whole number). A name a line uses that the
+values lack fails loudly, naming the line.
 """
 from __future__ import annotations
 
 import importlib
 import re
-import string
-from dataclasses import dataclass
 
-from data.chapters import titles
+from words.catalog import SYNTHETIC, Words, english
+from words.markup import Filled
 
 WORDS_PER_SECOND = 2.6   # an unhurried narrator; used to time the silent ('none') voice
 
@@ -22,52 +23,45 @@ class ScriptError(RuntimeError):
     pass
 
 
-@dataclass(frozen=True)
-class Line:
-    beat: str
-    text: str
-    synthetic: str | None = None
+def line_id(chapter: str, beat: str) -> str:
+    """The id a line is known by: its catalog id, and the name of its recorded clip ('<id>.wav')."""
+    return f"ch{chapter}-{beat}"
 
 
-def _fields(template: str) -> set[str]:
-    return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(template) if f}
+def beats(chapter: str) -> list[str]:
+    """The beats chapter `chapter` narrates, in catalog order (the title line first)."""
+    prefix = f"ch{chapter}-"
+    out = [mid[len(prefix):] for mid in english() if mid.startswith(prefix) and not mid.endswith(SYNTHETIC)]
+    return (["title"] if "title" not in out else []) + out
 
 
-def render_line(line: Line, values: dict, synthetic: bool) -> str:
-    template = line.synthetic if (synthetic and line.synthetic) else line.text
-    missing = _fields(template) - values.keys()
-    if missing:
-        raise ScriptError(f"narration line {line.beat!r} names {sorted(missing)}, which the bundle "
-                          f"does not provide (available: {sorted(values)})")
-    return template.format(**values)
-
-
-def chapter_lines(chapter: str, bundle, ledger) -> dict[str, str]:
-    """beat -> spoken text for one chapter, rendered against a bundle.
-
-    Every chapter also gets a "title" line, read over its title card, unless its script
-    writes its own.
-    """
+def chapter_values(chapter: str, bundle, ledger, words: Words) -> dict:
     module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
-    values = module.values(bundle, ledger)
+    return module.values(bundle, ledger, words)
+
+
+def chapter_lines(chapter: str, bundle, ledger, words: Words) -> dict[str, Filled]:
+    """beat -> the line as spoken (text and markers), for one chapter, language and bundle.
+
+    Every chapter also gets a "title" line, read over its title card, unless its catalog
+    writes its own (chNN-title)."""
+    values = chapter_values(chapter, bundle, ledger, words)
     out = {}
-    for line in module.LINES:
-        if line.beat in out:
-            raise ScriptError(f"chapter {chapter} has two lines for beat {line.beat!r}")
-        out[line.beat] = render_line(line, values, bundle.synthetic)
-    title = titles().get(chapter)
-    if title and "title" not in out:
-        out = {"title": f"Chapter {int(chapter)}: {title}.", **out}
+    for beat in beats(chapter):
+        mid = line_id(chapter, beat)
+        if beat == "title" and not words.has(mid):
+            title = words.text(f"chapter-{chapter}")
+            out[beat] = words.line("film:title-line", {"number": int(chapter), "title": title})
+        else:
+            try:
+                out[beat] = words.line(mid, values, bundle.synthetic)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ScriptError(f"{words.lang}: line {mid}: {exc}") from None
     return out
 
 
 def estimated_seconds(text: str) -> float:
     return max(1.5, len(text.split()) / WORDS_PER_SECOND + 0.4)
-
-
-def line_id(chapter: str, beat: str) -> str:
-    """The id a line is known by outside the scripts: recorded clips are named '<id>.wav'."""
-    return f"ch{chapter}-{beat}"
 
 
 _SENTENCE_END = re.compile(r"([.!?…][\"”’)]*)\s+(?=[\"“‘(]?[A-Z0-9])")

@@ -1,0 +1,250 @@
+"""The film's words: gettext PO catalogs, one per chapter (chNN.po) plus film.po, per language.
+
+    words/catalogs/en/ch02.po     the source catalog: msgctxt is the message's id, msgid its English
+    words/catalogs/<lang>/*.po    a translation: the same ids, msgstr in that language
+    qps                           generated from English (words/pseudo.py), never stored
+
+Ids: a narration line is `chNN-<beat>` (recorded clips are named by it), its wording for random
+weights `chNN-<beat>.synthetic`; words on screen are `chNN:<name>`; film-wide words (furniture,
+titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`.
+
+`Words.load(lang, script)` is one language with a lecturer's own words (`--script FILE.po`) on
+top. Every message is checked against English before anything renders: the same {placeholders}
+and the same <bookmark mark="..."/> markers (words/markup.py), and no id English lacks.
+"""
+from __future__ import annotations
+
+import gettext
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import polib
+
+from words import markup
+
+CATALOGS = Path(__file__).resolve().parent / "catalogs"
+SOURCE = "en"
+PSEUDO = "qps"
+SYNTHETIC = ".synthetic"        # suffix of a line's wording for random weights
+
+
+class CatalogError(ValueError):
+    """A catalog or script that cannot be used; the message names the language, ids and names."""
+
+    def __init__(self, problems: list[str], where: str = ""):
+        self.problems = problems
+        head = f"{len(problems)} problem(s) in {where}" if where else f"{len(problems)} catalog problem(s)"
+        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in problems))
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    forms: tuple[str, ...]      # one template; or the plural forms, in the language's order
+    english: str = ""           # the msgid the message was written against (translations)
+    note: str = ""              # the comment for translators
+
+
+def plural_rule(header: str | None):
+    """n -> index of the plural form, from a PO header's Plural-Forms (English's n != 1 without)."""
+    expr = "(n != 1)"
+    if header and "plural=" in header:
+        expr = header.split("plural=", 1)[1].strip().rstrip(";")
+    return gettext.c2py(expr)
+
+
+def read_po(path: Path, source: bool) -> tuple[dict[str, Message], str]:
+    """(id -> Message, the Plural-Forms header) of one PO file; `source`: msgid is the text."""
+    try:
+        po = polib.pofile(str(path), encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise CatalogError([f"{path}: not a readable PO file ({exc})"]) from None
+    out: dict[str, Message] = {}
+    problems = []
+    for e in po:
+        if e.obsolete:
+            continue
+        if not e.msgctxt:
+            problems.append(f"{path.name}:{e.linenum}: message {e.msgid[:40]!r} has no msgctxt (its id)")
+            continue
+        if e.msgid_plural:
+            forms = ((e.msgid, e.msgid_plural) if source and not any(e.msgstr_plural.values())
+                     else tuple(e.msgstr_plural[k] for k in sorted(e.msgstr_plural)))
+        else:
+            forms = (e.msgid,) if source and not e.msgstr else (e.msgstr,)
+        if not all(forms) or "fuzzy" in e.flags:
+            continue                    # untranslated (or marked fuzzy): English is used
+        if e.msgctxt in out:
+            problems.append(f"{path.name}:{e.linenum}: {e.msgctxt} is defined twice")
+        out[e.msgctxt] = Message(e.msgctxt, forms, e.msgid, e.comment or "")
+    if problems:
+        raise CatalogError(problems, str(path))
+    return out, po.metadata.get("Plural-Forms", "")
+
+
+@lru_cache(maxsize=16)
+def _catalog(lang: str) -> tuple[dict[str, Message], str]:
+    folder = CATALOGS / lang
+    messages: dict[str, Message] = {}
+    plural = ""
+    for path in sorted(folder.glob("*.po")):
+        found, plural = read_po(path, source=(lang == SOURCE))
+        messages.update(found)
+    return messages, plural
+
+
+def english() -> dict[str, Message]:
+    return _catalog(SOURCE)[0]
+
+
+def languages() -> list[str]:
+    """The languages there are: the stored catalogs and the generated pseudo-language."""
+    stored = sorted(p.name for p in CATALOGS.iterdir() if p.is_dir() and any(p.glob("*.po")))
+    return stored + [PSEUDO]
+
+
+def _compare(where: str, msg: Message, base: Message | None) -> list[str]:
+    """What is wrong with `msg` against the English message `base` (its names must match)."""
+    if base is None:
+        return [f"{where}: {msg.id}: no such message in English (a typo, or an id from another version?)"]
+    problems = []
+    try:
+        want_p = markup.placeholders(base.forms[0]) | markup.placeholders(base.forms[-1])
+        want_m = markup.marks(base.forms[0])
+        for form in msg.forms:
+            have_p, have_m = markup.placeholders(form), markup.marks(form)
+            for kind, have, want in (("placeholder", have_p, want_p), ("marker", set(have_m), set(want_m))):
+                if lack := sorted(want - have):
+                    # a plural form may leave out the number it is chosen by ("one word")
+                    if not (kind == "placeholder" and len(msg.forms) > 1):
+                        problems.append(f"{where}: {msg.id}: lacks {kind}(s) {', '.join(lack)}")
+                if extra := sorted(have - want):
+                    problems.append(f"{where}: {msg.id}: unknown {kind}(s) {', '.join(extra)} "
+                                    f"(English has: {', '.join(sorted(want)) or 'none'})")
+            if len(have_m) != len(set(have_m)):
+                problems.append(f"{where}: {msg.id}: a marker appears twice")
+    except markup.MarkupError as exc:
+        problems.append(f"{where}: {msg.id}: {exc}")
+    return list(dict.fromkeys(problems))
+
+
+def check(messages: dict[str, Message], where: str) -> list[str]:
+    """Every message of a translation or script compared with English (see _compare)."""
+    base = english()
+    return [p for mid, msg in sorted(messages.items()) for p in _compare(where, msg, base.get(mid))]
+
+
+def check_source() -> list[str]:
+    """English's own templates must parse: bare placeholders, well-named markers."""
+    problems = []
+    for mid, msg in sorted(english().items()):
+        for form in msg.forms:
+            try:
+                markup.placeholders(form)
+                markup.marks(form)
+            except markup.MarkupError as exc:
+                problems.append(f"en: {mid}: {exc}")
+    return problems
+
+
+def read_script(path: str | Path) -> dict[str, Message]:
+    """A lecturer's own words (`--script FILE.po`): the messages it gives words for."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise CatalogError([f"{path}: no such file (a PO file whose msgctxt are message ids; "
+                            f"start from a copy of {CATALOGS / SOURCE / 'ch02.po'})"])
+    messages, _ = read_po(path, source=False)
+    return messages
+
+
+def _value(v) -> str:
+    """A value as the template receives it: text as it is, whole numbers as digits."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        raise TypeError("a yes/no value has no words of its own: choose a message instead")
+    if isinstance(v, int) or type(v).__name__.startswith(("int", "uint")):
+        return str(int(v))
+    raise TypeError(f"{type(v).__name__} value {v!r}: format it through words/numbers.py first")
+
+
+@dataclass
+class Words:
+    """One language's words (English beneath, for what it lacks), a lecturer's script on top."""
+    lang: str
+    messages: dict[str, Message]
+    plural: object = None                                  # n -> form index
+    script: Path | None = None
+    overridden: set[str] = field(default_factory=set)      # ids the script changed
+    fallbacks: set[str] = field(default_factory=set)       # ids shown in English for want of a translation
+
+    @classmethod
+    def load(cls, lang: str = SOURCE, script: str | Path | None = None) -> "Words":
+        problems = check_source()
+        if problems:
+            raise CatalogError(problems, "the English catalog")
+        base = english()
+        if lang == SOURCE:
+            messages, rule = dict(base), _catalog(SOURCE)[1]
+        elif lang == PSEUDO:
+            from words.pseudo import pseudo_message   # generated on demand
+            messages, rule = {k: pseudo_message(m) for k, m in base.items()}, _catalog(SOURCE)[1]
+        elif (CATALOGS / lang).is_dir():
+            own, rule = _catalog(lang)
+            problems = check(own, lang)
+            if problems:
+                raise CatalogError(problems, f"the {lang} catalog")
+            messages = {**base, **own}
+        else:
+            raise CatalogError([f"no catalog for language {lang!r}; there are: {', '.join(languages())}"])
+        words = cls(lang, messages, plural_rule(rule))
+        words.fallbacks = set(base) - set(messages if lang in (SOURCE, PSEUDO) else _catalog(lang)[0])
+        if script is not None:
+            own = read_script(script)
+            problems = check(own, str(script))
+            if problems:
+                raise CatalogError(problems, str(script))
+            words.script = Path(script).expanduser().resolve()
+            words.overridden = {k for k, m in own.items() if m.forms != messages.get(k, m).forms}
+            words.messages.update(own)
+        return words
+
+    # -- looking up ----------------------------------------------------------------
+    def has(self, mid: str) -> bool:
+        return mid in self.messages
+
+    def template(self, mid: str, count: int | None = None) -> str:
+        msg = self.messages.get(mid)
+        if msg is None:
+            raise CatalogError([f"{self.lang}: no message {mid} (add it to words/catalogs/{SOURCE}/"
+                                f"{mid.split(':')[0].split('-')[0] if mid.startswith('ch') else 'film'}.po)"])
+        if len(msg.forms) == 1:
+            return msg.forms[0]
+        if count is None:
+            raise CatalogError([f"{self.lang}: {mid} has plural forms: give count="])
+        return msg.forms[min(int(self.plural(int(count))), len(msg.forms) - 1)]
+
+    def _values(self, mid: str, template: str, values: dict) -> dict:
+        missing = markup.placeholders(template) - values.keys()
+        if missing:
+            raise CatalogError([f"{self.lang}: {mid} names {', '.join(sorted(missing))}, which the "
+                                f"caller does not provide (it gives: {', '.join(sorted(values)) or 'nothing'})"])
+        return {k: _value(v) for k, v in values.items()}
+
+    def line(self, mid: str, values: dict, synthetic: bool = False) -> markup.Filled:
+        """A narration line with its values in; its wording for random weights when there is one."""
+        if synthetic and self.has(mid + SYNTHETIC):
+            mid = mid + SYNTHETIC
+        template = self.template(mid)
+        return markup.fill(template, self._values(mid, template, values))
+
+    def text(self, mid: str, count: int | None = None, **values) -> str:
+        """Words for the screen (or any one-piece text): the message with its values in, its line
+        breaks kept; `count` chooses the plural form (and fills {n} unless given)."""
+        if count is not None:
+            values.setdefault("n", count)
+        template = self.template(mid, count)
+        if markup.marks(template):
+            raise CatalogError([f"{self.lang}: {mid} is shown, not spoken: it cannot hold markers"])
+        return template.format(**self._values(mid, template, values))

@@ -1,0 +1,114 @@
+"""Numbers as the film writes and says them: the one formatting layer.
+
+Every number on screen or in the narration is formatted here (scenes call the screen forms,
+narration scripts the spoken ones), so a locale changes them in one place. The spoken forms
+take their words ("million", "percent", quotes) from the catalog (`words`: a words.Words).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from words.catalog import Words
+
+
+# -- on screen -------------------------------------------------------------------------
+def fmt_signed(x: float, decimals: int) -> str:
+    """Fixed decimals with a real minus sign; -inf as −∞; no "−0.00" for values that round to zero."""
+    if np.isneginf(x):
+        return "−∞"
+    text = f"{x:.{decimals}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    return text.replace("-", "−")
+
+
+def fmt_pct(p: float, decimals: int = 1) -> str:
+    return f"{100 * p:.{decimals}f}%"
+
+
+def prob_decimals(probs) -> int | None:
+    """Decimals for a column of percentages: 1, or enough that the smallest keeps 2 significant digits;
+    None (format each value on its own) when the column spans more than two orders of magnitude."""
+    pcts = [100 * float(p) for p in probs if p > 0]
+    small, big = min(pcts, default=100.0), max(pcts, default=100.0)
+    if small >= 0.05:
+        return 1
+    if big / small > 100 or small < 1e-4:
+        return None
+    return int(max(1, -np.floor(np.log10(small)) + 1))
+
+
+def fmt_prob(p: float, decimals: int | None = None) -> str:
+    """A probability as a percentage: 1 decimal, or 2 significant digits when that would read 0.0%
+    (random weights spread the vote so thin that every candidate is a few thousandths of a percent).
+    `decimals` fixes the decimals, for a column (see prob_decimals)."""
+    pct = 100 * float(p)
+    if decimals is not None:
+        return f"{pct:.{decimals}f}%"
+    if pct >= 0.05 or pct == 0:
+        return f"{pct:.1f}%"
+    if pct < 1e-4:
+        return "<0.0001%"
+    return f"{pct:.2g}%"
+
+
+def fmt_int(n: int) -> str:
+    """A whole number with group separators: 50,257."""
+    return f"{n:,}"
+
+
+def fmt_ratio(x: float) -> str:
+    """A ratio such as characters per token: one decimal."""
+    return f"{x:.1f}"
+
+
+def fmt_cos(c: float) -> str:
+    """A cosine similarity: two decimals, with a real minus sign."""
+    return f"{c:.2f}".replace("-", "−")
+
+
+def fmt_fixed(x: float, decimals: int) -> str:
+    """Fixed decimals, as they are (a '-' for negatives): 0.125 -> '0.13' at 2."""
+    return f"{x:.{decimals}f}"
+
+
+def fmt_general(x: float, digits: int = 6) -> str:
+    """Shortest form up to `digits` significant digits: 8.0 -> '8', 0.125 -> '0.125'."""
+    return f"{x:.{digits}g}"
+
+
+# -- spoken ------------------------------------------------------------------------------
+_LARGE = (("trillion", 1e12), ("billion", 1e9), ("million", 1e6))
+
+
+def spoken_count(n: int, words: Words) -> str:
+    """23669760 -> '23.7 million'; small numbers stay exact with separators."""
+    for unit, size in _LARGE:
+        if abs(n) >= size:
+            return words.text(f"film:number-{unit}", value=f"{n / size:.3g}")
+    return fmt_int(n)
+
+
+def spoken_pct(p: float, words: Words) -> str:
+    """0.412 -> '41.2 percent'."""
+    return words.text("film:number-percent", value=f"{100 * p:.1f}")
+
+
+def spoken_prob(p: float, words: Words) -> str:
+    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
+    pct = 100 * p
+    value = f"{pct:.1f}" if pct >= 0.05 or pct == 0 else f"{pct:.2g}"
+    return words.text("film:number-percent", value=value)
+
+
+def spoken_signed(x: float, decimals: int, words: Words) -> str:
+    """-0.12 -> 'minus 0.12' (fixed decimals)."""
+    text = f"{x:.{decimals}f}"
+    if text.startswith("-"):
+        return words.text("film:number-negative", value=text[1:])
+    return text
+
+
+def spoken_token(text: str, words: Words) -> str:
+    """A token quoted for speech and captions: ' the' -> '“the”'."""
+    return words.text("film:quoted", token=text.strip() or text)
