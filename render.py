@@ -34,11 +34,13 @@ from rich.table import Table  # noqa: E402
 from data import tokenizer  # noqa: E402
 from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
+from data.files import write_text  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
 from film import batch, build, executors, request  # noqa: E402
 from film import clips as film_clips  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
+from words import catalog  # noqa: E402
 
 
 class UserError(Exception):
@@ -74,8 +76,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
     what.add_argument("--batch", type=Path, metavar="COURSE.toml",
                       help="render every [[job]] of a manifest (examples/course.toml; film/batch.py)")
+    what.add_argument("--list-languages", action="store_true",
+                      help="list the languages there are catalogs for, with how complete each is")
+    what.add_argument("--check-script", type=Path, metavar="FILE.po",
+                      help="check a file of your own words (see --script) against the catalog; nothing renders")
     request.add_arguments(p)       # every option of a render, declared once in film/request.py
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
+    p.add_argument("--script-sheet", type=Path, metavar="FILE.txt",
+                   help="with --chapter/--all: write what a narrator reads (every line with its id, in order, "
+                        "for this prompt and language) and render nothing")
     args = p.parse_args(_text_values(list(sys.argv[1:] if argv is None else argv), p))
     args.from_env = set()          # the options filled from the user's defaults below, not typed
     for o in request.OPTIONS:      # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
@@ -129,7 +138,7 @@ def os_error_line(exc: OSError, out: Path | None) -> str:
 
 # failures the user can act on: their message is the line shown (what, where, what to do)
 EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError, request.RequestError,
-            film_clips.ClipError)
+            film_clips.ClipError, catalog.CatalogError, script.ScriptError)
 
 
 def failure_line(exc: Exception, out: Path | None) -> str | None:
@@ -230,16 +239,67 @@ def say_voice(req: request.Request, console):
     console.print(f"voice: {req.service.describe()}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
 
 
-def check_recordings(service, chapters_todo: list[str], bundle):
-    """With recorded clips: list every missing one before anything renders."""
+def spoken_lines(req: request.Request, bundle) -> list[tuple[str, object]]:
+    """(line id, line as spoken) of the request's chapters, in film order."""
+    ledger = bundle.ledger()
+    return [(script.line_id(c, beat), line) for c in req.chapters
+            for beat, line in script.chapter_lines(c, bundle, ledger, req.words).items()]
+
+
+def check_recordings(req: request.Request, bundle, console):
+    """With recorded clips: every missing one listed, and every clip aligned against its text,
+    before anything renders (a clip that is not a reading of its line is named by its id)."""
+    service = req.service
     if not isinstance(service, services.RecordedService):
         return
-    ledger = bundle.ledger()
-    wanted = [(script.line_id(c, beat), text) for c in chapters_todo
-              for beat, text in script.chapter_lines(c, bundle, ledger).items()]
-    missing = service.missing(wanted)
+    lines = spoken_lines(req, bundle)
+    missing = service.missing([(lid, line.text) for lid, line in lines])
     if missing:
         raise UserError(str(services.MissingClips(service.folder, missing)))
+    with console.status(f"aligning {len(lines)} recorded lines with their text …"):
+        problems = service.check([(lid, line.text, list(line.marks)) for lid, line in lines], req.lang)
+    if problems:
+        raise UserError(f"{len(problems)} recording(s) in {service.folder} do not match their lines; nothing "
+                        "rendered:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def write_script_sheet(req: request.Request, bundle, path: Path) -> Path:
+    """What a narrator reads: every line with its id (= the clip's file name), in order."""
+    lines = spoken_lines(req, bundle)
+    head = [f"# onepass narration, {len(lines)} lines, language {req.lang}, prompt {bundle.prompt!r}",
+            "# record each line as <id>.wav (or .flac/.mp3/.ogg/.m4a) in one folder; render with "
+            "--voice recorded:FOLDER", ""]
+    body = [f"{lid}\n{line.text}\n" for lid, line in lines]
+    write_text(path, "\n".join(head + body))
+    return path
+
+
+def list_languages() -> int:
+    english = catalog.english()
+    for lang in catalog.languages():
+        if lang == catalog.SOURCE:
+            note = f"{len(english)} messages (the source)"
+        elif lang == catalog.PSEUDO:
+            note = "generated from English: every message, lengthened and accented"
+        else:
+            words = catalog.Words.load(lang)
+            have = words.messages.keys() - words.fallbacks
+            note = f"{len(have & english.keys())} of {len(english)} messages translated"
+        print(f"{lang:5} {note}")
+    return 0
+
+
+def check_script(path: Path, lang: str) -> int:
+    """--check-script: what a lecturer's file changes, or every problem in it."""
+    try:
+        words = catalog.Words.load(lang, path)
+    except catalog.CatalogError as exc:
+        raise UserError(str(exc)) from None
+    own = catalog.read_script(path)
+    print(f"{path}: {len(own)} message(s), {len(words.overridden)} different from the {lang} catalog; no problems")
+    for mid in sorted(words.overridden):
+        print(f"  {mid}")
+    return 0
 
 
 def narration_report(report: dict, cue_lists: list[list[dict]], service, console):
@@ -279,6 +339,10 @@ def main(argv=None) -> int:
             return 0
         if args.batch:
             return render_batch(args, console)
+        if args.list_languages:
+            return list_languages()
+        if args.check_script:
+            return check_script(args.check_script, args.lang or "en")
         req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
         if req.chapters:
             check_tools()
@@ -291,7 +355,12 @@ def main(argv=None) -> int:
             return 0
         if bundle.synthetic:
             console.print("[yellow]synthetic weights: every frame is marked; predictions are not GPT-2's[/yellow]")
-        check_recordings(req.service, req.chapters, bundle)
+        if args.script_sheet:
+            if not req.chapters:
+                raise UserError("--script-sheet needs the chapters to list: --chapter NN or --all")
+            console.print(f"[green]wrote[/green] {escape(str(write_script_sheet(req, bundle, args.script_sheet)))}")
+            return 0
+        check_recordings(req, bundle, console)
         for path in render_chapters(req, bundle, console):
             console.print(f"[green]wrote[/green] {escape(str(path))}")
         return 0

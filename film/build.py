@@ -51,7 +51,7 @@ def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> 
     """Render `chapters` from `bundle`: scenes in parallel (cached), each chapter joined when its
     scenes are done. Raises PipelineError."""
     o = options or BuildOptions()
-    dest = destination(o.out, bundle, o.quality)
+    dest = destination(o.out, bundle, o.quality, o.lang)
     plans = plan(chapters, bundle, o)
     log = o.log or (lambda line: print(line, file=sys.stderr))
     with _TermAsInterrupt(), FolderLock(dest, on_wait=log):
@@ -101,7 +101,7 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
 
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,
             log: Callable[[str], None]) -> list[ChapterResult]:
-    titles = o.chapter_titles()
+    titles, shown = o.chapter_titles(), o.shown_titles()
     voiced = o.is_voiced
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)
@@ -111,7 +111,7 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
     except (OSError, ValueError):
         timings = {}
     progress = o.progress
-    tasks = {c: progress.add_task(f"chapter {c}: {titles[c]}", total=len(plans[c])) for c in chapters} \
+    tasks = {c: progress.add_task(f"chapter {c}: {shown[c]}", total=len(plans[c])) for c in chapters} \
         if progress is not None else {}
 
     def known(r: SceneResult):
@@ -137,14 +137,16 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
     # process to finish is a short one
     todo.sort(key=lambda j: -timings.get(j.label, float("inf")))
 
-    runner = Runner(bundle.path, o.quality, o.voice_spec, o.env, o.command)
+    runner = Runner(bundle.path, o.quality, o.voice_spec, o.env, o.command, lang=o.lang,
+                    script=o.words.script if o.words is not None else None)
     chapter_results: dict[str, ChapterResult] = {}
     failure: PipelineError | None = None
 
     def finish_chapter(c: str):
         try:
+            band = o.language.text("film:heading", chapter=c, title=shown[c]) if o.titles is None else None
             chapter_results[c] = join_chapter(c, titles[c], results[c], dest, voiced, force=o.force,
-                                              burn_captions=o.burn_captions)
+                                              burn_captions=o.burn_captions, shown_title=shown[c], band=band)
         except subprocess.CalledProcessError as exc:
             raise PipelineError(f"joining chapter {c} failed: {' '.join(map(str, exc.cmd))[:300]} "
                                 f"exited with {exc.returncode}") from None

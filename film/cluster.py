@@ -126,7 +126,8 @@ class DaskExecutor(Executor):
         if runner.command is not None:
             raise PipelineError("a custom render command cannot run on a dask cluster")
         request = {"chapter": job.chapter, "scene": job.scene, "index": job.index, "key": job.key,
-                   "name": job.stem.name, "quality": runner.quality, "voice": runner.voice,
+                   "name": job.stem.name, "quality": runner.quality, "voice": runner.voice, "lang": runner.lang,
+                   "script": runner.script.read_text(encoding="utf-8") if runner.script else None,
                    "env": {k: runner.env.get(k) for k in THREAD_VARS}}
         out = Handle(lambda: self._cancel(out))
         out.attempt = 0
@@ -294,7 +295,12 @@ def render_task(request: dict, bundle_files: dict[str, bytes]) -> dict:
         job = SceneJob(request["chapter"], request["scene"], request["index"], request["key"],
                        Path(tmp) / request["name"])
         # the worker's own environment with the client's thread settings: process settings only
-        runner = Runner(bundle, request["quality"], request["voice"], child_env(settings=request.get("env")))
+        script = None
+        if request.get("script") is not None:         # a lecturer's words travel as text
+            script = Path(tmp) / "script.po"
+            script.write_text(request["script"], encoding="utf-8")
+        runner = Runner(bundle, request["quality"], request["voice"], child_env(settings=request.get("env")),
+                        lang=request.get("lang", "en"), script=script)
         for hook in list(BEFORE_RENDER):
             hook(runner)
         r = runner.run(job)

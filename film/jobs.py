@@ -18,13 +18,14 @@ from data.bundle import sha256_file, slug
 from data.chapters import CHAPTERS, titles
 from film import keys
 from voiceover import script
+from words.catalog import SOURCE, Words
 
 KEEP_VARIANTS = 3        # cached renders kept per scene (older keys are deleted)
 
 
-def chapter_lines(chapter: str, bundle) -> dict[str, str]:
-    """beat -> the line as spoken for this bundle (voiceover/scripts/chNN.py)."""
-    return script.chapter_lines(chapter, bundle, bundle.ledger())
+def chapter_lines(chapter: str, bundle, words: Words | None = None) -> dict:
+    """beat -> the line as spoken for this bundle and language (words.markup.Filled)."""
+    return script.chapter_lines(chapter, bundle, bundle.ledger(), words or Words.load())
 
 
 @dataclass
@@ -52,12 +53,35 @@ class BuildOptions:
     titles: dict[str, str] | None = None                   # chapter -> title
     modules: dict[str, str] | None = None                  # chapter -> chapter module
     root: Path = keys.ROOT                                  # the project folder modules are read from
-    lines_of: Callable[[str, object], dict[str, str]] = chapter_lines   # (chapter, bundle) -> its lines
+    lines_of: Callable[..., dict] | None = None   # (chapter, bundle) -> its lines (None: the catalog's, in `words`)
     command: Callable[[SceneJob, Path], list[str]] | None = None       # (job, cues path) -> the argv that
                                                                         # renders it (None: film.render_job)
+    words: Words | None = None       # the language and a lecturer's script (words/catalog.py; None: English)
+
+    @property
+    def language(self) -> Words:
+        if self.words is None:
+            self.words = Words.load()
+        return self.words
+
+    @property
+    def lang(self) -> str:
+        return self.words.lang if self.words is not None else SOURCE
 
     def chapter_titles(self) -> dict[str, str]:
+        """chapter -> the title its files are named by (data/chapters.py: the same in every language)."""
         return self.titles if self.titles is not None else titles()
+
+    def shown_titles(self) -> dict[str, str]:
+        """chapter -> its title as the viewer reads it, in the film's language."""
+        if self.titles is not None:
+            return self.titles
+        return {c: self.language.text(f"chapter-{c}") for c in titles()}
+
+    def chapter_lines(self, chapter: str, bundle) -> dict:
+        if self.lines_of is not None:
+            return self.lines_of(chapter, bundle)
+        return chapter_lines(chapter, bundle, self.language)
 
     def chapter_module(self, chapter: str) -> str:
         return self.modules[chapter] if self.modules is not None else CHAPTERS[chapter].module
@@ -167,8 +191,11 @@ def output_name(bundle) -> str:
     return f"{slug(bundle.prompt)}-{digest.hexdigest()[:8]}"
 
 
-def destination(out: Path, bundle, quality: str) -> Path:
-    return Path(out) / output_name(bundle) / quality
+def destination(out: Path, bundle, quality: str, lang: str = SOURCE) -> Path:
+    """Where a build's files go: `<out>/<prompt slug>-<hash8>/<quality>`, with the language as a
+    folder of its own for any language but English (`.../es/low`), so languages never mix."""
+    base = Path(out) / output_name(bundle)
+    return (base if lang == SOURCE else base / lang) / quality
 
 
 def chapter_file(chapter: str, title: str) -> str:
@@ -180,7 +207,7 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
     scenes imported: their sources are read as syntax trees)."""
     o = options
     titles = o.chapter_titles()
-    work = destination(o.out, bundle, o.quality) / ".scenes"
+    work = destination(o.out, bundle, o.quality, o.lang) / ".scenes"
     bundle_id, versions = keys.bundle_identity(bundle), keys.tool_versions()
     jobs: dict[str, list[SceneJob]] = {}
     for chapter in chapters:
@@ -192,12 +219,14 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
         deps = {name: keys.code_fingerprint(p, name, o.root) for name, p in sorted(dep_paths.items())
                 if name != src.module}
         shared = keys.shared_beats({n: p for n, p in dep_paths.items() if n != src.module}, o.root)
-        line_keys = keys.voice_line_keys(chapter, o.lines_of(chapter, bundle), o.voice)
+        line_keys = keys.voice_line_keys(chapter, o.chapter_lines(chapter, bundle), o.voice)
         name = chapter_file(chapter, titles[chapter])
         jobs[chapter] = [
             SceneJob(chapter, scene, i, key := keys.scene_key(bundle_id=bundle_id, quality=o.quality, chapter=chapter,
                                                               scene=scene, src=src, deps=deps, line_keys=line_keys,
-                                                              versions=versions, shared=shared),
+                                                              versions=versions, shared=shared,
+                                                              screen=keys.screen_words(src, scene, chapter, o.language,
+                                                                                       dep_paths, o.root)),
                      work / f"{name}-{scene}.{key[:16]}")
             for i, scene in enumerate(src.scenes)]
     return jobs

@@ -115,15 +115,21 @@ def join_failed(chapter: str, final: Path, results: list[SceneResult], exc: Exce
 
 
 def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Path, voiced: bool,
-                 force: bool = False, burn_captions: bool = False) -> ChapterResult:
+                 force: bool = False, burn_captions: bool = False, shown_title: str | None = None,
+                 band: str | None = None) -> ChapterResult:
     """Join a chapter's scenes, write captions (burnt in too if asked) and a thumbnail; skipped
     when the joined files were made from exactly these scene renders.
+
+    `title` names the files; `shown_title` is the title a viewer reads (the film's language;
+    default `title`), `band` the thumbnail's title band (default "NN · title").
 
     Everything is written to unique temporary names beside the final files and checked (frame
     count equals the scenes' sum, every frame decodes, ffmpeg reported no error) before the
     MP4, its captions and its thumbnail replace the old ones, together. A failed check leaves
     the old files as they were and names the damaged scene."""
     final = dest / f"{chapter_file(chapter, title)}.mp4"
+    band = band or f"{chapter} · {shown_title or title}"
+    title = shown_title or title
     stamp_path = dest / ".scenes" / f"{final.stem}.join.json"
     keys = [r.job.key for r in results]
     sidecars = [final.with_suffix(".srt"), final.with_suffix(".vtt"), final.with_suffix(".png")]
@@ -132,7 +138,7 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
     except (OSError, ValueError):
         stamp = {}
     if (not force and stamp.get("keys") == keys and stamp.get("voiced") == voiced
-            and stamp.get("burnt", False) == burn_captions and all(p.exists() for p in [final, *sidecars])
+            and stamp.get("burnt", False) == burn_captions and stamp.get("band", band) == band and all(p.exists() for p in [final, *sidecars])
             and stamp.get("size") == final.stat().st_size and stamp.get("sha256") == sha256_file(final)):
         return ChapterResult(chapter, title, final, results, joined=False, report=stamp.get("report", {}))
     t0 = time.perf_counter()
@@ -153,7 +159,7 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
             total = sum(durations)
             at = settled_moment(cue_lists, durations)
             thumbnail(tmp[final], tmp[sidecars[2]], at=min(total * 0.4 if at is None else at, total - 0.1),
-                      title=f"{chapter} · {title}")
+                      title=band)
         except MediaError as exc:
             raise join_failed(chapter, final, results, exc) from None
         replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last
@@ -161,7 +167,8 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
         discard(*tmp.values())
     report = {k: v for k, v in dict(report).items() if isinstance(v, (int, float, str, list, dict, type(None)))}
     report.update({"frames": frames, "parts_frames": parts_frames, "seconds": frames / fps})
-    write_json(stamp_path, {"keys": keys, "voiced": voiced, "burnt": burn_captions, "size": final.stat().st_size,
+    write_json(stamp_path, {"keys": keys, "voiced": voiced, "burnt": burn_captions, "band": band,
+                            "size": final.stat().st_size,
                             "sha256": sha256_file(final), "report": report})
     return ChapterResult(chapter, title, final, results, joined=True, join_wall=time.perf_counter() - t0,
                          report=report)
@@ -170,19 +177,23 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
 # ---------------------------------------------------------------------------------------
 # The film: every chapter in one file, with chapter markers
 
-def film_metadata(titles: list[str], durations: list[float]) -> str:
+def _meta_escape(text: str) -> str:
+    return "".join("\\" + ch if ch in "=;#\\\n" else ch for ch in text)   # ffmetadata escaping
+
+
+def film_metadata(titles: list[str], durations: list[float], film_title: str) -> str:
     """An ffmetadata document with one chapter marker per chapter (millisecond timebase)."""
-    lines, start = [";FFMETADATA1", "title=One forward pass of GPT-2 small"], 0.0
+    lines, start = [";FFMETADATA1", f"title={_meta_escape(film_title)}"], 0.0
     for title, length in zip(titles, durations):
         end = start + length
-        safe = "".join("\\" + ch if ch in "=;#\\\n" else ch for ch in title)   # ffmetadata escaping
+        safe = _meta_escape(title)
         lines += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
                   f"title={safe}"]
         start = end
     return "\n".join(lines) + "\n"
 
 
-def join_film(results: list[ChapterResult], dest: Path) -> Path:
+def join_film(results: list[ChapterResult], dest: Path, film_title: str, markers: list[str] | None = None) -> Path:
     """Chapter MP4s -> one film MP4 with chapter markers, plus its captions.
 
     The picture is stream-copied; the audio (when there is any) is re-encoded once across the
@@ -199,7 +210,8 @@ def join_film(results: list[ChapterResult], dest: Path) -> Path:
             with tempfile.TemporaryDirectory(prefix="onepass-film-", dir=dest) as work:
                 listing = write_ffconcat(Path(work) / "parts.txt", parts, durations)
                 meta = Path(work) / "chapters.txt"
-                meta.write_text(film_metadata([f"{r.chapter} · {r.title}" for r in results], durations),
+                meta.write_text(film_metadata(markers or [f"{r.chapter} · {r.title}" for r in results], durations,
+                                              film_title),
                                 encoding="utf-8")
                 audio_args = ["-map", "0:a:0", "-c:a", "aac", "-b:a", mixdown.AAC_BITRATE, "-ar", "48000"] \
                     if has_audio else []

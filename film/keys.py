@@ -11,11 +11,13 @@ A scene's key (`scene_key`) covers:
     style, widgets, data.*, voiceover.*, ...), plus film.render_job (it sets the frame config)
     and the chapter's narration script, each compared as its syntax tree (comments and
     formatting do not count);
-  - the narration lines the scene speaks, as spoken for this bundle, and the voice (the
-    speech service's own per-line key: text, voice, settings, mastering, recorded clip; the
-    text alone without a service, i.e. silent);
+  - the narration lines the scene speaks, as spoken for this bundle and language, with their
+    markers, and the voice (the speech service's own per-line key: text, voice, settings,
+    mastering, recorded clip; the text alone without a service, i.e. silent);
+  - the words it shows (`screen_words`): the catalog messages its code names in `.text("name")`
+    calls, in the film's language, and the film-wide ones;
   - manim's and Python's versions and PIPELINE_VERSION.
-Editing one scene's class or one narration line re-renders that scene only.
+Editing one scene's class, one narration line or one of its words re-renders that scene only.
 
 Conventions the key relies on (a file that breaks one raises PipelineError naming the file
 and line, rather than keying too much or too little):
@@ -43,7 +45,7 @@ from film.errors import PipelineError
 from voiceover.script import line_id
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover")
+LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover", "words")
 PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
 # modules whose code shapes every frame although no chapter module imports them
 ALWAYS = ("film.render_job",)
@@ -307,18 +309,85 @@ def tool_versions() -> dict:
             "pipeline": PIPELINE_VERSION}
 
 
-def voice_line_keys(chapter: str, lines: dict[str, str], service=None) -> dict[str, object]:
+def voice_line_keys(chapter: str, lines: dict, service=None) -> dict[str, object]:
     """beat -> what the spoken line depends on: the speech service's own cache key (text, voice,
-    settings, mastering, recorded clip); without a service (silent), the text."""
-    if service is not None:
-        return {beat: service.cache_key(" ".join(text.split()), line_id(chapter, beat))
-                for beat, text in lines.items()}
-    return {beat: {"text": text, "voice": None} for beat, text in lines.items()}
+    settings, mastering, recorded clip); without a service (silent), the text; and where its
+    markers are (they move the picture). A line is a words.markup.Filled (or plain text)."""
+    out = {}
+    for beat, line in lines.items():
+        text, marks = getattr(line, "text", line), [list(m) for m in getattr(line, "marks", ())]
+        key = (service.cache_key(" ".join(text.split()), line_id(chapter, beat), marks) if service is not None
+               else {"text": text, "voice": None})
+        out[beat] = {"speech": key, "marks": marks} if marks else key
+    return out
+
+
+def _text_names(nodes: list[ast.AST]) -> tuple[list[str], bool]:
+    """The message names these statements show: the literal first arguments of `.text("name", ...)`
+    calls (loops over literal tuples count, as for beats), and whether any name is not literal."""
+    names: list[str] = []
+    dynamic = False
+
+    def visit(node: ast.AST, env: dict[str, list[str]]):
+        nonlocal dynamic
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            inner = {**env, **_loop_bindings(node)}
+            for child in node.body:
+                visit(child, inner)
+            for child in [node.target, node.iter, *node.orelse]:
+                visit(child, env)
+            return
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text" \
+                and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                names.append(arg.value)
+            elif isinstance(arg, ast.Name) and arg.id in env:
+                names.extend(env[arg.id])
+            else:
+                dynamic = True
+        for child in ast.iter_child_nodes(node):
+            visit(child, env)
+
+    for top in nodes:
+        visit(top, {})
+    return list(dict.fromkeys(names)), dynamic
+
+
+def screen_words(src: ChapterSource, scene: str, chapter: str, words, deps: dict[str, Path],
+                 root: Path = ROOT) -> dict[str, list[str]]:
+    """message id -> its templates, for every message the scene can show: the names its class (and
+    its chapter module's shared code, and shared scene modules) pass to `.text(...)`, as ids of its
+    chapter (`chNN:name`) or film-wide (`film:...`), plus every film-wide message and chapter title
+    (the furniture). A name no catalog has is refused here, before anything renders; a scene that
+    builds a name at run time depends on all of its chapter's words."""
+    tree = parse(src.path)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    nodes = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in src.scenes)]
+    chain, name = [], scene
+    while name in classes and name not in [c.name for c in chain]:
+        chain.append(classes[name])
+        bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)]
+        name = bases[0] if bases else ""
+    names, dynamic = _text_names(nodes + chain)
+    for mod, path in sorted(deps.items()):
+        if mod.startswith("scenes.") and not re.match(r"scenes\.ch\d+_", mod):
+            names += _text_names([parse(path)])[0]
+    ids = [n if (":" in n or n.startswith("chapter-")) else f"ch{chapter}:{n}" for n in names]
+    missing = [i for i in dict.fromkeys(ids) if not words.has(i)]
+    if missing:
+        raise PipelineError(f"{_where(src.path, root=root)}: scene {scene} shows message(s) "
+                            f"{', '.join(missing)}, which the {words.lang} catalog does not have (add them to "
+                            f"words/catalogs/en/ch{chapter}.po or film.po)")
+    prefixes = ("film:", "chapter-") + ((f"ch{chapter}:",) if dynamic else ())
+    ids += [i for i in words.messages if i.startswith(prefixes)]
+    return {i: list(words.messages[i].forms) for i in sorted(set(ids))}
 
 
 def scene_key(*, bundle_id: dict, quality: str, chapter: str, scene: str, src: ChapterSource,
               deps: dict[str, str], line_keys: dict[str, object], versions: dict,
-              shared: list[str] = ()) -> str:
+              shared: list[str] = (), screen: dict | None = None) -> str:
     spoken = {b: line_keys.get(b) for b in [*src.beats[scene], *shared]}
     return sha({"bundle": bundle_id, "quality": quality, "chapter": chapter, "scene": scene,
-                "common": src.common, "own": src.own[scene], "deps": deps, "lines": spoken, "versions": versions})
+                "common": src.common, "own": src.own[scene], "deps": deps, "lines": spoken, "versions": versions,
+                "screen": screen or {}})

@@ -42,8 +42,10 @@ def _terminated(signum, frame):
 
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
-                 media_prefix: str | None = None, voice: str = "none") -> Path:
-    inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice)
+                 media_prefix: str | None = None, voice: str = "none", lang: str = "en",
+                 script: Path | None = None) -> Path:
+    inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
+                         Path(script) if script else None)
     enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
@@ -85,9 +87,11 @@ def main(argv=None) -> int:
     p.add_argument("--cues", type=Path)
     p.add_argument("--voice", default="none", help="the narration voice, a render.py --voice spec (default: none)")
     p.add_argument("--media", help="prefix (folder + name start) of manim's temporary media folder")
+    p.add_argument("--lang", default="en", help="the language of every word (words/catalogs/<lang>, or qps)")
+    p.add_argument("--script", type=Path, help="a lecturer's own words over the catalog (a PO file)")
     a = p.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminated)
-    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice)
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script)
     return 0
 
 

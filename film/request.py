@@ -33,6 +33,7 @@ from film import clips, slides
 from film.jobs import BuildOptions, destination
 from film.keys import ROOT
 from voiceover import services as voices
+from words.catalog import SOURCE, CatalogError, Words, languages
 
 DEFAULT_PROMPT = "The cat sat on the"
 # --quality name -> (manim's quality setting, what it is); the one list of qualities
@@ -86,6 +87,13 @@ OPTIONS = (
            kind="path", metavar="DIR"),
     Option("voice", "narration voice (see *Narration*; `none` = silent with the same timing)", "auto",
            metavar="VOICE"),
+    Option("lang", "the language of every word spoken and shown: `en` (default) or `qps`, the pseudo-language "
+           "(English lengthened and accented, each message in ⟦ ⟧: shows any word that is not in the catalogs and "
+           "any layout that cannot take longer text); files go to a folder of their own per language",
+           "en", metavar="CODE"),
+    Option("script", "your own words for any lines and labels: a PO file (see *Change the words*); only the scenes "
+           "whose words changed render again. `--check-script FILE.po` checks one without rendering",
+           kind="path", metavar="FILE.po"),
     Option("burn_captions", "also draw the captions into the picture's bottom band", False, kind="flag"),
     Option("clips", "also cut each chapter into one clip per narration beat (`clips/chNN-<beat>.mp4`, its "
            "captions and poster, `clips.json`); nothing is rendered again", False, kind="flag"),
@@ -118,6 +126,8 @@ class Request:
     quality: str = "low"
     out: Path = ROOT / "out"
     voice: str = "auto"
+    lang: str = SOURCE
+    script: Path | None = None       # a lecturer's PO file over the catalog
     burn_captions: bool = False
     clips: bool = False
     clip_format: str | None = None
@@ -127,6 +137,7 @@ class Request:
     jobs: int | None = None
     force: bool = False
     service: object = field(default=None, repr=False, compare=False)   # the speech service `voice` names
+    words: object = field(default=None, repr=False, compare=False)     # the Words `lang` and `script` make
 
     @property
     def kit_format(self) -> str:
@@ -134,7 +145,7 @@ class Request:
 
     def writes(self) -> tuple:
         """What decides the folder its files go to."""
-        return (str(self.out), self.prompt, self.weights, self.quality)
+        return (str(self.out), self.prompt, self.weights, self.quality, self.lang)
 
 
 # ---------------------------------------------------------------------------------------
@@ -272,6 +283,22 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
         problem("clips" if req.clips else "slides", "the lecture kit needs chapters to cut: "
                 + ("--chapter NN or --all" if spelling is CLI else "a chapters list"))
 
+    lang = text("lang")
+    if lang is not None:
+        if lang not in languages():
+            problem("lang", f"there is no catalog for {lang!r}; languages there are: {', '.join(languages())} "
+                            "(render.py --list-languages)")
+        else:
+            req.lang = lang
+    script = text("script")
+    if script is not None:
+        req.script = (base / Path(script).expanduser()).resolve()
+    if not any(k in ("lang", "script") for k, _ in problems):
+        try:
+            req.words = Words.load(req.lang, req.script)
+        except CatalogError as exc:
+            problem("script" if req.script else "lang", str(exc))
+
     voice = text("voice")
     if voice is not None and (needs_chapters or raw_chapters not in (None, [], "")):   # a voice only to speak
         req.voice = voice
@@ -352,7 +379,7 @@ def build_options(req: Request, **how):
     it: executor, progress, on_scene, log."""
     service = req.service
     return BuildOptions(quality=req.quality, out=req.out, jobs=req.jobs, voice=service, force=req.force,
-                        burn_captions=req.burn_captions, **how)
+                        burn_captions=req.burn_captions, words=req.words, **how)
 
 
 @dataclass
@@ -368,7 +395,9 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
     # the build, imported here: scene processes load this module for QUALITIES and need none of it
     from film import build                   # noqa: PLC0415
     results = build.render(req.chapters, bundle, options)
-    film = build.join_film(results, destination(req.out, bundle, req.quality)) \
+    words = options.language
+    film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), words.text("film:film-title"),
+                           [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results]) \
         if req.all and len(results) > 1 else None
     kit, shown = lecture_kit(req, results, log)
     return Produced(results, film, kit, [r.final for r in results] + ([film] if film else []) + shown)
@@ -391,7 +420,7 @@ def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list
         files.append(index)
         shown.append(index)
     if req.slides:
-        deck = slides.write_deck(results, fmt)
+        deck = slides.write_deck(results, fmt, req.words)
         log(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
         files += [deck.html, deck.pptx]
         shown += [deck.html, deck.pptx]

@@ -69,12 +69,15 @@ class Runner:
     runs a scene as `executor.submit(runner, job)` (film/executors.py).
 
     Every scene input is an argument of the scene process (film/render_job.py): the bundle, the
-    quality, the voice spec (`voice`, None: silent) and where the cues go. `env` is the
+    quality, the voice spec (`voice`, None: silent), the language and a lecturer's script, and
+    where the cues go. `env` is the
     process's environment (None: this one's), never a scene input."""
 
     def __init__(self, bundle_path: Path, quality: str, voice: str | None, env: dict | None,
-                 command: Callable[[SceneJob, Path], list[str]] | None = None):
+                 command: Callable[[SceneJob, Path], list[str]] | None = None, lang: str = "en",
+                 script: Path | None = None):
         self.bundle_path, self.quality, self.command = bundle_path, quality, command
+        self.lang, self.script = lang, (Path(script) if script else None)
         self.voice = voice or "none"
         self.env = child_env(env)
         self.procs: set[subprocess.Popen] = set()
@@ -86,7 +89,8 @@ class Runner:
             return self.command(job, cues)
         return [sys.executable, "-m", "film.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
                 "--scene", job.scene, "--quality", self.quality, "--voice", self.voice, "--out", str(job.mp4),
-                "--cues", str(cues), "--media", str(media_root() / media_prefix(job.stem.parent.parent))]
+                "--cues", str(cues), "--media", str(media_root() / media_prefix(job.stem.parent.parent)),
+                "--lang", self.lang, *(["--script", str(self.script)] if self.script else [])]
 
     def __call__(self, job: SceneJob) -> SceneResult:
         return self.run(job)

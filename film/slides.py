@@ -32,6 +32,7 @@ from film.jobs import ChapterResult
 from film.keys import sha
 from voiceover.captions import read_srt
 from voiceover.media import probe
+from words.catalog import Words
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "deck.html"
 DECK_NAME = "index.html"
@@ -62,8 +63,14 @@ def _script_json(data) -> str:
     return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
-def deck_html(sets: list[ClipSet], fmt: str, title: str) -> str:
-    """The HTML deck of these clip sets, playing their `fmt` clips."""
+def deck_words(words) -> dict[str, str]:
+    """The deck's own words (its buttons, labels and help) in the film's language."""
+    return {"lang": words.lang, "start": words.text("film:deck-start"), "chapters_label": words.text("film:deck-chapters"),
+            "notes_label": words.text("film:deck-notes")}
+
+
+def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str]) -> str:
+    """The HTML deck of these clip sets, playing their `fmt` clips; `ui`: its words (deck_words)."""
     slides, chapters = [], []
     for cs in sets:
         chapters.append({"chapter": cs.chapter, "title": cs.title, "first": len(slides)})
@@ -75,7 +82,7 @@ def deck_html(sets: list[ClipSet], fmt: str, title: str) -> str:
                                     for c in read_srt(cs.folder / e["files"]["srt"])]})
     data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides}
     return string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        title=html.escape(title), data=_script_json(data))
+        title=html.escape(title), data=_script_json(data), **{k: html.escape(v) for k, v in ui.items()})
 
 
 def _video_size(path: Path) -> tuple[int, int]:
@@ -83,7 +90,7 @@ def _video_size(path: Path) -> tuple[int, int]:
     return int(s["width"]), int(s["height"])
 
 
-def deck_pptx(sets: list[ClipSet], title: str) -> bytes:
+def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}") -> bytes:
     """The PowerPoint: one slide per beat with its MP4 (poster: its last frame) and notes."""
     # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
     from pptx import Presentation
@@ -103,7 +110,7 @@ def deck_pptx(sets: list[ClipSet], title: str) -> bytes:
             vw, vh = int(w * scale), int(h * scale)
             slide = prs.slides.add_slide(blank)
             tb = slide.shapes.add_textbox(Emu(int(0.2 * EMU_PER_INCH)), 0, prs.slide_width, head_h)
-            tb.text_frame.text = f"{e['chapter']} · {e['title']} — {e['beat']}"
+            tb.text_frame.text = heading.format(chapter=e["chapter"], title=e["title"], beat=e["beat"])
             tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
             slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2), Emu(vw),
                                    Emu(vh), poster_frame_image=str(cs.folder / e["files"]["poster"]),
@@ -119,29 +126,33 @@ def pptx_name(chapters: list[str]) -> str:
     return f"lecture-ch{chapters[0]}" + (f"-ch{chapters[-1]}" if len(chapters) > 1 else "") + ".pptx"
 
 
-def write_deck(results: list[ChapterResult], fmt: str = "mp4", title: str = "One forward pass of GPT-2 small") -> Deck:
-    """The HTML deck and the PowerPoint of these chapters (in the order given); cuts the clips
-    they need (film.clips.write_clips). Raises film.clips.ClipError."""
+def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None) -> Deck:
+    """The HTML deck and the PowerPoint of these chapters (in the order given), in the language of
+    `words` (a words.catalog.Words; None: English); cuts the clips they need
+    (film.clips.write_clips). Raises film.clips.ClipError."""
     if not results:
         raise ValueError("write_deck needs at least one chapter")
+    words = words or Words.load()
+    title, ui = words.text("film:film-title"), deck_words(words)
+    heading = words.template("film:slide-heading")
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
     sets = [write_clips(r, html_fmt) for r in results]
     mp4_sets = sets if html_fmt == "mp4" else [write_clips(r, "mp4") for r in results]
     folder = sets[0].folder
     written = []
     page = folder / DECK_NAME
-    if _write_if_changed(page, deck_html(sets, html_fmt, title)):
+    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui)):
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     stamp = pptx.with_name(f".{pptx.name}.key")
-    key = sha({"title": title, "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
+    key = sha({"title": title, "heading": heading, "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
                                           for cs in mp4_sets for e in cs.entries], "version": 1})
     try:
         fresh = pptx.is_file() and stamp.read_text(encoding="utf-8") == key
     except OSError:
         fresh = False
     if not fresh:
-        write_bytes(pptx, deck_pptx(mp4_sets, title))
+        write_bytes(pptx, deck_pptx(mp4_sets, title, heading))
         write_text(stamp, key)
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

@@ -70,16 +70,10 @@ class Beat:
 
     def _time_marks(self, line: Filled, timed: dict) -> dict[str, tuple[int, float]]:
         """mark -> (its sentence, its time from the beat's start)."""
-        starts, cursor = [], 0
-        for s in self.sentences:             # where each spoken sentence sits in the line's text
-            k = line.text.find(s["text"], cursor)
-            starts.append(k if k >= 0 else cursor)
-            cursor = starts[-1] + len(s["text"])
+        placed = script.sentence_marks(line.text, [s["text"] for s in self.sentences], [k for _, k in line.marks])
         out = {}
-        for name, offset in line.marks:
-            i = max([j for j, k in enumerate(starts) if k <= offset] or [0])
+        for (name, _), (i, into) in zip(line.marks, placed):
             s = self.sentences[i]
-            into = offset - starts[i]
             words = [w for w in s.get("words", ()) if w["offset"] >= into]
             if name in timed:
                 t = float(timed[name])
@@ -236,11 +230,12 @@ class ChapterScene(VoiceoverScene):
         if line is None:
             raise script.ScriptError(f"chapter {self.chapter} has no narration line for beat {key!r}")
         lid = script.line_id(self.chapter, key)
-        with self.voiceover(text=line.text, line_id=lid, marks=list(line.marks)) as tracker:
+        with self.voiceover(text=line.text, line_id=lid, marks=list(line.marks), lang=self.words.lang) as tracker:
             sentences = [{k: seg[k] for k in ("start", "end", "text", "words") if k in seg}
                          for seg in tracker.data.get("segments", [])]
-            yield Beat(key, line, tracker.duration, scene=self, sentences=sentences, line_id=lid,
-                       timed_marks=tracker.data.get("marks"))
+            beat = Beat(key, line, tracker.duration, scene=self, sentences=sentences, line_id=lid,
+                        timed_marks=tracker.data.get("marks"))
+            yield beat
         text = line.text
         start, data = tracker.start_t, tracker.data
         segments = [{"start": start + s["start"], "end": start + s["end"], "text": s["text"]} for s in data["segments"]]
@@ -248,7 +243,10 @@ class ChapterScene(VoiceoverScene):
         self.cues.append({"beat": key, "start": segments[0]["start"], "end": segments[-1]["end"], "text": text,
                           "segments": segments, "clip_start": start, "cached": data.get("cached"),
                           "clip": None if silent else str(Path(self.speech_service.cache_dir) / data["final_audio"]),
-                          "overrun": round(max(0.0, self.time - tracker.end_t), 3)})
+                          "overrun": round(max(0.0, self.time - tracker.end_t), 3),
+                          # each marker: when it is said and when its sentence ends (scene time)
+                          "marks": {name: [round(start + t, 4), round(start + beat.sentences[i]["end"], 4)]
+                                    for name, (i, t) in beat.marks.items()}})
 
     def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
         if getattr(getattr(self, "speech_service", None), "silent", False):

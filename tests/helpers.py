@@ -96,13 +96,17 @@ def holds(timeline) -> list[tuple[float, float]]:
 
 
 def assert_picture_follows_words(scene, name: str):
-    """Every spoken sentence starts a visible step, and no hold reaches STILL seconds."""
+    """Every spoken sentence and every marker starts a visible step, and no hold reaches STILL seconds."""
     steps = [start for start, _, still in scene.timeline if not still]
     for cue in scene.cues:
         for k, seg in enumerate(cue["segments"]):
             assert any(seg["start"] - 0.05 <= t < seg["end"] for t in steps), (
                 f"{name}/{cue['beat']}: nothing on screen changes while sentence {k + 1} is spoken: "
                 f"{seg['text']!r}")
+    for cue in scene.cues:
+        for mark, (at, end) in cue.get("marks", {}).items():
+            assert any(at - 0.05 <= t < max(end, at + 0.2) for t in steps), (
+                f"{name}/{cue['beat']}: nothing on screen changes at marker {mark!r} ({at:.2f} s)")
     longest = max((b - a for a, b in holds(scene.timeline)), default=0.0)
     assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
 
@@ -131,8 +135,10 @@ def content_span(scene) -> float:
 MIN_CONTENT_SHARE = 0.5
 
 
-def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None):
-    """Build a scene and, at the end of every beat, collect text that is off-frame or too small.
+def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, lang: str = "en",
+                 built: list | None = None):
+    """Build a scene (in language `lang`) and, at the end of every beat, collect text that is
+    off-frame or too small; `built`, when given, receives the scene.
 
     `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
     ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
@@ -163,7 +169,9 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None):
                 if sub.font_size < S.SMALL * 0.93:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
     monkeypatch.setattr(base.ChapterScene, "beat", checked)
-    build_scene(bundle, chapter, name, draw=False)
+    scene = build_scene(bundle, chapter, name, draw=False, lang=lang)
+    if built is not None:
+        built.append(scene)
     return problems
 
 

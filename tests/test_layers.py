@@ -1,4 +1,4 @@
-"""Layers point one way: render.py -> film/ -> scenes/ -> voiceover/ -> data/.
+"""Layers point one way: render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/.
 
 Read from the syntax trees (imports inside functions count too), so nothing is imported
 and the test costs milliseconds.
@@ -13,7 +13,7 @@ import pytest
 from data.chapters import CHAPTERS, titles
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("render", "film", "scenes", "voiceover", "data")          # top to bottom
+LAYERS = ("render", "film", "scenes", "voiceover", "words", "data")   # top to bottom
 ABOVE = {layer: LAYERS[:i] for i, layer in enumerate(LAYERS) if i}  # what each layer must not import
 
 

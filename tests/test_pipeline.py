@@ -338,7 +338,7 @@ def test_film_joins_chapters_with_markers_and_shifted_captions(tmp_path):
                         "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(p)], check=True)
         captions.write_srt([{"start": 0.5, "end": 1.5, "text": f"line {i}"}], p.with_suffix(".srt"))
         results.append(SimpleNamespace(final=p, chapter=f"0{i}", title=f"Title = {i}"))
-    film = join.join_film(results, tmp_path)
+    film = join.join_film(results, tmp_path, "One forward pass of GPT-2 small")
     info = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(film)],
                                      capture_output=True, text=True, check=True).stdout)
     marks = [(round(float(c["start_time"]), 1), c["tags"]["title"]) for c in info["chapters"]]

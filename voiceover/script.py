@@ -71,3 +71,23 @@ def split_sentences(text: str) -> list[str]:
     """A line's sentences, in order (one caption and one synthesis call each)."""
     text = " ".join(text.split())
     return [s for s in _SENTENCE_END.sub("\\1\n", text).split("\n") if s.strip()] or [text]
+
+
+def sentence_starts(text: str, sentences: list[str]) -> list[int]:
+    """Where each of a line's sentences starts in its (whitespace-collapsed) text."""
+    starts, cursor = [], 0
+    for s in sentences:
+        k = text.find(s, cursor)
+        starts.append(k if k >= 0 else cursor)
+        cursor = starts[-1] + len(s)
+    return starts
+
+
+def sentence_marks(text: str, sentences: list[str], offsets: list[int]) -> list[tuple[int, int]]:
+    """Each character offset of `text` as (the sentence it falls in, its offset in that sentence)."""
+    starts = sentence_starts(text, sentences)
+    out = []
+    for k in offsets:
+        i = max([j for j, a in enumerate(starts) if a <= k] or [0])
+        out.append((i, k - starts[i]))
+    return out

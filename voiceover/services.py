@@ -42,8 +42,8 @@ from typing import Callable
 import numpy as np
 
 from data.files import remove_stale_parts, write_json
-from voiceover import audio, guard
-from voiceover.script import WORDS_PER_SECOND, estimated_seconds, split_sentences
+from voiceover import align, audio, guard
+from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "ONEPASS_VOICE_CACHE"
@@ -93,7 +93,9 @@ class OnepassService:
             out.append((sentence, audio.resample(x, sr)))
         return out
 
-    def source_key(self, text: str, line_id: str | None) -> dict:
+    def source_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
+        """What besides the text and settings the clip is made from (recordings: the file, and
+        the markers and language it is aligned by)."""
         return {}
 
     # manim-voiceover ---------------------------------------------------------
@@ -103,16 +105,17 @@ class OnepassService:
         kwargs.pop("path", None)
         return self.generate_from_text(" ".join(text.split()), **kwargs)
 
-    def cache_key(self, text: str, line_id: str | None) -> dict:
+    def cache_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
         return {"text": text, "voice": self.name, "settings": self.settings(),
-                "source": self.source_key(text, line_id),
+                "source": self.source_key(text, line_id, [list(m) for m in marks], lang),
                 "mastering": {"pipeline": audio.PIPELINE, "lufs": audio.TARGET_LUFS, "ceiling": audio.CEILING_DBTP,
                               "sr": audio.SR, "pause": audio.SENTENCE_PAUSE, "gap": audio.LINE_GAP}}
 
     def generate_from_text(self, text: str, cache_dir=None, path=None, **kwargs) -> dict:
         line_id = kwargs.get("line_id")
+        marks, lang = [list(m) for m in kwargs.get("marks") or ()], kwargs.get("lang") or "en"
         text = " ".join(text.split())
-        key = self.cache_key(text, line_id)
+        key = self.cache_key(text, line_id, marks, lang)
         digest = hashlib.sha256(json.dumps(key, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
         folder = Path(self.cache_dir)
         folder.mkdir(parents=True, exist_ok=True)
@@ -121,7 +124,7 @@ class OnepassService:
             data = json.loads(meta.read_text(encoding="utf-8"))
             data["cached"] = True
             return data
-        clip, segments, stats = self.produce(text, line_id)
+        clip, segments, stats = self.produce(text, line_id, marks, lang)
         audio.write_wav(wav, clip, self.sample_rate)
         data = {"input_text": text, "input_data": key, "original_audio": wav.name, "final_audio": wav.name,
                 "line_id": line_id, "segments": segments, "voice": self.describe(), **stats}
@@ -131,7 +134,9 @@ class OnepassService:
 
     sample_rate = audio.SR
 
-    def produce(self, text: str, line_id: str | None):
+    def produce(self, text: str, line_id: str | None, marks=(), lang: str = "en"):
+        """(clip, segments, stats); stats may carry "marks": {name: seconds} when the voice knows
+        when each marker is said (an aligned recording)."""
         return audio.master(self.chunks(text, line_id))
 
 
@@ -146,7 +151,7 @@ class SilentService(OnepassService):
     def describe(self) -> str:
         return f"none (silent, timed at {WORDS_PER_SECOND} words per second)"
 
-    def produce(self, text: str, line_id: str | None):
+    def produce(self, text: str, line_id: str | None, marks=(), lang: str = "en"):
         total = estimated_seconds(text)
         sentences = split_sentences(text)
         words = [max(1, len(s.split())) for s in sentences]
@@ -339,15 +344,40 @@ class RecordedService(OnepassService):
         """[(line id, text)] -> those with no clip in the folder."""
         return [(lid, text) for lid, text in lines if self.clip(lid) is None]
 
-    def source_key(self, text: str, line_id: str | None) -> dict:
+    def source_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
         clip = self.clip(line_id)
         if clip is None:
             raise MissingClips(self.folder, [(line_id or "?", text)])
-        return {"clip": clip.name, "sha256": hashlib.sha256(clip.read_bytes()).hexdigest()}
+        return {"clip": clip.name, "sha256": hashlib.sha256(clip.read_bytes()).hexdigest(),
+                "aligned": {"marks": [list(m) for m in marks], "lang": lang, "aligner": align.VERSION}}
 
-    def chunks(self, text: str, line_id: str | None):
-        # one recording per line: captions split it in proportion to the text
-        return [(text, audio.decode(self.clip(line_id)))]
+    def produce(self, text: str, line_id: str | None, marks=(), lang: str = "en"):
+        """The recording, mastered, with each sentence and marker timed by forced alignment of the
+        text against it (voiceover/align.py): AlignmentError, naming the line, when they do not match."""
+        clip, _, stats = audio.master([(text, audio.decode(self.clip(line_id)))])
+        speech = clip[: max(1, len(clip) - int(round(audio.LINE_GAP * self.sample_rate)))]
+        sentences = split_sentences(text)
+        problem = align.plausible(len(speech) / self.sample_rate, estimated_seconds(text))
+        if problem:
+            raise align.AlignmentError(f"{line_id}: {problem}: is it a reading of this line? {text[:80]!r}")
+        placed = sentence_marks(text, sentences, [m[1] for m in marks])
+        try:
+            segments, times = align.timed_line(speech, self.sample_rate, sentences, placed, lang)
+        except align.AlignmentError as exc:
+            raise align.AlignmentError(f"{line_id}: {exc}") from None
+        stats = {**stats, "marks": {m[0]: t for m, t in zip(marks, times)}, "aligned": True}
+        return clip, segments, stats
+
+    def check(self, lines: list[tuple[str, str, list]], lang: str = "en") -> list[str]:
+        """Align every (line id, text, marks) now, before anything renders (the clips are cached for
+        the scenes); the problems, one per line that does not match its recording."""
+        problems = []
+        for lid, text, marks in lines:
+            try:
+                self.generate_from_text(text, line_id=lid, marks=marks, lang=lang)
+            except (align.AlignmentError, audio.AudioError) as exc:
+                problems.append(str(exc) if str(exc).startswith(lid) else f"{lid}: {exc}")
+        return problems
 
 
 # -- manim-voiceover's network services ------------------------------------------------

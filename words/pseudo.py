@@ -7,6 +7,7 @@ longer text. Placeholders and markers are kept exactly: they are names, not word
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from words.markup import MARK
 
@@ -15,7 +16,7 @@ _ACCENTS = str.maketrans(
     "abcdeghijklnorstuwyzABCDEGHIJKLNORSTUWYZ",
     "àƀçđéĝĥíĵķļñöŕšţûŵýžÀƁÇĐÉĜĤÍĴĶĻÑÖŔŠŢÛŴÝŽ")
 # what is kept as it is: markers, {placeholders}, and runs without letters (numbers, symbols)
-_KEEP = re.compile(MARK.pattern + r"|\{[^{}]*\}|[^A-Za-z]+")
+_KEEP = re.compile(MARK.pattern + r"|\{[^{}]*\}|[^A-Za-z{<]+")
 _VOWELS = "aeiouyAEIOUY"
 
 
@@ -50,5 +51,4 @@ def pseudo(template: str) -> str:
 
 def pseudo_message(msg):
     """A catalog Message in the pseudo-language."""
-    from dataclasses import replace
     return replace(msg, forms=tuple(pseudo(f) for f in msg.forms))

@@ -1,0 +1,221 @@
+"""Words as data: catalogs, markers, the pseudo-language, a lecturer's own words and voice.
+
+Every word on screen or spoken comes from words/catalogs (gettext PO); a picture moves on a named
+marker. These tests prove what a lecturer relies on: a broken catalog is refused before anything
+renders, naming the language, the line and the names; every chapter renders in the pseudo-language
+(so nothing is hard-coded English and every layout takes longer text); a script of one's own
+changes what is said and shown and re-renders only the scenes it touches; a recording is aligned.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+import polib
+import pytest
+
+from data.chapters import CHAPTERS as CHAPTER_MODULES
+from film.keys import chapter_source
+from tests.helpers import assert_picture_follows_words, build_scene, frame_checks, run_main
+from voiceover import script
+from words import catalog, markup, pseudo
+from words.catalog import CatalogError, Words
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = ["00", "01", "02", "03", "04", "05", "06"]
+SCENES = [(c, name) for c in CHAPTERS for name in chapter_source(CHAPTER_MODULES[c].module).scenes]   # read, not imported
+
+
+def write_po(path: Path, entries: dict[str, str]) -> Path:
+    """A lecturer's PO file: id -> their words (msgid: the English, as a translator's tool keeps it)."""
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "en"}
+    english = catalog.english()
+    for mid, text in entries.items():
+        po.append(polib.POEntry(msgctxt=mid, msgid=english[mid].forms[0] if mid in english else mid, msgstr=text))
+    po.save(str(path))
+    return path
+
+
+# -- markup ---------------------------------------------------------------------------------
+def test_a_marker_marks_the_word_after_it_and_values_cannot_make_markers():
+    filled = markup.fill('It reads {T} rows. <bookmark mark="rows"/>Each is {d} wide.',
+                         {"T": "5", "d": '<bookmark mark="evil"/>768'})
+    assert filled.text == 'It reads 5 rows. Each is <bookmark mark="evil"/>768 wide.'
+    assert filled.marks == (("rows", filled.text.index("Each")),)
+
+
+def test_placeholders_are_bare_names():
+    assert markup.placeholders("{T} by {T} grid of {d}") == {"T", "d"}
+    for bad in ("{}", "{0}", "{d:,}", "{d!r}"):
+        with pytest.raises(markup.MarkupError, match="bare name"):
+            markup.placeholders(bad)
+
+
+def test_the_english_catalog_parses_and_every_line_of_every_chapter_fills(tiny_bundle):
+    assert catalog.check_source() == []
+    words = Words.load("en")
+    for c in CHAPTERS:
+        lines = script.chapter_lines(c, tiny_bundle, tiny_bundle.ledger(), words)
+        assert lines["title"].text.startswith("Chapter ")
+        for beat, line in lines.items():
+            assert "{" not in line.text and "<bookmark" not in line.text, (c, beat, line.text)
+
+
+# -- catalog checks: refused before anything renders, naming language, id and names ------------------
+@pytest.mark.parametrize("change, expected", [
+    (lambda t: t.replace('<bookmark mark="', '<bookmark mark="x', 1), r"ch02-inputs: lacks marker\(s\) "),
+    (lambda t: t.replace("{T}", "five"), r"ch02-inputs: lacks placeholder\(s\) T"),
+    (lambda t: t + " {wobble}", r"ch02-inputs: unknown placeholder\(s\) wobble \(English has: T, d\)"),
+])
+def test_a_script_that_breaks_a_marker_or_a_placeholder_is_refused_naming_them(tmp_path, change, expected):
+    english = catalog.english()["ch02-inputs"].forms[0]
+    assert "<bookmark" in english, "ch02-inputs must mark where its picture moves"
+    path = write_po(tmp_path / "mine.po", {"ch02-inputs": change(english)})
+    with pytest.raises(CatalogError, match=expected) as err:
+        Words.load("en", path)
+    assert str(path) in str(err.value)
+
+
+def test_a_message_english_does_not_have_is_refused(tmp_path):
+    path = write_po(tmp_path / "mine.po", {"ch02-intro-typo": "Hello."})
+    with pytest.raises(CatalogError, match="ch02-intro-typo: no such message in English"):
+        Words.load("en", path)
+
+
+def test_a_scene_that_shows_a_message_no_catalog_has_is_refused_before_rendering(tiny_bundle, monkeypatch):
+    from film import jobs, keys
+    from film.errors import PipelineError
+    english = dict(catalog.english())
+    gone = next(m for m in english if m.startswith("ch02:"))
+    monkeypatch.setattr(catalog, "english", lambda: {k: v for k, v in english.items() if k != gone})
+    words = Words.load("en")
+    with pytest.raises(PipelineError, match=f"shows message\\(s\\) {re.escape(gone)}, which the en catalog"):
+        jobs.plan(["02"], tiny_bundle, jobs.BuildOptions(words=words))
+    assert keys  # the plan reads the scenes' sources, it renders nothing
+
+
+def test_an_unknown_language_is_a_clear_error_listing_those_there_are():
+    rc, out, err = run_main("--chapter", "02", "--lang", "xx", "--weights", "tiny", "--voice", "none")
+    assert rc == 2
+    assert "no catalog for 'xx'" in err and "en, qps" in err
+
+
+# -- the pseudo-language ------------------------------------------------------------------------
+def test_the_pseudo_language_keeps_names_and_is_longer():
+    t = 'It reads {T} rows. <bookmark mark="rows"/>Each is {d} numbers wide.'
+    p = pseudo.pseudo(t)
+    assert p.startswith(pseudo.OPEN) and p.endswith(pseudo.CLOSE)
+    assert markup.placeholders(p) == {"T", "d"} and markup.marks(p) == ["rows"]
+    words_en = re.sub(r"\{\w+\}|<[^>]+>", "", t)
+    words_qps = re.sub(r"\{\w+\}|<[^>]+>", "", p)
+    assert len(words_qps) >= 1.3 * len(words_en)
+    assert catalog.check({k: pseudo.pseudo_message(m) for k, m in catalog.english().items()}, "qps") == []
+
+
+LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+def escaped_the_catalog(scene, bundle) -> list[str]:
+    """Texts with words in them that the pseudo-language did not write (token texts, the prompt
+    and numbers are GPT-2's or the bundle's, not words of the film)."""
+    from scenes import style as S
+    own = {bundle.prompt, *bundle.tokens, *(S.show_token(t) for t in bundle.ids),
+           *(S.clip_token(t) for t in bundle.ids)}
+    return sorted({t for t in scene.built_texts if LETTERS.search(t) and pseudo.OPEN not in t
+                   and t not in own and not any(t.strip() == o.strip() for o in own)})
+
+
+@pytest.mark.parametrize("chapter, name", SCENES)
+def test_every_scene_renders_in_the_pseudo_language_with_no_word_outside_the_catalog(
+        tiny_bundle, chapter, name, monkeypatch):
+    built = []
+    problems = frame_checks(tiny_bundle, chapter, name, monkeypatch, lang="qps", built=built)
+    assert problems == [], "\n".join(problems)
+    scene = built[0]
+    assert escaped_the_catalog(scene, tiny_bundle) == []
+    assert_picture_follows_words(scene, f"qps {chapter} {name}")
+
+
+# -- scenes name markers; they never match words or count sentences -------------------------------------
+def test_no_scene_times_a_step_by_wording_or_sentence_number_or_writes_a_word():
+    forbidden = {"find", "says", "said", "wait_for", "wait_until", "sentences"}
+    found = []
+    for path in sorted((ROOT / "scenes").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in forbidden and path.name != "base.py":
+                found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "label" and node.args:
+                arg = node.args[0]
+                parts = [arg] if isinstance(arg, ast.Constant) else \
+                    [v for v in getattr(arg, "values", []) if isinstance(v, ast.Constant)]
+                for p in parts:
+                    if isinstance(p.value, str) and LETTERS.search(p.value):
+                        found.append(f"{path.name}:{node.lineno}: label({p.value!r})")
+    assert found == []
+
+
+# -- a lecturer's own words -------------------------------------------------------------------------
+def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_scene(tiny_bundle, tmp_path):
+    from film import jobs
+    english = catalog.english()["ch02-mask"].forms[0]
+    mine = english.replace("GPT writes left to right", "A decoder writes one way only")
+    path = write_po(tmp_path / "lecture.po", {"ch02-mask": mine})
+    words = Words.load("en", path)
+    assert words.overridden == {"ch02-mask"}
+    before = jobs.plan(["02"], tiny_bundle, jobs.BuildOptions(out=tmp_path))["02"]
+    after = jobs.plan(["02"], tiny_bundle, jobs.BuildOptions(out=tmp_path, words=words))["02"]
+    changed = [a.scene for a, b in zip(before, after) if a.key != b.key]
+    assert changed == ["Scores"]                       # the scene that speaks the mask line, alone
+    scene = build_scene(tiny_bundle, "02", "Scores", draw=False, script=path)
+    cue = next(c for c in scene.cues if c["beat"] == "mask")
+    assert cue["text"].startswith("A decoder writes one way only")
+    assert cue["segments"][0]["text"].startswith("A decoder writes one way only")   # the captions' text
+
+
+def test_check_script_names_what_it_changes_or_what_is_wrong(tmp_path):
+    good = write_po(tmp_path / "good.po", {"ch02:mask-title" if "ch02:mask-title" in catalog.english()
+                                           else "chapter-02": "Looking back only"})
+    rc, out, err = run_main("--check-script", str(good))
+    assert rc == 0 and "no problems" in out
+    bad = write_po(tmp_path / "bad.po", {"ch02-inputs": "No values at all."})
+    rc, out, err = run_main("--check-script", str(bad))
+    assert rc == 2 and "ch02-inputs: lacks placeholder(s) T, d" in err
+
+
+def test_the_script_sheet_lists_every_line_with_its_id_in_order(tmp_path):
+    sheet = tmp_path / "sheet.txt"
+    rc, out, err = run_main("--chapter", "02", "--weights", "tiny", "--voice", "none", "--script-sheet", str(sheet))
+    assert rc == 0, err
+    text = sheet.read_text(encoding="utf-8")
+    ids = re.findall(r"^(ch02-[\w.]+)$", text, re.M)
+    assert ids == [f"ch02-{b}" for b in script.beats("02")]
+    assert "<bookmark" not in text and "{" not in text
+
+
+# -- a lecturer's own voice, aligned -------------------------------------------------------------------
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+def test_a_recording_is_aligned_to_within_a_third_of_a_second(tiny_bundle, tmp_path, monkeypatch):
+    from voiceover import services
+    monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "cache"))
+    words = Words.load("en")
+    line = script.chapter_lines("02", tiny_bundle, tiny_bundle.ledger(), words)["intro"]
+    assert len(script.split_sentences(line.text)) >= 3 and line.marks
+    spoken = services.make_service("espeak")
+    made = spoken.generate_from_text(line.text, line_id="ch02-intro")
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    shutil.copy(Path(spoken.cache_dir) / made["final_audio"], folder / "ch02-intro.wav")
+    recorded = services.make_service(f"recorded:{folder}")
+    aligned = recorded.generate_from_text(line.text, line_id="ch02-intro", marks=list(line.marks))
+    assert len(aligned["segments"]) == len(made["segments"])
+    for a, b in zip(aligned["segments"], made["segments"]):
+        assert abs(a["start"] - b["start"]) < 0.3 and abs(a["end"] - b["end"]) < 0.3, (a, b)
+    assert set(aligned["marks"]) == {name for name, _ in line.marks}
+    # a recording of some other line is refused, by line id, before anything renders
+    other = script.chapter_lines("02", tiny_bundle, tiny_bundle.ledger(), words)["mask"]
+    problems = recorded.check([("ch02-intro", " ".join([other.text] * 6), [])])
+    assert problems and problems[0].startswith("ch02-intro: ")

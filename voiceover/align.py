@@ -1,0 +1,123 @@
+"""Forced alignment of a recorded line against its text, offline (aeneas-ng: espeak-ng + DTW).
+
+A narrator's recording of a line is cut into pieces where its sentences and its markers begin;
+aeneas finds when each piece is said. Each sentence's start and end are then pulled in to where
+its speech starts and stops (aeneas puts a boundary in the middle of the pause between pieces),
+so captions and markers land on the words, not on the silence before them.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from voiceover import audio
+from voiceover.script import WORDS_PER_SECOND
+
+VERSION = 1          # enters recorded clips' cache keys: a change here re-aligns them
+# the film's language -> aeneas's (ISO 639-3); anything else is aligned with English's phonemes
+LANGUAGES = {"en": "eng", "es": "spa", "ur": "urd"}
+# a clip this much shorter or longer than the text takes to say is not a reading of that text
+MIN_RATIO, MAX_RATIO = 0.4, 2.5
+
+
+class AlignmentError(RuntimeError):
+    """The recording cannot be matched to its text; the message says which line and why."""
+
+
+def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, float]:
+    """[a, b] narrowed to where there is speech in it (the whole of it when it is all quiet). A
+    boundary can fall a few frames into the next piece's speech (or the last one's): a short
+    run of sound cut off from the rest by a pause, at either end, is not this piece's."""
+    frame = 0.01
+    i, j = int(a * sr), int(b * sr)
+    part = x[i:j]
+    if len(part) < int(0.03 * sr):
+        return a, b
+    db = audio.frame_db(part, sr, frame)
+    voiced = db > db.max() - audio.SILENCE_BELOW_DB
+    runs, start = [], None                       # [first, last] frames of each voiced run
+    for k, v in enumerate(np.append(voiced, False)):
+        if v and start is None:
+            start = k
+        elif not v and start is not None:
+            runs.append([start, k - 1])
+            start = None
+    if not runs:
+        return a, b
+    short, pause = int(0.12 / frame), int(0.1 / frame)
+    if len(runs) > 1 and runs[-1][1] - runs[-1][0] < short and runs[-1][0] - runs[-2][1] > pause:
+        runs.pop()
+    if len(runs) > 1 and runs[0][1] - runs[0][0] < short and runs[1][0] - runs[0][1] > pause:
+        runs.pop(0)
+    return a + runs[0][0] * frame, min(b, a + (runs[-1][1] + 1) * frame)
+
+
+def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en") -> list[tuple[float, float]]:
+    """When each of `pieces` (the line's text cut in order) is said in `clip`: (start, end) seconds."""
+    from aeneas.executetask import ExecuteTask   # deferred: only recorded narration needs it
+    from aeneas.task import Task
+    with tempfile.TemporaryDirectory(prefix="onepass-align-") as tmp:
+        wav, txt = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
+        audio.write_wav(wav, clip, sr)
+        txt.write_text("\n".join(" ".join(p.split()) for p in pieces) + "\n", encoding="utf-8")
+        task = Task(config_string=f"task_language={LANGUAGES.get(lang, 'eng')}|is_text_type=plain|"
+                                  "os_task_file_format=json")
+        task.audio_file_path_absolute = str(wav)
+        task.text_file_path_absolute = str(txt)
+        try:
+            ExecuteTask(task).execute()
+        except Exception as exc:        # aeneas raises its own kinds for every failure
+            raise AlignmentError(f"alignment failed: {exc}") from None
+        leaves = [f for f in task.sync_map_leaves() if f.fragment_type == 0]   # REGULAR: not head/tail
+    if len(leaves) != len(pieces):
+        raise AlignmentError(f"alignment found {len(leaves)} pieces for {len(pieces)}")
+    return [(float(f.begin), float(f.end)) for f in leaves]
+
+
+def plausible(seconds: float, expected: float) -> str | None:
+    """None when a clip of `seconds` can be a reading of a text that takes about `expected`
+    seconds to say; else why not."""
+    ratio = seconds / max(expected, 1e-6)
+    if ratio < MIN_RATIO:
+        return f"the clip is {seconds:.1f} s, far shorter than its text takes to say (about {expected:.0f} s)"
+    if ratio > MAX_RATIO:
+        return f"the clip is {seconds:.1f} s, far longer than its text takes to say (about {expected:.0f} s)"
+    return None
+
+
+def timed_line(clip: np.ndarray, sr: int, sentences: list[str], marks: list[tuple[int, int]],
+               lang: str = "en") -> tuple[list[dict], list[float]]:
+    """Sentence segments and marker times of a recorded line.
+
+    `sentences`: the line's sentences in order; `marks`: each marker as (sentence index, character
+    offset in that sentence). Returns ([{"start", "end", "text"}] per sentence, [time] per marker)."""
+    cuts = {i: sorted({0, *[k for j, k in marks if j == i and 0 < k < len(s)]}) for i, s in enumerate(sentences)}
+    pieces, owner = [], []
+    for i, s in enumerate(sentences):
+        bounds = cuts[i] + [len(s)]
+        for a, b in zip(bounds, bounds[1:]):
+            if s[a:b].strip():
+                pieces.append(s[a:b])
+                owner.append((i, a))
+    times = align(clip, sr, pieces, lang)
+    segments = []
+    for i, s in enumerate(sentences):
+        mine = [t for t, (j, _) in zip(times, owner) if j == i]
+        a, b = _speech_bounds(clip, sr, mine[0][0], mine[-1][1])
+        segments.append({"start": round(float(a), 4), "end": round(float(b), 4), "text": s})
+    for k, seg in enumerate(segments):
+        # a sentence squeezed into a sliver of the clip was not found in it: not a reading of this text
+        expected = max(0.5, len(seg["text"].split()) / WORDS_PER_SECOND)
+        if seg["end"] - seg["start"] < MIN_RATIO * 0.5 * expected:
+            raise AlignmentError(f"sentence {k + 1} ({seg['text'][:40]!r}…) takes {seg['end'] - seg['start']:.2f} s "
+                                 f"of the recording, far less than it takes to say: the clip does not read this text")
+    starts = {o: t[0] for o, t in zip(owner, times)}
+    mark_times = []
+    for j, k in marks:
+        if k <= 0 or (j, k) not in starts:
+            mark_times.append(segments[j]["start"])
+        else:
+            mark_times.append(round(float(_speech_bounds(clip, sr, starts[(j, k)], segments[j]["end"])[0]), 4))
+    return segments, mark_times
