@@ -1,7 +1,10 @@
-"""The film's chapters, in order: number -> title and the scene module that draws it.
+"""The film's chapters, in order: number -> the title its files are named by and the scene module
+that draws it.
 
-This is the one place chapter titles and order are written. It sits at the bottom of the
-layers (render.py -> film/ -> scenes/ -> voiceover/ -> data/), so the scene module is
+This is the one place chapter order is written. The title here names files (ch02-one-attention-
+head.mp4) and is the same in every language; the title a viewer reads is the catalog's
+`chapter-NN` (words/catalogs). It sits at the bottom of the
+layers (render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/), so the scene module is
 named as a string: scenes/registry.py imports it, nothing here does.
 """
 from __future__ import annotations

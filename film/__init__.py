@@ -18,5 +18,5 @@
     slides.py      the lecture deck of those clips (offline HTML, PPTX)
     render_job.py  renders one scene from its arguments (the only module here that imports manim)
 
-Layers: render.py -> film/ -> scenes/ -> voiceover/ -> data/.
+Layers: render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/.
 """

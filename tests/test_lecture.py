@@ -80,7 +80,7 @@ class Chapter02:
             # records them (floats that land on a frame, give or take rounding)
             start, end = frame / FPS + 1e-9, frame / FPS + 1.0
             clip = str(self.tmp / f"ch02-{beat}.wav") if self.voiced else None
-            beats.append([beat, self.lines[beat], start, end, clip])
+            beats.append([beat, self.lines[beat].text, start, end, clip])
             frame += FPS + 3 + k
         spec = {"out": str(job.mp4), "cues": str(cues), "frames": frame + 4, "fps": FPS, "beats": beats,
                 "hue": 70 * job.index}                 # every scene its own blue

@@ -48,23 +48,26 @@ def test_every_chapter_script_renders_against_tiny_bundles(chapter, tiny_bundle,
     for bundle in (tiny_bundle, tiny_long_bundle):
         lines = script.chapter_lines(chapter, bundle, bundle.ledger())
         assert lines, f"chapter {chapter} has no narration"
-        for beat, text in lines.items():
+        for beat, line in lines.items():
+            text = line.text
             assert text.strip() and "{" not in text and "}" not in text, (beat, text)
             assert script.split_sentences(text), (beat, text)
 
 
 def test_missing_value_fails_loudly_naming_it():
-    line = script.Line("top", "The winner is {top_token} at {top_prob}.")
-    with pytest.raises(script.ScriptError, match=r"'top'.*top_prob") as info:
-        script.render_line(line, {"top_token": "“mat”"}, synthetic=False)
-    assert "top_prob" in str(info.value) and "available" in str(info.value)
+    from words.catalog import CatalogError, Words
+    words = Words.load("en")
+    with pytest.raises(CatalogError, match=r"ch02-inputs names d, which the caller does not provide") as info:
+        words.line("ch02-inputs", {"T": 5})
+    assert "it gives: T" in str(info.value)
 
 
 def test_missing_value_from_a_chapter_values_fails_at_render(tiny_bundle, monkeypatch):
     from voiceover.scripts import ch02
+    from words.catalog import CatalogError
     real = ch02.values
-    monkeypatch.setattr(ch02, "values", lambda b, l: {k: v for k, v in real(b, l).items() if k != "T"})
-    with pytest.raises(script.ScriptError, match=r"\['T'\]"):
+    monkeypatch.setattr(ch02, "values", lambda b, l, w: {k: v for k, v in real(b, l, w).items() if k != "T"})
+    with pytest.raises(CatalogError, match=r"ch02-\w+ names T"):
         script.chapter_lines("02", tiny_bundle, tiny_bundle.ledger())
 
 
@@ -72,6 +75,9 @@ def test_sentences_split_on_sentence_ends_only():
     text = "Each row sums to 1.0 exactly. Read “the.” Then 2.6 million FLOPs! Done"
     assert script.split_sentences(text) == ["Each row sums to 1.0 exactly.", "Read “the.”",
                                             "Then 2.6 million FLOPs!", "Done"]
+    # any language: Spanish opens a question with ¿, Urdu has no capitals and its own full stop
+    assert script.split_sentences("Hola. ¿Qué tal? Bien, e.g. así.") == ["Hola.", "¿Qué tal?", "Bien, e.g. así."]
+    assert script.split_sentences("یہ پہلا جملہ ہے۔ یہ دوسرا ہے۔") == ["یہ پہلا جملہ ہے۔", "یہ دوسرا ہے۔"]
 
 
 # -- voices, stdin, cache -------------------------------------------------------

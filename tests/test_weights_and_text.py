@@ -8,7 +8,6 @@ also dry-run on sharp predictions (a top-1 near 100%, a top-p set of one token).
 """
 from __future__ import annotations
 
-import importlib
 import shutil
 import subprocess
 
@@ -23,6 +22,7 @@ from scenes import style as S
 from scenes.registry import scenes_of
 from tests.helpers import KNOWN_NARROW, build_scene
 from voiceover import script
+from words.catalog import SYNTHETIC, Words
 
 PROMPT = "The cat sat on the"
 MARK = "synthetic weights — not GPT-2's predictions"
@@ -62,7 +62,7 @@ def test_peaked_bundles_are_synthetic_and_marked(tiny_peaked_bundle):
     assert b.last_probs.max() > 0.2
     scene = build_scene(b, "04", "Softmax", draw=False)
     assert MARK in scene.built_texts
-    assert "random weights" in script.chapter_lines("04", b, b.ledger())["softmax"]
+    assert "random weights" in script.chapter_lines("04", b, b.ledger())["softmax"].text
 
 
 # -- the real-weights path ------------------------------------------------------------------
@@ -86,7 +86,7 @@ def test_a_tiny_gpt2_saved_with_save_pretrained_loads_as_weights(saved_weights, 
     b = extract.extract(PROMPT, str(saved_weights("tiny")), root=bundle_root, log=lambda m: None)
     assert not b.synthetic and b.config["n_layer"] == extract.TINY_CONFIG["n_layer"]
     lines = script.chapter_lines("04", b, b.ledger())
-    assert lines["softmax"].startswith("A softmax turns") and "random" not in lines["softmax"]
+    assert lines["softmax"].text.startswith("A softmax turns") and "random" not in lines["softmax"].text
 
 
 @pytest.mark.parametrize("chapter", list(CHAPTERS))
@@ -96,11 +96,12 @@ def test_every_chapter_builds_from_a_weights_directory(dir_bundle, chapter):
     every beat no text off the frame, in the caption band or too small, and content that uses
     at least half the content width."""
     from tests.helpers import MIN_CONTENT_SHARE, frame_checks   # the one frame check
-    module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
-    values = module.values(dir_bundle, dir_bundle.ledger())
-    lines = script.chapter_lines(chapter, dir_bundle, dir_bundle.ledger())
-    for line in module.LINES:
-        assert lines[line.beat] == line.text.format(**values)
+    words = Words.load("en")
+    lines = script.chapter_lines(chapter, dir_bundle, dir_bundle.ledger(), words)
+    for beat, line in lines.items():       # the real-weights wording of every line
+        if beat != "title":
+            assert line == words.line(script.line_id(chapter, beat),
+                                      script.chapter_values(chapter, dir_bundle, dir_bundle.ledger(), words))
     built, problems, spans = [], [], {}
 
     def keep(*args, **kwargs):
@@ -112,7 +113,7 @@ def test_every_chapter_builds_from_a_weights_directory(dir_bundle, chapter):
             problems += frame_checks(dir_bundle, chapter, cls.__name__, mp, spans)
         scene = built[-1]
         assert MARK not in scene.built_texts and getattr(scene, "random_mark", None) is None
-        assert scene.cues and all(c["text"] == lines[c["beat"]] for c in scene.cues)
+        assert scene.cues and all(c["text"] == lines[c["beat"]].text for c in scene.cues)
         assert not any("\ufffd" in t for t in scene.built_texts)
     assert problems == []
     narrow = {k: v for k, v in spans.items() if v < MIN_CONTENT_SHARE and k not in KNOWN_NARROW}
@@ -124,13 +125,13 @@ def test_every_chapter_builds_from_a_weights_directory(dir_bundle, chapter):
 def test_synthetic_variants_are_for_synthetic_weights_only(dir_bundle, tiny_peaked_bundle):
     """The same numbers, marked synthetic, speak the honest variants; from a directory, never."""
     spoken = 0
+    words = Words.load("en")
     for chapter in CHAPTERS:
-        module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
         synthetic = script.chapter_lines(chapter, tiny_peaked_bundle, tiny_peaked_bundle.ledger())
         real = script.chapter_lines(chapter, dir_bundle, dir_bundle.ledger())
-        for line in module.LINES:
-            if line.synthetic:
-                assert real[line.beat] != synthetic[line.beat], (chapter, line.beat)
+        for beat in script.beats(chapter):
+            if words.has(script.line_id(chapter, beat) + SYNTHETIC):
+                assert real[beat].text != synthetic[beat].text, (chapter, beat)
                 spoken += 1
     assert spoken >= 5
 

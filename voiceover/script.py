@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import unicodedata
 
 from words.catalog import SYNTHETIC, Words, english
 from words.markup import Filled
@@ -40,11 +41,13 @@ def chapter_values(chapter: str, bundle, ledger, words: Words) -> dict:
     return module.values(bundle, ledger, words)
 
 
-def chapter_lines(chapter: str, bundle, ledger, words: Words) -> dict[str, Filled]:
-    """beat -> the line as spoken (text and markers), for one chapter, language and bundle.
+def chapter_lines(chapter: str, bundle, ledger, words: Words | None = None) -> dict[str, Filled]:
+    """beat -> the line as spoken (text and markers), for one chapter, language (default English)
+    and bundle.
 
     Every chapter also gets a "title" line, read over its title card, unless its catalog
     writes its own (chNN-title)."""
+    words = words or Words.load()
     values = chapter_values(chapter, bundle, ledger, words)
     out = {}
     for beat in beats(chapter):
@@ -55,8 +58,8 @@ def chapter_lines(chapter: str, bundle, ledger, words: Words) -> dict[str, Fille
         else:
             try:
                 out[beat] = words.line(mid, values, bundle.synthetic)
-            except (KeyError, IndexError, ValueError) as exc:
-                raise ScriptError(f"{words.lang}: line {mid}: {exc}") from None
+            except (KeyError, IndexError) as exc:
+                raise ScriptError(f"{words.lang}: line {mid}: {exc!r}") from None
     return out
 
 
@@ -64,13 +67,29 @@ def estimated_seconds(text: str) -> float:
     return max(1.5, len(text.split()) / WORDS_PER_SECOND + 0.4)
 
 
-_SENTENCE_END = re.compile(r"([.!?…][\"”’)]*)\s+(?=[\"“‘(]?[A-Z0-9])")
+# a sentence ends at . ! ? … (and Urdu's ۔ ؟), closing quotes or brackets after it, then a space
+_SENTENCE_END = re.compile(r"[.!?…۔؟][\"”’)»]*\s+")
+_QUOTES = "\"“‘(«"
+
+
+def _starts_sentence(rest: str) -> bool:
+    """A next sentence starts with a capital, a digit, Spanish ¿ or ¡, or a letter of a script
+    without case (Urdu, Hindi, Chinese), after an opening quote or bracket if any; a small letter
+    means the full stop was not a sentence's end ("e.g. the")."""
+    ch = rest[1:2] if rest[:1] in _QUOTES else rest[:1]
+    return bool(ch) and (ch.isupper() or ch.isdigit() or ch in "¿¡" or unicodedata.category(ch) == "Lo")
 
 
 def split_sentences(text: str) -> list[str]:
-    """A line's sentences, in order (one caption and one synthesis call each)."""
+    """A line's sentences, in order (one caption and one synthesis call each), in any language."""
     text = " ".join(text.split())
-    return [s for s in _SENTENCE_END.sub("\\1\n", text).split("\n") if s.strip()] or [text]
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if _starts_sentence(text[m.end():m.end() + 2]):
+            out.append(text[start:m.end()].strip())
+            start = m.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s] or [text]
 
 
 def sentence_starts(text: str, sentences: list[str]) -> list[int]:
