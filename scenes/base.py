@@ -164,8 +164,8 @@ class ChapterScene(VoiceoverScene):
         """What the Σ FLOPs meter shows when this scene opens: its total and its step line ("": none).
 
         The one place a scene says where its meter starts (default: 0, or the ledger total before
-        `meter_start`); scenes then only pay(). It reads nothing but self.bundle and self.ledger
-        (tests/test_meter.py builds every scene's meter from those two alone)."""
+        `meter_start`); scenes then only pay(). It reads nothing but self.bundle, self.ledger and self.words
+        (tests/test_meter.py builds every scene's meter from those three alone)."""
         return (self.ledger.before(self.meter_start) if self.meter_start else 0), ""
 
     def meter_widest(self) -> int:

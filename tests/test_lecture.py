@@ -62,15 +62,16 @@ json.dump(cues, open(spec["cues"], "w"))
 class Chapter02:
     """Chapter 02 of the tiny model, built by film.build with the stand-in scene renderer."""
 
-    def __init__(self, tmp: Path, bundle, voiced: bool):
+    def __init__(self, tmp: Path, bundle, voiced: bool, words=None):
         self.tmp, self.bundle, self.voiced = tmp, bundle, voiced
         self.fake = tmp / "fake_scene.py"
         self.fake.write_text(FAKE_SCENE)
-        self.lines = script.chapter_lines("02", bundle, bundle.ledger())
+        self.lines = script.chapter_lines("02", bundle, bundle.ledger(), words)
         src = keys.chapter_source("scenes.ch02_attention")
         self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
         self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2,
-                                          voice=StandInVoice("fake") if voiced else None, command=self.command)
+                                          voice=StandInVoice("fake") if voiced else None, command=self.command,
+                                          words=words)
         self.result = build.render(["02"], bundle, self.options)[0]
 
     def command(self, job, cues):

@@ -17,6 +17,7 @@ from manim import Text, config, linear, rate_functions, there_and_back
 
 from data.bundle import Bundle
 from data.flops import GPT2_SMALL, forward_ledger, parameter_counts
+from words.catalog import Words
 from scenes import meter as M
 from scenes import style as S
 from words import numbers as N
@@ -43,11 +44,11 @@ def light_bundle(T: int) -> Bundle:
 
 def scene_meters(bundle):
     """(chapter, scene name, scene, meter) for every scene of the film, built as ChapterScene builds it."""
-    ledger = bundle.ledger()
+    ledger, words = bundle.ledger(), Words.load("en")
     for chapter in chapters():
         for cls in scenes_of(chapter):
-            scene = cls.__new__(cls)            # no manim set-up: the meter needs only these two
-            scene.bundle, scene.ledger = bundle, ledger
+            scene = cls.__new__(cls)            # no manim set-up: the meter needs only these three
+            scene.bundle, scene.ledger, scene.words = bundle, ledger, words
             yield chapter, cls.__name__, scene, scene.make_meter()
 
 

@@ -176,6 +176,31 @@ def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_
     assert cue["segments"][0]["text"].startswith("A decoder writes one way only")   # the captions' text
 
 
+def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again(tiny_bundle, tmp_path):
+    """The build with a stand-in renderer (tests/test_lecture.py): the first build renders every
+    scene, the same build with a script that rewords one line renders only the scene that says it,
+    and the deck's notes and the PowerPoint's say the new words."""
+    import json as json_
+    from film import slides
+    from tests.test_lecture import Chapter02
+    first = Chapter02(tmp_path, tiny_bundle, voiced=False)
+    assert not any(s.cached for s in first.result.scenes)
+    english = catalog.english()["ch02-mask"].forms[0]
+    path = write_po(tmp_path / "lecture.po",
+                    {"ch02-mask": english.replace("GPT writes left to right", "A decoder writes one way only")})
+    words = Words.load("en", path)
+    again = Chapter02(tmp_path, tiny_bundle, voiced=False, words=words)
+    assert [s.job.scene for s in again.result.scenes if not s.cached] == ["Scores"]
+    deck = slides.write_deck([again.result], "mp4", words)
+    page = deck.html.read_text(encoding="utf-8")
+    data = json_.loads(page.split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    notes = {s["beat"]: s["notes"] for s in data["slides"]}
+    assert notes["mask"].startswith("A decoder writes one way only")
+    from pptx import Presentation
+    said = [sl.notes_slide.notes_text_frame.text for sl in Presentation(str(deck.pptx)).slides]
+    assert any(t.startswith("A decoder writes one way only") for t in said)
+
+
 def test_check_script_names_what_it_changes_or_what_is_wrong(tmp_path):
     good = write_po(tmp_path / "good.po", {"ch02:mask-title" if "ch02:mask-title" in catalog.english()
                                            else "chapter-02": "Looking back only"})
