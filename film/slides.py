@@ -66,7 +66,7 @@ def _script_json(data) -> str:
 def deck_words(words) -> dict[str, str]:
     """The deck's own words (its buttons, labels and help) in the film's language."""
     return {"lang": words.lang, "start": words.text("film:deck-start"), "chapters_label": words.text("film:deck-chapters"),
-            "notes_label": words.text("film:deck-notes")}
+            "notes_label": words.text("film:deck-notes"), "captions_label": words.text("film:deck-captions")}
 
 
 def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str]) -> str:
@@ -80,7 +80,8 @@ def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str]) -> 
                            "burnt": bool(e.get("burnt_captions")),
                            "cues": [{"start": round(c["start"], 3), "end": round(c["end"], 3), "text": c["text"]}
                                     for c in read_srt(cs.folder / e["files"]["srt"])]})
-    data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides}
+    data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides,
+            "lang": ui["lang"], "captions": ui["captions_label"]}
     return string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         title=html.escape(title), data=_script_json(data), **{k: html.escape(v) for k, v in ui.items()})
 
