@@ -2,7 +2,7 @@
 
 The meter holds at the one-pass total all chapter: nothing here adds arithmetic. The head's
 weights are drawn as a grid and as lines from each row to the tokens it reads (AttentionArcs):
-backwards only under the mask, both ways without it. Each beat steps with its sentences.
+backwards only under the mask, both ways without it. Each beat steps with its line's markers.
 """
 from __future__ import annotations
 
@@ -11,22 +11,20 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
-from data.facts.ch05 import FAMILIES, ORIGINAL, VISIBLE_CHANGE, mask_facts
+from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, columns, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
-
-HOLD_STEP = "held: no new arithmetic"
+from words import numbers as N
 
 
 class EncoderDecoderScene(ChapterScene):
     chapter = "05"
 
     def meter_opening(self):
-        return self.ledger.total, HOLD_STEP   # the full one-token total: chapter 05 adds nothing
+        return self.ledger.total, self.text("hold-step")   # the full one-token total: chapter 05 adds nothing
 
 
 def mask_icon(n: int, kind: str, cell: float = 0.26) -> VGroup:
@@ -78,11 +76,12 @@ class MaskOff(EncoderDecoderScene):
         T, last = b.T, b.T - 1
         causal, full = self.grid(f["causal"]), self.grid(f["full"])
         # the change column beside the grid: how far each row's weights moved (percentage points)
-        head = label("change", S.SMALL, S.MUTED)
+        head = label(self.text("change-head"), S.SMALL, S.MUTED)
         changes = VGroup()
         for r_i, r in enumerate(self.rows):
             shifted = f["row_change"][r] >= VISIBLE_CHANGE
-            t = label(f"{100 * f['row_change'][r]:.1f} pts", S.SMALL, S.INK if shifted else S.MUTED, mono=True)
+            t = label(self.text("change-pts", change=N.fmt_fixed(100 * f["row_change"][r], 1)), S.SMALL,
+                      S.INK if shifted else S.MUTED, mono=True)
             changes.add(t)
         layout = VGroup(causal, VGroup(head, changes))
         # position everything once (both grids share a layout), then fit the frame
@@ -102,10 +101,9 @@ class MaskOff(EncoderDecoderScene):
         for m in (layout, full, back, both):
             m.shift(RIGHT * dx)
         triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
-        note = f"  ·  showing the last {len(self.rows)} of {T} tokens" if len(self.rows) < T else ""
         titles = {
-            "decoder": label("decoder (GPT): the causal triangle", S.BODY_SIZE, S.WARNING),
-            "encoder": label("encoder (BERT-style): the same scores, no triangle", S.BODY_SIZE, S.ATTENTION),
+            "decoder": label(self.text("decoder-title"), S.BODY_SIZE, S.WARNING),
+            "encoder": label(self.text("encoder-title"), S.BODY_SIZE, S.ATTENTION),
         }
         for t in titles.values():
             fit_width(t, 8.5).move_to(UP * S.TOP_LINE_Y)   # clear of the meter note above
@@ -113,30 +111,30 @@ class MaskOff(EncoderDecoderScene):
         ahead = [causal.cells[(r, c)] for (r, c) in causal.cells if c > r]
         with self.beat("decoder") as beat:
             self.play(FadeIn(titles["decoder"]), FadeIn(causal.cell_group), FadeIn(causal.row_label_mobs),
-                      FadeIn(causal.col_label_mobs), FadeIn(causal.ellipses), run_time=beat.span(0, 0.4))
+                      FadeIn(causal.col_label_mobs), FadeIn(causal.ellipses), run_time=beat.span(0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in causal.text_group], lag_ratio=0.02),
-                      run_time=beat.span(0, 0.7))
-            beat.wait_for(1)          # "every cell above the diagonal was minus infinity … exactly zero"
-            self.play(Create(triangle), run_time=beat.span(1, 0.3))
+                      run_time=beat.span(0.7))
+            beat.at("masked")        # "every cell above the diagonal was minus infinity … exactly zero"
+            self.play(Create(triangle), run_time=beat.span(0.3))
             if ahead:
-                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(1, 0.6))
-            beat.wait_for(2)          # "drawn as lines, every token reads only backwards"
-            self.play(FadeIn(back.key_marks, shift=LEFT * GAP.s), run_time=beat.span(2, 0.2))
+                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.6))
+            beat.at("lines")         # "drawn as lines, every token reads only backwards"
+            self.play(FadeIn(back.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
             if len(back.lines):       # one token has no other token to read
-                self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(2, 0.7))
-            beat.wait_for(3)          # "this is what makes GPT a decoder"
+                self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(0.7))
+            beat.at("decoder")       # "this is what makes GPT a decoder"
             self.play(Indicate(titles["decoder"], color=S.WARNING), Indicate(triangle, color=S.WARNING),
-                      run_time=beat.span(3, 0.7))
+                      run_time=beat.span(0.7))
         with self.beat("encoder") as beat:
-            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0, 0.3))
-            self.play(FadeOut(triangle), run_time=beat.span(0, 0.4))
-            beat.wait_for(1)          # "the same softmax along each row … forward as well as back"
+            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0.3))
+            self.play(FadeOut(triangle), run_time=beat.span(0.4))
+            beat.at("softmax")       # "the same softmax along each row … forward as well as back"
             # cells recolour in place; numbers that change fade across (morphing glyphs is unreadable)
             moved = [rc for rc in causal.values_mobs if causal.values_mobs[rc].text != full.values_mobs[rc].text]
             self.play(*[Transform(causal.cells[rc], full.cells[rc]) for rc in causal.cells],
                       *[FadeOut(causal.values_mobs[rc]) for rc in moved],
                       *[FadeIn(full.values_mobs[rc]) for rc in moved],
-                      run_time=beat.span(1, 0.4))
+                      run_time=beat.span(0.4))
             for rc in moved:   # the grid now holds the new numbers
                 causal.text_group.remove(causal.values_mobs[rc])
                 causal.values_mobs[rc] = full.values_mobs[rc]
@@ -147,24 +145,27 @@ class MaskOff(EncoderDecoderScene):
             if back.arcs:             # one token draws no line
                 self.play(*[Transform(back.arcs[qk], both.arcs[qk]) for qk in kept],
                           *[FadeOut(back.arcs[qk]) for qk in back.arcs if qk not in both.arcs],
-                          run_time=beat.span(1, 0.3))
+                          run_time=beat.span(0.3))
             if new:                   # one token: nothing lies ahead of it to read
-                self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(1, 0.8))
-            beat.wait_for(2)          # "that is all an encoder is"
-            self.play(Indicate(titles["encoder"], color=S.ATTENTION), run_time=beat.span(2, 0.7))
+                self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(0.8))
+            beat.at("encoder")       # "that is all an encoder is"
+            self.play(Indicate(titles["encoder"], color=S.ATTENTION), run_time=beat.span(0.7))
         lines = VGroup(*[back.arcs[qk] for qk in back.arcs if qk in both.arcs], *new, back.key_marks)
         with self.beat("changes") as beat:
             # the lines make way for the change column; the grid and the column centred together
             dx = S.CONTENT.x - VGroup(causal.cell_group, causal.row_label_mobs, head, changes).get_center()[0]
             VGroup(head, changes).shift(RIGHT * dx)
-            self.play(FadeOut(lines), causal.animate.shift(RIGHT * dx), run_time=beat.span(0, 0.3))
+            self.play(FadeOut(lines), causal.animate.shift(RIGHT * dx), run_time=beat.span(0.3))
             r, c = f["big_row"], f["big_col"]
             big = fit_width(label(
-                f"biggest shift: row {S.show_token(b.tokens[r])}, column {S.show_token(b.tokens[c])}:  "
-                f"{N.fmt_pct(float(f['causal'][r, c]))} → {N.fmt_pct(float(f['full'][r, c]))}",
+                self.text("biggest-shift", row=S.show_token(b.tokens[r]), col=S.show_token(b.tokens[c]),
+                          was=N.fmt_pct(float(f["causal"][r, c])), now=N.fmt_pct(float(f["full"][r, c]))),
                 S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
-            rows_note = f"{len(f['changed'])} of {T} rows change"
-            summary = VGroup(big, label(rows_note + note, S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.xs)
+            if len(self.rows) < T:     # a long prompt, seen through a window
+                rows_note = self.text("rows-change-window", changed=len(f["changed"]), T=T, shown=len(self.rows))
+            else:
+                rows_note = self.text("rows-change", changed=len(f["changed"]), T=T)
+            summary = VGroup(big, label(rows_note, S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.xs)
             keep_inside(below(fit_width(summary, S.TEXT_W), VGroup(causal, changes), buff=GAP.s), S.CONTENT)
             if (r, c) in causal.cells:
                 box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=GAP.xxs, stroke_width=4)
@@ -174,66 +175,64 @@ class MaskOff(EncoderDecoderScene):
             column = SurroundingRectangle(VGroup(head, changes), color=S.MUTED, buff=GAP.xs)
             # "k of the T rows change"
             self.play(FadeIn(head), LaggedStart(*[FadeIn(t, shift=LEFT * GAP.s) for t in changes], lag_ratio=0.1),
-                      FadeIn(summary[1]), run_time=beat.span(0, 0.6))
-            step = 1
-            if len(beat.sentences) > 5:   # "these weights are random … but the rule is not"
-                beat.wait_for(step)
+                      FadeIn(summary[1]), run_time=beat.span(0.6))
+            if self.bundle.synthetic:   # "these weights are random … but the rule is not"
+                beat.at("random")
                 mark = getattr(self, "random_mark", None)
                 self.play(Create(column), *([Indicate(mark, color=S.WARNING)] if mark else []),
-                          run_time=beat.span(step, 0.5))
+                          run_time=beat.span(0.5))
                 changed = [cell for rr in self.rows if rr in f["changed"] for cell in causal.row_cells(rr)]
                 if changed:           # cell by cell: a new group would be drawn over the numbers
                     self.play(*[Indicate(cell, color=S.ATTENTION, scale_factor=1.0) for cell in changed],
-                              run_time=beat.span(step, 0.7))
+                              run_time=beat.span(0.7))
                 else:                 # one token: no row has anything ahead of it, so none changes
-                    self.wait(beat.span(step, 0.7))
-                step += 1
-            beat.wait_for(step)       # "the biggest shift is in the row of …"
+                    self.wait(beat.span(0.7))
+            beat.at("biggest")       # "the biggest shift is in the row of …"
             big_row = list(causal.row_cells(r)) if r in self.rows else [VGroup()]
             self.play(*[Indicate(cell, color=S.TOKEN, scale_factor=1.0) for cell in big_row],
-                      run_time=beat.span(step, 0.6))
-            beat.wait_for(step + 1)   # "its weight on … goes from … to …"
-            self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(step + 1, 0.3))
+                      run_time=beat.span(0.6))
+            beat.at("weight")        # "its weight on … goes from … to …"
+            self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(0.3))
             if (r, c) in causal.values_mobs:   # the cell as it was under the mask, then as it is now
                 cell, now = causal.cells[(r, c)], causal.values_mobs[(r, c)]
                 was = label(N.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
                 was.match_height(now).move_to(now, aligned_edge=RIGHT)
                 colour = cell.get_fill_color()
                 self.play(cell.animate.set_fill(S.sequential(float(f["causal"][r, c]))), FadeOut(now), FadeIn(was),
-                          run_time=beat.span(step + 1, 0.35))
-                self.play(cell.animate.set_fill(colour), FadeOut(was), FadeIn(now), run_time=beat.span(step + 1, 0.6))
-            beat.wait_for(step + 2)   # "the last row does not move at all"
-            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.span(step + 2, 0.7))
-            beat.wait_for(step + 3)   # "it could already see every token"
+                          run_time=beat.span(0.35))
+                self.play(cell.animate.set_fill(colour), FadeOut(was), FadeIn(now), run_time=beat.span(0.6))
+            beat.at("last")          # "the last row does not move at all"
+            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.span(0.7))
+            beat.at("sees")          # "it could already see every token"
             self.play(*[Indicate(cell, color=S.KEY, scale_factor=1.0) for cell in causal.row_cells(last)],
-                      run_time=beat.span(step + 3, 0.7))
+                      run_time=beat.span(0.7))
         with self.beat("same_cost") as beat:
             grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"],
                                 *([column] if column in self.mobjects else []))
             rows, head_line, total = self.receipt()
-            self.play(FadeOut(grid_group), run_time=beat.span(0, 0.3))
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rows], lag_ratio=0.3), run_time=beat.span(0, 0.7))
-            beat.wait_for(1)          # "the ledger already charges the full T by T grid"
-            self.play(FadeIn(head_line), *[Indicate(r[2], color=S.INK) for r in rows], run_time=beat.span(1, 0.6))
-            beat.wait_for(2)          # "a mask costs nothing, so the meter holds at …"
+            self.play(FadeOut(grid_group), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rows], lag_ratio=0.3), run_time=beat.span(0.7))
+            beat.at("ledger")        # "the ledger already charges the full T by T grid"
+            self.play(FadeIn(head_line), *[Indicate(r[2], color=S.INK) for r in rows], run_time=beat.span(0.6))
+            beat.at("holds")         # "a mask costs nothing, so the meter holds at …"
             self.play(FadeIn(total, shift=UP * GAP.xs), *[Indicate(r[3], color=S.FLOPS) for r in rows],
-                      run_time=beat.span(2, 0.4))
-            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(2, 0.6))
+                      run_time=beat.span(0.4))
+            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.6))
 
     def receipt(self):
         """Both kinds of model pay the same ledger line for the full grid of scores."""
         e = self.ledger["L0.scores"]
-        head = label(f"the ledger's line for {e.step.split(': ', 1)[-1]}, in every layer", S.SMALL, S.MUTED)
+        head = label(self.text("ledger-line"), S.SMALL, S.MUTED)
         place_in(head, S.TEXT, LEFT, y=S.HEADLINE_Y)
         # name, mask, formula flush left; FLOPs flush right at the text's edge
         rows = table([[label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
                        label(e.formula, S.SMALL, S.INK, mono=True), label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
-                      for name, colour, mask in (("decoder (GPT)", S.WARNING, "triangle of −∞"),
-                                                 ("encoder (BERT)", S.ATTENTION, "no mask"))],
+                      for name, colour, mask in ((self.text("decoder-row"), S.WARNING, self.text("decoder-mask")),
+                                                 (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask")))],
                      "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl)
         below(rows, head, buff=GAP.xl, aligned=LEFT)
-        total = fit_width(label(f"one pass, either way: {N.fmt_int(self.ledger.total)} FLOPs", S.BODY_SIZE,
-                                S.FLOPS), S.TEXT_W)
+        total = fit_width(label(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS),
+                          S.TEXT_W)
         below(total, rows, buff=GAP.xl)
         return rows, head, total
 
@@ -248,83 +247,105 @@ class Towers(EncoderDecoderScene):
         return VGroup(r, t.move_to(r))
 
     def build(self):
-        title = fit_width(label(ORIGINAL, S.BODY_SIZE, S.INK), 8.5).move_to(UP * S.TOP_LINE_Y)
+        title = fit_width(label(self.text("original", year=ORIGINAL_YEAR), S.BODY_SIZE, S.INK), 8.5)
+        title.move_to(UP * S.TOP_LINE_Y)
         # one tower in each half, on the same floor: its input on the footer line, an arrow up into it
-        enc_in = place_in(label("source text: every token at once", S.SMALL, S.TOKEN), S.LEFT_HALF, y=S.FOOTER_Y)
-        dec_in = place_in(label("output so far, one token at a time", S.SMALL, S.TOKEN), S.RIGHT_HALF, y=S.FOOTER_Y)
+        enc_in = place_in(label(self.text("source-text"), S.SMALL, S.TOKEN), S.LEFT_HALF, y=S.FOOTER_Y)
+        dec_in = place_in(label(self.text("output-so-far"), S.SMALL, S.TOKEN), S.RIGHT_HALF, y=S.FOOTER_Y)
         # encoder: reads everything, no mask
-        enc_attn = self.box("self-attention, no mask", S.ATTENTION)
-        enc_mlp = self.box("MLP", S.MLP).next_to(enc_attn, UP, buff=GAP.m)
+        enc_attn = self.box(self.text("box-encoder-attention"), S.ATTENTION)
+        enc_mlp = self.box(self.text("box-mlp"), S.MLP).next_to(enc_attn, UP, buff=GAP.m)
         enc_frame = SurroundingRectangle(VGroup(enc_attn, enc_mlp), color=S.MUTED, buff=GAP.m, corner_radius=0.1)
         VGroup(enc_attn, enc_mlp, enc_frame).next_to(enc_in, UP, buff=GAP.xl)
         enc_n = label("× N", S.SMALL, S.MUTED).next_to(enc_frame, LEFT, buff=GAP.s)
-        enc_name = label("encoder", S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=GAP.s)
+        enc_name = label(self.text("encoder"), S.BODY_SIZE, S.RESIDUAL).next_to(enc_frame, UP, buff=GAP.s)
         enc_arrow = Arrow(enc_in.get_top(), enc_frame.get_bottom(), buff=GAP.xxs, color=S.MUTED, stroke_width=3)
         # decoder: writes one token at a time, behind the triangle, and asks the encoder (room for the
         # queries' arrow between its attention and the cross-attention)
-        dec_attn = self.box("masked self-attention", S.WARNING)
-        dec_cross = self.box("cross-attention", S.QUERY).next_to(dec_attn, UP, buff=GAP.l)
-        dec_mlp = self.box("MLP", S.MLP).next_to(dec_cross, UP, buff=GAP.m)
+        dec_attn = self.box(self.text("box-masked-attention"), S.WARNING)
+        dec_cross = self.box(self.text("box-cross-attention"), S.QUERY).next_to(dec_attn, UP, buff=GAP.l)
+        dec_mlp = self.box(self.text("box-mlp"), S.MLP).next_to(dec_cross, UP, buff=GAP.m)
         dec_frame = SurroundingRectangle(VGroup(dec_attn, dec_cross, dec_mlp), color=S.MUTED, buff=GAP.m,
                                          corner_radius=0.1)
         VGroup(dec_attn, dec_cross, dec_mlp, dec_frame).next_to(dec_in, UP, buff=GAP.xl)
         dec_n = label("× N", S.SMALL, S.MUTED).next_to(dec_frame, RIGHT, buff=GAP.s)
-        dec_name = label("decoder", S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=GAP.s)
+        dec_name = label(self.text("decoder"), S.BODY_SIZE, S.RESIDUAL).next_to(dec_frame, UP, buff=GAP.s)
         dec_arrow = Arrow(dec_in.get_top(), dec_frame.get_bottom(), buff=GAP.xxs, color=S.MUTED, stroke_width=3)
-        dec_out = label("↑ next-token probabilities", S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=GAP.xs)
+        dec_out = label(self.text("next-token"), S.SMALL, S.LOGIT).next_to(dec_name, UP, buff=GAP.xs)
 
         # cross-attention: keys and values from the encoder's output (its top block), queries from the
         # decoder below
         kv = Arrow([enc_frame.get_right()[0], enc_mlp.get_y(), 0], dec_cross.get_left(), buff=GAP.xs,
                    color=S.KEY, stroke_width=5)
-        kv_label = VGroup(label("keys", S.SMALL, S.KEY), label("& values", S.SMALL, S.VALUE)).arrange(RIGHT, buff=GAP.xs)
+        kv_label = VGroup(label(self.text("keys"), S.SMALL, S.KEY),
+                          label(self.text("and-values"), S.SMALL, S.VALUE)).arrange(RIGHT, buff=GAP.xs)
         kv_label.next_to(kv, UP, buff=GAP.xs)
         q = Arrow(dec_attn.get_top(), dec_cross.get_bottom(), buff=GAP.xxs, color=S.QUERY, stroke_width=5,
                   max_tip_length_to_length_ratio=0.45)
-        q_label = label("queries", S.SMALL, S.QUERY).next_to(q, RIGHT, buff=GAP.s)
+        q_label = label(self.text("queries"), S.SMALL, S.QUERY).next_to(q, RIGHT, buff=GAP.s)
 
         rise = UP * GAP.s             # how far each part rises as it fades in
         with self.beat("towers") as beat:
             # "the machine from 2017 had both kinds"
             self.play(FadeIn(title, shift=-rise), FadeIn(enc_frame), FadeIn(dec_frame), FadeIn(enc_name),
-                      FadeIn(dec_name), run_time=beat.span(0, 0.6))
-            beat.wait_for(1)          # "an encoder tower reads the whole source text at once, with no mask"
-            self.play(FadeIn(VGroup(enc_attn, enc_mlp, enc_n), shift=rise), run_time=beat.span(1, 0.4))
-            self.play(FadeIn(enc_in, shift=rise), GrowArrow(enc_arrow), run_time=beat.span(1, 0.5))
-            beat.wait_for(2)          # "a decoder tower writes the output one token at a time, behind the triangle"
-            self.play(FadeIn(VGroup(dec_attn, dec_cross, dec_mlp, dec_n), shift=rise), run_time=beat.span(2, 0.4))
+                      FadeIn(dec_name), run_time=beat.span(0.6))
+            beat.at("encoder")       # "an encoder tower reads the whole source text at once, with no mask"
+            self.play(FadeIn(VGroup(enc_attn, enc_mlp, enc_n), shift=rise), run_time=beat.span(0.4))
+            self.play(FadeIn(enc_in, shift=rise), GrowArrow(enc_arrow), run_time=beat.span(0.5))
+            beat.at("decoder")       # "a decoder tower writes the output one token at a time, behind the triangle"
+            self.play(FadeIn(VGroup(dec_attn, dec_cross, dec_mlp, dec_n), shift=rise), run_time=beat.span(0.4))
             self.play(FadeIn(dec_in, shift=rise), GrowArrow(dec_arrow), FadeIn(dec_out, shift=rise),
-                      run_time=beat.span(2, 0.5))
+                      run_time=beat.span(0.5))
         with self.beat("cross") as beat:
             # "they meet in cross-attention"
-            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0, 0.8))
-            beat.wait_for(1)          # "the queries from the decoder, the keys and values from the encoder's output"
-            self.play(Create(q), FadeIn(q_label), run_time=beat.span(1, 0.4))
-            self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.span(1, 0.6))
-            beat.wait_for(2)          # "the writer asks, and the reader's tower answers"
-            self.play(Indicate(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(2, 0.45))
+            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0.8))
+            beat.at("queries")       # "the queries from the decoder, the keys and values from the encoder's output"
+            self.play(Create(q), FadeIn(q_label), run_time=beat.span(0.4))
+            self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.span(0.6))
+            beat.at("asks")          # "the writer asks, and the reader's tower answers"
+            self.play(Indicate(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(0.45))
             self.play(Indicate(VGroup(enc_attn, enc_mlp, kv), color=S.KEY, scale_factor=1.05),
-                      run_time=beat.span(2, 0.8))
-            beat.wait_for(3)          # "where a translation crosses from one language to the other"
-            self.play(Indicate(enc_in, color=S.TOKEN), run_time=beat.span(3, 0.35))
-            self.play(Indicate(kv, color=S.TOKEN), run_time=beat.span(3, 0.4))
-            self.play(Indicate(dec_out, color=S.LOGIT), run_time=beat.span(3, 0.8))
+                      run_time=beat.span(0.8))
+            beat.at("translation")   # "where a translation crosses from one language to the other"
+            self.play(Indicate(enc_in, color=S.TOKEN), run_time=beat.span(0.35))
+            self.play(Indicate(kv, color=S.TOKEN), run_time=beat.span(0.4))
+            self.play(Indicate(dec_out, color=S.LOGIT), run_time=beat.span(0.8))
 
 
 class Families(EncoderDecoderScene):
     """Encoder-only, decoder-only, encoder-decoder side by side, with example models from the seeds."""
 
+    def family_words(self, mask: str) -> dict:
+        """The words of a family's column, from the catalog; a family is known by its mask (FAMILIES,
+        data/facts/ch05.py: "none" encoder-only, "causal" decoder-only, "both" encoder-decoder)."""
+        if mask == "none":
+            return {"name": self.text("family-encoder"), "note": self.text("sees-every"),
+                    "examples": (self.text("example-bert"), self.text("example-search")),
+                    "can": (self.text("encoder-can-1"), self.text("encoder-can-2")),
+                    "cannot": (self.text("encoder-cannot"),)}
+        if mask == "causal":
+            return {"name": self.text("family-decoder"), "note": self.text("sees-past"),
+                    "examples": (self.text("example-gpt2"), self.text("example-gpt3"), self.text("example-llama"),
+                                 self.text("example-claude")),
+                    "can": (self.text("decoder-can"),), "cannot": (self.text("decoder-cannot"),)}
+        return {"name": self.text("family-encoder-decoder"), "note": self.text("reads-writes"),
+                "examples": (self.text("example-transformer", year=ORIGINAL_YEAR), self.text("example-t5"),
+                             self.text("example-bart"), self.text("example-whisper")),
+                "can": (self.text("encoder-decoder-can-1"), self.text("encoder-decoder-can-2")),
+                "cannot": (self.text("encoder-decoder-cannot"),)}
+
     def column(self, fam, n: int) -> VGroup:
-        name = label(fam.name, S.BODY_SIZE, S.INK)
+        words = self.family_words(fam.mask)
+        name = label(words["name"], S.BODY_SIZE, S.INK)
         if fam.mask == "both":
             icon = VGroup(mask_icon(n, "none", 0.22), mask_icon(n, "causal", 0.22)).arrange(RIGHT, buff=GAP.l)
         else:
             icon = mask_icon(n, fam.mask, 0.22)
-        icon_note = label({"none": "sees every token", "causal": "sees only the past",
-                           "both": "reads all, writes causally"}[fam.mask], S.SMALL, S.MUTED)
-        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in fam.examples]).arrange(DOWN, buff=GAP.xs)
-        can = VGroup(*[label(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY) for i, t in enumerate(fam.can)])
-        cannot = VGroup(*[label(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING) for i, t in enumerate(fam.cannot)])
+        icon_note = label(words["note"], S.SMALL, S.MUTED)
+        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in words["examples"]]).arrange(DOWN, buff=GAP.xs)
+        can = VGroup(*[label(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY) for i, t in enumerate(words["can"])])
+        cannot = VGroup(*[label(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING)
+                          for i, t in enumerate(words["cannot"])])
         for part in (can, cannot):
             part.arrange(DOWN, buff=GAP.xs)
         for part in (examples, can, cannot, icon_note, name):
@@ -343,47 +364,46 @@ class Families(EncoderDecoderScene):
                 c.scale(4.1 / tallest)
         for c, third in zip(cols, columns(S.FULL, len(cols))):   # three equal thirds, same top line
             place_in(c, third, UP, y=S.HEADLINE_Y - GAP.s)   # names in the content, not the headline row
-        verdict = fit_width(label("the whole difference: one triangle of −∞  ·  the same arithmetic, the same cost",
-                                  S.SMALL, S.WARNING), S.TEXT_W)
+        verdict = fit_width(label(self.text("verdict"), S.SMALL, S.WARNING), S.TEXT_W)
         verdict.move_to(UP * S.FOOTER_Y)
         enc, dec, both = cols
         rise = UP * GAP.s             # how far each part rises as it fades in
         with self.beat("encoder_only") as beat:
             # "three families grew from that design"
             self.play(LaggedStart(*[FadeIn(c.name, shift=-rise) for c in cols], lag_ratio=0.4),
-                      run_time=beat.span(0, 0.8))
-            beat.wait_for(1)          # "encoder-only models such as … read in both directions"
-            self.play(FadeIn(enc.icon, shift=rise), run_time=beat.span(1, 0.3))
-            self.play(FadeIn(VGroup(*enc.body[1:3]), shift=rise), run_time=beat.span(1, 0.5))
-            beat.wait_for(2)          # "good at understanding, and cannot write"
-            self.play(FadeIn(enc.can, shift=rise), run_time=beat.span(2, 0.4))
-            self.play(FadeIn(enc.cannot, shift=rise), run_time=beat.span(2, 0.6))
+                      run_time=beat.span(0.8))
+            beat.at("encoder-only")  # "encoder-only models such as … read in both directions"
+            self.play(FadeIn(enc.icon, shift=rise), run_time=beat.span(0.3))
+            self.play(FadeIn(VGroup(*enc.body[1:3]), shift=rise), run_time=beat.span(0.5))
+            beat.at("good")          # "good at understanding, and cannot write"
+            self.play(FadeIn(enc.can, shift=rise), run_time=beat.span(0.4))
+            self.play(FadeIn(enc.cannot, shift=rise), run_time=beat.span(0.6))
         with self.beat("decoder_only") as beat:
             # "decoder-only models such as … see only the past"
-            self.play(FadeIn(VGroup(*dec.body[:3]), shift=rise), run_time=beat.span(0, 0.4))
-            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
-            beat.wait_for(1)          # "they write one token at a time"
-            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=rise), run_time=beat.span(1, 0.6))
-            beat.wait_for(2)          # "GPT-2, the model in this film, is one of them"
+            self.play(FadeIn(VGroup(*dec.body[:3]), shift=rise), run_time=beat.span(0.4))
+            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
+            beat.at("write")         # "they write one token at a time"
+            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=rise), run_time=beat.span(0.6))
+            beat.at("ours")          # "GPT-2, the model in this film, is one of them"
             ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=GAP.xs)
             self.play(Create(ours), Indicate(dec.examples[0], color=S.TOKEN, scale_factor=1.3),
-                      run_time=beat.span(2, 0.5))
-            self.play(FadeOut(ours), run_time=beat.span(2, 0.5))
+                      run_time=beat.span(0.5))
+            self.play(FadeOut(ours), run_time=beat.span(0.5))
         with self.beat("encoder_decoder") as beat:
             # "encoder-decoders such as … keep both towers"
-            self.play(FadeIn(VGroup(*both.body[:3]), shift=rise), run_time=beat.span(0, 0.4))
-            self.play(Indicate(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0, 0.6))
-            beat.wait_for(1)          # "they read one text and write another"
-            self.play(FadeIn(VGroup(both.can, both.cannot), shift=rise), run_time=beat.span(1, 0.6))
+            self.play(FadeIn(VGroup(*both.body[:3]), shift=rise), run_time=beat.span(0.4))
+            self.play(Indicate(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0.6))
+            beat.at("read-write")    # "they read one text and write another"
+            self.play(FadeIn(VGroup(both.can, both.cannot), shift=rise), run_time=beat.span(0.6))
         with self.beat("verdict") as beat:
             # "take the names away and the difference is a single triangle of minus infinity"
             frame = SurroundingRectangle(dec, color=S.WARNING, buff=GAP.s, corner_radius=0.1)
-            self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0, 0.4))
-            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0, 0.6))
-            beat.wait_for(1)          # "the arithmetic, and its cost, is the same"
+            self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.4))
+            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
+            beat.at("same")          # "the arithmetic, and its cost, is the same"
             self.play(FadeIn(verdict, shift=UP * GAP.xs), *[c.name.animate.set_opacity(1) for c in cols],
-                      run_time=beat.span(1, 0.5))
-            self.play(Indicate(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(1, 0.8))
+                      run_time=beat.span(0.5))
+            self.play(Indicate(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(0.8))
 
 
 SCENES = [MaskOff, Towers, Families]

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from words import numbers as N
 from tests.helpers import build_scene
 from voiceover.script import chapter_lines
+from words import numbers as N
+from words.catalog import Words
 
 
 @pytest.fixture(scope="module")
@@ -53,9 +54,10 @@ def test_long_prompt_uses_a_window_and_says_so(tiny_long_bundle):
 
 
 def test_narration_reads_the_bundle(tiny_bundle):
-    lines = chapter_lines("02", tiny_bundle, tiny_bundle.ledger())
+    lines = chapter_lines("02", tiny_bundle, tiny_bundle.ledger(), Words.load("en"))
     h = tiny_bundle.featured_head()
-    assert f"head {h + 1} of {tiny_bundle.config['n_head']}" in lines["intro"]
-    assert "random weights" in lines["last_row"]       # the honest variant for a synthetic bundle
+    assert f"head {h + 1} of {tiny_bundle.config['n_head']}" in lines["intro"].text
+    assert "random weights" in lines["last_row"].text       # the honest variant for a synthetic bundle
+    assert "chance" in lines["last_row"].mark_names         # and the mark lights up where it says so
     row = tiny_bundle["probs"][0, h, -1]
-    assert f"{100 * row.max():.1f} percent" in lines["last_row"]
+    assert f"{100 * row.max():.1f} percent" in lines["last_row"].text

@@ -11,8 +11,7 @@ import pytest
 
 from data.facts.ch05 import mask_facts
 from scenes.widgets import AttentionArcs
-from tests.helpers import build_scene
-from tests.helpers import assert_picture_follows_words
+from tests.helpers import assert_picture_follows_words, build_scene
 
 SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
           ("05", "MaskOff"), ("05", "Towers"), ("05", "Families")]
@@ -81,3 +80,26 @@ def test_chapter05_draws_the_lines_backwards_only_then_both_ways(tiny_bundle, bu
     assert any(k > q for q, k in full.arcs)                           # without it: forward too
     for arcs, weights in ((causal, f["causal"]), (full, f["full"])):
         assert all(arcs.weight_of[qk] == pytest.approx(weights[qk]) for qk in arcs.arcs)
+
+
+@pytest.mark.parametrize("chapter,name", [("02", "Scores"), ("05", "MaskOff")])
+def test_the_wording_for_trained_weights_moves_the_same_pictures(tiny_bundle, chapter, name, monkeypatch):
+    """The lines without the random-weights sentence have one marker fewer; the scene follows them
+    (it asks the bundle, not the line, whether the weights are random)."""
+    from data.bundle import Bundle
+    monkeypatch.setattr(Bundle, "synthetic", property(lambda self: False))
+    scene = build_scene(tiny_bundle, chapter, name, draw=False)
+    assert getattr(scene, "random_mark", None) is None
+    assert_picture_follows_words(scene, f"trained {chapter} {name}")
+    said = {c["beat"]: c["text"] for c in scene.cues}
+    assert "random" not in said.get("last_row", "") + said.get("changes", "")
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_a_long_prompt_in_the_pseudo_language_still_fits_the_frame(tiny_long_bundle, chapter, name, monkeypatch):
+    """Longer words (qps, about 40% longer) with a long prompt's window notes: nothing leaves the frame."""
+    from tests.helpers import frame_checks
+    built = []
+    problems = frame_checks(tiny_long_bundle, chapter, name, monkeypatch, lang="qps", built=built)
+    assert problems == [], "\n".join(problems)
+    assert_picture_follows_words(built[0], f"qps long {chapter} {name}")

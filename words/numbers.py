@@ -112,3 +112,28 @@ def spoken_signed(x: float, decimals: int, words: Words) -> str:
 def spoken_token(text: str, words: Words) -> str:
     """A token quoted for speech and captions: ' the' -> '“the”'."""
     return words.text("film:quoted", token=text.strip() or text)
+
+
+def fmt_pct_short(p: float) -> str:
+    """A percentage in as few digits as it needs (a setting such as top-p's): 0.9 -> '90%'."""
+    return f"{100 * p:g}%"
+
+
+def _share_digits(x: float) -> str:
+    """A share as a percentage's digits: 1 decimal, 2 significant digits under 0.1%."""
+    return f"{100 * x:.1f}" if x >= 0.001 else f"{100 * x:.2g}"
+
+
+def fmt_share(x: float) -> str:
+    """A share of a whole (the score grid's of a pass): 0.123 -> '12.3%', 0.0000052 -> '0.00052%'."""
+    return f"{_share_digits(x)}%"
+
+
+def spoken_share(x: float, words: Words) -> str:
+    """fmt_share as said aloud: '12.3 percent'."""
+    return words.text("film:number-percent", value=_share_digits(x))
+
+
+def fmt_whole(x: float) -> str:
+    """A large ratio rounded to a whole number, with group separators: 1432.6 -> '1,433'."""
+    return f"{x:,.0f}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from data.facts.ch02 import head_facts
-from words.numbers import spoken_count, spoken_pct, spoken_token
+from words.numbers import fmt_general, spoken_count, spoken_pct, spoken_token
 
 
 def values(bundle, ledger, words) -> dict:
@@ -17,7 +17,7 @@ def values(bundle, ledger, words) -> dict:
         "T": bundle.T,
         "d": cfg["n_embd"],
         "dh": dh,
-        "sqrt_dh": f"{np.sqrt(dh):g}",
+        "sqrt_dh": fmt_general(np.sqrt(dh)),
         "qkv_flops": spoken_count(ledger["L0.qkv"].flops, words),
         "scores_flops": spoken_count(ledger["L0.scores"].flops, words),
         "mix_flops": spoken_count(ledger["L0.mix"].flops, words),

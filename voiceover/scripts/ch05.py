@@ -1,23 +1,35 @@
 """Chapter 05 narration: encoder vs decoder. Same scores, with and without the triangle.
 
-The grid facts (which rows change, by how much), the families and the original paper come
-from data/facts/ch05.py, which the scene reads too, so screen and voice cannot disagree.
+The grid facts (which rows change, by how much) and the original paper's year come from
+data/facts/ch05.py, which the scene reads too, so screen and voice cannot disagree. The example
+models said for each family are messages the scene shows in its columns (ch05:example-*).
 """
 from __future__ import annotations
 
-from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, mask_facts
+from data.facts.ch05 import ORIGINAL_YEAR, mask_facts
 from words.numbers import spoken_count, spoken_pct, spoken_token
 
+# the examples said for each family (encoder-only, decoder-only, encoder-decoder): the ones the
+# scene's columns show, less GPT-2 (the film's own model, said on its own) and Whisper
+SPOKEN_EXAMPLES = (("ch05:example-bert", "ch05:example-search"),
+                   ("ch05:example-gpt3", "ch05:example-llama", "ch05:example-claude"),
+                   ("ch05:example-transformer", "ch05:example-t5", "ch05:example-bart"))
 
-def _names(items) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+def names(ids, words) -> str:
+    """Example models as a spoken list: 'A', 'A and B', 'A, B and C'."""
+    said = [words.text(i, year=ORIGINAL_YEAR) for i in ids]
+    out = said[-1]
+    if len(said) > 1:
+        out = words.text("ch05:names-two", first=said[-2], last=out)
+    for name in reversed(said[:-2]):
+        out = words.text("ch05:names-more", first=name, rest=out)
+    return out
 
 
 def values(bundle, ledger, words) -> dict:
     f = mask_facts(bundle)
     r, c = f["big_row"], f["big_col"]
-    plain = lambda fam: _names([e for e in fam.examples if "(" not in e][:3])
     return {
         "head": f["head_index"] + 1,
         "T": bundle.T,
@@ -29,7 +41,7 @@ def values(bundle, ledger, words) -> dict:
         "last_token": spoken_token(bundle.tokens[-1], words),
         "total": spoken_count(ledger.total, words),
         "year": ORIGINAL_YEAR,
-        "enc_examples": plain(FAMILIES[0]),
-        "dec_examples": plain(FAMILIES[1]),
-        "encdec_examples": plain(FAMILIES[2]),
+        "enc_examples": names(SPOKEN_EXAMPLES[0], words),
+        "dec_examples": names(SPOKEN_EXAMPLES[1], words),
+        "encdec_examples": names(SPOKEN_EXAMPLES[2], words),
     }
