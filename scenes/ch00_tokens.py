@@ -13,12 +13,12 @@ from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, 
 from data import tokenizer
 from data.facts.ch00 import token_facts
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
-from scenes.follow import find, glow, say, wait_until
+from scenes.follow import glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
-from scenes.text import fit_width, label
+from scenes.text import fit_width, label, ltr_safe
 from scenes.widgets import TokenChip, token_row
+from words import numbers as N
 
 
 visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)
@@ -95,6 +95,12 @@ class TokensScene(ChapterScene):
         super().setup()
         self.facts = token_facts(self.bundle)
         self.chip_texts = [chip_text(t, i) for t, i in zip(self.facts["tokens"], self.facts["ids"])]
+        # GPT-2's own strings drawn besides the prompt's tokens (the tokenizer's, never the catalog's):
+        # the three spellings, the replayed word's pieces, the end-of-text marker, the greeting and its tokens
+        f, lad = self.facts, self.facts["ladder"]
+        pieces = {*f["case_words"], lad["word"], *(symbol_text(s) for step in lad["steps"] for s in step),
+                  tokenizer.EOT, f["other_text"], *(visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"])}
+        self.gpt2_texts = {form for p in pieces for form in (p, S.show_token(p), ltr_safe(p), ltr_safe(S.show_token(p)))}
 
 
 class Prompt(TokensScene):
@@ -106,30 +112,34 @@ class Prompt(TokensScene):
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
             fit_to(big, width=S.CONTENT_W, height=2.2, grow=1.6)
-            count = label(f"{S.fmt_count(f['words'], 'word')} · {S.fmt_count(f['chars'], 'character')}", S.BODY_SIZE, S.MUTED)
+            self.gpt2_texts.update(line.original_text for line in big)     # the prompt, in lines
+            count = label(self.text("counts",
+                                    words=self.text("word-count", count=f["words"], n=N.fmt_int(f["words"])),
+                                    characters=self.text("character-count", count=f["chars"],
+                                                         n=N.fmt_int(f["chars"]))), S.BODY_SIZE, S.MUTED)
             below(count, big, buff=GAP.l)
             # "a tokenizer cuts it into pieces": the prompt goes into the tokenizer
             box = RoundedRectangle(corner_radius=0.12, width=S.LEFT_HALF.width, height=0.9,
                                    stroke_color=S.TOKEN, stroke_width=3,
                                    fill_color=S.PANEL, fill_opacity=1)
-            box_name = label("tokenizer: text → pieces", S.BODY_SIZE, S.TOKEN).move_to(box)
+            box_name = label(self.text("tokenizer-box"), S.BODY_SIZE, S.TOKEN).move_to(box)
             fit_width(box_name, box.width - 0.3)
             tokenizer_box = below(VGroup(box, box_name), count, buff=GAP.xl)      # room for the arrow
             place_in(VGroup(big, count, tokenizer_box), S.CONTENT)
             into = Arrow(count.get_bottom(), tokenizer_box.get_top(), buff=GAP.xs, color=S.TOKEN, stroke_width=4)
-            typing = beat.span(0, 0.9)
+            typing = beat.span(0.9)
             per_char = typing / max(1, f["chars"])
             self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
                                                          run_time=max(0.2, per_char * len(line.original_text)))
                                    for line in big]), run_time=typing)
             lit_prompt = glow(big, color=S.INK, buff=GAP.s, opacity=0.08)
-            say(self, beat, (("words",), 0.0), FadeIn(count, shift=UP * GAP.xs), FadeIn(lit_prompt))
-            say(self, beat, (("tokenizer",), 0.55), GrowArrow(into), FadeIn(tokenizer_box, shift=UP * GAP.s))
+            say(self, beat, "count", FadeIn(count, shift=UP * GAP.xs), FadeIn(lit_prompt))
+            say(self, beat, "count", GrowArrow(into), FadeIn(tokenizer_box, shift=UP * GAP.s), into=0.55)
 
         # the layout of the next two beats: chips (the prompt, cut) / the id list
         chips = chip_flow(self.chip_texts, f["ids"])
         ids = id_list_block(f["ids"], S.CONTENT_W)
-        caption = label("model input", S.SMALL, S.MUTED)
+        caption = label(self.text("model-input"), S.SMALL, S.MUTED)
         id_group = VGroup(caption, ids).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
         layout = VGroup(chips, id_group).arrange(DOWN, buff=GAP.xl)
         room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)   # half a unit more air above the captions
@@ -138,41 +148,40 @@ class Prompt(TokensScene):
         for m in id_mobs:
             m.set_opacity(0)
         with self.beat("split") as beat:
-            note = label("· = a leading space, part of the token", S.BODY_SIZE, S.MUTED)
+            note = label(self.text("leading-space-note"), S.BODY_SIZE, S.MUTED)
             below(fit_width(note, S.CONTENT_W), chips, buff=GAP.l)
             spaced = [(c, t) for c, t in zip(chips, self.chip_texts) if t.startswith(" ")]
             dots = VGroup(*[glow(first_char(c, t), buff=GAP.xxs, opacity=0.35) for c, t in spaced])
             words = VGroup(*[glow(c, buff=GAP.xxs) for c, _ in spaced])
             self.play(FadeOut(big, shift=UP * GAP.m), FadeOut(lit_prompt), FadeOut(count), FadeOut(into), FadeOut(tokenizer_box),
                       LaggedStart(*[FadeIn(VGroup(c.box, c.text_mob), shift=DOWN * GAP.s) for c in chips],
-                                  lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.span(0, 0.8))
+                                  lag_ratio=min(0.3, 3.0 / max(1, len(chips)))), run_time=beat.span(0.8))
             if spaced:   # "the dot marks a leading space": the dots, then the words they belong to
-                say(self, beat, (("dot",), 0.0), FadeIn(dots), FadeIn(note))
-                say(self, beat, (("dot",), 0.5), FadeOut(dots), FadeIn(words))
+                say(self, beat, "dot", FadeIn(dots), FadeIn(note))
+                say(self, beat, "dot", FadeOut(dots), FadeIn(words), into=0.5)
             else:
-                say(self, beat, (("dot",), 0.0), FadeIn(note))
+                say(self, beat, "dot", FadeIn(note))
         with self.beat("ids") as beat:
             # "each piece is swapped for its number": a highlight walks the chips as their ids are read
             pieces = [VGroup(c.box, c.text_mob, c.id_mob) for c in chips]
             hl = glow(pieces[0])
             lead = 0.3         # the sentence names the vocabulary before it reads the ids
-            say(self, beat, (0, 0.0), FadeOut(note), FadeOut(words), FadeIn(hl), id_mobs[0].animate.set_opacity(1))
+            say(self, beat, "swap", FadeOut(note), FadeOut(words), FadeIn(hl), id_mobs[0].animate.set_opacity(1))
             for k in range(1, len(chips)):
                 frac = lead + (1 - lead) * k / len(chips)
-                say(self, beat, (0, frac), Transform(hl, glow(pieces[k])), id_mobs[k].animate.set_opacity(1),
-                    run_time=min(0.6, beat.span(0, 0.3)))
+                say(self, beat, "swap", Transform(hl, glow(pieces[k])), id_mobs[k].animate.set_opacity(1),
+                    into=frac, run_time=min(0.6, beat.span(0.3)))
             list_glow = glow(id_group, buff=GAP.s)
-            say(self, beat, (("integers",), 0.0), FadeOut(hl), FadeIn(caption),
+            say(self, beat, "list", FadeOut(hl), FadeIn(caption),
                 LaggedStart(*[FadeIn(line, shift=UP * GAP.xs) for line in ids], lag_ratio=0.3), FadeIn(list_glow))
             # "the meter reads zero: cutting and looking up is not arithmetic"
             ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
-            zero = label("cutting and looking up: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
+            zero = label(self.text("zero-flops"), S.BODY_SIZE, S.FLOPS)
             keep_inside(below(fit_width(zero, S.CONTENT_W), id_group, buff=GAP.l), S.CONTENT)
-            i = find(beat, "meter")
-            wait_until(beat, i, 0.0)
-            run = beat.span(i, 0.3)
+            beat.at("meter")
+            run = beat.span(0.3)
             self.pay("tokens", FadeOut(list_glow), FadeIn(ring), run_time=run)
-            say(self, beat, (("arithmetic",), 0.45), FadeIn(zero, shift=UP * GAP.xs), FadeOut(ring))
+            say(self, beat, "meter", FadeIn(zero, shift=UP * GAP.xs), FadeOut(ring), into=0.45)
 
 
 class SameWord(TokensScene):
@@ -180,7 +189,7 @@ class SameWord(TokensScene):
 
     def build(self):
         f = self.facts
-        notes = ("capital", "leading space", "no space")
+        notes = (self.text("case-capital"), self.text("case-leading-space"), self.text("case-no-space"))
         with self.beat("case") as beat:
             cols = VGroup()
             for word, tid, note in zip(f["case_words"], f["case_ids"], notes):
@@ -189,26 +198,25 @@ class SameWord(TokensScene):
                 num = below(label(str(tid), S.TITLE_SIZE, S.TOKEN, mono=True), chip, buff=GAP.l)
                 col = VGroup(top, chip, num)
                 if tid in f["ids"]:
-                    col.add(below(label("in the prompt", S.SMALL, S.INK), num, buff=GAP.s))
+                    col.add(below(label(self.text("in-prompt"), S.SMALL, S.INK), num, buff=GAP.s))
                 cols.add(col)
             cols.arrange(RIGHT, buff=1.4, aligned_edge=UP)
-            footer = label("the model receives the number, never the letters", S.BODY_SIZE, S.INK)
+            footer = label(self.text("case-footer"), S.BODY_SIZE, S.INK)
             fit_width(footer, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
             above = S.CONTENT.with_(bottom=footer.get_top()[1])
             place_in(fit_to(cols, width=S.CONTENT_W, height=3.4), above)
             self.play(LaggedStart(*[FadeIn(VGroup(c[0], c[1]), shift=UP * GAP.s) for c in cols], lag_ratio=0.3),
-                      run_time=beat.span(0, 0.8))
+                      run_time=beat.span(0.8))
             # each spelling's id lights up as it is read
-            said = find(beat, "Capital")
             hl = None
             for k, c in enumerate(cols):
                 box = glow(c, buff=GAP.s)
                 step = [FadeIn(VGroup(*c[2:]), shift=DOWN * GAP.s), Transform(hl, box) if hl else FadeIn(box)]
-                say(self, beat, (said, k / len(cols)), *step)
+                say(self, beat, "capital", *step, into=k / len(cols))
                 hl = hl or box
             # "the letters inside them are invisible to the model"
-            say(self, beat, (("invisible",), 0.0), FadeOut(hl), FadeIn(footer, shift=UP * GAP.xs))
-            say(self, beat, (("invisible",), 0.5), *[c[1].text_mob.animate.set_opacity(0.25) for c in cols])
+            say(self, beat, "invisible", FadeOut(hl), FadeIn(footer, shift=UP * GAP.xs))
+            say(self, beat, "invisible", *[c[1].text_mob.animate.set_opacity(0.25) for c in cols], into=0.5)
 
 
 def symbol_text(symbol: str) -> str:
@@ -235,7 +243,7 @@ class Merges(TokensScene):
         lad = f["ladder"]
         vf = f["vocab"]
         steps, merges = lad["steps"], lad["merges"]
-        header = VGroup(label("byte-pair encoding of", S.BODY_SIZE, S.INK),
+        header = VGroup(label(self.text("bpe-header"), S.BODY_SIZE, S.INK),
                         TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=GAP.m)
         header.move_to(UP * S.HEADLINE_Y)
         rows = VGroup()
@@ -243,17 +251,17 @@ class Merges(TokensScene):
             hot = merges[k - 1]["index"] if k > 0 else None
             chips = ladder_row(symbols, hot)
             if k == 0:
-                left = label(f"{len(symbols)} bytes", S.SMALL, S.MUTED)
+                left = label(self.text("ladder-bytes", n=len(symbols)), S.SMALL, S.MUTED)
                 right = label("", S.SMALL)
             else:
                 m = merges[k - 1]
-                left = label(f"merge {k}", S.SMALL, S.MUTED)
-                right = label(f"{S.show_token(symbol_text(m['pair'][0]))} + "
-                              f"{S.show_token(symbol_text(m['pair'][1]))}   rank "
-                              f"{N.fmt_int(m['rank'])}", S.SMALL, S.MUTED, mono=True)
+                left = label(self.text("ladder-merge", k=k), S.SMALL, S.MUTED)
+                right = label(self.text("ladder-pair", left=S.show_token(symbol_text(m["pair"][0])),
+                                        right=S.show_token(symbol_text(m["pair"][1])), rank=N.fmt_int(m["rank"])),
+                              S.SMALL, S.MUTED, mono=True)
             rows.add(VGroup(left, chips, right))
         final_ids = "  ".join(str(i) for i in lad["ids"])
-        result = label(f"→ id {final_ids}" if len(lad["ids"]) == 1 else f"→ ids {final_ids}", S.BODY_SIZE,
+        result = label(self.text("ladder-result", count=len(lad["ids"]), ids=final_ids), S.BODY_SIZE,
                        S.TOKEN, mono=True)
         # columns: step name | chips | merged pair and its rank in vocab.bpe
         table(rows, "LLL", gaps=GAP.l, row_gap=GAP.xxs)
@@ -264,8 +272,8 @@ class Merges(TokensScene):
         place_in(fit_to(ladder, room, grow=1.5), room, UP)
         with self.beat("bytes") as beat:
             # "where do the pieces come from?": one piece of the prompt; then "byte-pair encoding" names it
-            say(self, beat, (0, 0.0), FadeIn(header[1], shift=DOWN * GAP.s))
-            say(self, beat, (("byte-pair",), 0.0), FadeIn(header[0], shift=DOWN * GAP.s),
+            say(self, beat, "question", FadeIn(header[1], shift=DOWN * GAP.s))
+            say(self, beat, "bpe", FadeIn(header[0], shift=DOWN * GAP.s),
                 Indicate(header[1], color=S.TOKEN, scale_factor=1.2))
             # "take <word> from our prompt": the prompt's pieces, the word lit
             prompt_row = token_row(self.chip_texts, max_width=S.CONTENT_W)
@@ -273,24 +281,23 @@ class Merges(TokensScene):
             place_in(prompt_row, S.CONTENT, DOWN, buff=GAP.l)
             picked = [c for c, t in zip(prompt_row, self.chip_texts) if t == lad["word"]]
             picks = VGroup(*[glow(c, opacity=0.3) for c in picked[:1]])
-            say(self, beat, (("from our prompt",), 0.0), FadeIn(prompt_row, shift=UP * GAP.xs), FadeIn(picks))
-            i = find(beat, "bytes")
-            wait_until(beat, i, 0.3)
+            say(self, beat, "word", FadeIn(prompt_row, shift=UP * GAP.xs), FadeIn(picks))
+            beat.at("word", into=0.3)
             self.play(FadeIn(rows[0][0]), LaggedStart(*[FadeIn(c, shift=DOWN * GAP.s) for c in rows[0][1]],
-                                                       lag_ratio=0.5), run_time=beat.span(i, 0.8))
+                                                       lag_ratio=0.5), run_time=beat.span(0.8))
         with self.beat("merges") as beat:
             self.play(FadeOut(prompt_row), FadeOut(picks), run_time=0.4)
             # one merge per step across the sentence that describes them, then the outcome
             n = max(1, len(rows) - 1)
             for k, r in enumerate(rows[1:]):
-                say(self, beat, (0, 0.15 + 0.85 * k / n), FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * GAP.s),
-                    run_time=min(1.0, beat.span(0, 0.8 / n)))
+                say(self, beat, "merge", FadeIn(r[0]), FadeIn(r[2]), FadeIn(r[1], shift=DOWN * GAP.s),
+                    into=0.15 + 0.85 * k / n, run_time=min(1.0, beat.span(0.8 / n)))
             last = glow(rows[-1][1])
-            say(self, beat, (1, 0.0), FadeIn(last))
-            say(self, beat, (1, 0.6), FadeIn(result, shift=UP * GAP.s))
+            say(self, beat, "outcome", FadeIn(last))
+            say(self, beat, "outcome", FadeIn(result, shift=UP * GAP.s), into=0.6)
         with self.beat("vocab") as beat:
             self.play(FadeOut(header), FadeOut(ladder), FadeOut(last), run_time=beat.share(0.12))
-            parts = [(N.fmt_int(vf.byte_tokens), "bytes"), (N.fmt_int(vf.merges), "merges"),
+            parts = [(N.fmt_int(vf.byte_tokens), self.text("vocab-bytes")), (N.fmt_int(vf.merges), self.text("vocab-merges")),
                      (N.fmt_int(vf.special), tokenizer.EOT)]
             boxes = VGroup()
             for num, what in parts:
@@ -301,16 +308,16 @@ class Merges(TokensScene):
                                            stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
                 boxes.add(VGroup(box, inner))
             total = VGroup(label(N.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
-                           label("tokens", S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.s)
+                           label(self.text("vocab-tokens"), S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.s)
             ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
             eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=GAP.l)
             fit_width(eq, S.CONTENT_W)
-            src = below(label("counted in encoder.json and vocab.bpe", S.SMALL, S.MUTED), eq, buff=GAP.l)
+            src = below(label(self.text("vocab-source"), S.SMALL, S.MUTED), eq, buff=GAP.l)
             place_in(VGroup(eq, src), S.CONTENT)
             # bytes, merges, marker: each box as it is named, then the total
             for k, m in enumerate((eq[:1], eq[1:3], eq[3:6])):
-                say(self, beat, (0, (0.25, 0.5, 0.78)[k]), FadeIn(m, shift=UP * GAP.s))
-            say(self, beat, (("in all",), 0.0), FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=GAP.s)))
+                say(self, beat, "parts", FadeIn(m, shift=UP * GAP.s), into=(0.25, 0.5, 0.78)[k])
+            say(self, beat, "total", FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=GAP.s)))
 
 
 class Compression(TokensScene):
@@ -335,12 +342,12 @@ class Compression(TokensScene):
         f = self.facts
         T, chars = f["T"], f["chars"]
         with self.beat("ratio") as beat:
-            title = label("the prompt, counted two ways", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
-            bars = self.bar_rows([("as characters", chars, N.fmt_int(chars), S.MUTED),
-                                  ("as tokens", T, N.fmt_int(T), S.TOKEN)])
+            title = label(self.text("ratio-title"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
+            bars = self.bar_rows([(self.text("as-characters"), chars, N.fmt_int(chars), S.MUTED),
+                                  (self.text("as-tokens"), T, N.fmt_int(T), S.TOKEN)])
             fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6)   # room for "N steps"
-            ratio = label(f"{N.fmt_int(chars)} characters ÷ {N.fmt_int(T)} tokens = {N.fmt_ratio(f['cpt'])} "
-                          f"characters per token", S.BODY_SIZE, S.TOKEN)
+            ratio = label(self.text("ratio", chars=N.fmt_int(chars), T=N.fmt_int(T), cpt=N.fmt_ratio(f["cpt"])),
+                          S.BODY_SIZE, S.TOKEN)
             fit_width(ratio, S.CONTENT_W)
             # "18 steps instead of 5": each bar cut into the steps a model would take
             steps = VGroup()
@@ -348,26 +355,25 @@ class Compression(TokensScene):
                 cuts = VGroup(*[Line(bar.get_corner(UP + LEFT) + RIGHT * bar.width * k / n,
                                      bar.get_corner(DOWN + LEFT) + RIGHT * bar.width * k / n,
                                      color=S.BACKGROUND, stroke_width=3) for k in range(1, n)]) if n <= 200 else VGroup()
-                steps.add(VGroup(cuts, label(f"{N.fmt_int(n)} steps", S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=GAP.l)))
+                steps.add(VGroup(cuts, label(self.text("steps", n=N.fmt_int(n)), S.BODY_SIZE, S.INK).next_to(shown, RIGHT, buff=GAP.l)))
             # bars, their values and the "N steps" labels centred together
             shift = -VGroup(bars, *[st[1] for st in steps]).get_center()[0]
             bars.shift(RIGHT * shift)
             steps.shift(RIGHT * shift)
             below(ratio, bars, buff=GAP.xl).set_x(S.CONTENT.x)
             below(VGroup(bars, steps, ratio), title, buff=GAP.l)
-            self.play(FadeIn(title), run_time=beat.span(0, 0.5))
-            said = find(beat, "became")
-            say(self, beat, (said, 0.0), FadeIn(bars[0], shift=RIGHT * GAP.s))
-            say(self, beat, (said, 0.3), FadeIn(bars[1], shift=RIGHT * GAP.s))
-            say(self, beat, (said, 0.6), FadeIn(ratio, shift=UP * GAP.xs))
-            said = find(beat, "letter by letter")
+            self.play(FadeIn(title), run_time=beat.span(0.5))
+            say(self, beat, "became", FadeIn(bars[0], shift=RIGHT * GAP.s))
+            say(self, beat, "became", FadeIn(bars[1], shift=RIGHT * GAP.s), into=0.3)
+            say(self, beat, "became", FadeIn(ratio, shift=UP * GAP.xs), into=0.6)
             lit = glow(bars[0], color=S.INK, opacity=0.12)
-            say(self, beat, (said, 0.1), FadeIn(steps[0]), FadeIn(lit))
-            say(self, beat, (said, 0.75), FadeIn(steps[1]), Transform(lit, glow(bars[1], opacity=0.18)))
+            say(self, beat, "letters", FadeIn(steps[0]), FadeIn(lit), into=0.1)
+            say(self, beat, "letters", FadeIn(steps[1]), Transform(lit, glow(bars[1], opacity=0.18)), into=0.75)
         with self.beat("other") as beat:
             self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
-            n_chars = label(f"{N.fmt_int(f['other_chars'])} characters", S.SMALL, S.MUTED)
+            n_chars = label(self.text("character-count", count=f["other_chars"], n=N.fmt_int(f["other_chars"])),
+                            S.SMALL, S.MUTED)
             top = VGroup(line, n_chars).arrange(RIGHT, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
             texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
@@ -379,26 +385,26 @@ class Compression(TokensScene):
             below(fit_to(chips, width=S.CONTENT_W, height=1.6), top, buff=GAP.l)
             loose = next((t for t in texts if "<" in t), None)
             example = loose[loose.index("<"):loose.index(">") + 1] if loose else None
-            tally = label(f"{N.fmt_int(len(f['other_ids']))} tokens" +
-                          (f" · {example} = one loose byte of a character" if example else ""), S.SMALL, S.MUTED)
+            n_tokens = self.text("token-count", count=len(f["other_ids"]), n=N.fmt_int(len(f["other_ids"])))
+            tally = label(self.text("tally-loose", tokens=n_tokens, example=example) if example else n_tokens,
+                          S.SMALL, S.MUTED)
             below(fit_width(tally, S.CONTENT_W), chips)
-            compare = self.bar_rows([("our prompt", f["cpt"], N.fmt_ratio(f["cpt"]), S.TOKEN),
-                                     ("the greeting", f["other_cpt"], N.fmt_ratio(f["other_cpt"]), S.WARNING)],
+            compare = self.bar_rows([(self.text("our-prompt"), f["cpt"], N.fmt_ratio(f["cpt"]), S.TOKEN),
+                                     (self.text("the-greeting"), f["other_cpt"], N.fmt_ratio(f["other_cpt"]), S.WARNING)],
                                     bar_max=5.0)
-            heading = label("characters per token", S.SMALL, S.MUTED)
+            heading = label(self.text("cpt-heading"), S.SMALL, S.MUTED)
             cmp_group = VGroup(heading, compare).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
             fit_width(cmp_group, S.CONTENT_W)
             keep_inside(below(cmp_group, tally, buff=GAP.l).set_x(S.CONTENT.x), S.CONTENT)   # above the caption band
             # the greeting (its characters), its tokens, the ratio; then the loose bytes; then English
-            said = find(beat, "greeting")
-            say(self, beat, (said, 0.0), FadeIn(top))
-            say(self, beat, (said, 0.45), LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.1),
-                FadeIn(tally))
-            say(self, beat, (said, 0.8), FadeIn(cmp_group, shift=UP * GAP.xs))
+            say(self, beat, "greeting", FadeIn(top))
+            say(self, beat, "greeting", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.1),
+                FadeIn(tally), into=0.45)
+            say(self, beat, "greeting", FadeIn(cmp_group, shift=UP * GAP.xs), into=0.8)
             loose_chips = [c for c, t in zip(chips, texts) if "<" in t]
             if loose_chips:
-                say(self, beat, (("loose",), 0.0), *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs)) for c in loose_chips])
-            say(self, beat, (("English",), 0.0), FadeIn(glow(compare[0])))
+                say(self, beat, "loose", *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs)) for c in loose_chips])
+            say(self, beat, "english", FadeIn(glow(compare[0])))
 
 
 SCENES = [Prompt, SameWord, Merges, Compression]

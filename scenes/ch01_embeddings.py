@@ -10,12 +10,12 @@ from manim.constants import RESAMPLING_ALGORITHMS
 
 from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
-from scenes.follow import find, glow, said, say, says, wait_until
+from scenes.follow import glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
+from words import numbers as N
 
 MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
 
@@ -37,6 +37,18 @@ def heatmap(values: np.ndarray, vmax: float, width: float, height: float) -> Ima
     return img
 
 
+def fit_lines(text: str, size: int, color, max_width: float):
+    """A label no wider than max_width: shrunk when a little too wide (as fit_width), on two lines
+    (split at the space nearest its middle) when one line would shrink below a legible size."""
+    one = label(text, size, color)
+    legible = 0.93 * S.SMALL
+    if one.width <= max_width or one.font_size * max_width / one.width >= legible or " " not in text.strip():
+        return fit_width(one, max_width)
+    words = text.split(" ")
+    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
+    return fit_width(label(" ".join(words[:cut]) + "\n" + " ".join(words[cut:]), size, color), max_width)
+
+
 def robust_vmax(values: np.ndarray) -> float:
     """The colour scale's end: the 99th percentile of |value| (a few outliers do not wash it out)."""
     v = float(np.percentile(np.abs(values), 99))
@@ -50,11 +62,13 @@ class EmbeddingScene(ChapterScene):
         super().setup()
         self.facts = embed_facts(self.bundle)
         self.rows = list(range(min(self.bundle.T, MAX_ROWS)))
+        # GPT-2's own strings drawn besides the prompt's tokens (never the catalog's): the lecture's word pairs
+        self.gpt2_texts = {S.show_token(" " + p[w]) for p in self.facts["cosine"] for w in ("a", "b")}
 
-    def window_note(self, what: str = "tokens"):
+    def window_note(self):
         if len(self.rows) == self.bundle.T:
             return None
-        return label(f"showing the first {len(self.rows)} of {self.bundle.T} {what}", S.SMALL, S.MUTED)
+        return label(self.text("window-note", shown=len(self.rows), T=self.bundle.T), S.SMALL, S.MUTED)
 
 
 class Lookup(EmbeddingScene):
@@ -65,12 +79,14 @@ class Lookup(EmbeddingScene):
         b, f = self.bundle, self.facts
         V, d = f["V"], f["d"]
         with self.beat("table") as beat:
-            wte = Rectangle(width=3.0, height=3.7, stroke_color=S.MUTED, stroke_width=2,
-                            fill_color=S.PANEL, fill_opacity=1)     # the token table
-            name = label(f"token table: {N.fmt_int(V)} × {N.fmt_int(d)}", S.BODY_SIZE, S.INK)
+            n_cols = label(self.text("numbers-per-row", d=N.fmt_int(d)), S.SMALL, S.TOKEN)
+            # the token table: 3 units wide, or as wide as its "numbers per row" (a longer language's words)
+            wte = Rectangle(width=max(3.0, n_cols.width), height=3.7, stroke_color=S.MUTED, stroke_width=2,
+                            fill_color=S.PANEL, fill_opacity=1)
+            name = label(self.text("table-name", V=N.fmt_int(V), d=N.fmt_int(d)), S.BODY_SIZE, S.INK)
             name.next_to(wte, UP, buff=GAP.s)
-            params = label(f"{N.fmt_int(f['wte_params'])} parameters = {100 * f['wte_share']:.1f}% of "
-                           f"{N.fmt_int(f['total_params'])}", S.SMALL, S.MUTED)
+            params = label(self.text("params", params=N.fmt_int(f["wte_params"]), share=N.fmt_pct(f["wte_share"], 1),
+                                     total=N.fmt_int(f["total_params"])), S.SMALL, S.MUTED)
             below(fit_width(params, S.CONTENT_W), wte, buff=GAP.s)
             # the share of the whole model, as a bar under the count
             whole = Rectangle(width=params.width, height=0.14, stroke_color=S.MUTED, stroke_width=1.5)
@@ -82,15 +98,15 @@ class Lookup(EmbeddingScene):
             # the table's two extents, drawn as they are read: V rows down, d numbers across
             down = DoubleArrow(wte.get_corner(UP + RIGHT) + RIGHT * GAP.m, wte.get_corner(DOWN + RIGHT) + RIGHT * GAP.m,
                                buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
-            top_row = label("row 0", S.SMALL, S.MUTED, mono=True).next_to(down, RIGHT, buff=GAP.xs).align_to(down, UP)
-            bottom_row = label(f"row {N.fmt_int(V - 1)}", S.SMALL, S.MUTED, mono=True)
+            top_row = label(self.text("row-n", row=0), S.SMALL, S.MUTED, mono=True).next_to(down, RIGHT, buff=GAP.xs).align_to(down, UP)
+            bottom_row = label(self.text("row-n", row=N.fmt_int(V - 1)), S.SMALL, S.MUTED, mono=True)
             bottom_row.next_to(down, RIGHT, buff=GAP.xs).align_to(down, DOWN)
-            n_rows = label(f"{N.fmt_int(V)} rows", S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=GAP.xs)
+            n_rows = label(self.text("row-count", count=V, n=N.fmt_int(V)), S.SMALL, S.TOKEN).rotate(-np.pi / 2).next_to(down, RIGHT, buff=GAP.xs)
             inset = UP * GAP.l
             across = DoubleArrow(wte.get_corner(DOWN + LEFT) + inset + RIGHT * GAP.xs,
                                  wte.get_corner(DOWN + RIGHT) + inset + LEFT * GAP.xs,
                                  buff=GAP.none, color=S.TOKEN, stroke_width=4, tip_length=0.15)
-            n_cols = label(f"{N.fmt_int(d)} numbers per row", S.SMALL, S.TOKEN).next_to(across, UP, buff=GAP.xs)
+            n_cols.next_to(across, UP, buff=GAP.xs)
             # the table's column, right, inside the margins
             keep_inside(place_in(VGroup(name, wte, params, share, down, top_row, bottom_row, n_rows, across, n_cols),
                                  S.RIGHT_HALF), S.FULL)
@@ -112,12 +128,13 @@ class Lookup(EmbeddingScene):
             if note is not None:
                 note.next_to(chips, UP, buff=GAP.s).align_to(chips, LEFT)
             self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.s) for c in chips], lag_ratio=0.15),
-                      *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.8))
-            say(self, beat, "keeps a table", FadeIn(wte), FadeIn(name))
-            say(self, beat, "one row per token", LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0.8))
+            say(self, beat, "keeps", FadeIn(wte), FadeIn(name))
+            say(self, beat, "one-row", LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
                 LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1))
-            say(self, beat, ((1, 0.55)), GrowFromCenter(down), FadeIn(top_row), FadeIn(bottom_row), FadeIn(n_rows))
-            say(self, beat, ((1, 0.8)), GrowFromCenter(across), FadeIn(n_cols))
+            say(self, beat, "table", GrowFromCenter(down), FadeIn(top_row), FadeIn(bottom_row), FadeIn(n_rows),
+                into=0.55)
+            say(self, beat, "table", GrowFromCenter(across), FadeIn(n_cols), into=0.8)
             say(self, beat, "parameters", FadeIn(params), wte.animate.set_fill(S.TOKEN, opacity=0.3))
             say(self, beat, "percent", FadeIn(whole), GrowFromEdge(part, LEFT))
         with self.beat("row") as beat:
@@ -127,26 +144,26 @@ class Lookup(EmbeddingScene):
                                              n_rows, across, n_cols, share)],
                       *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
-            pick = label(f"id {b.ids[i]} → row {b.ids[i]}", S.BODY_SIZE, S.TOKEN, mono=True)
+            pick = label(self.text("id-to-row", id=b.ids[i]), S.BODY_SIZE, S.TOKEN, mono=True)
             head = VGroup(chip, pick).arrange(RIGHT, buff=GAP.l)
             grid = fit_width(NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {N.fmt_int(d)}"),
                              S.CONTENT_W)
             vmax = float(np.abs(vec).max()) or 1.0
             strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45)
-            strip_title = label(f"all {N.fmt_int(d)} numbers as colours", S.SMALL, S.MUTED)
+            strip_title = label(self.text("strip-title", d=N.fmt_int(d)), S.SMALL, S.MUTED)
             strip_title.next_to(strip, UP, buff=GAP.s).align_to(strip, LEFT)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=GAP.m)
             # top to bottom: the token and its row, the row's first numbers, all of them as colours
             place_in(Group(head, grid, Group(strip_title, strip, legend)).arrange(DOWN, buff=GAP.xl), S.CONTENT)
-            self.play(FadeIn(head, shift=DOWN * GAP.s), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(head, shift=DOWN * GAP.s), run_time=beat.span(0.3))
             say(self, beat, "becomes", FadeIn(strip_title), GrowFromEdge(strip, LEFT), FadeIn(legend))
-            say(self, beat, (1, 0.0), FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group],
+            say(self, beat, "numbers", FadeIn(grid.cell_group), LaggedStart(*[FadeIn(t) for t in grid.text_group],
                                                                              lag_ratio=0.08),
                 FadeIn(grid.ellipses), FadeIn(grid.shape_mob))
             noise = None
-            if says(beat, "noise"):     # random weights: the row is seeded noise, not something learned
+            if self.bundle.synthetic:     # random weights: the row is seeded noise, not something learned
                 noise = VGroup(glow(strip, color=S.WARNING, opacity=0.15),
-                               label("seeded noise", S.SMALL, S.WARNING).next_to(strip, UP, buff=GAP.s)
+                               label(self.text("seeded-noise"), S.SMALL, S.WARNING).next_to(strip, UP, buff=GAP.s)
                                .align_to(strip, RIGHT))
                 say(self, beat, "noise", FadeIn(noise))
         with self.beat("grid") as beat:
@@ -154,22 +171,22 @@ class Lookup(EmbeddingScene):
                       run_time=beat.share(0.1))
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
                            shape_text=f"{b.T} × {N.fmt_int(d)}")
-            title = label("the prompt as numbers", S.BODY_SIZE, S.INK)
+            title = label(self.text("grid-title"), S.BODY_SIZE, S.INK)
             group = VGroup(title, g).arrange(DOWN, buff=GAP.m)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
             place_in(fit_to(group, room), room)
-            copied = label("rows copied, not computed: 0 FLOPs", S.BODY_SIZE, S.FLOPS)
+            copied = label(self.text("copied"), S.BODY_SIZE, S.FLOPS)
             fit_width(copied, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0.2))
             # "every token gets its row": the numbers arrive row by row
             rows_text = [g.row_values(r) for r in g.rows]
             self.play(LaggedStart(*[FadeIn(t) for t in rows_text], lag_ratio=0.6), FadeIn(g.ellipses),
-                      run_time=beat.span(0, 0.6))
-            say(self, beat, "grid of numbers", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0.12)))
-            say(self, beat, "Copying", FadeIn(copied, shift=UP * GAP.xs))
+                      run_time=beat.span(0.6))
+            say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0.12)))
+            say(self, beat, "copying", FadeIn(copied, shift=UP * GAP.xs))
             ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
-            wait_until(beat, *said(beat, "meter"))
-            run = beat.span(find(beat, "meter"), 0.4)
+            beat.at("meter")
+            run = beat.span(0.4)
             self.pay("embed", FadeIn(ring), run_time=run)
 
 
@@ -179,7 +196,7 @@ class Meaning(EmbeddingScene):
     def build(self):
         pairs = self.facts["cosine"]
         with self.beat("cosine") as beat:
-            formula = label("cosine = a·b / (|a| |b|)", S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
+            formula = label(self.text("cosine-formula"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             axis_w = 5.0
             rows = VGroup()
             for p in pairs:
@@ -203,7 +220,7 @@ class Meaning(EmbeddingScene):
                              for t, frac in (("−1", 0.0), ("0", 0.5), ("1", 1.0))])
             block = VGroup(rows, ticks)
             fit_width(block, S.CONTENT_W)
-            src = label("rows of the token table (first token of each word)", S.SMALL, S.MUTED)
+            src = label(self.text("cosine-source"), S.SMALL, S.MUTED)
             below(fit_width(src, S.CONTENT_W), block)
             under_formula = S.CONTENT.with_(top=formula.get_bottom()[1])
             place_in(VGroup(block, src), under_formula)
@@ -215,34 +232,33 @@ class Meaning(EmbeddingScene):
             arc = Arc(radius=0.9, start_angle=a_angle, angle=b_angle - a_angle, arc_center=origin, color=S.INK,
                       stroke_width=3)
             between = (a_dir + b_dir) / np.linalg.norm(a_dir + b_dir)     # halfway between the two rows
-            theta = label("angle", S.BODY_SIZE, S.INK).next_to(origin + arc.radius * between, between, buff=GAP.s)
-            names = VGroup(label("row a", S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=GAP.s),
-                           label("row b", S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=GAP.s))
+            theta = label(self.text("angle"), S.BODY_SIZE, S.INK).next_to(origin + arc.radius * between, between, buff=GAP.s)
+            names = VGroup(label(self.text("row-a"), S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=GAP.s),
+                           label(self.text("row-b"), S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=GAP.s))
             angle = VGroup(va, vb, arc, theta, names)
             place_in(angle, under_formula)
-            self.play(FadeIn(formula), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(formula), run_time=beat.span(0.3))
             say(self, beat, "angle", GrowArrow(va), GrowArrow(vb), Create(arc), FadeIn(theta), FadeIn(names))
             # the pairs, then their scores, one bar after another as they are read
-            start = (find(beat, "pairs"), 0.0) if says(beat, "pairs score") else said(beat, "measures it")
-            say(self, beat, start, FadeOut(angle),
+            # (the rest of the pairs' sentence is shared among the rows, from where they are introduced)
+            say(self, beat, "pairs", FadeOut(angle),
                 LaggedStart(*[FadeIn(r[0], shift=RIGHT * GAP.s) for r in rows], lag_ratio=0.2),
                 *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks))
-            i, f0 = start
             reading = glow(rows[0], color=S.INK, opacity=0.1)
             for k, r in enumerate(rows):
                 move = FadeIn(reading) if k == 0 else Transform(reading, glow(r, color=S.INK, opacity=0.1))
-                say(self, beat, (i, f0 + (1 - f0) * (0.1 + 0.85 * k / len(rows))), grow_cosine(r), move,
-                    run_time=min(1.0, beat.span(i, 0.2)))
+                say(self, beat, "pairs", grow_cosine(r), move, into=0.1 + 0.85 * k / len(rows),
+                    run_time=min(1.0, beat.span(0.2)))
             self.play(FadeOut(reading), run_time=0.3)
             related = [r for r, p in zip(rows, pairs) if p.get("related")]
             others = [r for r, p in zip(rows, pairs) if not p.get("related")]
-            if says(beat, "unrelated") and related and others:
-                say(self, beat, "related words", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15))
-                                                   for r in related])
+            if self.bundle.synthetic and related and others:   # random weights: what a trained table shows
+                say(self, beat, "related", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15))
+                                             for r in related])
                 say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, opacity=0.15)) for r in others])
-                say(self, beat, (len(beat.sentences) - 1, 0.9), FadeIn(src))
+                say(self, beat, "meaning", FadeIn(src), into=0.9)
             else:
-                say(self, beat, (len(beat.sentences) - 1, 0.0), FadeIn(src),
+                say(self, beat, "meaning", FadeIn(src),
                     *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in related])
 
 
@@ -264,9 +280,9 @@ class Positions(EmbeddingScene):
             shown = self.rows
             forward = token_row([b.tokens[i] for i in shown], max_width=S.CONTENT_W)
             backward = token_row([b.tokens[i] for i in reversed(shown)], max_width=S.CONTENT_W)
-            tag_f = label("as written", S.SMALL, S.MUTED)
-            tag_b = label("reversed", S.SMALL, S.MUTED)
-            same = label("without positions, attention sees the same set of vectors", S.BODY_SIZE, S.INK)
+            tag_f = label(self.text("as-written"), S.SMALL, S.MUTED)
+            tag_b = label(self.text("reversed"), S.SMALL, S.MUTED)
+            same = fit_width(label(self.text("same-set"), S.BODY_SIZE, S.INK), S.CONTENT_W)   # shrinks only longer words
             # the position each token would carry, under each chip
             pos_f = VGroup(*[below(label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True), c, buff=GAP.xs)
                              for k, c in enumerate(forward)])
@@ -279,55 +295,55 @@ class Positions(EmbeddingScene):
             note = self.window_note()
             if note is not None:
                 below(note, block, buff=GAP.s)
-            self.play(FadeIn(tag_f), FadeIn(forward), *([FadeIn(note)] if note else []), run_time=beat.span(0, 0.25))
+            self.play(FadeIn(tag_f), FadeIn(forward), *([FadeIn(note)] if note else []), run_time=beat.span(0.25))
             # "shuffle the tokens": the same chips, in the other order
             say(self, beat, "shuffle", FadeIn(tag_b),
                 *[TransformFromCopy(forward[k], backward[len(backward) - 1 - k]) for k in range(len(forward))])
             same_lit = glow(same, color=S.INK, opacity=0.1)
             block.add(same_lit)
-            say(self, beat, "sees the same", FadeIn(same), FadeIn(same_lit))
+            say(self, beat, "same", FadeIn(same), FadeIn(same_lit))
             # "each token's position has to be written into its vector": the positions under each row
             lit = glow(VGroup(forward, pos_f), color=S.RESIDUAL, opacity=0.15)
             block.add(lit)
             say(self, beat, "position", FadeOut(same_lit), FadeIn(lit),
                 LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_f], lag_ratio=0.2))
-            say(self, beat, "into its vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, opacity=0.15)),
+            say(self, beat, "vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, opacity=0.15)),
                 LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_b], lag_ratio=0.2))
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {N.fmt_int(d)}"
             tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
-            pos = NumberGrid(b["wpe_rows"], row_labels=[f"pos\u00a0{i}" for i in range(T)], rows=self.rows,
+            pos = NumberGrid(b["wpe_rows"], row_labels=[self.text("pos-label", pos=i) for i in range(T)], rows=self.rows,
                              max_cols=3, shape_text=shape, label_color=S.MUTED)
             out = NumberGrid(b["resid_pre"][0], rows=self.rows, max_cols=3, shape_text=shape)
-            titles = [label(t, S.SMALL, c) for t, c in (("token vectors", S.TOKEN), ("position vectors", S.MUTED),
-                                                       ("sum", S.RESIDUAL))]
+            titles = [label(t, S.SMALL, c) for t, c in ((self.text("token-vectors"), S.TOKEN),
+                                                       (self.text("position-vectors"), S.MUTED),
+                                                       (self.text("sum"), S.RESIDUAL))]
             cols = VGroup(*[VGroup(t, g).arrange(DOWN, buff=GAP.s) for t, g in zip(titles, (tok, pos, out))])
             plus, eq = label("+", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             row = VGroup(cols[0], plus, cols[1], eq, cols[2]).arrange(RIGHT, buff=GAP.m)
             e = self.ledger["positions"]
-            bill = label(f"{e.formula} = {N.fmt_int(e.flops)} additions", S.BODY_SIZE, S.FLOPS, mono=True)
+            bill = label(self.text("bill", formula=e.formula, flops=N.fmt_int(e.flops)), S.BODY_SIZE, S.FLOPS, mono=True)
             group = VGroup(row, bill).arrange(DOWN, buff=GAP.l)
             place_in(fit_to(group, S.CONTENT), S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
             eq.set_y(tok.cell_group.get_center()[1])
-            self.play(FadeIn(cols[0]), run_time=beat.span(0, 0.25))
-            say(self, beat, "second table", FadeIn(plus), FadeIn(cols[1], shift=LEFT * GAP.s))
+            self.play(FadeIn(cols[0]), run_time=beat.span(0.25))
+            say(self, beat, "second", FadeIn(plus), FadeIn(cols[1], shift=LEFT * GAP.s))
             # "row zero is added to the first token, row one to the second"
             def pair(r):
                 return VGroup(glow(VGroup(tok.row_label_mobs[r], tok.row_cells(tok.rows[r])), buff=GAP.xxs),
                               glow(VGroup(pos.row_label_mobs[r], pos.row_cells(pos.rows[r])), color=S.RESIDUAL,
                                    buff=GAP.xxs))
             hl = pair(0)
-            say(self, beat, "Row zero", FadeIn(hl))
+            say(self, beat, "row-zero", FadeIn(hl))
             if len(tok.rows) > 1:
-                say(self, beat, "row one", Transform(hl, pair(1)))
-            say(self, beat, "and so on", FadeOut(hl), FadeIn(eq), FadeIn(cols[2], shift=LEFT * GAP.s))
-            i = find(beat, "additions")
+                say(self, beat, "row-one", Transform(hl, pair(1)))
+            say(self, beat, "so-on", FadeOut(hl), FadeIn(eq), FadeIn(cols[2], shift=LEFT * GAP.s))
             lit = VGroup(glow(bill, color=S.FLOPS, opacity=0.12))
-            say(self, beat, (i, 0.0), FadeIn(bill), FadeIn(lit[0]))
-            wait_until(beat, i, 0.45)
-            run = beat.span(i, 0.4)
+            say(self, beat, "additions", FadeIn(bill), FadeIn(lit[0]))
+            beat.at("additions", into=0.45)
+            run = beat.span(0.4)
             lit.add(glow(self.meter, color=S.FLOPS, opacity=0.15))
             self.pay("positions", FadeIn(lit[1]), run_time=run)
         with self.beat("tables") as beat:
@@ -338,21 +354,21 @@ class Positions(EmbeddingScene):
             w, h = 4.6, 3.3
             panels = VGroup()
             images = []
-            for name, colour, values in (("learned (GPT-2's wpe)", S.RESIDUAL, learned),
-                                         ("sinusoidal (2017 paper)", S.INK, sines)):
+            for name, colour, values in ((self.text("learned-title"), S.RESIDUAL, learned),
+                                         (self.text("sinusoidal-title"), S.INK, sines)):
                 vmax = robust_vmax(values)
                 img = heatmap(values, vmax, w, h)
                 frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
                 title = label(name, S.SMALL, colour)
-                dims = label(f"dimension 0 → {Dn - 1}", S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
+                dims = label(self.text("dims", last=Dn - 1), S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
                 title.next_to(dims, UP, buff=GAP.xs)
-                positions = label(f"position 0 → {Pn - 1}", S.SMALL, S.MUTED).rotate(np.pi / 2)
+                positions = label(self.text("positions-axis", last=Pn - 1), S.SMALL, S.MUTED).rotate(np.pi / 2)
                 positions.next_to(frame, LEFT, buff=GAP.xs)
                 legend = DivergingLegend(vmax, decimals=2).next_to(frame, DOWN, buff=GAP.s)
                 panels.add(VGroup(frame, title, dims, positions, legend))
                 images.append(img)
-            ours_txt = VGroup(label(f"← rows 0–{min(T, Pn) - 1}", S.SMALL, S.TOKEN),
-                              label(f"our {T} tokens", S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            ours_txt = VGroup(label(self.text("ours-rows", last=min(T, Pn) - 1), S.SMALL, S.TOKEN),
+                              label(self.text("ours-tokens", T=T), S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             panels.arrange(RIGHT, buff=ours_txt.width + GAP.xl)   # the gap holds the note on our tokens' rows
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)  # less a line under it for the note on what is shown
             place_in(fit_to(panels, room), room)
@@ -366,10 +382,10 @@ class Positions(EmbeddingScene):
                            stroke_width=6)
             ours_txt.next_to(bracket, RIGHT, buff=GAP.xs).align_to(bracket, UP)
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
-            shown_note = label(f"first {Pn} of {N.fmt_int(f['P'])} positions, {Dn} of {N.fmt_int(d)} dimensions",
+            shown_note = label(self.text("shown-note", P_shown=Pn, P=N.fmt_int(f["P"]), D_shown=Dn, d=N.fmt_int(d)),
                                S.SMALL, S.MUTED)
             below(fit_width(shown_note, S.CONTENT_W), panels)
-            formula = label("sine and cosine of the position, one frequency per pair of dimensions", S.SMALL, S.INK)
+            formula = label(self.text("sine-formula"), S.SMALL, S.INK)
             below(fit_width(formula, panels[1].width), panels[1])
             if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # one line each, side by side
                 below(fit_width(shown_note, panels[0].width), panels[0])
@@ -384,27 +400,23 @@ class Positions(EmbeddingScene):
                     out.add(Rectangle(width=fr.width + GAP.s, height=max(0.12, fr.height / Pn), stroke_color=S.TOKEN,
                                       stroke_width=4).move_to(fr).set_y(y))
                 return out
-            left = find(beat, "On the left")
-            say(self, beat, (left, 0.0), FadeIn(images[0]), FadeIn(panels[0]), Create(bracket), FadeIn(ours_txt))
+            say(self, beat, "left", FadeIn(images[0]), FadeIn(panels[0]), Create(bracket), FadeIn(ours_txt))
             # "the first 256 rows": the position axis and what is shown
-            say(self, beat, (left, 0.45), FadeIn(shown_note),
-                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, opacity=0.1)))
-            if says(beat, "noise"):    # random weights: the learned table is noise here
-                i = find(beat, "noise")
+            say(self, beat, "left", FadeIn(shown_note),
+                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, opacity=0.1)), into=0.45)
+            if self.bundle.synthetic:    # random weights: the learned table is noise here
                 warn = glow(ours, color=S.WARNING, buff=GAP.xxs, opacity=0.2)
-                say(self, beat, (i, 0.0), FadeIn(warn))
-                trained = fit_width(label("trained GPT-2: structured patterns", S.SMALL, S.INK), panels[0].width - 0.4)
+                say(self, beat, "noise", FadeIn(warn))
+                trained = fit_lines(self.text("trained-note"), S.SMALL, S.INK, panels[0].width - 0.4)
                 trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
                     Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))
-            right = find(beat, "On the right")
-            say(self, beat, (right, 0.0), FadeIn(images[1]), FadeIn(panels[1]))
+            say(self, beat, "right", FadeIn(images[1]), FadeIn(panels[1]))
             say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.0, stroke=5)))
             say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, opacity=0.1)))
             band = bands(min(T, Pn) - 1)
-            say(self, beat, "own pattern", Create(band))
-            i, _ = said(beat, "own pattern")
-            say(self, beat, (i, 0.95), Transform(band, bands(Pn // 2)))
+            say(self, beat, "own-pattern", Create(band))
+            say(self, beat, "every", Transform(band, bands(Pn // 2)), into=0.95)
 
 
 class Residual(EmbeddingScene):
@@ -417,9 +429,9 @@ class Residual(EmbeddingScene):
         with self.beat("stream") as beat:
             lane = Rectangle(width=S.CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
                              fill_color=S.RESIDUAL, fill_opacity=0.18)
-            name = label(f"residual stream · {b.T} × {N.fmt_int(f['d'])}", S.BODY_SIZE, S.RESIDUAL)
+            name = label(self.text("stream-name", T=b.T, d=N.fmt_int(f["d"])), S.BODY_SIZE, S.RESIDUAL)
             below(name, lane, buff=GAP.s, aligned=LEFT)
-            start = label("token + position", S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
+            start = label(self.text("stream-start"), S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5
             x1 = lane.get_right()[0] - 0.3
@@ -438,36 +450,35 @@ class Residual(EmbeddingScene):
                               buff=GAP.xxs, color=S.RESIDUAL, stroke_width=2, tip_length=0.12)
                 arrows.add(VGroup(read, write))
                 plus.add(label("+", S.SMALL, S.RESIDUAL).next_to(write.get_end(), DOWN, buff=GAP.s))
-            layers = label(f"{L} layers", S.SMALL, S.MUTED).next_to(blocks, UP, buff=GAP.s)
+            layers = label(self.text("layer-count", count=L), S.SMALL, S.MUTED).next_to(blocks, UP, buff=GAP.s)
             formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True)
             below(formula, name, buff=GAP.m).align_to(lane, RIGHT)
             dot = Dot(color=S.RESIDUAL, radius=0.12).next_to(start, RIGHT, buff=GAP.xxs)
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
             place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path), S.CONTENT)
-            self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0, 0.3))
-            say(self, beat, "rows of", Indicate(name, color=S.RESIDUAL, scale_factor=1.1))
+            self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0.3))
+            say(self, beat, "rows", Indicate(name, color=S.RESIDUAL, scale_factor=1.1))
             # "that flow through all 12 layers": the layers appear and a row travels under them
-            i, f0 = said(beat, "flow through")
-            say(self, beat, (i, f0), LaggedStart(*[FadeIn(bk, shift=DOWN * GAP.s) for bk in blocks], lag_ratio=0.06),
+            say(self, beat, "flow", LaggedStart(*[FadeIn(bk, shift=DOWN * GAP.s) for bk in blocks], lag_ratio=0.06),
                 FadeIn(layers), FadeIn(dot))
-            wait_until(beat, i, f0 + 0.1)
-            self.play(MoveAlongPath(dot, path), run_time=beat.span(i, 0.9))
+            beat.at("flow", into=0.1)
+            self.play(MoveAlongPath(dot, path), run_time=beat.span(0.9))
             # "each layer reads the stream, computes an edit and adds it back"
-            say(self, beat, "reads the stream", LaggedStart(*[GrowArrow(a[0]) for a in arrows], lag_ratio=0.05))
-            say(self, beat, "computes an edit", *[bk[0].animate.set_fill(S.RESIDUAL, opacity=0.45) for bk in blocks])
-            say(self, beat, "adds it back", LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
+            say(self, beat, "reads", LaggedStart(*[GrowArrow(a[0]) for a in arrows], lag_ratio=0.05))
+            say(self, beat, "computes", *[bk[0].animate.set_fill(S.RESIDUAL, opacity=0.45) for bk in blocks])
+            say(self, beat, "adds", LaggedStart(*[GrowArrow(a[1]) for a in arrows], lag_ratio=0.05),
                 LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05),
                 *[bk[0].animate.set_fill(S.PANEL, opacity=1) for bk in blocks])
-            say(self, beat, "Layers add", FadeIn(formula, shift=UP * GAP.xs),
+            say(self, beat, "layers-add", FadeIn(formula, shift=UP * GAP.xs),
                 FadeIn(glow(formula, color=S.RESIDUAL, opacity=0.15)))
         with self.beat("handoff") as beat:
             first = blocks[0]
             ring = SurroundingRectangle(first, color=S.ATTENTION, buff=GAP.xs, stroke_width=4)
-            nxt = label("next: attention", S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=GAP.m)
+            nxt = label(self.text("next-attention"), S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=GAP.m)
             nxt.align_to(ring, LEFT)
             self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * GAP.xs),
-                      first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0, 0.4))
-            say(self, beat, "next chapter", Indicate(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
+                      first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0.4))
+            say(self, beat, "next", Indicate(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
 
 
 SCENES = [Lookup, Meaning, Positions, Residual]

@@ -5,18 +5,24 @@ same meter), which keeps these tests to seconds per scene.
 """
 from __future__ import annotations
 
+import re
 from unittest import mock
 
 import numpy as np
 import pytest
 
-from tests.helpers import build_scene
 from data import tokenizer
 from data.facts import ch00, ch01
 from scenes import style as S
-from words import numbers as N
+from tests.helpers import build_scene
 from voiceover import script
+from voiceover.scripts import ch00 as ch00_script
 from voiceover.scripts import ch01 as ch01_script
+from words import catalog, markup
+from words import numbers as N
+from words.catalog import Words
+
+EN = Words.load("en")
 
 LONG_PROMPT_WORDS = ("Tokenization is unbelievable", "السلام علیکم", "naïve café — 日本語 😀 ok",
                      "  spaces\tand\nnewlines  ", "The cat sat on the")
@@ -148,14 +154,14 @@ def test_compression_scene_ratios(tiny_bundle):
 
 def test_chapter00_narration_reads_the_bundle(tiny_bundle, tiny_long_bundle):
     for b in (tiny_bundle, tiny_long_bundle):
-        lines = script.chapter_lines("00", b, b.ledger())
+        lines = {k: v.text for k, v in script.chapter_lines("00", b, b.ledger(), EN).items()}
         assert f"{b.T} tokens" in lines["split"]
         assert f"{len(b.prompt) / b.T:.1f} characters per token" in lines["ratio"]
         lad = ch00.pick_word(b.prompt)
         assert f"id {lad['ids'][0]}" in lines["merges"]
         assert "50,257 tokens in all" in lines["vocab"]
-    short = script.chapter_lines("00", tiny_bundle, tiny_bundle.ledger())
-    assert ", ".join(str(i) for i in tiny_bundle.ids) in short["ids"]
+    short = script.chapter_lines("00", tiny_bundle, tiny_bundle.ledger(), EN)
+    assert ", ".join(str(i) for i in tiny_bundle.ids) in short["ids"].text
 
 
 # -- chapter 01 scenes ----------------------------------------------------------------------
@@ -216,7 +222,7 @@ def test_sinusoidal_table_is_the_2017_formula():
 def test_chapter01_narration_is_honest_about_random_weights(tiny_bundle):
     b = tiny_bundle
     led = b.ledger()
-    lines = script.chapter_lines("01", b, led)
+    lines = {k: v.text for k, v in script.chapter_lines("01", b, led, EN).items()}
     assert b.synthetic
     assert "Nobody programmed" not in lines["cosine"] and "random" in lines["cosine"]
     assert "noise" in lines["row"] and "noise" in lines["tables"]
@@ -225,6 +231,83 @@ def test_chapter01_narration_is_honest_about_random_weights(tiny_bundle):
     assert f"{100 * params['wte'] / params['total']:.0f} percent" in lines["table"]
     real = dict(b.meta, weights=dict(b.meta["weights"], synthetic=False))
     with mock.patch.object(b, "meta", real):
-        honest = script.chapter_lines("01", b, led)
+        honest = {k: v.text for k, v in script.chapter_lines("01", b, led, EN).items()}
     for p in b.meta["cosine"]:
-        assert ch01_script.spoken_cos(p["cosine"]) in honest["cosine"]
+        assert ch01_script.spoken_cos(p["cosine"], EN) in honest["cosine"]
+    assert "Nobody programmed" in honest["cosine"] and "noise" not in honest["row"]
+
+
+# -- words as data: the catalog's English is the film's English, markers where the picture moves -----
+
+def test_composed_narration_reads_as_it_always_did():
+    """The pieces the scripts compose from catalog messages, character for character."""
+    lad = {"word": " cat", "merges": [{}, {}, {}], "ids": [3797]}
+    assert ch00_script.merge_outcome(lad, EN) == "After 3 merges, “cat” is one token: id 3797."
+    assert (ch00_script.merge_outcome(dict(lad, merges=[{}], ids=[1, 2]), EN)
+            == "After 1 merge no listed pair is left, and “cat” stays 2 tokens.")
+    assert (ch00_script.merge_outcome(dict(lad, word="a", merges=[], ids=[64]), EN)
+            == "“a” is a single byte already, so there is nothing to merge: it is token 64.")
+    assert ch00_script.ids_said([464, 3797], ["The", " cat"], EN) == "464, 3797"
+    assert (ch00_script.ids_said(list(range(7)), ["In"] + ["x"] * 5 + [" end"], EN)
+            == "0 for “In”, and so on up to 6 for “end”")
+    pairs = [{"a": "king", "b": "queen", "cosine": 0.5}, {"a": "king", "b": "banana", "cosine": -0.125}]
+    assert ch01_script.pairs_said(pairs, EN) == "king and queen score 0.50, and king and banana score minus 0.12"
+    assert ch01_script.pairs_said(pairs * 2, EN).count(", ") == 3
+    assert ch01_script.pairs_said(pairs[:1], EN) == "king and queen score 0.50"
+
+
+# every marker a scene of these chapters waits on, per line (both wordings where there are two);
+# the scenes raise on a missing one, but only the wording of the bundle they are run with is exercised
+MARKERS = {
+    "ch00-intro": {"count"}, "ch00-split": {"dot"}, "ch00-ids": {"swap", "list", "meter"},
+    "ch00-case": {"capital", "invisible"}, "ch00-bytes": {"question", "bpe", "word"},
+    "ch00-merges": {"merge", "outcome"}, "ch00-vocab": {"parts", "total"},
+    "ch00-ratio": {"became", "letters"}, "ch00-other": {"greeting", "loose", "english"},
+    "ch01-table": {"table", "keeps", "one-row", "parameters", "percent"},
+    "ch01-row": {"becomes", "numbers"}, "ch01-row.synthetic": {"becomes", "numbers", "noise"},
+    "ch01-grid": {"grid", "copying", "meter"},
+    "ch01-cosine": {"angle", "pairs", "meaning"},
+    "ch01-cosine.synthetic": {"angle", "pairs", "meaning", "related", "unrelated"},
+    "ch01-order": {"shuffle", "same", "position", "vector"},
+    "ch01-add": {"second", "row-zero", "row-one", "so-on", "additions"},
+    "ch01-tables": {"left", "right", "waves", "formula", "every", "own-pattern"},
+    "ch01-tables.synthetic": {"left", "noise", "structured", "right", "waves", "formula", "every", "own-pattern"},
+    "ch01-stream": {"rows", "flow", "reads", "computes", "adds", "layers-add"},
+    "ch01-handoff": {"next"},
+}
+
+
+def test_every_line_marks_where_its_picture_moves(tiny_bundle, tiny_long_bundle):
+    english = {k: m for k, m in catalog.english().items() if k.startswith(("ch00-", "ch01-"))}
+    assert set(english) == set(MARKERS)
+    for mid, names in MARKERS.items():
+        assert set(markup.marks(english[mid].forms[0])) == names, mid
+    # a marker falls where its sentence starts or right before the words it moves on
+    for b in (tiny_bundle, tiny_long_bundle):
+        lines = script.chapter_lines("01", b, b.ledger(), EN)
+        table = lines["table"]
+        at = dict(table.marks)
+        assert table.text[at["percent"]:].startswith("percent of the whole model")
+        assert table.text[at["table"]:].startswith("GPT-2 keeps a table")
+        assert lines["add"].text[dict(lines["add"].marks)["additions"]:].startswith(f"{b.T} positions")
+
+
+def test_every_word_these_chapters_show_comes_from_the_catalog(tiny_bundle):
+    """In the pseudo-language every message is wrapped in ⟦ ⟧: a text with letters and no ⟦ is
+    GPT-2's (a token, the prompt, the greeting, a merge's bytes: the scene's gpt2_texts) or was
+    written in the scene."""
+    letters = re.compile(r"[^\W\d_]{2,}")
+    for chapter, name in (("00", "Compression"), ("01", "Meaning")):
+        s = build_scene(tiny_bundle, chapter, name, draw=False, lang="qps")
+        gpt2 = {tiny_bundle.prompt, *tiny_bundle.tokens, *(S.show_token(t) for t in tiny_bundle.ids), *s.gpt2_texts}
+        assert [t for t in s.built_texts if letters.search(t) and "⟦" not in t and t not in gpt2] == [], name
+        assert not any("⟦" in t for t in s.gpt2_texts)
+
+
+def test_a_label_too_long_for_its_panel_takes_two_lines_rather_than_an_illegible_size():
+    from scenes.ch01_embeddings import fit_lines
+    short = fit_lines("trained GPT-2: structured patterns", S.SMALL, S.INK, 5.0)
+    assert "\n" not in short.original_text and short.width <= 5.0
+    longer = fit_lines("⟦ţŕààííñééđ ĜPŢŢ-2: šţŕûûçţûûŕééđđ pààţţééŕñšš⟧", S.SMALL, S.INK, 4.0)
+    assert longer.original_text.count("\n") == 1 and longer.width <= 4.0 + 1e-6
+    assert longer.font_size >= 0.93 * S.SMALL

@@ -120,10 +120,11 @@ LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 def escaped_the_catalog(scene, bundle) -> list[str]:
     """Texts with words in them that the pseudo-language did not write (token texts, the prompt
-    and numbers are GPT-2's or the bundle's, not words of the film)."""
+    and numbers are GPT-2's or the bundle's, not words of the film; a scene lists other strings
+    that are GPT-2's own, such as merge pieces or a second prompt's tokens, in `gpt2_texts`)."""
     from scenes import style as S
     own = {bundle.prompt, *bundle.tokens, *(S.show_token(t) for t in bundle.ids),
-           *(S.clip_token(t) for t in bundle.ids)}
+           *(S.clip_token(t) for t in bundle.ids), *getattr(scene, "gpt2_texts", ())}
     return sorted({t for t in scene.built_texts if LETTERS.search(t) and pseudo.OPEN not in t
                    and t not in own and not any(t.strip() == o.strip() for o in own)})
 

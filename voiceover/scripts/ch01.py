@@ -1,30 +1,40 @@
 """Chapter 01 narration: ids -> vectors, positions, the residual stream. Every figure is read
-from data/facts/ch01.py (config, parameter counts, embedding rows, cosine pairs) or the ledger."""
+from data/facts/ch01.py (config, parameter counts, embedding rows, cosine pairs) or the ledger;
+every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
 from data.facts.ch01 import embed_facts
-from words.numbers import spoken_count, spoken_token
+from words.numbers import fmt_fixed, spoken_count, spoken_signed, spoken_token
 
 
-def spoken_cos(c: float) -> str:
-    return f"{c:.2f}".replace("-", "minus ")
+def spoken_cos(c: float, words) -> str:
+    """A cosine as said aloud: two decimals, 'minus' for negatives."""
+    return spoken_signed(c, 2, words)
+
+
+def pairs_said(pairs: list[dict], words) -> str:
+    """'king and queen score 0.71, man and woman score 0.52, and ...': every pair with its cosine."""
+    said = [words.text("ch01:pair-score", a=p["a"], b=p["b"], cosine=spoken_cos(p["cosine"], words))
+            for p in pairs]
+    if len(said) == 1:
+        return said[0]
+    return (words.text("ch01:list-separator").join(said[:-1]) + words.text("ch01:list-last-separator")
+            + said[-1])
 
 
 def values(bundle, ledger, words) -> dict:
     f = embed_facts(bundle)
     pairs = f["cosine"]
-    spoken_pairs = [f"{p['a']} and {p['b']} score {spoken_cos(p['cosine'])}" for p in pairs]
-    pairs_spoken = ", ".join(spoken_pairs[:-1]) + (", and " if len(spoken_pairs) > 1 else "") + spoken_pairs[-1]
     cos = [p["cosine"] for p in pairs]
     return {
         "V": spoken_count(f["V"], words), "d": spoken_count(f["d"], words), "P": spoken_count(f["P"], words),
         "T": spoken_count(f["T"], words), "n_layer": spoken_count(f["n_layer"], words),
         "wte_params": spoken_count(f["wte_params"], words),
-        "wte_share": f"{100 * f['wte_share']:.0f} percent",
+        "wte_pct": fmt_fixed(100 * f["wte_share"], 0),
         "row_id": f["row_id"], "row_token": spoken_token(f["row_token"], words),
-        "pairs_spoken": pairs_spoken,
+        "pairs_spoken": pairs_said(pairs, words),
         "n_pairs": spoken_count(len(pairs), words),
-        "cos_min": spoken_cos(min(cos)), "cos_max": spoken_cos(max(cos)),
+        "cos_min": spoken_cos(min(cos), words), "cos_max": spoken_cos(max(cos), words),
         "pos_flops": spoken_count(ledger["positions"].flops, words),
         "P_shown": spoken_count(f["P_shown"], words),
     }
