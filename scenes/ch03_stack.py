@@ -10,19 +10,44 @@ import math
 from functools import partial
 
 import numpy as np
-from manim import (DOWN, LEFT, RESAMPLING_ALGORITHMS, RIGHT, UP, Arrow, FadeIn, FadeOut, Group, ImageMobject,
-                   GrowArrow, GrowFromEdge, Indicate, LaggedStart, Polygon, Rectangle, SurroundingRectangle, VGroup, there_and_back)
+from manim import (
+    DOWN,
+    LEFT,
+    RESAMPLING_ALGORITHMS,
+    RIGHT,
+    UP,
+    Arrow,
+    FadeIn,
+    FadeOut,
+    Group,
+    GrowArrow,
+    GrowFromEdge,
+    ImageMobject,
+    Indicate,
+    LaggedStart,
+    Polygon,
+    Rectangle,
+    SurroundingRectangle,
+    VGroup,
+    there_and_back,
+)
 
 from data.facts.ch02 import head_facts
-from data.facts.ch03 import head_habits, lens_facts, mlp_facts, param_facts, settle_layer
+from data.facts.ch03 import (
+    head_habits,
+    lens_facts,
+    mlp_facts,
+    param_facts,
+    settle_layer,
+)
 from data.flops import human
 from scenes import follow
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window, window
+from words import numbers as N
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:
@@ -69,6 +94,11 @@ class StackScene(ChapterScene):
         self.L, self.H, self.d = shape.n_layer, shape.n_head, shape.n_embd
         self.dh, self.dff = shape.d_head, shape.d_ff
 
+    def floor_words(self) -> dict:
+        """The words on the stack (floors()): each floor's name, its two blocks', the stream's."""
+        return {"layers": [self.text("floor-name", layer=l + 1) for l in range(self.L)],
+                "attn": self.text("floor-attn"), "mlp": self.text("mlp"), "stream": self.text("stream")}
+
 
 # ---------------------------------------------------------------------------
 class Heads(StackScene):
@@ -91,7 +121,7 @@ class Heads(StackScene):
                              height=pitch * max(T - 1, 1), max_stroke=min(6.0, 40 * pitch),
                              dot_radius=min(0.045, pitch * 0.3))
         arcs.next_to(frame, RIGHT, buff=GAP.s).match_y(frame)
-        title = label(f"head {h + 1} · {habit}", S.SMALL, S.TOKEN if h == featured else S.MUTED)
+        title = label(self.text("head-title", head=h + 1, habit=habit), S.SMALL, S.TOKEN if h == featured else S.MUTED)
         title.next_to(frame, UP, buff=GAP.xs).align_to(frame, LEFT)      # may reach into the gap to its right
         cell = Group(img, frame, arcs, title)
         cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
@@ -107,7 +137,9 @@ class Heads(StackScene):
         size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
                    ((avail_w - (cols - 1) * gap_x) / cols - GAP.s) / (1 + self.ARCS))
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
-        habits = [h["habit"] for h in head_habits(b)]
+        names = {"first token": self.text("habit-first"), "token before": self.text("habit-before"),
+                 "itself": self.text("habit-itself"), "spread out": self.text("habit-spread")}
+        habits = [names[h["habit"]] for h in head_habits(b)]      # data.facts.ch03's habit, in words
         cells = Group(*[self.cell(h, size, featured, habits[h]) for h in range(H)])
         # columns a title's width apart where the width allows (a title may reach over the gap to
         # its right); a title still too long shrinks
@@ -135,73 +167,65 @@ class Heads(StackScene):
     def build(self):
         b = self.bundle
         with self.beat("heads") as beat:
-            group, parts = self.panels()
+            _group, parts = self.panels()
             cells, f = parts["cells"], parts["featured"]
             one = cells[f]
-            order = "" if parts["show_labels"] else f" (all {b.T} tokens, in prompt order)"
-            key = fit_width(label(f"grid: row = the token reading, column = the token it reads{order} · "
-                                  "lines: the same weights, left reads right", S.SMALL, S.MUTED), S.TEXT_W)
+            key_text = self.text("grid-key") if parts["show_labels"] else self.text("grid-key-all", T=b.T)
+            key = fit_width(label(key_text, S.SMALL, S.MUTED), S.TEXT_W)
             place_in(key, S.CONTENT, DOWN)
             mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
-            note = label(f"head {f + 1}: followed in chapter 02", S.SMALL, S.TOKEN)
+            note = label(self.text("followed-note", head=f + 1), S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
             foot = above(VGroup(note, legend).arrange(RIGHT, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
             # "Chapter two followed one head": that head alone, large, in the middle
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
             place_in(one.scale(k), S.CONTENT)
-            self.play(FadeIn(one), run_time=beat.span(0, 0.7))
+            self.play(FadeIn(one), run_time=beat.span(0.7))
             # "Layer one runs twelve of them side by side": it takes its place, the others join it
-            i = beat.find("side by side")
-            beat.wait_for(i)
+            beat.at("side")
             others = [c for h, c in enumerate(cells) if h != f]
-            self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(i, 0.2))
+            self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(0.2))
             self.play(LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in others], lag_ratio=0.15),
-                      FadeIn(parts["labels"]), run_time=beat.span(i, 0.85))
+                      FadeIn(parts["labels"]), run_time=beat.span(0.85))
             # "... as a grid and as lines": the key says how to read both
-            i = beat.find("as a grid")
-            beat.wait_for(i)
-            self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(i, 0.3))
+            beat.at("grid")
+            self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(0.3))
             self.play(LaggedStart(*[Indicate(c.arcs, color=S.ATTENTION, scale_factor=1.08) for c in cells],
-                                  lag_ratio=0.1), run_time=beat.span(i, 0.8))
+                                  lag_ratio=0.1), run_time=beat.span(0.8))
             # "The title above each names what it mostly reads"
-            i = beat.find("title above each")
-            beat.wait_for(i)
+            beat.at("titles")
             self.play(LaggedStart(*[Indicate(c.title, color=S.INK, scale_factor=1.0) for c in cells],   # no growth: neighbours are close
-                                  lag_ratio=0.1), run_time=beat.span(i, 0.85))
+                                  lag_ratio=0.1), run_time=beat.span(0.85))
             # "Head N is the one we followed"
-            i = beat.find("the one we followed")
-            beat.wait_for(i)
-            self.play(FadeIn(mark), FadeIn(note), run_time=beat.span(i, 0.6))
-            if beat.find("chance") != i:        # random weights: point at the patterns the line calls chance
-                i = beat.find("chance")
-                beat.wait_for(i)
+            beat.at("followed")
+            self.play(FadeIn(mark), FadeIn(note), run_time=beat.span(0.6))
+            if self.bundle.synthetic:        # random weights: point at the patterns the line calls chance
+                beat.at("chance")
                 self.play(LaggedStart(*[Indicate(c.frame, color=S.WARNING, scale_factor=1.05) for c in cells],
-                                      lag_ratio=0.12), run_time=beat.span(i, 0.85))
+                                      lag_ratio=0.12), run_time=beat.span(0.85))
         with self.beat("split") as beat:
             # titles and token labels would shrink below legible size: the slices below name the heads
             small_text = Group(*[c.title for c in cells], parts["labels"])
             panels = Group(*[Group(c.img, c.frame, c.arcs) for c in cells], mark)
             # "The heads share the width rather than copy it": the width as one bar
             whole, split, after = self.width_split(f)
-            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0, 0.1))
+            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0.1))
             self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(S.CONTENT.point(UP), aligned_edge=UP),
-                      run_time=beat.span(0, 0.3))
+                      run_time=beat.span(0.3))
             below(Group(whole, split), panels, buff=GAP.l)
             below(after, split, buff=GAP.l)
             whole.move_to(split.segs)
-            self.play(FadeIn(whole), run_time=beat.span(0, 0.6))
+            self.play(FadeIn(whole), run_time=beat.span(0.6))
             # "... cut into twelve slices of sixty-four": the bar splits, one slice per head
-            i = beat.find("slices")
-            beat.wait_for(i)
-            self.play(FadeIn(split[0]), FadeOut(whole), run_time=beat.span(i, 0.2))
-            self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.1), run_time=beat.span(i, 0.8))
+            beat.at("slices")
+            self.play(FadeIn(split[0]), FadeOut(whole), run_time=beat.span(0.2))
+            self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.1), run_time=beat.span(0.8))
             # "Their outputs are laid side by side again ... already paid for every head"
-            i = beat.find("already paid")
-            beat.wait_for(i)
-            self.play(FadeIn(after, shift=UP * GAP.xs), run_time=beat.span(i, 0.3))
-            beat.wait_until(i, 0.55)
-            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.7))
+            beat.at("paid")
+            self.play(FadeIn(after, shift=UP * GAP.xs), run_time=beat.span(0.3))
+            beat.at("paid", 0.55)
+            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.7))
 
     def sequential_legend(self, width: float = 2.4) -> VGroup:
         n = 24
@@ -218,8 +242,8 @@ class Heads(StackScene):
         seg_w = total_w / H
         bar = Rectangle(width=total_w, height=0.5, stroke_color=S.MUTED, stroke_width=2, fill_color=S.ATTENTION,
                         fill_opacity=0.3)
-        whole = VGroup(bar, label(f"{d} numbers per token", S.SMALL, S.INK).move_to(bar))
-        title = label(f"d = {d} = {H} heads × {dh}", S.BODY_SIZE, S.INK)
+        whole = VGroup(bar, label(self.text("width-whole", d=d), S.SMALL, S.INK).move_to(bar))
+        title = label(self.text("width-split", count=H, d=d, dh=dh), S.BODY_SIZE, S.INK)
         segs = VGroup()
         for h in range(H):
             box = Rectangle(width=seg_w, height=0.5, stroke_color=S.BACKGROUND, stroke_width=2,
@@ -230,8 +254,7 @@ class Heads(StackScene):
             segs.add(VGroup(box, txt, num))
         segs.arrange(RIGHT, buff=GAP.none)
         title.next_to(segs, UP, buff=GAP.s)
-        after = fit_width(label(f"outputs side by side again: {H} × {dh} = {d} → output projection "
-                                "(already on the meter)", S.SMALL, S.MUTED), S.TEXT_W)
+        after = fit_width(label(self.text("width-after", n_head=H, dh=dh, d=d), S.SMALL, S.MUTED), S.TEXT_W)
         split = VGroup(title, segs)
         split.segs = segs
         return whole, split, after
@@ -268,9 +291,11 @@ class Mlp(StackScene):
         return g.next_to(block, LEFT, buff=GAP.l)
 
     def value_window(self, values, block, n: int, name: str) -> VGroup:
-        shown = len(window(len(values), n)[0])
-        g = NumberGrid(np.asarray(values)[None, :], max_cols=n,
-                       shape_text=f"{name}: first {shown} of {len(values):,}")
+        """The first `n` of a vector's numbers beside its block; `name`: "x" (the input) or "out"."""
+        shown, total = len(window(len(values), n)[0]), N.fmt_int(len(values))
+        caption = (self.text("window-x", shown=shown, n=total) if name == "x"
+                   else self.text("window-out", shown=shown, n=total))
+        g = NumberGrid(np.asarray(values)[None, :], max_cols=n, shape_text=caption)
         return fit_width(g, 5.0).next_to(block, RIGHT, buff=GAP.l)
 
     def per_token(self) -> VGroup:
@@ -282,7 +307,7 @@ class Mlp(StackScene):
             chip = TokenChip(S.clip_token(b.tokens[i], 8), color=S.TOKEN, max_text_width=1.8)
             box = Rectangle(width=max(1.7, chip.width), height=0.9, stroke_color=S.MLP, stroke_width=2,
                             fill_color=S.MLP, fill_opacity=0.25)
-            box.add(label("MLP", S.BODY_SIZE, S.INK).move_to(box))
+            box.add(label(self.text("mlp"), S.BODY_SIZE, S.INK).move_to(box))
             box.next_to(chip, DOWN, buff=1.1)
             arrow = Arrow(chip.get_bottom(), box.get_top(), buff=GAP.xs, color=S.RESIDUAL, stroke_width=4,
                           max_tip_length_to_length_ratio=0.2)
@@ -292,7 +317,8 @@ class Mlp(StackScene):
         cols.arrange(RIGHT, buff=GAP.l, aligned_edge=UP)
         first_chip = cols[0].chip
         if shown[0] > 0:
-            cols.add_to_back(label(f"… {shown[0]} earlier", S.SMALL, S.MUTED).next_to(first_chip, LEFT, buff=GAP.m))
+            cols.add_to_back(label(self.text("earlier", count=shown[0]), S.SMALL, S.MUTED).next_to(first_chip, LEFT,
+                                                                                                  buff=GAP.m))
         fit_width(cols, S.TEXT_W)
         return place_in(cols, S.CONTENT)
 
@@ -308,96 +334,90 @@ class Mlp(StackScene):
             cols = self.per_token()
             columns = [c for c in cols if hasattr(c, "box")]
             self.play(LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in cols], lag_ratio=0.2),
-                      run_time=beat.span(0, 0.85))
+                      run_time=beat.span(0.85))
             # "It never looks at other tokens": one box per token, nothing runs between them
-            i = beat.find("never looks")
-            beat.wait_for(i)
-            alone = fit_width(label("one token at a time: nothing passes between the columns", S.SMALL, S.MLP),
-                              S.TEXT_W)
+            beat.at("alone")
+            alone = fit_width(label(self.text("alone"), S.SMALL, S.MLP), S.TEXT_W)
             below(alone, cols, buff=GAP.l)
             self.play(FadeIn(alone), LaggedStart(*[Indicate(c.box, color=S.MLP, scale_factor=1.1)
-                                                   for c in columns], lag_ratio=0.2), run_time=beat.span(i, 0.9))
+                                                   for c in columns], lag_ratio=0.2), run_time=beat.span(0.9))
             # "Take <token>: d numbers, after another LayerNorm"
-            i = beat.find("layernorm")
-            beat.wait_for(i)
-            x_lab = self.side_label(x_img, [(f"layer 1 MLP · token {tok}", S.TOKEN),
-                                            (f"LayerNorm(x): 1 × {d}", S.INK)])
+            beat.at("take")
+            x_lab = self.side_label(x_img, [(self.text("input-name", token=tok), S.TOKEN),
+                                            (self.text("input-shape", d=d), S.INK)])
             x_win = self.value_window(f["x"], x_img, 5, "x")
             self.play(FadeOut(VGroup(*[c for c in cols if c is not columns[-1]]), alone),
                       columns[-1].animate.next_to(x_img, DOWN, buff=GAP.m).set_opacity(0), FadeIn(x_img),
-                      FadeIn(x_lab), run_time=beat.span(i, 0.4))
+                      FadeIn(x_lab), run_time=beat.span(0.4))
             self.remove(columns[-1])
-            self.play(FadeIn(x_win), run_time=beat.span(i, 0.6))
+            self.play(FadeIn(x_win), run_time=beat.span(0.6))
         with self.beat("mlp_up") as beat:
             # "A matrix widens them to d_ff, and GELU bends each one"
-            up = self.fan(x_img, h_img, f"× W_up ({d} × {dff:,}), then GELU")
+            up = self.fan(x_img, h_img, self.text("fan-up", d=d, dff=N.fmt_int(dff)))
             shown = len(window(dff, 9)[0])
             h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
-                               shape_text=f"hidden after GELU: first {shown} of {dff:,}")
+                               shape_text=self.text("hidden-window", shown=shown, n=N.fmt_int(dff)))
             fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * GAP.m)     # room for its name on the left
-            h_name = label("hidden", S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=GAP.m)
-            pos = label(f"{N.fmt_int(f['n_pos'])} positive", S.SMALL, S.POSITIVE, mono=True)
-            neg = label(f"{N.fmt_int(f['n_neg'])} negative", S.SMALL, S.NEGATIVE, mono=True)
-            rng = label(f"of {dff:,}  ·  min {N.fmt_signed(f['min'], 2)}  ·  max {N.fmt_signed(f['max'], 2)}",
+            h_name = label(self.text("hidden-name"), S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=GAP.m)
+            pos = label(self.text("count-positive", count=f["n_pos"], n=N.fmt_int(f["n_pos"])), S.SMALL, S.POSITIVE,
+                        mono=True)
+            neg = label(self.text("count-negative", count=f["n_neg"], n=N.fmt_int(f["n_neg"])), S.SMALL, S.NEGATIVE,
+                        mono=True)
+            rng = label(self.text("range", n=N.fmt_int(dff), min=N.fmt_signed(f["min"], 2), max=N.fmt_signed(f["max"], 2)),
                         S.SMALL, S.MUTED, mono=True)
             counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0, 0.2))
-            self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.35))
-            self.pay("L0.mlp_up", run_time=beat.span(0, 0.9))
+            self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0.2))
+            self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0.35))
+            self.pay("L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
-            i = beat.find("positive")
-            beat.wait_for(i)
-            self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(i, 0.3))
+            beat.at("counts")
+            self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(0.3))
             lit_up = VGroup(glow(pos, S.POSITIVE), glow(neg, S.NEGATIVE), glow(rng, S.MUTED))
-            beat.wait_until(i, 0.4)
-            self.play(FadeIn(pos, shift=UP * GAP.xs), FadeIn(lit_up[0]), run_time=beat.span(i, 0.35))
-            beat.wait_until(i, 0.7)
-            self.play(FadeIn(neg, shift=UP * GAP.xs), FadeIn(lit_up[1]), run_time=beat.span(i, 0.8))
+            beat.at("counts", 0.4)
+            self.play(FadeIn(pos, shift=UP * GAP.xs), FadeIn(lit_up[0]), run_time=beat.span(0.35))
+            beat.at("counts", 0.7)
+            self.play(FadeIn(neg, shift=UP * GAP.xs), FadeIn(lit_up[1]), run_time=beat.span(0.8))
             # "none is below <min>"
-            i = beat.find("below")
-            beat.wait_for(i)
-            self.play(FadeIn(rng, shift=UP * GAP.xs), FadeIn(lit_up[2]), run_time=beat.span(i, 0.5))
-            self.play(Indicate(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(i, 0.8))
+            beat.at("below")
+            self.play(FadeIn(rng, shift=UP * GAP.xs), FadeIn(lit_up[2]), run_time=beat.span(0.5))
+            self.play(Indicate(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(0.8))
         with self.beat("mlp_down") as beat:
             # "A second matrix folds the d_ff back to d"
-            down = self.fan(h_img, o_img, f"× W_down ({dff:,} × {d})")
-            o_lab = self.side_label(o_img, [(f"MLP output: 1 × {d}", S.INK), ("→ added to the residual", S.RESIDUAL)])
+            down = self.fan(h_img, o_img, self.text("fan-down", dff=N.fmt_int(dff), d=d))
+            o_lab = self.side_label(o_img, [(self.text("output-shape", d=d), S.INK),
+                                            (self.text("output-note"), S.RESIDUAL)])
             o_win = self.value_window(f["out"], o_img, 5, "out")
-            self.play(FadeOut(h_win), FadeOut(h_name), FadeOut(lit_up), run_time=beat.span(0, 0.15))
-            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.8))
+            self.play(FadeOut(h_win), FadeOut(h_name), FadeOut(lit_up), run_time=beat.span(0.15))
+            self.play(FadeIn(down), FadeIn(o_img, shift=DOWN * GAP.xs), run_time=beat.span(0.8))
             # "The result is added to the residual stream"
-            i = beat.find("residual")
-            beat.wait_for(i)
-            self.play(FadeIn(o_lab), FadeIn(o_win), run_time=beat.span(i, 0.7))
+            beat.at("residual")
+            self.play(FadeIn(o_lab), FadeIn(o_win), run_time=beat.span(0.7))
             # "the two products cost N FLOPs"
-            i = beat.find("flops")
-            beat.wait_for(i)
-            self.pay("L0.mlp_down", run_time=beat.span(i, 0.9))
+            beat.at("flops")
+            self.pay("L0.mlp_down", run_time=beat.span(0.9))
         with self.beat("params") as beat:
             self.play(*[FadeOut(m) for m in (x_img, x_lab, up, h_img, counts, down, o_img, o_lab, o_win)],
-                      run_time=beat.span(0, 0.15))
+                      run_time=beat.span(0.15))
             (head, attn_row, mlp_row), ratio = self.param_bars()
             # "The MLP holds N parameters per layer"
             self.play(FadeIn(head), FadeIn(mlp_row[0]), GrowFromEdge(mlp_row[1], LEFT), FadeIn(mlp_row[2:]),
-                      run_time=beat.span(0, 0.8))
+                      run_time=beat.span(0.8))
             # "Attention holds M"
-            i = beat.find("attention holds")
-            beat.wait_for(i)
+            beat.at("attention")
             self.play(FadeIn(attn_row[0]), GrowFromEdge(attn_row[1], LEFT), FadeIn(attn_row[2:]),
-                      run_time=beat.span(i, 0.8))
+                      run_time=beat.span(0.8))
             # "The MLP is r times the size"
-            i = beat.find("times")
-            beat.wait_for(i)
-            self.play(FadeIn(ratio, shift=UP * GAP.xs), run_time=beat.span(i, 0.4))
-            self.play(Indicate(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(i, 0.8))
+            beat.at("ratio")
+            self.play(FadeIn(ratio, shift=UP * GAP.xs), run_time=beat.span(0.4))
+            self.play(Indicate(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(0.8))
 
     def param_bars(self) -> VGroup:
         p = param_facts(self.bundle)
         d, dff = self.d, self.dff
         rows = VGroup()
-        spec = (("attention", S.ATTENTION, p["attention"], f"{d}·{3 * d} + {3 * d} + {d}·{d} + {d}"),
-                ("MLP", S.MLP, p["mlp"], f"{d}·{dff} + {dff} + {dff}·{d} + {d}"))
+        spec = ((self.text("attention"), S.ATTENTION, p["attention"], f"{d}·{3 * d} + {3 * d} + {d}·{d} + {d}"),
+                (self.text("mlp"), S.MLP, p["mlp"], f"{d}·{dff} + {dff} + {dff}·{d} + {d}"))
         top = max(p["attention"], p["mlp"])
         for name, colour, n, formula in spec:
             name_t = label(name, S.BODY_SIZE, colour)
@@ -410,9 +430,9 @@ class Mlp(StackScene):
             num.next_to(bar, RIGHT, buff=GAP.s)
             below(form, bar, buff=GAP.xs, aligned=LEFT)
         first_bar = rows[0][1]
-        head = label("parameters in one layer (weights + biases)", S.SMALL, S.MUTED)
+        head = label(self.text("params-head"), S.SMALL, S.MUTED)
         above(head, rows, buff=GAP.l).align_to(first_bar, LEFT)
-        ratio = label(f"MLP = {p['ratio']:.1f} × attention", S.BODY_SIZE, S.MLP)
+        ratio = label(self.text("params-ratio", ratio=N.fmt_ratio(p["ratio"])), S.BODY_SIZE, S.MLP)
         below(ratio, rows, buff=GAP.l).align_to(first_bar, LEFT)
         place_in(VGroup(head, rows, ratio), S.CONTENT)
         return VGroup(head, *rows), ratio
@@ -424,18 +444,19 @@ STACK_CENTER = [-3.7, -0.35, 0]    # the stack stands left; readouts and totals 
 PAID_STROKE = 2.5                  # the outline of a floor that is paid for
 
 
-def floors(n_layer: int) -> VGroup:
-    """The stack, layer 1 at the bottom: each floor an attention block and an MLP block."""
+def floors(n_layer: int, words: dict) -> VGroup:
+    """The stack, layer 1 at the bottom: each floor an attention block and an MLP block. `words`: the
+    scene's words for it (StackScene.floor_words: each floor's name, the blocks' names, the stream's)."""
     group = VGroup()
     for l in range(n_layer):
         box = Rectangle(width=FLOOR_W, height=FLOOR_H, stroke_color=S.MUTED, stroke_width=1.5,
                         fill_color=S.PANEL, fill_opacity=1)
-        name = label(f"layer {l + 1}", S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * GAP.xs)
+        name = label(words["layers"][l], S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * GAP.xs)
         attn = Rectangle(width=1.0, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.ATTENTION, fill_opacity=0.35)
         mlp = Rectangle(width=1.6, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.MLP, fill_opacity=0.35)
         VGroup(attn, mlp).arrange(RIGHT, buff=GAP.xxs).move_to(box).align_to(box, RIGHT).shift(LEFT * GAP.xxs)
-        a_t = fit_width(label("attn", S.SMALL, S.INK), 0.95).move_to(attn)
-        m_t = fit_width(label("MLP", S.SMALL, S.INK), 1.5).move_to(mlp)
+        a_t = fit_width(label(words["attn"], S.SMALL, S.INK), 0.95).move_to(attn)
+        m_t = fit_width(label(words["mlp"], S.SMALL, S.INK), 1.5).move_to(mlp)
         floor = VGroup(box, attn, mlp, name, a_t, m_t)
         floor.box, floor.attn, floor.mlp = box, attn, mlp
         group.add(floor)
@@ -444,7 +465,7 @@ def floors(n_layer: int) -> VGroup:
     stream = Arrow(group.get_corner(DOWN + LEFT) + LEFT * GAP.l + DOWN * GAP.s,
                    group.get_corner(UP + LEFT) + LEFT * GAP.l + UP * GAP.s, buff=GAP.none, color=S.RESIDUAL,
                    stroke_width=5, max_tip_length_to_length_ratio=0.04)
-    stream_label = label("residual stream", S.SMALL, S.RESIDUAL).rotate(math.pi / 2)
+    stream_label = label(words["stream"], S.SMALL, S.RESIDUAL).rotate(math.pi / 2)
     stream_label.next_to(stream, LEFT, buff=GAP.xs)
     if stream_label.height > stream.height:
         stream_label.set_opacity(0)   # a two-layer model has no room for it
@@ -472,7 +493,7 @@ class Climb(StackScene):
 
     def build(self):
         L, led = self.L, self.ledger
-        stack = floors(L)
+        stack = floors(L, self.floor_words())
         flop_tags = VGroup(*[label(f"+{human(led.layer_flops(l))}", S.SMALL, S.FLOPS, mono=True)
                              .next_to(stack[l], RIGHT, buff=GAP.s) for l in range(L)])
         home = stack.get_center()
@@ -482,36 +503,33 @@ class Climb(StackScene):
         with self.beat("climb") as beat:
             # "Attention plus MLP is one layer"
             light_now(stack[0])
-            self.play(FadeIn(stack[0], shift=UP * GAP.xs), run_time=beat.span(0, 0.7))
+            self.play(FadeIn(stack[0], shift=UP * GAP.xs), run_time=beat.span(0.7))
             # "GPT-2 small stacks twelve of them"
-            i = beat.find("stacks")
-            beat.wait_for(i)
+            beat.at("stacks")
             self.play(LaggedStart(*[FadeIn(f, shift=UP * GAP.xxs) for f in stack[1:]], lag_ratio=0.15),
-                      run_time=beat.span(i, 0.85))
+                      run_time=beat.span(0.85))
             # "Each layer adds its edits to the residual stream"
-            i = beat.find("residual stream")
-            beat.wait_for(i)
-            self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(i, 0.7))
+            beat.at("stream")
+            self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(0.7))
             # "Every layer costs the same N FLOPs": the meter climbs one layer at a time, faster as it goes
-            i = beat.find("costs the same")
-            beat.wait_for(i)
+            beat.at("cost")
             self.play(FadeIn(flop_tags[0], scale=1.6), FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back),
-                      run_time=beat.span(i, 0.25))
+                      run_time=beat.span(0.25))
             weights = [0.85 ** j for j in range(L - 1)]
-            budget = max(0.15 * (L - 1), beat.end_of(i) - beat.elapsed - 0.2)
+            budget = max(0.15 * (L - 1), beat.span(1.0) - 0.2)     # the rest of the sentence, less 0.2 s
             for l, w in zip(range(1, L), weights):
                 rt = max(0.15, budget * w / sum(weights))
                 self.pay(f"L{l}.qkv", *lit(stack[l]), FadeIn(flop_tags[l]), through=f"L{l}.mlp_down",
-                         step=f"layer {l + 1} of {L}", run_time=rt)     # the whole layer at once
+                         step=self.text("climb-step", layer=l + 1, n_layer=L), run_time=rt)     # the whole layer at once
         with self.beat("climb_total") as beat:
             per = led.layer_flops(0)
             total = led.after(f"L{L - 1}.mlp_down")
-            spec = [("one layer", per, S.INK), ("attention", led.attention_flops(0), S.ATTENTION),
-                    ("MLP", led.mlp_flops(0), S.MLP), (f"× {L} layers", L * per, S.INK),
-                    ("+ positions", led["positions"].flops, S.MUTED)]
+            spec = [(self.text("total-layer"), per, S.INK), (self.text("attention"), led.attention_flops(0), S.ATTENTION),
+                    (self.text("mlp"), led.mlp_flops(0), S.MLP), (self.text("total-layers", count=L), L * per, S.INK),
+                    (self.text("total-positions"), led["positions"].flops, S.MUTED)]
             lines = VGroup(*[VGroup(label(name, S.SMALL, colour), label(N.fmt_int(n), S.SMALL, colour, mono=True))
                              for name, n, colour in spec])
-            lines.add(VGroup(label(f"Σ after layer {L}", S.BODY_SIZE, S.FLOPS),
+            lines.add(VGroup(label(self.text("total-sum", n_layer=L), S.BODY_SIZE, S.FLOPS),
                              label(N.fmt_int(total), S.BODY_SIZE, S.FLOPS, mono=True)))
             # right of the stack: names left-aligned (a layer's two parts indented), numbers flush right
             # (a long prompt's numbers widen their column: no name runs into its number), the sum apart
@@ -521,14 +539,13 @@ class Climb(StackScene):
             place_in(fit_to(lines, side), side)
             # "After layer 12 the meter reads N FLOPs": the stack steps aside for the sum
             self.play(everything.animate.shift((home - stack.get_center()) * RIGHT),
-                      run_time=beat.span(0, 0.3))
+                      run_time=beat.span(0.3))
             self.play(FadeIn(lines[-1], shift=LEFT * GAP.xs), Indicate(self.meter.counter, color=S.FLOPS,
-                                                                    scale_factor=1.1), run_time=beat.span(0, 0.8))
+                                                                    scale_factor=1.1), run_time=beat.span(0.8))
             # "That is 12 layers at N each, plus M for the positions"
-            i = beat.find("each")
-            beat.wait_for(i)
+            beat.at("each")
             self.play(LaggedStart(*[FadeIn(t, shift=LEFT * GAP.xs) for t in lines[:-1]], lag_ratio=0.5),
-                      run_time=beat.span(i, 0.9))
+                      run_time=beat.span(0.9))
 
 
 class Lens(StackScene):
@@ -539,7 +556,7 @@ class Lens(StackScene):
         b, L = self.bundle, self.L
         rows = lens_facts(b)
         settle = settle_layer(rows)
-        stack = floors(L)
+        stack = floors(L, self.floor_words())
         for f in stack:
             light_now(f)
         self.add(stack, stack.stream)
@@ -558,54 +575,49 @@ class Lens(StackScene):
         # one readout beside each floor: the guess, its probability as a bar and as a number
         table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])
         readouts.shift((stack.get_right() - readouts.get_left()) * RIGHT + RIGHT * GAP.l)
-        header = fit_width(label(f"logit lens: the top guess for {S.show_token(b.tokens[-1])}'s next token",
-                                 S.SMALL, S.LOGIT), 7.6)
+        header = fit_width(label(self.text("lens-header", token=S.show_token(b.tokens[-1])), S.SMALL, S.LOGIT), 7.6)
         above(header, readouts, buff=GAP.s, aligned=LEFT)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
             header.next_to(readouts, RIGHT, buff=GAP.m).align_to(readouts, DOWN)
         with self.beat("lens") as beat:
             # "The logit lens decodes the last token's residual stream after every layer"
-            self.play(FadeIn(header), run_time=beat.span(0, 0.1))
+            self.play(FadeIn(header), run_time=beat.span(0.1))
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * GAP.s) for r in readouts], lag_ratio=0.25),
-                      run_time=beat.span(0, 0.9))
-            if beat.find("noise") != beat.find("after layer 1 "):    # "these guesses are noise"
-                i = beat.find("noise")
-                beat.wait_for(i)
+                      run_time=beat.span(0.9))
+            if self.bundle.synthetic:    # "these guesses are noise"
+                beat.at("noise")
                 self.play(LaggedStart(*[Indicate(r[0], color=S.WARNING, scale_factor=1.1) for r in readouts],
-                                      lag_ratio=0.15), run_time=beat.span(i, 0.9))
+                                      lag_ratio=0.15), run_time=beat.span(0.9))
             # "After layer 1 its guess is …": the bottom floor's readout
-            i = beat.find("after layer 1 ")
-            beat.wait_for(i)
+            beat.at("first")
             pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            self.play(FadeIn(pick), Indicate(readouts[0][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
+            self.play(FadeIn(pick), Indicate(readouts[0][0], color=S.LOGIT), run_time=beat.span(0.6))
             # "After layer 12 it is …": the top floor's
-            i = beat.find(f"after layer {L} ")
-            beat.wait_for(i)
+            beat.at("last")
             self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=GAP.xxs,
                                                                stroke_width=3)),
-                      Indicate(readouts[-1][0], color=S.LOGIT), run_time=beat.span(i, 0.6))
-            if beat.find("floor by floor") != i:    # "refined floor by floor": up the readouts
-                i = beat.find("floor by floor")
-                beat.wait_for(i)
+                      Indicate(readouts[-1][0], color=S.LOGIT), run_time=beat.span(0.6))
+            if self.bundle.synthetic:    # "refined floor by floor": up the readouts
+                beat.at("floors")
                 self.play(LaggedStart(*[Indicate(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
-                                      lag_ratio=0.2), run_time=beat.span(i, 0.9))
+                                      lag_ratio=0.2), run_time=beat.span(0.9))
         with self.beat("lens_settle") as beat:
             agree = VGroup(*readouts[settle:])
             box = SurroundingRectangle(agree, color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            where = f"layers {settle + 1}–{L}" if settle < L - 1 else f"layer {L}"
-            note = VGroup(label("= final answer", S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
+            where = (self.text("settle-layers", first=settle + 1, last=L) if settle < L - 1
+                     else self.text("settle-layer", layer=L))
+            note = VGroup(label(self.text("settle-note"), S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
             note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - GAP.s)
             note.next_to(box, RIGHT, buff=GAP.s)
             # "… is on top from layer k upward"
-            self.play(pick.animate.become(box), run_time=beat.span(0, 0.35))
+            self.play(pick.animate.become(box), run_time=beat.span(0.35))
             self.play(FadeIn(note), LaggedStart(*[Indicate(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
-                      run_time=beat.span(0, 0.9))
+                      run_time=beat.span(0.9))
             # "… costs nothing on the meter": the meter's step line says what the lens costs
-            i = beat.find("nothing on the meter")
-            beat.wait_for(i)
-            self.pay_total(self.meter.value, "logit lens: a look inside, +0",
-                           Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(i, 0.8))
+            beat.at("free")
+            self.pay_total(self.meter.value, self.text("lens-step"),
+                           Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.8))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

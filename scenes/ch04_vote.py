@@ -10,19 +10,41 @@ import math
 from functools import partial
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Create, DashedLine, Dot, FadeIn, FadeOut, Indicate,
-                   LaggedStart, Line, Polygon, Rectangle, SurroundingRectangle, Transform, TransformFromCopy, Triangle,
-                   VGroup, VMobject, Wait, there_and_back)
+from manim import (
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Create,
+    DashedLine,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    LaggedStart,
+    Line,
+    Polygon,
+    Rectangle,
+    SurroundingRectangle,
+    Transform,
+    TransformFromCopy,
+    Triangle,
+    VGroup,
+    VMobject,
+    Wait,
+    there_and_back,
+)
 
 from data import tokenizer
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import follow
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
 from scenes.text import fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
+from words import numbers as N
 
 
 class VoteScene(ChapterScene):
@@ -37,16 +59,15 @@ class VoteScene(ChapterScene):
     def meter_opening(self):
         return self.ledger.total, ""      # scenes after the unembedding: the meter shows the whole pass
 
-    def point_at_mark(self, beat, word: str):
-        """Synthetic weights: when a sentence after the first says `word` (the honest caveat), point at the
+    def point_at_mark(self, beat, name: str):
+        """Synthetic weights: when the line's marker `name` (the honest caveat) is spoken, point at the
         frame's mark that says the same."""
         mark = getattr(self, "random_mark", None)
-        i = beat.find(word)
-        if mark is None or i == 0 or word not in beat.sentences[i]["text"].lower():
+        if mark is None:
             return
-        beat.wait_for(i)
+        beat.at(name)
         self.play(Indicate(mark, color=S.WARNING, scale_factor=1.15),
-                  FadeIn(glow(mark, S.WARNING, opacity=0.3), rate_func=there_and_back), run_time=beat.span(i, 0.8))
+                  FadeIn(glow(mark, S.WARNING, opacity=0.3), rate_func=there_and_back), run_time=beat.span(0.8))
 
 
 # the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
@@ -75,14 +96,15 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     return VGroup(dots, row)
 
 
-def flow_chips(texts, ids, max_width: float = S.TEXT_W, buff: float = GAP.s, max_lines: int = 4) -> VGroup:
+def flow_chips(texts, ids, earlier, max_width: float = S.TEXT_W, buff: float = GAP.s, max_lines: int = 4) -> VGroup:
     """Token chips flowed like text, lines left-aligned. A prompt too long for `max_lines` shows
-    its last tokens after a note saying how many earlier ones are not drawn (chips never shrink)."""
+    its last tokens after a note saying how many earlier ones are not drawn (chips never shrink);
+    `earlier(n)` is the scene's words for that note."""
     all_chips = [TokenChip(t, i) for t, i in zip(texts, ids)]
     skip = 0
     while True:
         chips = all_chips[skip:]
-        head = [label(f"… {skip} earlier tokens", S.SMALL, S.MUTED)] if skip else []
+        head = [label(earlier(skip), S.SMALL, S.MUTED)] if skip else []
         lines, line, width = VGroup(), [], 0.0
         for item in head + chips:
             if line and width + buff + item.width > max_width:
@@ -117,74 +139,73 @@ class LastRow(VoteScene):
         with self.beat("last_row") as beat:
             # "12 layers have refined T rows"
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
-                              shape_text=f"after {b.config['n_layer']} layers and the final LayerNorm: {b.T} × {d}")
+                              shape_text=self.text("grid-shape", n_layer=b.config["n_layer"], T=b.T, d=d))
             place_in(fit_width(grid, 11), S.CONTENT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
-            self.play(FadeIn(grid), run_time=beat.span(0, 0.8))
+            self.play(FadeIn(grid), run_time=beat.span(0.8))
             # "Only the last one … picks the next token"
-            i = beat.find("only the last")
-            beat.wait_for(i)
+            beat.at("only")
             others = VGroup(*[m for r in rows if r != last for m in (*grid.row_cells(r), *grid.row_values(r))],
                             *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last])
             box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
                                        buff=GAP.xxs, stroke_width=3)
-            goes_on = below(label("only this row goes on", S.SMALL, S.TOKEN), box, buff=GAP.s, aligned=RIGHT)
+            goes_on = below(label(self.text("goes-on"), S.SMALL, S.TOKEN), box, buff=GAP.s, aligned=RIGHT)
             self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.next_to(
-                goes_on, DOWN, buff=GAP.xs).align_to(box, RIGHT), run_time=beat.span(i, 0.35))
-            self.play(FadeIn(goes_on), run_time=beat.span(i, 0.3))
+                goes_on, DOWN, buff=GAP.xs).align_to(box, RIGHT), run_time=beat.span(0.35))
+            self.play(FadeIn(goes_on), run_time=beat.span(0.3))
             # "… the only row that has seen the whole prompt": every token it has read
-            beat.wait_until(i, 0.55)
+            beat.at("only", 0.55)
             seen = glow(VGroup(*grid.row_label_mobs), S.TOKEN)
-            self.play(FadeIn(seen), run_time=beat.span(i, 0.6))
+            self.play(FadeIn(seen), run_time=beat.span(0.6))
             # "The others have done their part, as keys and values"
-            i = beat.find("keys and values")
-            beat.wait_for(i)
-            done = label("the other rows: keys and values for the tokens after them", S.SMALL, S.MUTED)
+            beat.at("others")
+            done = label(self.text("others"), S.SMALL, S.MUTED)
             fit_width(done, S.TEXT_W)
             done.next_to(grid, UP, buff=GAP.m)
             keep_inside(done, S.CONTENT)
             rest = VGroup(*[m for r in rows if r != last for m in grid.row_cells(r)])
             self.play(FadeOut(seen), FadeIn(done), FadeIn(glow(rest, S.MUTED, opacity=0.3)) if len(rest) else Wait(),
-                      run_time=beat.span(i, 0.8))
+                      run_time=beat.span(0.8))
         with self.beat("unembed") as beat:
             vec = NumberGrid(b["ln_f"][last][None, :], row_labels=[b.tokens[last]], max_cols=3, cell_w=1.0,
                              shape_text=f"1 × {d}")
-            t_lines = VGroup(label("Wₑᵀ", S.BODY_SIZE, S.TOKEN), label(f"{d} × {V:,}", S.SMALL, S.INK, mono=True),
-                             label("the embedding", S.SMALL, S.MUTED), label("table, transposed", S.SMALL, S.MUTED))
+            t_lines = VGroup(label(self.text("wte-symbol"), S.BODY_SIZE, S.TOKEN),
+                             label(f"{d} × {V:,}", S.SMALL, S.INK, mono=True),
+                             label(self.text("wte-line-1"), S.SMALL, S.MUTED),
+                             label(self.text("wte-line-2"), S.SMALL, S.MUTED))
             t_lines.arrange(DOWN, buff=GAP.xxs)
             wte = VGroup(SurroundingRectangle(t_lines, color=S.TOKEN, buff=GAP.s, stroke_width=2, fill_color=S.PANEL,
                                               fill_opacity=1), t_lines)
             scores = NumberGrid(b["logits"][last][None, :], col_labels=tokenizer.token_texts(list(range(5))),
-                                max_cols=5, cell_w=1.0, label_color=S.TOKEN, shape_text=f"1 × {V:,} scores")
+                                max_cols=5, cell_w=1.0, label_color=S.TOKEN,
+                                shape_text=self.text("scores-shape", V=N.fmt_int(V)))
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             eqn = VGroup(vec, times, wte, eq, scores).arrange(RIGHT, buff=GAP.m)
             place_in(fit_width(eqn, S.FULL_W), S.CONTENT)
-            formula = label(f"{self.ledger['unembed'].formula} = {N.fmt_int(self.ledger['unembed'].flops)} FLOPs",
-                            S.SMALL, S.FLOPS, mono=True)
+            formula = label(self.text("unembed-formula", formula=self.ledger["unembed"].formula,
+                                      flops=N.fmt_int(self.ledger["unembed"].flops)), S.SMALL, S.FLOPS, mono=True)
             below(fit_width(formula, S.TEXT_W), eqn, buff=GAP.l)
             # "Its d numbers meet the embedding table …, used transposed"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
                         and m is not getattr(self, "random_mark", None)], FadeIn(vec),
-                      run_time=beat.span(0, 0.3))
-            self.play(FadeIn(times), FadeIn(wte, shift=LEFT * GAP.s), run_time=beat.span(0, 0.7))
+                      run_time=beat.span(0.3))
+            self.play(FadeIn(times), FadeIn(wte, shift=LEFT * GAP.s), run_time=beat.span(0.7))
             # "Out comes one score for each of the V entries"
-            i = beat.find("one score")
-            beat.wait_for(i)
-            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * GAP.s), run_time=beat.span(i, 0.7))
+            beat.at("scores")
+            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * GAP.s), run_time=beat.span(0.7))
             # "That one product costs N FLOPs"
-            i = beat.find("product costs")
-            beat.wait_for(i)
-            self.play(FadeIn(formula, shift=UP * GAP.xs), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(i, 0.6))
+            beat.at("cost")
+            self.play(FadeIn(formula, shift=UP * GAP.xs), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(0.6))
             # "It brings the whole pass to N"
-            i = beat.find("whole pass")
-            beat.wait_for(i)
-            self.pay("unembed", run_time=beat.span(i, 0.9))
+            beat.at("total")
+            self.pay("unembed", run_time=beat.span(0.9))
 
 
 # ---------------------------------------------------------------------------
 class CumulativePlot(VGroup):
-    """Cumulative probability over tokens sorted by probability; ranks on a log axis; one path."""
+    """Cumulative probability over tokens sorted by probability; ranks on a log axis; one path.
+    `x_name`: the scene's words under the rank axis."""
 
-    def __init__(self, probs: np.ndarray, width: float = 5.0, height: float = 3.1, samples: int = 240):
+    def __init__(self, probs: np.ndarray, x_name: str, width: float = 5.0, height: float = 3.1, samples: int = 240):
         super().__init__()
         V = len(probs)
         self.cum = np.cumsum(np.sort(np.asarray(probs, dtype=np.float64))[::-1])
@@ -209,7 +230,7 @@ class CumulativePlot(VGroup):
         for q in (0.0, 0.5, 1.0):      # up the y axis: none, half and all of the mass
             ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(
                 y_axis.point_from_proportion(q), LEFT, buff=GAP.s))
-        x_name = fit_width(label("rank (tokens sorted by probability)", S.SMALL, S.MUTED), width + 1.0)
+        x_name = fit_width(label(x_name, S.SMALL, S.MUTED), width + 1.0)
         below(x_name, x_labels, buff=GAP.xs).match_x(x_axis)
         self.x_axis, self.y_axis = x_axis, y_axis
         self.path, self.axes = path, VGroup(x_axis, y_axis, ticks, x_name)
@@ -236,64 +257,59 @@ class Softmax(VoteScene):
         extra = extra_row(bars, w) if w is not None and w["rank"] > len(f["top"]) else None
         left = VGroup(bars, *([extra] if extra is not None else []))
         place_in(left, S.LEFT_COLUMN, UP + LEFT)
-        head = fit_width(label(f"softmax over all {V:,} scores: the top {len(f['top'])}", S.SMALL, S.LOGIT), 6.6)
+        head = fit_width(label(self.text("softmax-head", V=N.fmt_int(V), n=len(f["top"])), S.SMALL, S.LOGIT), 6.6)
         head.next_to(bars, UP, buff=GAP.m).align_to(left, LEFT)
         # the rule, beside the bars until the plot takes its place
-        rule = VGroup(label("p = exp(score) ÷ Σ exp(score)", S.BODY_SIZE, S.LOGIT),
-                      label(f"the sum runs over all {V:,} scores", S.SMALL, S.INK),
-                      label("so the probabilities add up to 100%", S.SMALL, S.INK)).arrange(DOWN, buff=GAP.m,
-                                                                                           aligned_edge=LEFT)
+        rule = VGroup(label(self.text("rule"), S.BODY_SIZE, S.LOGIT),
+                      label(self.text("rule-sum", V=N.fmt_int(V)), S.SMALL, S.INK),
+                      label(self.text("rule-total"), S.SMALL, S.INK)).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
         # set in from the panel's edge, its first line level with the top bar
         place_in(fit_width(rule, S.SIDE_PANEL.width - GAP.xl), S.SIDE_PANEL, LEFT, buff=GAP.m).align_to(bars, UP)
         with self.beat("softmax") as beat:
             # "A softmax turns the V scores into probabilities"
-            self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0, 0.25))
+            self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0.25))
             self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * GAP.s) for r in bars.rows], lag_ratio=0.12),
-                      FadeIn(rule[1:], shift=UP * GAP.xs), run_time=beat.span(0, 0.85))
-            # "The top candidate is …": each candidate the line reads is pointed at as it is read
-            i = beat.find("top candidate")
-            beat.wait_for(i)
-            read = 3 if beat.find("then") == i else 1
+                      FadeIn(rule[1:], shift=UP * GAP.xs), run_time=beat.span(0.85))
+            # "The top candidate is …": each candidate the line reads is pointed at as it is read (the
+            # line reads three in their sentence, one with random weights), a third of it each
+            beat.at("top")
+            read = 1 if self.bundle.synthetic else 3
             for r in range(min(read, len(bars.rows))):
-                beat.wait_until(i, r / read)
-                self.play(Indicate(bars.rows[r], color=S.LOGIT, scale_factor=1.08), run_time=beat.span(i, 0.8 / read))
-            if beat.find("even split") != i:     # "An even split would give each token …": that level
-                i = beat.find("even split")
-                beat.wait_for(i)
-                even = self.even_mark(bars, 1 / V, left)
+                beat.at("top", r / read)
+                self.play(Indicate(bars.rows[r], color=S.LOGIT, scale_factor=1.08), run_time=beat.span(0.8 / read))
+            if self.bundle.synthetic:     # "An even split would give each token …": that level
+                beat.at("even")
+                even = self.even_mark(bars, 1 / V, left, self.text("even-split", p=N.fmt_prob(1 / V)))
                 self.play(FadeIn(even), FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back),
-                          run_time=beat.span(i, 0.8))
+                          run_time=beat.span(0.8))
             self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
-        plot = CumulativePlot(f["probs"], width=S.SIDE_PANEL.width - GAP.xl, height=3.1)
+        plot = CumulativePlot(f["probs"], self.text("plot-x"), width=S.SIDE_PANEL.width - GAP.xl, height=3.1)
         # its y axis on the panel's edge, its top (all the mass) level with the top bar
         corner = np.array([S.SIDE_PANEL.left, bars.get_top()[1], 0.0])
         plot.shift(corner - plot.y_axis.get_top())
         n_p = f["n_p"]
         with self.beat("tail") as beat:
             # "The tail is long": every token's mass, added up by rank
-            p_title = fit_width(label("cumulative probability", S.SMALL, S.LOGIT), plot.w)
+            p_title = fit_width(label(self.text("plot-title"), S.SMALL, S.LOGIT), plot.w)
             p_title.next_to(plot.y_axis, UP, buff=GAP.m).align_to(plot.y_axis, LEFT)
-            self.play(FadeOut(rule), FadeIn(plot.axes), FadeIn(p_title), run_time=beat.span(0, 0.4))
-            self.play(Create(plot.path), run_time=beat.span(0, 1.0))
+            self.play(FadeOut(rule), FadeIn(plot.axes), FadeIn(p_title), run_time=beat.span(0.4))
+            self.play(Create(plot.path), run_time=beat.span(1.0))
             # "The top 10 hold M together"
-            i = beat.find("together")
-            beat.wait_for(i)
-            mass = label(f"top {len(f['top'])}: {N.fmt_prob(f['top_mass'])} of the mass", S.SMALL, S.INK)
+            beat.at("together")
+            mass = label(self.text("top-mass", n=len(f["top"]), p=N.fmt_prob(f["top_mass"])), S.SMALL, S.INK)
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
             mass.next_to(plot.axes, DOWN, buff=GAP.m).align_to(plot.axes, LEFT)
             top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
             self.play(FadeIn(mass), FadeIn(top_dot, scale=2), Indicate(VGroup(*[r.bar for r in bars.rows]),
-                                                                        color=S.LOGIT), run_time=beat.span(i, 0.8))
+                                                                        color=S.LOGIT), run_time=beat.span(0.8))
             # "It takes n tokens to hold 90 percent"
-            i = beat.find("to hold")
-            beat.wait_for(i)
+            beat.at("nucleus")
             at = plot.point(n_p, TOP_P)
             lines = VGroup(Dot(at, color=S.INK, radius=0.06))
             if at[0] - plot.point(1, TOP_P)[0] > 0.1:        # a 1-token nucleus sits on the axis: no line
                 lines.add(DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2))
             lines.add(DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2))
-            note = label(f"{N.fmt_int(n_p)} {'token holds' if n_p == 1 else 'tokens hold'} {100 * TOP_P:g}%",
-                         S.SMALL, S.INK)
+            note = label(self.text("nucleus-note", count=n_p, n=N.fmt_int(n_p), p=N.fmt_pct_short(TOP_P)), S.SMALL, S.INK)
             # left of n_p the curve is below the line, right of it above: either side has a free corner
             if at[0] - plot.origin()[0] > note.width + 0.2:
                 note.next_to(at, UP + LEFT, buff=GAP.s)
@@ -304,19 +320,18 @@ class Softmax(VoteScene):
             shade = Polygon(o, o + span * RIGHT, at, o + span * UP, stroke_width=0, fill_color=S.LOGIT,
                             fill_opacity=0.18)
             self.play(FadeIn(lines), FadeIn(note), FadeIn(shade if shade.width > 0.3 else glow(note, S.LOGIT, opacity=0.35)),
-                      run_time=beat.span(i, 0.7))
+                      run_time=beat.span(0.7))
         if w is None:
             return
         with self.beat("interest") as beat:
             # "And <token>?"
             if extra is None:
                 row = bars.rows[w["rank"] - 1]
-                self.play(FadeIn(glow(row, S.TOKEN)), Indicate(row.name, color=S.TOKEN), run_time=beat.span(0, 0.9))
+                self.play(FadeIn(glow(row, S.TOKEN)), Indicate(row.name, color=S.TOKEN), run_time=beat.span(0.9))
             else:
-                self.play(FadeIn(extra, shift=UP * GAP.xs), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0, 0.9))
+                self.play(FadeIn(extra, shift=UP * GAP.xs), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0.9))
             # "It ranks …": its place on the curve
-            i = beat.find("ranks")
-            beat.wait_for(i)
+            beat.at("ranks")
             where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
             pin = Dot(where, color=S.TOKEN, radius=0.07)
             # the tag sits above the plot (never on the curve), joined to its point by a thin line
@@ -328,18 +343,18 @@ class Softmax(VoteScene):
             lead = Line(tag.get_bottom() + DOWN * GAP.xxs, where, color=S.TOKEN, stroke_width=1.5)
             others = [r for j, r in enumerate(bars.rows) if j != w["rank"] - 1]
             self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), FadeIn(glow(tag, S.TOKEN, opacity=0.35)),
-                      *[r.animate.set_opacity(0.3) for r in others], run_time=beat.span(i, 0.6))
-            self.point_at_mark(beat, "no meaning")   # random weights: "the rank carries no meaning here"
+                      *[r.animate.set_opacity(0.3) for r in others], run_time=beat.span(0.6))
+            self.point_at_mark(beat, "caveat")   # random weights: "the rank carries no meaning here"
 
     @staticmethod
-    def even_mark(bars: ProbBars, even: float, under) -> VGroup:
+    def even_mark(bars: ProbBars, even: float, under, text: str) -> VGroup:
         """A line down the bars where every token's bar would end if the vote were an even split; its
-        name under `under` (the bars and any row below them)."""
+        name (`text`) under `under` (the bars and any row below them)."""
         first = bars.rows[0]
         x = first.bar.get_left()[0] + first.bar.width * even / max(bars.probs[0], 1e-12)
         top, bottom = bars.rows[0].get_top()[1] + 0.05, under.get_bottom()[1] - 0.1
         line = DashedLine([x, top, 0], [x, bottom, 0], color=S.WARNING, stroke_width=2)
-        tag = label(f"even split: {N.fmt_prob(even)} each", S.SMALL, S.WARNING)
+        tag = label(text, S.SMALL, S.WARNING)
         tag.next_to(line, DOWN, buff=GAP.xs).align_to(line, LEFT)
         return VGroup(line, tag)
 
@@ -360,81 +375,76 @@ class Shaping(VoteScene):
         bars = shapes[plain].copy()
         now = label(f"T = {temps[plain]['t']:.1f}", S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=GAP.m)
         now.align_to(bars, LEFT)
-        formula = label("p = softmax(scores ÷ T)", S.BODY_SIZE, S.MUTED)
+        formula = label(self.text("temp-formula"), S.BODY_SIZE, S.MUTED)
         place_in(formula, panel, LEFT, y=now.get_y())
         # what each temperature did, one row each, beside the middle of the bars
         record = table([[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
-                         label(f"top {N.fmt_prob(t['top'])}", S.SMALL, S.INK, mono=True),
-                         label(f"entropy {t['entropy']:.2f} nats", S.SMALL, S.INK, mono=True)] for t in temps],
+                         label(self.text("temp-top", p=N.fmt_prob(t["top"])), S.SMALL, S.INK, mono=True),
+                         label(self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)), S.SMALL, S.INK, mono=True)]
+                        for t in temps],
                        "LLL", gaps=GAP.l, row_gap=GAP.m)
         place_in(fit_width(record, panel.width - GAP.xs), panel, LEFT, y=bars.get_y())
         coolest, hottest = record[0], record[-1]
-        foot = label(f"an even split over {self.V:,} tokens: entropy {f['max_entropy']:.2f} nats", S.SMALL,
-                     S.MUTED)
+        foot = label(self.text("temp-foot", V=N.fmt_int(self.V), H=N.fmt_fixed(f["max_entropy"], 2)), S.SMALL, S.MUTED)
         below(fit_width(foot, panel.width - GAP.xs), record, buff=GAP.l, aligned=LEFT)
         with self.beat("temperature") as beat:
             # "Temperature divides the scores before the softmax"
-            self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0, 0.6))
+            self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0.6))
             # "At 0.2, the top token takes …": the bars reshape to each temperature as it is named
             lit = VGroup()
             for j, t in enumerate(temps):
-                i = beat.find(f"at {t['t']:.1f}")
-                beat.wait_for(i)
+                beat.at(f"temp-{j}")
                 tag = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
                 self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=LEFT * GAP.xs),
                           *[r.animate.set_opacity(0.45) for r in record[:j]],
-                          FadeOut(lit), run_time=beat.span(i, 0.45))
-                beat.wait_until(i, 0.55)
+                          FadeOut(lit), run_time=beat.span(0.45))
+                beat.at(f"temp-{j}", 0.55)
                 lit = glow(record[j], S.LOGIT, opacity=0.3)
-                self.play(FadeIn(lit), run_time=beat.span(i, 0.6))
+                self.play(FadeIn(lit), run_time=beat.span(0.6))
             # "Low temperature sharpens the vote; high temperature flattens it"
-            i = beat.find("sharpens")
-            beat.wait_for(i)
+            beat.at("sharpens")
             self.play(Indicate(coolest, color=S.LOGIT), coolest.animate.set_opacity(1), lit.animate.move_to(coolest),
-                      run_time=beat.span(i, 0.4))
+                      run_time=beat.span(0.4))
             self.play(Indicate(hottest, color=S.LOGIT), FadeIn(foot), lit.animate.move_to(hottest),
-                      run_time=beat.span(i, 0.8))
+                      run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
             # "Top-k keeps a fixed shortlist"
-            bars_k_head = label("the top candidates again, T = 1.0", S.SMALL, S.MUTED)
+            bars_k_head = label(self.text("topk-head"), S.SMALL, S.MUTED)
             bars_k_head.next_to(bars_k, UP, buff=GAP.m).align_to(bars_k, LEFT)
             keep_inside(bars_k_head, S.CONTENT)
             k = min(TOP_K, len(bars_k.rows))
-            title = label(f"top-k, k = {k}", S.BODY_SIZE, S.LOGIT)
-            sub = VGroup(label(f"keep the {k} most likely,", S.SMALL, S.INK),
-                         label("renormalised to share 100%", S.SMALL, S.INK)).arrange(DOWN, buff=GAP.xs,
-                                                                                      aligned_edge=LEFT)
+            title = label(self.text("topk-title", k=k), S.BODY_SIZE, S.LOGIT)
+            sub = VGroup(label(self.text("topk-keep", k=k), S.SMALL, S.INK),
+                         label(self.text("topk-renorm"), S.SMALL, S.INK)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
             place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT).align_to(bars_k, UP)   # level with the top bar
-            self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0, 0.2))
-            self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0, 0.7))
+            self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0.2))
+            self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0.7))
             bars = bars_k
             cut = VGroup(*bars.rows[k:])
             # "With k equal to 5, only the first 5 bars survive"
-            i = beat.find("survive")
-            beat.wait_for(i)
-            self.play(FadeIn(sub[0]), cut.animate.set_opacity(0.2), run_time=beat.span(i, 0.7))
+            beat.at("survive")
+            self.play(FadeIn(sub[0]), cut.animate.set_opacity(0.2), run_time=beat.span(0.7))
             # "They are renormalised to share all of the probability: … rises from … to …"
-            i = beat.find("renormalised")
-            beat.wait_for(i)
+            beat.at("renorm")
             dec = N.prob_decimals(f["topk"])
             new_pcts = [label(N.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
                         for p, r in zip(f["topk"], bars.rows[:k])]
             old_pcts = [r.pct.copy() for r in bars.rows[:k]]
             self.play(FadeIn(sub[1]), *[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
-                      run_time=beat.span(i, 0.45))
+                      run_time=beat.span(0.45))
             kept = glow(VGroup(*[r.pct for r in bars.rows[:k]]), S.LOGIT)
             self.play(Indicate(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.2), FadeIn(kept),
-                      run_time=beat.span(i, 0.8))
+                      run_time=beat.span(0.8))
         with self.beat("topp") as beat:
             n_p = f["n_p"]
-            title2 = label(f"top-p, p = {TOP_P:g}", S.BODY_SIZE, S.LOGIT)
+            title2 = label(self.text("topp-title", p=N.fmt_general(TOP_P)), S.BODY_SIZE, S.LOGIT)
             keep = min(n_p, len(bars.rows))
             more = n_p - keep
-            lines = ["keep the fewest tokens", f"that hold {100 * TOP_P:g}%: {N.fmt_int(n_p)}"]
+            lines = [self.text("topp-keep"), self.text("topp-count", p=N.fmt_pct_short(TOP_P), n=N.fmt_int(n_p))]
             if more > 0:
-                lines.append(f"these {len(bars.rows)} bars and {N.fmt_int(more)} more")
+                lines.append(self.text("topp-more", bars=len(bars.rows), more=N.fmt_int(more)))
             sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
             cum = np.cumsum([c["prob"] for c in f["top"]])
             dec = N.prob_decimals(cum)
@@ -448,22 +458,20 @@ class Shaping(VoteScene):
             place_in(fit_width(info2, panel.width), panel, LEFT).align_to(bars, UP)
             # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
             self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
-                      cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0, 0.25))
+                      cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0.25))
             self.play(LaggedStart(*[FadeIn(m, shift=LEFT * GAP.xs) for m in sums], lag_ratio=0.2),
-                      run_time=beat.span(0, 0.9))
+                      run_time=beat.span(0.9))
             # "Here that is n tokens, …": where the sum first reaches p
-            i = beat.find("here that is")
-            beat.wait_for(i)
+            beat.at("here")
             anims = [FadeIn(VGroup(*sub2[1:]))]
             if keep < len(bars.rows):      # every bar below rank n is cut
                 anims.append(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2))
             anims.append(Indicate(sums[keep - 1], color=S.LOGIT, scale_factor=1.2))
             anims.append(FadeIn(glow(VGroup(*bars.rows[:keep], *sums[:keep]), S.LOGIT, opacity=0.15)))
-            self.play(*anims, run_time=beat.span(i, 0.7))
+            self.play(*anims, run_time=beat.span(0.7))
             # "The less sure the model, the longer that list"
-            i = beat.find("longer")
-            beat.wait_for(i)
-            self.play(FadeIn(glow(VGroup(*sub2[1:]), S.LOGIT)), run_time=beat.span(i, 0.7))
+            beat.at("longer")
+            self.play(FadeIn(glow(VGroup(*sub2[1:]), S.LOGIT)), run_time=beat.span(0.7))
 
 
 # ---------------------------------------------------------------------------
@@ -475,13 +483,15 @@ class Pick(VoteScene):
         bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
         g, s = f["greedy"], f["sample"]
         # the panel: the greedy pick over the sampled one, the two centred in the content's height
-        title = label("greedy: always the top bar", S.BODY_SIZE, S.LOGIT)
+        title = label(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT)
         chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
         gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT), S.SIDE_PANEL.width)
-        title2 = label(f"sampling: T = {s['temperature']:.1f}, seed {s['seed']}", S.BODY_SIZE, S.TOKEN)
-        strip = self.mass_strip(f, width=S.SIDE_PANEL.width)
+        title2 = label(self.text("sample-title", t=N.fmt_fixed(s["temperature"], 1), seed=s["seed"]), S.BODY_SIZE,
+                       S.TOKEN)
+        strip = self.mass_strip(f, width=S.SIDE_PANEL.width, caption=self.text("strip-caption"))
         chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
-        where = label(f"rank {s['rank']:,} · {N.fmt_prob(s['prob'])}", S.SMALL, S.INK, mono=True)
+        where = label(self.text("sample-rank", rank=N.fmt_int(s["rank"]), p=N.fmt_prob(s["prob"])), S.SMALL, S.INK,
+                      mono=True)
         picked = VGroup(chip2, where).arrange(RIGHT, buff=GAP.m)
         sl = VGroup(title2, strip, picked)
         strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, LEFT)      # room for the pointer over it
@@ -491,57 +501,54 @@ class Pick(VoteScene):
                                                                                            bottom=S.CONTENT.bottom), LEFT)
         with self.beat("greedy") as beat:
             # "Greedy decoding simply takes the top bar: …"
-            self.play(FadeIn(bars), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(bars), run_time=beat.span(0.3))
             mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0, 0.5))
-            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0, 0.9))
+            self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0.5))
+            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0.9))
             self.point_at_mark(beat, "noise")      # random weights: "a pick of noise"
         with self.beat("sample") as beat:
             # "Sampling rolls a die against the odds instead": all the probability as one strip
             pointer = self.pointer(strip, s["rank"], f)
-            self.play(FadeIn(title2), run_time=beat.span(0, 0.3))
-            self.play(FadeIn(strip), run_time=beat.span(0, 0.8))
+            self.play(FadeIn(title2), run_time=beat.span(0.3))
+            self.play(FadeIn(strip), run_time=beat.span(0.8))
             # "With seed …, the roll lands on …"
-            i = beat.find("lands on")
-            beat.wait_for(i)
-            self.play(FadeIn(glow(title2, S.TOKEN, opacity=0.3)), run_time=beat.span(i, 0.3))
-            self.play(FadeIn(pointer, shift=DOWN * GAP.s), run_time=beat.span(i, 0.4))
-            self.play(FadeIn(chip2), run_time=beat.span(i, 0.8))
+            beat.at("lands")
+            self.play(FadeIn(glow(title2, S.TOKEN, opacity=0.3)), run_time=beat.span(0.3))
+            self.play(FadeIn(pointer, shift=DOWN * GAP.s), run_time=beat.span(0.4))
+            self.play(FadeIn(chip2), run_time=beat.span(0.8))
             # "That is rank …, with probability …"
-            i = beat.find("rank")
-            beat.wait_for(i)
+            beat.at("rank")
             anims = [FadeIn(where), FadeIn(glow(VGroup(chip2, where), S.TOKEN, opacity=0.3))]
             if s["rank"] <= len(bars.rows):
                 anims.append(FadeIn(glow(bars.rows[s["rank"] - 1], S.TOKEN)))
-            self.play(*anims, run_time=beat.span(i, 0.6))
+            self.play(*anims, run_time=beat.span(0.6))
         with self.beat("append") as beat:
             # "The greedy pick … is appended to the prompt"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
-                        and m is not getattr(self, "random_mark", None)], run_time=beat.span(0, 0.15))
+                        and m is not getattr(self, "random_mark", None)], run_time=beat.span(0.15))
             texts, ids = list(b.tokens) + [g["text"]], list(b.ids) + [g["id"]]
-            row = flow_chips(texts, ids)
+            row = flow_chips(texts, ids, lambda n: self.text("earlier-tokens", count=n))
             new = row.chips[-1]
             new.box.set_stroke(S.LOGIT)
             new.text_mob.set_color(S.LOGIT)
-            note = fit_width(label(f"{b.T} → {b.T + 1} tokens · chapter 06 runs the whole pass again",
-                                   S.SMALL, S.MUTED), S.TEXT_W)
+            note = fit_width(label(self.text("append-note", T=b.T, T_next=b.T + 1), S.SMALL, S.MUTED), S.TEXT_W)
             below(note, row, buff=GAP.l)
             place_in(VGroup(row, note), S.CONTENT)      # the prompt and its note, centred
-            self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.span(0, 0.35))
-            tag = label("← the greedy pick", S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=GAP.s)
+            self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.span(0.35))
+            tag = label(self.text("greedy-tag"), S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=GAP.s)
             if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row
                 below(tag, note, buff=GAP.s)
-                tag.become(label("green: the greedy pick", S.SMALL, S.LOGIT).move_to(tag))
-            self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0, 0.8))
+                tag.become(label(self.text("greedy-tag-below"), S.SMALL, S.LOGIT).move_to(tag))
+            self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0.8))
             # "Chapter six sends these T+1 tokens through the whole pass again"
-            i = beat.find("chapter six")
-            beat.wait_for(i)
+            beat.at("again")
             self.play(FadeIn(note), Indicate(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
-                      run_time=beat.span(i, 0.7))
+                      run_time=beat.span(0.7))
 
     @staticmethod
-    def mass_strip(f: dict, width: float) -> VGroup:
-        """All probability as one strip, tokens in rank order: the top bars' segments, then the rest."""
+    def mass_strip(f: dict, width: float, caption: str) -> VGroup:
+        """All probability as one strip, tokens in rank order: the top bars' segments, then the rest;
+        `caption` under it."""
         segs, lefts, x = [], [], 0.0
         for i, c in enumerate(f["top"]):
             w = width * c["prob"]
@@ -554,7 +561,7 @@ class Pick(VoteScene):
         lefts.append(x)
         strip = place_row(segs, lefts, "L" * len(segs), 0.0)     # each token's slice where its mass begins
         frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to(strip, LEFT)
-        caption = label("all the probability, by rank", S.SMALL, S.MUTED)
+        caption = label(caption, S.SMALL, S.MUTED)
         below(fit_width(caption, width), frame, buff=GAP.xs, aligned=LEFT)
         group = VGroup(strip, frame, caption)
         group.frame = frame

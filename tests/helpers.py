@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -179,6 +180,40 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
 # This list may only shrink: a beat not on it that turns narrow fails the test below, and so
 # does a beat on it that is no longer narrow.
 KNOWN_NARROW = {"03 Climb/climb"}
+
+
+# ---------------------------------------------------------------------------------------
+# The pseudo-language: every word of the film comes from the catalogs
+
+WORDS = re.compile(r"[^\W\d_]{2,}")       # a run of two letters: words (q, k, ×, √64 are symbols)
+
+
+def gpt2_strings(bundle, scene=None) -> set[str]:
+    """Every string of GPT-2's own a scene may draw: the prompt and its tokens, the lens's guesses, the
+    vote's candidates and picks, the vocabulary's first entries, each as the film shows a token, and
+    what the scene itself lists as GPT-2's (`gpt2_texts`: merge pieces, a second prompt, pair words)."""
+    from data import tokenizer
+    ids = {*bundle.ids, *bundle.meta["top_ids"], *range(5), *(g["id"] for g in bundle.meta["generated"]),
+           bundle.meta["sample"]["id"]}
+    if "lens_ids" in bundle.tensors:
+        ids.update(int(i) for i in np.asarray(bundle["lens_ids"]).ravel())
+    if bundle.meta.get("watch"):
+        ids.add(bundle.meta["watch"]["id"])
+    return {bundle.prompt, *bundle.tokens, *(S.show_token(tokenizer.readable(i)) for i in ids),
+            *(S.clip_token(i) for i in bundle.ids), *getattr(scene, "gpt2_texts", ())}
+
+
+def outside_the_catalog(scene, bundle) -> list[str]:
+    """Texts a scene built with words that the pseudo-language did not write: each should be GPT-2's
+    (a token as shown, cut with '…' or followed by its rank)."""
+    from words.pseudo import OPEN
+    own = gpt2_strings(bundle, scene)
+    stripped = {o.strip() for o in own}
+
+    def gpt2s(t: str) -> bool:
+        t = re.sub(r" #[\d,]+$", "", t)
+        return t in own or t.strip() in stripped or (t.endswith("…") and any(o.startswith(t[:-1]) for o in own))
+    return sorted({t for t in scene.built_texts if WORDS.search(t) and OPEN not in t and not gpt2s(t)})
 
 
 # ---------------------------------------------------------------------------------------

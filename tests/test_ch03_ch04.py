@@ -6,17 +6,26 @@ not through the helpers the scenes use.
 """
 from __future__ import annotations
 
+import re
 
 import numpy as np
 import pytest
 
-from tests.helpers import KNOWN_NARROW, MIN_CONTENT_SHARE, build_scene, frame_checks
 from data import extract, tokenizer
 from data.facts import ch03 as ch03_facts
 from data.facts import ch04 as ch04_facts
 from scenes import style as S
-from words import numbers as N
+from tests.helpers import (
+    KNOWN_NARROW,
+    MIN_CONTENT_SHARE,
+    assert_picture_follows_words,
+    build_scene,
+    frame_checks,
+)
 from voiceover import script
+from words import markup
+from words import numbers as N
+from words.catalog import Words, english
 
 CH03 = ["Heads", "Mlp", "Climb", "Lens"]
 CH04 = ["LastRow", "Softmax", "Shaping", "Pick"]
@@ -204,20 +213,79 @@ def test_greedy_and_seeded_sample_picks(tiny_bundle, built):
 def test_narration_numbers_and_honest_variants(tiny_bundle):
     led = tiny_bundle.ledger()
     L = tiny_bundle.config["n_layer"]
-    ch03 = script.chapter_lines("03", tiny_bundle, led)
-    ch04 = script.chapter_lines("04", tiny_bundle, led)
-    from voiceover.spoken import spoken_count
-    assert spoken_count(led.after(f"L{L - 1}.mlp_down")) in ch03["climb_total"]
-    assert spoken_count(led.total) in ch04["unembed"]
+    words = Words.load("en")
+    ch03 = {k: f.text for k, f in script.chapter_lines("03", tiny_bundle, led, words).items()}
+    ch04 = {k: f.text for k, f in script.chapter_lines("04", tiny_bundle, led, words).items()}
+    assert N.spoken_count(led.after(f"L{L - 1}.mlp_down"), words) in ch03["climb_total"]
+    assert N.spoken_count(led.total, words) in ch04["unembed"]
     assert "noise" in ch03["lens"] and "random weights" in ch04["softmax"]
     n_p = ch04_facts.nucleus_size(softmax(tiny_bundle["logits"][-1]), ch04_facts.TOP_P)
-    assert f"{n_p:,} tokens" in ch04["tail"]
-    # the real-weights wording renders too (every field it names is provided)
-    for module in ("ch03", "ch04"):
-        mod = __import__(f"voiceover.scripts.{module}", fromlist=["LINES"])
-        values = mod.values(tiny_bundle, led)
-        for line in mod.LINES:
-            script.render_line(line, values, synthetic=False)
+    assert f"{n_p:,} tokens to hold 90 percent" in ch04["tail"]
+    # the real-weights wording fills too (every value it names is provided)
+    for chapter in ("03", "04"):
+        values = script.chapter_values(chapter, tiny_bundle, led, words)
+        for beat in script.beats(chapter):
+            if beat != "title":
+                assert words.line(script.line_id(chapter, beat), values, synthetic=False).text
+
+
+# the markers the scenes wait on, per line and wording: a translation or a lecturer's script keeps
+# these names (words/catalog.py refuses one that does not), so they are the chapters' interface
+MARKS = {
+    "ch03-heads": ["side", "grid", "titles", "followed"],
+    "ch03-heads.synthetic": ["side", "grid", "titles", "followed", "chance"],
+    "ch03-split": ["slices", "paid"],
+    "ch03-mlp_in": ["alone", "take"],
+    "ch03-mlp_up": ["counts", "below"],
+    "ch03-mlp_down": ["residual", "flops"],
+    "ch03-params": ["attention", "ratio"],
+    "ch03-climb": ["stacks", "stream", "cost"],
+    "ch03-climb_total": ["each"],
+    "ch03-lens": ["first", "last"],
+    "ch03-lens.synthetic": ["noise", "first", "last", "floors"],
+    "ch03-lens_settle": ["free"],
+    "ch03-lens_settle.synthetic": ["free"],
+    "ch04-last_row": ["only", "others"],
+    "ch04-unembed": ["scores", "cost", "total"],
+    "ch04-softmax": ["top"],
+    "ch04-softmax.synthetic": ["top", "even", "opinion"],
+    "ch04-tail": ["together", "nucleus"],
+    "ch04-interest": ["ranks"],
+    "ch04-interest.synthetic": ["ranks", "caveat"],
+    "ch04-temperature": ["temp-0", "temp-1", "temp-2", "sharpens"],
+    "ch04-topk": ["survive", "renorm"],
+    "ch04-topp": ["here", "longer"],
+    "ch04-greedy": [],
+    "ch04-greedy.synthetic": ["noise"],
+    "ch04-sample": ["lands", "rank"],
+    "ch04-append": ["again"],
+}
+
+
+def test_every_line_marks_where_its_picture_moves_at_the_start_of_a_sentence(tiny_bundle):
+    lines = {k: m for k, m in english().items() if k.startswith(("ch03-", "ch04-"))}
+    assert {k: markup.marks(m.forms[0]) for k, m in lines.items()} == MARKS
+    # each marker opens its sentence (the picture moves as the sentence that says it begins)
+    words = Words.load("en")
+    for chapter in ("03", "04"):
+        values = script.chapter_values(chapter, tiny_bundle, tiny_bundle.ledger(), words)
+        for mid in (k for k in MARKS if k.startswith(f"ch{chapter}-")):
+            line = markup.fill(words.template(mid), values)
+            starts = script.sentence_starts(line.text, script.split_sentences(line.text))
+            for name, at in line.marks:
+                assert at in starts, f"{mid}: marker {name} is not at a sentence's start"
+
+
+def test_numbers_and_counts_the_narration_composes_come_from_the_catalog():
+    from voiceover.scripts.ch04 import ordinal
+    words = Words.load("en")
+    said = [ordinal(n, words) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1001)]
+    assert said == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th",
+                    "1,001st"]
+    assert words.text("ch04:n-tokens", count=1, n="1") == "1 token"
+    assert words.text("ch04:n-tokens", count=1065, n="1,065") == "1,065 tokens"
+    qps = Words.load("qps")
+    assert all(ordinal(n, qps).startswith("⟦") for n in (1, 2, 3, 4))
 
 
 @pytest.mark.parametrize("chapter,name", [("03", "Heads"), ("03", "Lens"), ("04", "Softmax"), ("04", "Pick")])
@@ -230,6 +298,41 @@ def test_long_prompt_keeps_text_on_frame_and_legible(tiny_long_bundle, chapter, 
     assert narrow == {}, f"content spans under {MIN_CONTENT_SHARE:.0%} of the content width: {narrow}"
 
 
+WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+def gpt2_strings(bundle) -> set[str]:
+    """Every string of GPT-2's own these chapters draw: the prompt's tokens, the lens's guesses, the
+    vote's candidates and picks, the vocabulary's first entries, each as the film shows a token."""
+    ids = {*bundle.ids, *(int(i) for i in np.asarray(bundle["lens_ids"]).ravel()), *bundle.meta["top_ids"],
+           *range(5), *(g["id"] for g in bundle.meta["generated"]), bundle.meta["sample"]["id"]}
+    if bundle.meta["watch"]:
+        ids.add(bundle.meta["watch"]["id"])
+    return {bundle.prompt, *bundle.tokens, *(S.show_token(tokenizer.readable(i)) for i in ids)}
+
+
+def outside_the_catalog(texts, bundle) -> list[str]:
+    """Built texts with words that the pseudo-language did not write: each should be GPT-2's (a
+    token as shown, cut with '…' or followed by its rank) or nothing."""
+    own = gpt2_strings(bundle)
+
+    def gpt2s(t: str) -> bool:
+        t = re.sub(r" #[\d,]+$", "", t)
+        return t in own or (t.endswith("…") and any(o.startswith(t[:-1]) for o in own))
+    return sorted({t for t in texts if WORDS.search(t) and "⟦" not in t and not gpt2s(t)})
+
+
+@pytest.mark.parametrize("chapter,name", [("03", n) for n in CH03] + [("04", n) for n in CH04])
+def test_the_pseudo_language_with_a_long_prompt_keeps_every_word_in_the_catalog_and_on_frame(
+        tiny_long_bundle, chapter, name, monkeypatch):
+    """qps: every message wrapped in ⟦ ⟧ and ~40% longer; the layouts hold it (tests/test_words.py
+    runs every scene on the short prompt)."""
+    built = []
+    assert frame_checks(tiny_long_bundle, chapter, name, monkeypatch, lang="qps", built=built) == []
+    assert outside_the_catalog(built[0].built_texts, tiny_long_bundle) == []
+    assert_picture_follows_words(built[0], f"qps {name}")     # its sentences split apart, its markers timed
+
+
 def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle, bundle_root):
     top_text = tokenizer.decode([tiny_bundle.meta["top_ids"][1]])
     if len(tokenizer.encode(top_text)) != 1:
@@ -239,7 +342,7 @@ def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle,
     scene = build_scene(b, "04", "Softmax", draw=False)
     assert "interest" in [c["beat"] for c in scene.cues]
     assert f"{S.clip_token(top_text)} #2" in scene.built_texts
-    assert "ranks 2nd" in script.chapter_lines("04", b, b.ledger())["interest"]
+    assert "ranks 2nd" in script.chapter_lines("04", b, b.ledger(), Words.load("en"))["interest"].text
 
 
 @pytest.mark.needs_weights

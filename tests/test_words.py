@@ -18,7 +18,7 @@ import pytest
 
 from data.chapters import CHAPTERS as CHAPTER_MODULES
 from film.keys import chapter_source
-from tests.helpers import assert_picture_follows_words, build_scene, frame_checks, run_main
+from tests.helpers import WORDS, assert_picture_follows_words, build_scene, frame_checks, outside_the_catalog, run_main
 from voiceover import script
 from words import catalog, markup, pseudo
 from words.catalog import CatalogError, Words
@@ -115,20 +115,6 @@ def test_the_pseudo_language_keeps_names_and_is_longer():
     assert catalog.check({k: pseudo.pseudo_message(m) for k, m in catalog.english().items()}, "qps") == []
 
 
-LETTERS = re.compile(r"[^\W\d_]{2,}")
-
-
-def escaped_the_catalog(scene, bundle) -> list[str]:
-    """Texts with words in them that the pseudo-language did not write (token texts, the prompt
-    and numbers are GPT-2's or the bundle's, not words of the film; a scene lists other strings
-    that are GPT-2's own, such as merge pieces or a second prompt's tokens, in `gpt2_texts`)."""
-    from scenes import style as S
-    own = {bundle.prompt, *bundle.tokens, *(S.show_token(t) for t in bundle.ids),
-           *(S.clip_token(t) for t in bundle.ids), *getattr(scene, "gpt2_texts", ())}
-    return sorted({t for t in scene.built_texts if LETTERS.search(t) and pseudo.OPEN not in t
-                   and t not in own and not any(t.strip() == o.strip() for o in own)})
-
-
 @pytest.mark.parametrize("chapter, name", SCENES)
 def test_every_scene_renders_in_the_pseudo_language_with_no_word_outside_the_catalog(
         tiny_bundle, chapter, name, monkeypatch):
@@ -136,7 +122,7 @@ def test_every_scene_renders_in_the_pseudo_language_with_no_word_outside_the_cat
     problems = frame_checks(tiny_bundle, chapter, name, monkeypatch, lang="qps", built=built)
     assert problems == [], "\n".join(problems)
     scene = built[0]
-    assert escaped_the_catalog(scene, tiny_bundle) == []
+    assert outside_the_catalog(scene, tiny_bundle) == []
     assert_picture_follows_words(scene, f"qps {chapter} {name}")
 
 
@@ -154,7 +140,7 @@ def test_no_scene_times_a_step_by_wording_or_sentence_number_or_writes_a_word():
                 parts = [arg] if isinstance(arg, ast.Constant) else \
                     [v for v in getattr(arg, "values", []) if isinstance(v, ast.Constant)]
                 for p in parts:
-                    if isinstance(p.value, str) and LETTERS.search(p.value):
+                    if isinstance(p.value, str) and WORDS.search(p.value):
                         found.append(f"{path.name}:{node.lineno}: label({p.value!r})")
     assert found == []
 

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from data.facts.ch02 import head_facts
 from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
-from words.numbers import spoken_count, spoken_prob, spoken_token
+from words.numbers import (
+    fmt_int,
+    fmt_ratio,
+    spoken_count,
+    spoken_prob,
+    spoken_signed,
+    spoken_token,
+)
 
 
 def values(bundle, ledger, words) -> dict:
@@ -23,16 +30,16 @@ def values(bundle, ledger, words) -> dict:
         "T": bundle.T,
         "d": d,
         "dh": d // H,
-        "dff": f"{dff:,}",
+        "dff": fmt_int(dff),
         "head": head_facts(bundle)["head_index"] + 1,
         "last_token": spoken_token(bundle.tokens[-1], words),
-        "n_pos": f"{mlp['n_pos']:,}",
-        "n_neg": f"{mlp['n_neg']:,}",
-        "min_hidden": f"minus {abs(mlp['min']):.2f}" if mlp["min"] < 0 else f"{mlp['min']:.2f}",
+        "n_pos": fmt_int(mlp["n_pos"]),
+        "n_neg": fmt_int(mlp["n_neg"]),
+        "min_hidden": spoken_signed(mlp["min"], 2, words),
         "mlp_flops": spoken_count(ledger.mlp_flops(0), words),
         "mlp_params": spoken_count(params["mlp"], words),
         "attn_params": spoken_count(params["attention"], words),
-        "param_ratio": f"{params['ratio']:.1f}",
+        "param_ratio": fmt_ratio(params["ratio"]),
         "layer_flops": spoken_count(ledger.layer_flops(0), words),
         "stack_flops": spoken_count(ledger.after(f"L{L - 1}.mlp_down"), words),
         "pos_flops": spoken_count(ledger["positions"].flops, words),

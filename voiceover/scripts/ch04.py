@@ -7,12 +7,27 @@ and narration agree by construction.
 from __future__ import annotations
 
 from data.facts.ch04 import TOP_K, TOP_P, vote_facts
-from words.numbers import spoken_count, spoken_prob, spoken_token
+from words.numbers import (
+    fmt_fixed,
+    fmt_general,
+    fmt_int,
+    spoken_count,
+    spoken_prob,
+    spoken_token,
+)
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n:,}{suffix}"
+def ordinal(n: int, words) -> str:
+    """A rank as said: 31 -> '31st' (English's rule picks which of the ordinal messages)."""
+    last = 0 if 10 <= n % 100 <= 20 else n % 10
+    value = fmt_int(n)
+    if last == 1:
+        return words.text("ch04:ordinal-st", n=value)
+    if last == 2:
+        return words.text("ch04:ordinal-nd", n=value)
+    if last == 3:
+        return words.text("ch04:ordinal-rd", n=value)
+    return words.text("ch04:ordinal-th", n=value)
 
 
 def values(bundle, ledger, words) -> dict:
@@ -24,25 +39,26 @@ def values(bundle, ledger, words) -> dict:
         "T": bundle.T,
         "T_next": bundle.T + 1,
         "d": cfg["n_embd"],
-        "V": f"{cfg['vocab_size']:,}",
+        "V": fmt_int(cfg["vocab_size"]),
         "last_token": spoken_token(bundle.tokens[-1], words),
         "unembed_flops": spoken_count(ledger["unembed"].flops, words),
         "total_flops": spoken_count(ledger.total, words),
         "even_p": spoken_prob(1 / cfg["vocab_size"], words),
         "n_bars": len(top),
         "top_mass": spoken_prob(f["top_mass"], words),
-        "n_p": f"{n_p:,}",
-        "n_p_tokens": f"{n_p:,} token" + ("" if n_p == 1 else "s"),
+        "n_p": fmt_int(n_p),
+        "n_p_tokens": words.text("ch04:n-tokens", count=n_p, n=fmt_int(n_p)),
         "n_layer": cfg["n_layer"],
-        "p_pct": f"{100 * TOP_P:g} percent",
-        "topp_note": (f"far more than the {len(top)} bars on screen" if n_p > len(top)
-                      else "the top bar alone" if n_p == 1 else f"so every bar below rank {n_p} is cut"),
+        "p_pct": words.text("film:number-percent", value=fmt_general(100 * TOP_P)),
+        "topp_note": (words.text("ch04:topp-note-more", n=len(top)) if n_p > len(top)
+                      else words.text("ch04:topp-note-one") if n_p == 1
+                      else words.text("ch04:topp-note-cut", n=n_p)),
         "k": TOP_K,
         "topk_top1_p": spoken_prob(f["topk"][0], words),
         "greedy": spoken_token(f["greedy"]["text"], words),
         "seed": f["sample"]["seed"],
         "sampled": spoken_token(f["sample"]["text"], words),
-        "sampled_rank": f"{f['sample']['rank']:,}",
+        "sampled_rank": fmt_int(f["sample"]["rank"]),
         "sampled_p": spoken_prob(f["sample"]["prob"], words),
     }
     for i in range(3):
@@ -50,12 +66,12 @@ def values(bundle, ledger, words) -> dict:
         out[f"top{i + 1}"] = spoken_token(c["text"], words)
         out[f"top{i + 1}_p"] = spoken_prob(c["prob"], words)
     for i, t in enumerate(temps):
-        out[f"t{i}"] = f"{t['t']:.1f}"
+        out[f"t{i}"] = fmt_fixed(t["t"], 1)
         out[f"t{i}_top"] = spoken_prob(t["top"], words)
-        out[f"t{i}_H"] = f"{t['entropy']:.2f}"
+        out[f"t{i}_H"] = fmt_fixed(t["entropy"], 2)
     w = f["watch"]
     # without a token of interest the 'interest' beat is skipped; its fields still need values
     out["watch"] = spoken_token(w["text"], words) if w else ""
-    out["watch_rank"] = ordinal(w["rank"]) if w else ""
+    out["watch_rank"] = ordinal(w["rank"], words) if w else ""
     out["watch_p"] = spoken_prob(w["prob"], words) if w else ""
     return out
