@@ -149,6 +149,39 @@ def fit_width(mob, max_width: float):
     return mob
 
 
+LEGIBLE = 0.93      # of S.SMALL: the smallest a label may shrink to (tests/helpers.py frame_checks)
+
+
+def _balanced(words: list[str], n: int) -> list[str]:
+    """`words` in at most n lines of about equal length: a line breaks before the word whose middle
+    would pass the line's share of the characters."""
+    total, done, lines = len(" ".join(words)), 0, [[]]
+    for w in words:
+        if lines[-1] and len(lines) < n and done + len(w) / 2 > total * len(lines) / n:
+            lines.append([])
+        lines[-1].append(w)
+        done += len(w) + 1
+    return [" ".join(line) for line in lines]
+
+
+def fit_lines(text: str, size: int, color, max_width: float, max_lines: int = 3, **kw) -> Text:
+    """A label no wider than max_width: as it is when it fits; shrunk a little (as fit_width) while
+    it stays legible; otherwise broken at spaces into 2 (or up to max_lines) balanced lines, so that
+    longer words (a translation) wrap instead of shrinking away. Text that fits is built exactly as
+    label() builds it."""
+    one = label(text, size, color, **kw)
+    legible = LEGIBLE * S.SMALL
+    if one.width <= max_width or one.font_size * max_width / one.width >= legible or " " not in text.strip():
+        return fit_width(one, max_width)
+    words = text.split()
+    best = one
+    for n in range(2, min(max_lines, len(words)) + 1):
+        best = label("\n".join(_balanced(words, n)), size, color, **kw)
+        if best.width <= max_width or best.font_size * max_width / best.width >= legible:
+            break
+    return fit_width(best, max_width)
+
+
 # height of capitals plus descenders ("Ag") in DejaVu Sans Mono per point of font size, measured
 # once offline: building a Text here would add a Text to every scene and race on manim's SVG cache
 _LINE_HEIGHT_PER_PT = 0.0131
