@@ -126,11 +126,6 @@ def sequential(p: float, hue: ManimColor = ATTENTION) -> ManimColor:
     return interpolate_color(ZERO, hue, float(np.clip(p, 0.0, 1.0)) ** 0.6)
 
 
-def fmt_count(n: int, noun: str) -> str:
-    """A count with its noun, singular for one: '1 word', '1,024 words'."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
 def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:
     """show_token cut to max_chars with '…': long tokens keep a legible size instead of shrinking
     (a <D8> byte is never cut in half)."""

@@ -22,6 +22,7 @@ from scenes import style as S
 from scenes.registry import scenes_of
 from tests.helpers import KNOWN_NARROW, build_scene
 from voiceover import script
+from words import numbers as N
 from words.catalog import SYNTHETIC, Words
 
 PROMPT = "The cat sat on the"
@@ -168,7 +169,8 @@ def test_chapters_draw_partial_bytes_as_bytes(world_bundle, chapter, name):
 
 # -- prompts beyond English letters -----------------------------------------------------------
 def test_counts_read_as_a_reader_counts():
-    assert S.fmt_count(1, "word") == "1 word" and S.fmt_count(1234, "word") == "1,234 words"
+    words = Words.load("en")        # the catalog's plural forms: one, and everything else
+    assert [words.text("ch00:word-count", count=n, n=N.fmt_int(n)) for n in (1, 1234)] == ["1 word", "1,234 words"]
     assert ch00_facts.characters("👍🏽 e\u0301") == 3               # skin tone and accent join their character
     assert ch00_facts.characters("The cat") == 7
 
