@@ -24,6 +24,17 @@ from words import numbers as N
 visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)
 
 
+# ascender to descender of unaccented Latin ("hp") per point of font size, in DejaVu Sans and Sans Mono
+# alike, measured offline (building a Text here would add one to every scene)
+LATIN_LINE_PER_PT = 0.01345
+
+
+def accent_room(*texts) -> float:
+    """How much taller than a line of unaccented Latin these labels are (another language's accents,
+    brackets): a fit by height grants it, so that what is fitted with such titles keeps English's scale."""
+    return max([0.0] + [t.height - LATIN_LINE_PER_PT * t.font_size for t in texts])
+
+
 def chip_text(text: str, token_id: int) -> str:
     """The bundle's token text, unless it is part of a character (U+FFFD): then its bytes."""
     return visible_bytes(tokenizer.token_bytes(token_id)) if "\ufffd" in text else text
@@ -143,7 +154,7 @@ class Prompt(TokensScene):
         id_group = VGroup(caption, ids).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
         layout = VGroup(chips, id_group).arrange(DOWN, buff=GAP.xl)
         room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)   # half a unit more air above the captions
-        place_in(fit_to(layout, room, grow=1.3), room)
+        place_in(fit_to(layout, width=room.width, height=room.height + accent_room(caption), grow=1.3), room)
         id_mobs = VGroup(*[c.id_mob for c in chips])
         for m in id_mobs:
             m.set_opacity(0)

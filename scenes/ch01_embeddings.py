@@ -11,9 +11,10 @@ from manim.constants import RESAMPLING_ALGORITHMS
 from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.ch00_tokens import accent_room
 from scenes.follow import glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
-from scenes.text import fit_width, label
+from scenes.text import fit_lines, fit_width, label
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
 from words import numbers as N
 
@@ -35,18 +36,6 @@ def heatmap(values: np.ndarray, vmax: float, width: float, height: float) -> Ima
     img.stretch_to_fit_width(width)
     img.stretch_to_fit_height(height)
     return img
-
-
-def fit_lines(text: str, size: int, color, max_width: float):
-    """A label no wider than max_width: shrunk when a little too wide (as fit_width), on two lines
-    (split at the space nearest its middle) when one line would shrink below a legible size."""
-    one = label(text, size, color)
-    legible = 0.93 * S.SMALL
-    if one.width <= max_width or one.font_size * max_width / one.width >= legible or " " not in text.strip():
-        return fit_width(one, max_width)
-    words = text.split(" ")
-    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
-    return fit_width(label(" ".join(words[:cut]) + "\n" + " ".join(words[cut:]), size, color), max_width)
 
 
 def robust_vmax(values: np.ndarray) -> float:
@@ -174,7 +163,7 @@ class Lookup(EmbeddingScene):
             title = label(self.text("grid-title"), S.BODY_SIZE, S.INK)
             group = VGroup(title, g).arrange(DOWN, buff=GAP.m)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
-            place_in(fit_to(group, room), room)
+            place_in(fit_to(group, width=room.width, height=room.height + accent_room(title)), room)
             copied = label(self.text("copied"), S.BODY_SIZE, S.FLOPS)
             fit_width(copied, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
             self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0.2))
@@ -325,7 +314,14 @@ class Positions(EmbeddingScene):
             e = self.ledger["positions"]
             bill = label(self.text("bill", formula=e.formula, flops=N.fmt_int(e.flops)), S.BODY_SIZE, S.FLOPS, mono=True)
             group = VGroup(row, bill).arrange(DOWN, buff=GAP.l)
-            place_in(fit_to(group, S.CONTENT), S.CONTENT)
+            if group.height - accent_room(*titles) - accent_room(bill) > S.CONTENT.height:
+                # too tall (a long prompt's rows): the bill takes the footer line, the grids the room above it
+                bill.move_to(UP * S.FOOTER_Y)
+                room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)
+                place_in(fit_to(row, width=room.width, height=room.height + accent_room(*titles)), room)
+            else:
+                place_in(fit_to(group, width=S.CONTENT.width, height=S.CONTENT.height + accent_room(*titles)),
+                         S.CONTENT)
             plus.set_y(tok.cell_group.get_center()[1])
             eq.set_y(tok.cell_group.get_center()[1])
             self.play(FadeIn(cols[0]), run_time=beat.span(0.25))
@@ -351,26 +347,36 @@ class Positions(EmbeddingScene):
             Pn, Dn = f["P_shown"], f["d_shown"]
             learned = b["wpe_table"][:Pn, :Dn].astype(np.float64)
             sines = sinusoidal_table(f["P"], d)[:Pn, :Dn]
-            w, h = 4.6, 3.3
-            panels = VGroup()
-            images = []
-            for name, colour, values in ((self.text("learned-title"), S.RESIDUAL, learned),
-                                         (self.text("sinusoidal-title"), S.INK, sines)):
-                vmax = robust_vmax(values)
-                img = heatmap(values, vmax, w, h)
-                frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
-                title = label(name, S.SMALL, colour)
-                dims = label(self.text("dims", last=Dn - 1), S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
-                title.next_to(dims, UP, buff=GAP.xs)
-                positions = label(self.text("positions-axis", last=Pn - 1), S.SMALL, S.MUTED).rotate(np.pi / 2)
-                positions.next_to(frame, LEFT, buff=GAP.xs)
-                legend = DivergingLegend(vmax, decimals=2).next_to(frame, DOWN, buff=GAP.s)
-                panels.add(VGroup(frame, title, dims, positions, legend))
-                images.append(img)
+            w = 4.6
             ours_txt = VGroup(label(self.text("ours-rows", last=min(T, Pn) - 1), S.SMALL, S.TOKEN),
                               label(self.text("ours-tokens", T=T), S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
-            panels.arrange(RIGHT, buff=ours_txt.width + GAP.xl)   # the gap holds the note on our tokens' rows
-            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)  # less a line under it for the note on what is shown
+
+            def make_panels(h):
+                panels, images = VGroup(), []
+                for name, colour, values in ((self.text("learned-title"), S.RESIDUAL, learned),
+                                             (self.text("sinusoidal-title"), S.INK, sines)):
+                    vmax = robust_vmax(values)
+                    img = heatmap(values, vmax, w, h)
+                    frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
+                    title = label(name, S.SMALL, colour)
+                    dims = label(self.text("dims", last=Dn - 1), S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
+                    title.next_to(dims, UP, buff=GAP.xs)
+                    positions = label(self.text("positions-axis", last=Pn - 1), S.SMALL, S.MUTED).rotate(np.pi / 2)
+                    positions.next_to(frame, LEFT, buff=GAP.xs)
+                    legend = DivergingLegend(vmax, decimals=2).next_to(frame, DOWN, buff=GAP.s)
+                    panels.add(VGroup(frame, title, dims, positions, legend))
+                    images.append(img)
+                panels.arrange(RIGHT, buff=ours_txt.width + GAP.xl)   # the gap holds the note on our tokens' rows
+                return panels, images
+            panels, images = make_panels(3.3)
+            # the notes under the panels, wrapped to a panel's width; the tables lose the height they need
+            shown_text = self.text("shown-note", P_shown=Pn, P=N.fmt_int(f["P"]), D_shown=Dn, d=N.fmt_int(d))
+            formula = fit_lines(self.text("sine-formula"), S.SMALL, S.INK, panels[1].width)
+            shown_under = fit_lines(shown_text, S.SMALL, S.MUTED, panels[0].width)
+            under = max(0.5, max(formula.height, shown_under.height) + GAP.m)
+            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + under)  # less the lines under it for the notes
+            if panels.height > room.height:
+                panels, images = make_panels(3.3 - (panels.height - room.height))
             place_in(fit_to(panels, room), room)
             for img, panel in zip(images, panels):
                 frame = panel[0]
@@ -382,13 +388,11 @@ class Positions(EmbeddingScene):
                            stroke_width=6)
             ours_txt.next_to(bracket, RIGHT, buff=GAP.xs).align_to(bracket, UP)
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
-            shown_note = label(self.text("shown-note", P_shown=Pn, P=N.fmt_int(f["P"]), D_shown=Dn, d=N.fmt_int(d)),
-                               S.SMALL, S.MUTED)
+            shown_note = label(shown_text, S.SMALL, S.MUTED)
             below(fit_width(shown_note, S.CONTENT_W), panels)
-            formula = label(self.text("sine-formula"), S.SMALL, S.INK)
             below(fit_width(formula, panels[1].width), panels[1])
-            if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # one line each, side by side
-                below(fit_width(shown_note, panels[0].width), panels[0])
+            if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # each under its panel, side by side
+                shown_note = below(fit_width(shown_under, panels[0].width), panels[0])
             keep_inside(formula, S.CONTENT)
 
             def bands(p):

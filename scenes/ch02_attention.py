@@ -13,8 +13,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
 from data.facts.ch02 import head_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.layout import GAP, above, below, fit_to, place_in, table
-from scenes.text import fit_width, label
+from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
+from scenes.text import fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
 from words import numbers as N
 
@@ -67,7 +67,7 @@ class Projections(AttentionScene):
             arcs = AttentionArcs(probs, labels=b.tokens, width=9.0, height=1.0)
             tag = label(self.text("head-tag", head=h + 1, n_head=self.H), S.BODY_SIZE, S.ATTENTION)
             strip = self.head_strip()
-            rule = fit_width(label(self.text("head-rule"), S.SMALL, S.MUTED), 11)
+            rule = fit_lines(self.text("head-rule"), S.SMALL, S.MUTED, 11)
             top = VGroup(tag, strip).arrange(RIGHT, buff=GAP.l)
             group = VGroup(arcs, top, rule).arrange(DOWN, buff=GAP.l)
             place_in(group, S.CONTENT)
@@ -104,8 +104,10 @@ class Projections(AttentionScene):
             target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
             place_in(fit_width(target, S.FULL_W), S.CONTENT)
             arrow = Arrow(x_small.get_right(), grids.get_left(), buff=GAP.xs, color=S.MUTED, stroke_width=3)
-            w_text = label(self.text("qkv-note", dh=self.dh), S.SMALL, S.MUTED)
+            w_text = fit_lines(self.text("qkv-note", dh=self.dh), S.SMALL, S.MUTED, S.TEXT_W)
             w_text.next_to(grids, UP, buff=GAP.m)
+            if w_text.get_right()[0] > S.FRAME_W / 2:   # a longer language: back inside the margins
+                keep_inside(w_text, S.FULL)
             self.play(Transform(x, x_small), run_time=beat.span(0.2))
             self.play(GrowArrow(arrow), run_time=beat.span(0.15))
             self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * GAP.s) for g in grids], lag_ratio=0.3),
@@ -163,7 +165,8 @@ class Scores(AttentionScene):
             grid = self.grid(dots, vmax=vmax)
             scaled_grid = self.grid(scaled, vmax=vmax)
             shape = label(self.text("scores-shape", T=b.T), S.SMALL, S.MUTED, mono=True)
-            below(shape, grid.cell_group, buff=GAP.s, aligned=RIGHT)
+            keep_inside(below(shape, grid.cell_group, buff=GAP.s, aligned=RIGHT),
+                        S.FULL.with_(bottom=S.CAPTION_TOP - 0.04))   # taller letters: out of the caption band
             self.play(Write(dot_formula), FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs),
                       FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), *([FadeIn(note)] if note else []),
                       run_time=beat.span(0.4))
@@ -232,7 +235,7 @@ class Scores(AttentionScene):
             arcs.shift(RIGHT * shift)
             # the grid as it now stands (its numbers are the softmax grid's, swapped in)
             shown = VGroup(cells, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses, *grid.values_mobs.values())
-            arcs_title = fit_width(label(self.text("arcs-title"), S.BODY_SIZE, S.ATTENTION), TITLE_W).move_to(sm_title)
+            arcs_title = fit_lines(self.text("arcs-title"), S.BODY_SIZE, S.ATTENTION, TITLE_W).move_to(sm_title)
             self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_title, arcs_title),
                       run_time=beat.span(0.25))
             self.play(FadeIn(arcs.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
@@ -244,7 +247,7 @@ class Scores(AttentionScene):
                       arcs.arcs[heaviest].animate.set_stroke(color=S.TOKEN), run_time=beat.span(0.5))
             self.play(arcs.arcs[heaviest].animate.set_stroke(color=S.ATTENTION), run_time=beat.span(0.3))
             beat.at("back")          # "every line leads back: to the token itself, or to one before it"
-            back = fit_width(label(self.text("back-title"), S.BODY_SIZE, S.WARNING), TITLE_W).move_to(arcs_title)
+            back = fit_lines(self.text("back-title"), S.BODY_SIZE, S.WARNING, TITLE_W).move_to(arcs_title)
             self.play(ReplacementTransform(arcs_title, back), run_time=beat.span(0.3))
             # the cells no line comes from: every one above the diagonal
             ahead = [grid.cells[(r, c)] for (r, c) in grid.cells if c > r]
@@ -257,8 +260,8 @@ class Scores(AttentionScene):
             box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
             order = np.argsort(-probs[last])[:3]
             readout = "   ".join(f"{S.show_token(b.tokens[j])} {N.fmt_pct(float(probs[last, j]))}" for j in order)
-            who = fit_width(label(self.text("attends-to", token=S.show_token(b.tokens[last]), readout=readout),
-                                  S.SMALL, S.TOKEN, mono=True), TITLE_W).move_to(back)
+            who = fit_lines(self.text("attends-to", token=S.show_token(b.tokens[last]), readout=readout),
+                            S.SMALL, S.TOKEN, TITLE_W, mono=True).move_to(back)
             self.play(Create(box), *arcs.focus(last), run_time=beat.span(0.3))
             self.play(ReplacementTransform(back, who), run_time=beat.span(0.3))
             top = int(order[0])
@@ -294,8 +297,8 @@ class Mixing(AttentionScene):
             v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=3, shape_text=f"v: {b.T} × {dh}")
             v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=GAP.s)
             out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=3, shape_text=f"1 × {dh}")
-            out_title = fit_width(label(self.text("output-of", token=S.show_token(b.tokens[last])), S.SMALL,
-                                        S.TOKEN), 3.2)
+            out_title = fit_lines(self.text("output-of", token=S.show_token(b.tokens[last])), S.SMALL,
+                                  S.TOKEN, 3.2)
             out_title.next_to(out.cell_group, UP, buff=GAP.s)
             times = label("×", S.TITLE_SIZE, S.MUTED)
             sigma = label(self.text("sum-rows"), S.BODY_SIZE, S.MUTED)
@@ -311,8 +314,8 @@ class Mixing(AttentionScene):
             self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * GAP.s), FadeIn(out_title), run_time=beat.span(0.25))
             beat.at("layer-cost")    # "for the whole layer that is another … FLOPs"
             e = self.ledger["L0.mix"]
-            bill = fit_width(label(self.text("mix-bill", n_head=self.H, formula=e.formula, flops=N.fmt_int(e.flops)),
-                                   S.SMALL, S.FLOPS, mono=True), TITLE_W).move_to(UP * TITLE_Y)
+            bill = fit_lines(self.text("mix-bill", n_head=self.H, formula=e.formula, flops=N.fmt_int(e.flops)),
+                             S.SMALL, S.FLOPS, TITLE_W, mono=True).move_to(UP * TITLE_Y)
             self.play(FadeIn(bill, shift=UP * GAP.s), Indicate(sigma, color=S.FLOPS), run_time=beat.span(0.4))
             self.pay("L0.mix", run_time=beat.span(0.6))
         with self.beat("out") as beat:
@@ -382,7 +385,7 @@ class Mixing(AttentionScene):
         table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s})
         rule_y = rows[-1].get_top()[1] + GAP.xs
         rule = Line([rows.get_left()[0], rule_y, 0], [rows.get_right()[0], rule_y, 0], color=S.MUTED, stroke_width=2)
-        note = fit_width(label(self.text("receipt-note"), S.SMALL, S.MUTED), 11)
+        note = fit_lines(self.text("receipt-note"), S.SMALL, S.MUTED, 11)
         below(note, rows, buff=GAP.l, aligned=LEFT)
         receipt = VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
         place_in(receipt, S.CONTENT)

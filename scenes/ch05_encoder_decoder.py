@@ -15,7 +15,7 @@ from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, columns, keep_inside, place_in, table
-from scenes.text import fit_width, label
+from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
 from words import numbers as N
 
@@ -49,6 +49,21 @@ def staircase(grid: NumberGrid) -> Polygon:
     for i in range(n - 1):
         pts += [[x0 + (i + 1) * w, y0 - (i + 1) * h, 0], [x0 + (i + 2) * w, y0 - (i + 1) * h, 0]]
     return Polygon(*pts, color=S.WARNING, stroke_width=4)
+
+
+def flow(items: VGroup, width: float, gap: float = GAP.m) -> VGroup:
+    """Items side by side in lines no wider than `width` (as many to a line as fit), the lines centred
+    under each other; the group keeps its items (one per entry), only their places change."""
+    lines, line, w = [], [], 0.0
+    for it in items:
+        if line and w + gap + it.width > width:
+            lines.append(line)
+            line, w = [], 0.0
+        w += (gap if line else 0.0) + it.width
+        line.append(it)
+    lines.append(line)
+    VGroup(*[VGroup(*ln).arrange(RIGHT, buff=gap) for ln in lines]).arrange(DOWN, buff=GAP.xs)
+    return items
 
 
 class MaskOff(EncoderDecoderScene):
@@ -102,11 +117,11 @@ class MaskOff(EncoderDecoderScene):
             m.shift(RIGHT * dx)
         triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
         titles = {
-            "decoder": label(self.text("decoder-title"), S.BODY_SIZE, S.WARNING),
-            "encoder": label(self.text("encoder-title"), S.BODY_SIZE, S.ATTENTION),
+            "decoder": fit_lines(self.text("decoder-title"), S.BODY_SIZE, S.WARNING, 8.5),
+            "encoder": fit_lines(self.text("encoder-title"), S.BODY_SIZE, S.ATTENTION, 8.5),
         }
         for t in titles.values():
-            fit_width(t, 8.5).move_to(UP * S.TOP_LINE_Y)   # clear of the meter note above
+            t.move_to(UP * S.TOP_LINE_Y)   # clear of the meter note above
 
         ahead = [causal.cells[(r, c)] for (r, c) in causal.cells if c > r]
         with self.beat("decoder") as beat:
@@ -157,15 +172,15 @@ class MaskOff(EncoderDecoderScene):
             VGroup(head, changes).shift(RIGHT * dx)
             self.play(FadeOut(lines), causal.animate.shift(RIGHT * dx), run_time=beat.span(0.3))
             r, c = f["big_row"], f["big_col"]
-            big = fit_width(label(
+            big = fit_lines(
                 self.text("biggest-shift", row=S.show_token(b.tokens[r]), col=S.show_token(b.tokens[c]),
                           was=N.fmt_pct(float(f["causal"][r, c])), now=N.fmt_pct(float(f["full"][r, c]))),
-                S.SMALL, S.ATTENTION, mono=True), S.TEXT_W)
+                S.SMALL, S.ATTENTION, S.TEXT_W, mono=True)
             if len(self.rows) < T:     # a long prompt, seen through a window
                 rows_note = self.text("rows-change-window", changed=len(f["changed"]), T=T, shown=len(self.rows))
             else:
                 rows_note = self.text("rows-change", changed=len(f["changed"]), T=T)
-            summary = VGroup(big, label(rows_note, S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.xs)
+            summary = VGroup(big, fit_lines(rows_note, S.SMALL, S.MUTED, S.TEXT_W)).arrange(DOWN, buff=GAP.xs)
             keep_inside(below(fit_width(summary, S.TEXT_W), VGroup(causal, changes), buff=GAP.s), S.CONTENT)
             if (r, c) in causal.cells:
                 box = SurroundingRectangle(causal.cells[(r, c)], color=S.TOKEN, buff=GAP.xxs, stroke_width=4)
@@ -231,7 +246,7 @@ class MaskOff(EncoderDecoderScene):
                                                  (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask")))],
                      "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl)
         below(rows, head, buff=GAP.xl, aligned=LEFT)
-        total = fit_width(label(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS),
+        total = fit_lines(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS,
                           S.TEXT_W)
         below(total, rows, buff=GAP.xl)
         return rows, head, total
@@ -241,13 +256,13 @@ class Towers(EncoderDecoderScene):
     """The 2017 machine: an encoder tower, a decoder tower, and cross-attention between them."""
 
     def box(self, text: str, colour, width: float = 3.6) -> VGroup:
-        t = fit_width(label(text, S.SMALL, S.INK), width - 0.3)
-        r = RoundedRectangle(corner_radius=0.1, width=width, height=0.62, stroke_color=colour, stroke_width=3,
+        t = fit_lines(text, S.SMALL, S.INK, width - 0.3)
+        r = RoundedRectangle(corner_radius=0.1, width=width, height=max(0.62, t.height + 0.24), stroke_color=colour, stroke_width=3,
                              fill_color=S.PANEL, fill_opacity=1)
         return VGroup(r, t.move_to(r))
 
     def build(self):
-        title = fit_width(label(self.text("original", year=ORIGINAL_YEAR), S.BODY_SIZE, S.INK), 8.5)
+        title = fit_lines(self.text("original", year=ORIGINAL_YEAR), S.BODY_SIZE, S.INK, 8.5)
         title.move_to(UP * S.TOP_LINE_Y)
         # one tower in each half, on the same floor: its input on the footer line, an arrow up into it
         enc_in = place_in(label(self.text("source-text"), S.SMALL, S.TOKEN), S.LEFT_HALF, y=S.FOOTER_Y)
@@ -314,6 +329,7 @@ class Towers(EncoderDecoderScene):
 
 class Families(EncoderDecoderScene):
     """Encoder-only, decoder-only, encoder-decoder side by side, with example models from the seeds."""
+    COLUMN_H = 4.1                    # a column's height, leaving a line for the verdict above the caption band
 
     def family_words(self, mask: str) -> dict:
         """The words of a family's column, from the catalog; a family is known by its mask (FAMILIES,
@@ -336,21 +352,30 @@ class Families(EncoderDecoderScene):
 
     def column(self, fam, n: int) -> VGroup:
         words = self.family_words(fam.mask)
-        name = label(words["name"], S.BODY_SIZE, S.INK)
+        name = fit_lines(words["name"], S.BODY_SIZE, S.INK, 4.2)
         if fam.mask == "both":
             icon = VGroup(mask_icon(n, "none", 0.22), mask_icon(n, "causal", 0.22)).arrange(RIGHT, buff=GAP.l)
         else:
             icon = mask_icon(n, fam.mask, 0.22)
-        icon_note = label(words["note"], S.SMALL, S.MUTED)
-        examples = VGroup(*[label(e, S.SMALL, S.TOKEN) for e in words["examples"]]).arrange(DOWN, buff=GAP.xs)
-        can = VGroup(*[label(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY) for i, t in enumerate(words["can"])])
-        cannot = VGroup(*[label(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING)
+        icon_note = fit_lines(words["note"], S.SMALL, S.MUTED, 4.2)
+        examples = VGroup(*[fit_lines(e, S.SMALL, S.TOKEN, 4.2) for e in words["examples"]]).arrange(DOWN, buff=GAP.xs)
+        can = VGroup(*[fit_lines(("✓ " if i == 0 else "") + t, S.SMALL, S.KEY, 4.2) for i, t in enumerate(words["can"])])
+        cannot = VGroup(*[fit_lines(("✗ " if i == 0 else "") + t, S.SMALL, S.WARNING, 4.2)
                           for i, t in enumerate(words["cannot"])])
         for part in (can, cannot):
             part.arrange(DOWN, buff=GAP.xs)
         for part in (examples, can, cannot, icon_note, name):
             fit_width(part, 4.2)
         col = VGroup(name, icon, icon_note, examples, can, cannot).arrange(DOWN, buff=GAP.s)
+        # wrapped words (a longer language) that would scale the columns below legible: the examples,
+        # then the icon's cells, give up height first
+        most = self.COLUMN_H / LEGIBLE
+        if col.height > most and len(examples) > 1:
+            flow(examples, 4.2)
+            col.arrange(DOWN, buff=GAP.s)
+        if col.height > most:
+            icon.scale(max(0.6, 1 - (col.height - most) / icon.height))
+            col.arrange(DOWN, buff=GAP.s)
         col.name, col.icon, col.examples, col.can, col.cannot = name, icon, examples, can, cannot
         col.body = VGroup(icon, icon_note, examples, can, cannot)
         return col
@@ -359,13 +384,13 @@ class Families(EncoderDecoderScene):
         n = max(3, min(self.bundle.T, 5))
         cols = VGroup(*[self.column(f, n) for f in FAMILIES])
         tallest = max(c.height for c in cols)
-        if tallest > 4.1:                 # leave a line for the verdict above the caption band
+        if tallest > self.COLUMN_H:       # leave a line for the verdict above the caption band
             for c in cols:
-                c.scale(4.1 / tallest)
+                c.scale(self.COLUMN_H / tallest)
         for c, third in zip(cols, columns(S.FULL, len(cols))):   # three equal thirds, same top line
             place_in(c, third, UP, y=S.HEADLINE_Y - GAP.s)   # names in the content, not the headline row
-        verdict = fit_width(label(self.text("verdict"), S.SMALL, S.WARNING), S.TEXT_W)
-        verdict.move_to(UP * S.FOOTER_Y)
+        verdict = fit_lines(self.text("verdict"), S.SMALL, S.WARNING, S.TEXT_W)
+        keep_inside(verdict.move_to(UP * S.FOOTER_Y), S.CONTENT)
         enc, dec, both = cols
         rise = UP * GAP.s             # how far each part rises as it fades in
         with self.beat("encoder_only") as beat:

@@ -12,6 +12,9 @@ from words import numbers as N
 from scenes.text import MonoGlyphs, fit_width, label
 
 _DIGITS = "0123456789,"
+# the step line's widest: English's steps fit in 4.2; a translation's longer words get room to the
+# left (the heading column ends at 6.5 from the left edge, far from here) instead of shrinking
+STEP_W = 5.2
 
 
 class GlyphCounter(VGroup):
@@ -91,7 +94,7 @@ class FlopsMeter(VGroup):
         self.add(self.title, self.counter, self.step_mob)
 
     def _step_text(self, step: str) -> Text:
-        t = fit_width(label(step or "·", S.SMALL, S.FLOPS, compact=True), 4.2)
+        t = fit_width(label(step or "·", S.SMALL, S.FLOPS, compact=True), STEP_W)
         if not step:
             t.set_opacity(0)  # an invisible placeholder keeps the layout
         return t.next_to(self.counter, DOWN, buff=0.12).align_to(self.counter, RIGHT)

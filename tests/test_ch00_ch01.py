@@ -305,7 +305,7 @@ def test_every_word_these_chapters_show_comes_from_the_catalog(tiny_bundle):
 
 
 def test_a_label_too_long_for_its_panel_takes_two_lines_rather_than_an_illegible_size():
-    from scenes.ch01_embeddings import fit_lines
+    from scenes.text import fit_lines
     short = fit_lines("trained GPT-2: structured patterns", S.SMALL, S.INK, 5.0)
     assert "\n" not in short.original_text and short.width <= 5.0
     longer = fit_lines("⟦ţŕààííñééđ ĜPŢŢ-2: šţŕûûçţûûŕééđđ pààţţééŕñšš⟧", S.SMALL, S.INK, 4.0)
