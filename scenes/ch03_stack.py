@@ -45,7 +45,7 @@ from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.layout import GAP, above, below, fit_to, place_in, table
-from scenes.text import fit_width, label
+from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window, window
 from words import numbers as N
 
@@ -125,15 +125,17 @@ class Heads(StackScene):
         title.next_to(frame, UP, buff=GAP.xs).align_to(frame, LEFT)      # may reach into the gap to its right
         cell = Group(img, frame, arcs, title)
         cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
+        cell.title_words = (self.text("head-title", head=h + 1, habit=habit), S.TOKEN if h == featured else S.MUTED)
         return cell
 
-    def panels(self) -> tuple[Group, dict]:
+    def panels(self, extra: float = 0.0) -> tuple[Group, dict]:
+        """`extra`: more room kept below for a key that wraps to more lines."""
         b, H, T = self.bundle, self.H, self.bundle.T
         featured = head_facts(b)["head_index"]
         cols = min(H, max(4, math.ceil(H / 3)))
         n_rows = math.ceil(H / cols)
         gap_x, gap_y, title_h = 0.5, 0.25, 0.38
-        avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95        # room for the key and legend below
+        avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95 - extra       # room for the key and legend below
         size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
                    ((avail_w - (cols - 1) * gap_x) / cols - GAP.s) / (1 + self.ARCS))
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
@@ -148,6 +150,13 @@ class Heads(StackScene):
                              (avail_w - cols * cell_w) / max(cols - 1, 1))
         row_h = max(c.height for c in cells) + gap_y
         for k, c in enumerate(cells):
+            if S.SMALL * (pitch - 0.25) / c.title.width < LEGIBLE * S.SMALL:    # would shrink away: wrap it
+                words, colour = c.title_words
+                wrapped = fit_lines(words, S.SMALL, colour, pitch - 0.25, max_lines=2)
+                wrapped.next_to(c.frame, UP, buff=GAP.xs).align_to(c.frame, LEFT)
+                c.remove(c.title)
+                c.title = wrapped
+                c.add(wrapped)
             fit_width(c.title, pitch - 0.25).align_to(c.frame, LEFT)
             row, col = divmod(k, cols)
             # the frame's left edge at its column's x, the cell's top at its row's y
@@ -161,17 +170,20 @@ class Heads(StackScene):
                     t.next_to(first, LEFT, buff=GAP.xs).set_y(first.get_top()[1] - (i + 0.5) * size / T)
                     labels.add(t)
         group = Group(cells, labels)
-        place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9))
+        place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9 + extra))
         return group, {"featured": featured, "show_labels": show_labels, "cells": cells, "labels": labels}
 
     def build(self):
         b = self.bundle
         with self.beat("heads") as beat:
             _group, parts = self.panels()
+            key_text = self.text("grid-key") if parts["show_labels"] else self.text("grid-key-all", T=b.T)
+            key = fit_lines(key_text, S.SMALL, S.MUTED, S.TEXT_W)
+            extra = key.height - label(key_text, S.SMALL, S.MUTED).height    # 0 unless the key wraps
+            if extra > 1e-6:     # a key in more lines: the panels make room for it
+                _group, parts = self.panels(extra)
             cells, f = parts["cells"], parts["featured"]
             one = cells[f]
-            key_text = self.text("grid-key") if parts["show_labels"] else self.text("grid-key-all", T=b.T)
-            key = fit_width(label(key_text, S.SMALL, S.MUTED), S.TEXT_W)
             place_in(key, S.CONTENT, DOWN)
             mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
             note = label(self.text("followed-note", head=f + 1), S.SMALL, S.TOKEN)
@@ -254,7 +266,7 @@ class Heads(StackScene):
             segs.add(VGroup(box, txt, num))
         segs.arrange(RIGHT, buff=GAP.none)
         title.next_to(segs, UP, buff=GAP.s)
-        after = fit_width(label(self.text("width-after", n_head=H, dh=dh, d=d), S.SMALL, S.MUTED), S.TEXT_W)
+        after = fit_lines(self.text("width-after", n_head=H, dh=dh, d=d), S.SMALL, S.MUTED, S.TEXT_W)
         split = VGroup(title, segs)
         split.segs = segs
         return whole, split, after
@@ -287,6 +299,9 @@ class Mlp(StackScene):
     def side_label(self, block, lines: list[tuple[str, object]]) -> VGroup:
         g = VGroup(*[label(text, S.SMALL, colour) for text, colour in lines]).arrange(DOWN, buff=GAP.xs,
                                                                                        aligned_edge=RIGHT)
+        if S.SMALL * 4.6 / g.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps instead
+            g = VGroup(*[fit_lines(text, S.SMALL, colour, 4.6) for text, colour in lines]).arrange(
+                DOWN, buff=GAP.xs, aligned_edge=RIGHT)
         fit_width(g, 4.6)
         return g.next_to(block, LEFT, buff=GAP.l)
 
@@ -452,11 +467,13 @@ def floors(n_layer: int, words: dict) -> VGroup:
         box = Rectangle(width=FLOOR_W, height=FLOOR_H, stroke_color=S.MUTED, stroke_width=1.5,
                         fill_color=S.PANEL, fill_opacity=1)
         name = label(words["layers"][l], S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * GAP.xs)
-        attn = Rectangle(width=1.0, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.ATTENTION, fill_opacity=0.35)
-        mlp = Rectangle(width=1.6, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.MLP, fill_opacity=0.35)
+        a_t = fit_width(label(words["attn"], S.SMALL, S.INK), FLOOR_W)
+        attn_w = max(1.0, a_t.width + 0.05)         # a longer word widens the block (the MLP's gives way)
+        attn = Rectangle(width=attn_w, height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.ATTENTION, fill_opacity=0.35)
+        mlp = Rectangle(width=1.6 - (attn_w - 1.0), height=FLOOR_H - 0.08, stroke_width=0, fill_color=S.MLP, fill_opacity=0.35)
         VGroup(attn, mlp).arrange(RIGHT, buff=GAP.xxs).move_to(box).align_to(box, RIGHT).shift(LEFT * GAP.xxs)
-        a_t = fit_width(label(words["attn"], S.SMALL, S.INK), 0.95).move_to(attn)
-        m_t = fit_width(label(words["mlp"], S.SMALL, S.INK), 1.5).move_to(mlp)
+        a_t = fit_width(a_t, attn_w - 0.05).move_to(attn)
+        m_t = fit_width(label(words["mlp"], S.SMALL, S.INK), mlp.width - 0.1).move_to(mlp)
         floor = VGroup(box, attn, mlp, name, a_t, m_t)
         floor.box, floor.attn, floor.mlp = box, attn, mlp
         group.add(floor)
@@ -575,7 +592,7 @@ class Lens(StackScene):
         # one readout beside each floor: the guess, its probability as a bar and as a number
         table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])
         readouts.shift((stack.get_right() - readouts.get_left()) * RIGHT + RIGHT * GAP.l)
-        header = fit_width(label(self.text("lens-header", token=S.show_token(b.tokens[-1])), S.SMALL, S.LOGIT), 7.6)
+        header = fit_lines(self.text("lens-header", token=S.show_token(b.tokens[-1])), S.SMALL, S.LOGIT, 7.6)
         above(header, readouts, buff=GAP.s, aligned=LEFT)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
             header.next_to(readouts, RIGHT, buff=GAP.m).align_to(readouts, DOWN)
@@ -608,7 +625,11 @@ class Lens(StackScene):
                      else self.text("settle-layer", layer=L))
             note = VGroup(label(self.text("settle-note"), S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
             note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
-            fit_width(note, S.RIGHT_EDGE - box.get_right()[0] - GAP.s)
+            room = S.RIGHT_EDGE - box.get_right()[0] - GAP.s
+            if S.SMALL * room / note.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps instead
+                note = VGroup(*[fit_lines(t, S.SMALL, S.LOGIT, room) for t in (self.text("settle-note"), where)])
+                note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            fit_width(note, room)
             note.next_to(box, RIGHT, buff=GAP.s)
             # "… is on top from layer k upward"
             self.play(pick.animate.become(box), run_time=beat.span(0.35))

@@ -42,9 +42,19 @@ from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
-from scenes.text import fit_width, label
+from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
 from words import numbers as N
+
+
+def lines_within(texts: list[tuple[str, int, object]], width: float, buff: float = GAP.xs, **kw) -> VGroup:
+    """(text, size, colour) lines flush left, fit to `width`: shrunk together as fit_width does while
+    that stays legible, otherwise each line wrapped on its own (scenes.text.fit_lines)."""
+    g = VGroup(*[label(t, size, colour, **kw) for t, size, colour in texts]).arrange(DOWN, buff=buff, aligned_edge=LEFT)
+    if g.width > width and min(m.font_size for m in g) * width / g.width < LEGIBLE * S.SMALL:
+        g = VGroup(*[fit_lines(t, size, colour, width, **kw) for t, size, colour in texts]).arrange(
+            DOWN, buff=buff, aligned_edge=LEFT)
+    return fit_width(g, width)
 
 
 class VoteScene(ChapterScene):
@@ -149,8 +159,11 @@ class LastRow(VoteScene):
             box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
                                        buff=GAP.xxs, stroke_width=3)
             goes_on = below(label(self.text("goes-on"), S.SMALL, S.TOKEN), box, buff=GAP.s, aligned=RIGHT)
-            self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.next_to(
-                goes_on, DOWN, buff=GAP.xs).align_to(box, RIGHT), run_time=beat.span(0.35))
+            shape_at = grid.shape_mob.copy().next_to(goes_on, DOWN, buff=GAP.xs).align_to(box, RIGHT)
+            if shape_at.get_bottom()[1] < S.CAPTION_TOP:      # no room under the note: over the grid
+                shape_at.next_to(grid, UP, buff=GAP.xs).align_to(box, RIGHT)
+            self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.move_to(shape_at),
+                      run_time=beat.span(0.35))
             self.play(FadeIn(goes_on), run_time=beat.span(0.3))
             # "… the only row that has seen the whole prompt": every token it has read
             beat.at("only", 0.55)
@@ -230,7 +243,7 @@ class CumulativePlot(VGroup):
         for q in (0.0, 0.5, 1.0):      # up the y axis: none, half and all of the mass
             ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(
                 y_axis.point_from_proportion(q), LEFT, buff=GAP.s))
-        x_name = fit_width(label(x_name, S.SMALL, S.MUTED), width + 1.0)
+        x_name = fit_lines(x_name, S.SMALL, S.MUTED, width + 1.0)
         below(x_name, x_labels, buff=GAP.xs).match_x(x_axis)
         self.x_axis, self.y_axis = x_axis, y_axis
         self.path, self.axes = path, VGroup(x_axis, y_axis, ticks, x_name)
@@ -257,14 +270,14 @@ class Softmax(VoteScene):
         extra = extra_row(bars, w) if w is not None and w["rank"] > len(f["top"]) else None
         left = VGroup(bars, *([extra] if extra is not None else []))
         place_in(left, S.LEFT_COLUMN, UP + LEFT)
-        head = fit_width(label(self.text("softmax-head", V=N.fmt_int(V), n=len(f["top"])), S.SMALL, S.LOGIT), 6.6)
+        head = fit_lines(self.text("softmax-head", V=N.fmt_int(V), n=len(f["top"])), S.SMALL, S.LOGIT, 6.6)
         head.next_to(bars, UP, buff=GAP.m).align_to(left, LEFT)
         # the rule, beside the bars until the plot takes its place
-        rule = VGroup(label(self.text("rule"), S.BODY_SIZE, S.LOGIT),
-                      label(self.text("rule-sum", V=N.fmt_int(V)), S.SMALL, S.INK),
-                      label(self.text("rule-total"), S.SMALL, S.INK)).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
+        rule = lines_within([(self.text("rule"), S.BODY_SIZE, S.LOGIT),
+                             (self.text("rule-sum", V=N.fmt_int(V)), S.SMALL, S.INK),
+                             (self.text("rule-total"), S.SMALL, S.INK)], S.SIDE_PANEL.width - GAP.xl, buff=GAP.m)
         # set in from the panel's edge, its first line level with the top bar
-        place_in(fit_width(rule, S.SIDE_PANEL.width - GAP.xl), S.SIDE_PANEL, LEFT, buff=GAP.m).align_to(bars, UP)
+        place_in(rule, S.SIDE_PANEL, LEFT, buff=GAP.m).align_to(bars, UP)
         with self.beat("softmax") as beat:
             # "A softmax turns the V scores into probabilities"
             self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0.25))
@@ -283,10 +296,17 @@ class Softmax(VoteScene):
                 self.play(FadeIn(even), FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back),
                           run_time=beat.span(0.8))
             self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
-        plot = CumulativePlot(f["probs"], self.text("plot-x"), width=S.SIDE_PANEL.width - GAP.xl, height=3.1)
-        # its y axis on the panel's edge, its top (all the mass) level with the top bar
-        corner = np.array([S.SIDE_PANEL.left, bars.get_top()[1], 0.0])
-        plot.shift(corner - plot.y_axis.get_top())
+        mass = label(self.text("top-mass", n=len(f["top"]), p=N.fmt_prob(f["top_mass"])), S.SMALL, S.INK)
+        height = 3.1
+        for _ in range(2):      # a second time, shorter, where a wrapped rank name pushes the note under it too low
+            plot = CumulativePlot(f["probs"], self.text("plot-x"), width=S.SIDE_PANEL.width - GAP.xl, height=height)
+            # its y axis on the panel's edge, its top (all the mass) level with the top bar
+            corner = np.array([S.SIDE_PANEL.left, bars.get_top()[1], 0.0])
+            plot.shift(corner - plot.y_axis.get_top())
+            short = S.CONTENT.bottom - (plot.axes.get_bottom()[1] - GAP.m - mass.height)
+            if short <= 0:
+                break
+            height -= short
         n_p = f["n_p"]
         with self.beat("tail") as beat:
             # "The tail is long": every token's mass, added up by rank
@@ -296,7 +316,6 @@ class Softmax(VoteScene):
             self.play(Create(plot.path), run_time=beat.span(1.0))
             # "The top 10 hold M together"
             beat.at("together")
-            mass = label(self.text("top-mass", n=len(f["top"]), p=N.fmt_prob(f["top_mass"])), S.SMALL, S.INK)
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
             mass.next_to(plot.axes, DOWN, buff=GAP.m).align_to(plot.axes, LEFT)
             top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
@@ -378,15 +397,19 @@ class Shaping(VoteScene):
         formula = label(self.text("temp-formula"), S.BODY_SIZE, S.MUTED)
         place_in(formula, panel, LEFT, y=now.get_y())
         # what each temperature did, one row each, beside the middle of the bars
-        record = table([[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
-                         label(self.text("temp-top", p=N.fmt_prob(t["top"])), S.SMALL, S.INK, mono=True),
-                         label(self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)), S.SMALL, S.INK, mono=True)]
-                        for t in temps],
-                       "LLL", gaps=GAP.l, row_gap=GAP.m)
+        cells = [[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
+                  label(self.text("temp-top", p=N.fmt_prob(t["top"])), S.SMALL, S.INK, mono=True),
+                  label(self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)), S.SMALL, S.INK, mono=True)]
+                 for t in temps]
+        record = table(cells, "LLL", gaps=GAP.l, row_gap=GAP.m)
+        if S.SMALL * (panel.width - GAP.xs) / record.width < LEGIBLE * S.SMALL:   # too wide: the entropy under the top
+            record = table([[name, VGroup(top, ent).arrange(DOWN, buff=GAP.xxs, aligned_edge=LEFT)]
+                            for name, top, ent in cells], "LL", gaps=GAP.l, row_gap=GAP.m)
         place_in(fit_width(record, panel.width - GAP.xs), panel, LEFT, y=bars.get_y())
         coolest, hottest = record[0], record[-1]
-        foot = label(self.text("temp-foot", V=N.fmt_int(self.V), H=N.fmt_fixed(f["max_entropy"], 2)), S.SMALL, S.MUTED)
-        below(fit_width(foot, panel.width - GAP.xs), record, buff=GAP.l, aligned=LEFT)
+        foot = fit_lines(self.text("temp-foot", V=N.fmt_int(self.V), H=N.fmt_fixed(f["max_entropy"], 2)), S.SMALL,
+                         S.MUTED, panel.width - GAP.xs)
+        below(foot, record, buff=GAP.l, aligned=LEFT)
         with self.beat("temperature") as beat:
             # "Temperature divides the scores before the softmax"
             self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0.6))
@@ -415,8 +438,8 @@ class Shaping(VoteScene):
             keep_inside(bars_k_head, S.CONTENT)
             k = min(TOP_K, len(bars_k.rows))
             title = label(self.text("topk-title", k=k), S.BODY_SIZE, S.LOGIT)
-            sub = VGroup(label(self.text("topk-keep", k=k), S.SMALL, S.INK),
-                         label(self.text("topk-renorm"), S.SMALL, S.INK)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            sub = lines_within([(self.text("topk-keep", k=k), S.SMALL, S.INK), (self.text("topk-renorm"), S.SMALL, S.INK)],
+                               S.SIDE_PANEL.width)
             info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
             place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT).align_to(bars_k, UP)   # level with the top bar
             self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0.2))
@@ -455,6 +478,10 @@ class Shaping(VoteScene):
                 m.match_y(r)
             panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, sums.get_right()[0] + GAP.l))   # right of the sums
             info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
+            if S.SMALL * panel.width / info2.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps
+                title2 = fit_lines(self.text("topp-title", p=N.fmt_general(TOP_P)), S.BODY_SIZE, S.LOGIT, panel.width)
+                sub2 = lines_within([(t, S.SMALL, S.INK) for t in lines], panel.width)
+                info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
             place_in(fit_width(info2, panel.width), panel, LEFT).align_to(bars, UP)
             # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
             self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
@@ -483,11 +510,11 @@ class Pick(VoteScene):
         bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
         g, s = f["greedy"], f["sample"]
         # the panel: the greedy pick over the sampled one, the two centred in the content's height
-        title = label(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT)
+        title = fit_lines(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT, S.SIDE_PANEL.width)
         chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
         gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT), S.SIDE_PANEL.width)
-        title2 = label(self.text("sample-title", t=N.fmt_fixed(s["temperature"], 1), seed=s["seed"]), S.BODY_SIZE,
-                       S.TOKEN)
+        title2 = fit_lines(self.text("sample-title", t=N.fmt_fixed(s["temperature"], 1), seed=s["seed"]), S.BODY_SIZE,
+                           S.TOKEN, S.SIDE_PANEL.width)
         strip = self.mass_strip(f, width=S.SIDE_PANEL.width, caption=self.text("strip-caption"))
         chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
         where = label(self.text("sample-rank", rank=N.fmt_int(s["rank"]), p=N.fmt_prob(s["prob"])), S.SMALL, S.INK,
@@ -496,6 +523,9 @@ class Pick(VoteScene):
         sl = VGroup(title2, strip, picked)
         strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, LEFT)      # room for the pointer over it
         below(picked, strip, buff=GAP.m, aligned=LEFT)
+        if S.SMALL * S.SIDE_PANEL.width / sl.width < LEGIBLE * S.SMALL:    # too wide: the rank under the token
+            picked.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            below(picked, strip, buff=GAP.m, aligned=LEFT)
         fit_width(sl, S.SIDE_PANEL.width)
         place_in(VGroup(gl, below(sl, gl, buff=GAP.xl, aligned=LEFT)), S.SIDE_PANEL.with_(top=S.CONTENT.top,
                                                                                            bottom=S.CONTENT.bottom), LEFT)
@@ -561,8 +591,8 @@ class Pick(VoteScene):
         lefts.append(x)
         strip = place_row(segs, lefts, "L" * len(segs), 0.0)     # each token's slice where its mass begins
         frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to(strip, LEFT)
-        caption = label(caption, S.SMALL, S.MUTED)
-        below(fit_width(caption, width), frame, buff=GAP.xs, aligned=LEFT)
+        caption = fit_lines(caption, S.SMALL, S.MUTED, width)
+        below(caption, frame, buff=GAP.xs, aligned=LEFT)
         group = VGroup(strip, frame, caption)
         group.frame = frame
         return group
