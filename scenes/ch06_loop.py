@@ -13,12 +13,12 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut,
 from data.facts.ch06 import loop_facts
 from data.flops import GPT2_SMALL, human
 from scenes import style as S
-from words import numbers as N
 from scenes.base import ChapterScene
-from scenes.follow import Pointer, find, glow, say, says, wait_until
+from scenes.follow import Pointer, glow, say
 from scenes.layout import GAP, below, even_gaps, keep_inside, place_in, table
-from scenes.text import fit_width, label
+from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import TokenChip
+from words import numbers as N
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
@@ -41,7 +41,8 @@ class LoopChapter(ChapterScene):
     def meter_opening(self):
         """After every pass of the loop (the scenes after Loop)."""
         f = loop_facts(self.bundle)
-        return f["loop_total"], f"{len(f['steps'])} full passes, no cache"
+        n = len(f["steps"])
+        return f["loop_total"], self.text("meter-loop", count=n)
 
     def clear_content(self):
         """Fade out everything on screen but the furniture (title line, mark, meter)."""
@@ -54,7 +55,7 @@ class Loop(LoopChapter):
     show_title = True
 
     def meter_opening(self):
-        return self.ledger.total, f"one pass over {self.bundle.T} tokens"
+        return self.ledger.total, self.text("meter-one-pass", count=self.bundle.T)
 
     def strip(self) -> tuple[VGroup, list]:
         """The context: the prompt's last tokens, then one slot per generated token."""
@@ -62,7 +63,7 @@ class Loop(LoopChapter):
         shown = b.tokens[-STRIP_PROMPT:]
         parts = VGroup()
         if b.T > len(shown):
-            parts.add(label(f"… {b.T - len(shown)} earlier tokens", S.SMALL, S.MUTED))
+            parts.add(label(self.text("earlier-tokens", count=b.T - len(shown)), S.SMALL, S.MUTED))
         prompt_chips = [TokenChip(t, size=S.BODY_SIZE) for t in shown]
         gen_chips = [TokenChip(s["text"], color=S.LOGIT, size=S.BODY_SIZE) for s in steps]
         parts.add(*prompt_chips, *gen_chips)
@@ -74,62 +75,70 @@ class Loop(LoopChapter):
         steps = self.f["steps"]
         prompt, slots = self.strip()
         # the context hangs from the top of the content box, under its header
-        header = label("the context", S.SMALL, S.MUTED).next_to(prompt, UP, buff=GAP.s).align_to(prompt, LEFT)
+        header = label(self.text("context-header"), S.SMALL, S.MUTED).next_to(prompt, UP, buff=GAP.s).align_to(prompt, LEFT)
         place_in(VGroup(header, prompt, *slots), S.CONTENT, UP)
         cells = []
         for s in steps:
-            paid = (f"+{N.fmt_int(s['full'])}" if s["index"] > 0 else "already on the meter")
-            cells.append([label(f"pass {s['index'] + 1}", S.SMALL, S.MUTED),
-                          label(f"over {s['context']} tokens", S.SMALL, S.INK),
+            paid = (f"+{N.fmt_int(s['full'])}" if s["index"] > 0 else self.text("paid-already"))
+            cells.append([label(self.text("pass-number", n=s["index"] + 1), S.SMALL, S.MUTED),
+                          label(self.text("pass-tokens", count=s["context"]), S.SMALL, S.INK),
                           label("→", S.SMALL, S.MUTED),
                           TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
                           label(N.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
                           label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)])
         # one row per pass, the pick just after its arrow, the bill flush right at the text's edge
-        rows = table(cells, "LLCLRR", gaps=[GAP.xl, GAP.xl, GAP.s, GAP.xl, GAP.xl], width=S.TEXT_W, row_gap=GAP.m)
+        gaps = [GAP.xl, GAP.xl, GAP.s, GAP.xl, GAP.xl]
+        rows = table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m)
+        if rows.width > S.TEXT_W:      # longer words (a translation): the wide gaps give way, then the text
+            over = (rows.width - S.TEXT_W) / sum(g > GAP.s for g in gaps)
+            gaps = [max(GAP.s, g - over) if g > GAP.s else g for g in gaps]
+            rows = fit_width(table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m), S.FULL_W)
         below(rows, prompt, buff=GAP.xl)
         rows.set_x(S.TEXT.x)
-        note = fit_width(label("the meter adds one full pass per step: every row recomputed, no cache yet",
-                               S.SMALL, S.FLOPS), S.TEXT_W)
+        note = fit_lines(self.text("loop-note"), S.SMALL, S.FLOPS, S.TEXT_W)
         note.move_to(UP * S.FOOTER_Y)
         floor = note.get_top()[1] + GAP.m
+        squeeze = (rows.get_top()[1] - floor) / rows.height
+        if squeeze < LEGIBLE:              # taller words (a translation): the rows close up to the strip first
+            rows.shift(UP * min(GAP.xl - GAP.s, (LEGIBLE - squeeze) * rows.height))
         if rows.get_bottom()[1] < floor:   # many steps: squeeze the rows in above the note
             rows.stretch_to_fit_height(rows.get_top()[1] - floor, about_edge=UP)
 
         with self.beat("append") as beat:
-            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * GAP.xs), run_time=beat.span(0, 0.2))
+            self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * GAP.xs), run_time=beat.span(0.2))
             # "one pick, <token>, at <p>": the first pass and its pick, then its probability lit
             ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
-            say(self, beat, (0, 0.2), FadeIn(rows[0][:5], shift=UP * GAP.xs), ptr.to(rows[0][:5], color=S.INK))
-            say(self, beat, (0, 0.4), ptr.to(rows[0][3:5]))
-            if says(beat, "noise"):     # random weights: that probability is noise
+            say(self, beat, "pick", FadeIn(rows[0][:5], shift=UP * GAP.xs), ptr.to(rows[0][:5], color=S.INK),
+                into=0.2)
+            say(self, beat, "pick", ptr.to(rows[0][3:5]), into=0.4)
+            if self.bundle.synthetic:     # random weights: that probability is noise
                 say(self, beat, "noise", ptr.to(rows[0][4], color=S.WARNING))
             # "the model keeps no memory of it": the pass is over; only the token is carried on
-            say(self, beat, "no memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35),
+            say(self, beat, "no-memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35),
                 ptr.to(rows[0][3]))
             say(self, beat, "appended", TransformFromCopy(rows[0][3], slots[0]), ptr.off())
             context = glow(VGroup(prompt, slots[0]), color=S.TOKEN, opacity=0.12)
-            say(self, beat, "runs again", FadeIn(context))
+            say(self, beat, "runs-again", FadeIn(context))
         with self.beat("loop") as beat:
             # "passes over 6, 7 and 8 tokens pick ...": each pass and its pick, as they are read
             more = list(zip(steps[1:], rows[1:], slots[1:]))
             n = max(1, len(more))
             self.play(FadeOut(context), run_time=0.3)
             for k, (s, row, slot) in enumerate(more):
-                say(self, beat, (0, 0.05 + 0.4 * k / n), FadeIn(row[:3], shift=UP * GAP.xs),
-                    run_time=min(0.8, beat.span(0, 0.15)))
+                say(self, beat, "passes", FadeIn(row[:3], shift=UP * GAP.xs), into=0.05 + 0.4 * k / n,
+                    run_time=min(0.8, beat.span(0.15, mark="passes")))
             for k, (s, row, slot) in enumerate(more):
-                say(self, beat, (0, 0.45 + 0.5 * k / n), FadeIn(row[3:5], shift=UP * GAP.xs),
-                    TransformFromCopy(row[3], slot), run_time=min(0.8, beat.span(0, 0.15)))
+                say(self, beat, "passes", FadeIn(row[3:5], shift=UP * GAP.xs),
+                    TransformFromCopy(row[3], slot), into=0.45 + 0.5 * k / n,
+                    run_time=min(0.8, beat.span(0.15, mark="passes")))
             # "the meter adds a full pass every time": each row's bill, paid on the meter
             total = self.ledger.total
             say(self, beat, "recomputes", FadeIn(note), FadeIn(glow(self.meter, color=S.FLOPS, opacity=0.15)))
-            i = find(beat, "meter")
             for k, (s, row, slot) in enumerate(more):
                 total += s["full"]
-                wait_until(beat, i, 0.3 + 0.65 * k / n)
-                run = min(1.2, beat.span(i, 0.6 / n))
-                self.pay_total(total, f"pass over {s['context']} tokens", FadeIn(row[5], shift=LEFT * 0.1),
+                beat.at("each-pass", 0.3 + 0.65 * k / n)
+                run = min(1.2, beat.span(0.6 / n))
+                self.pay_total(total, self.text("pass-over", count=s["context"]), FadeIn(row[5], shift=LEFT * 0.1),
                                FadeIn(glow(row[5], color=S.FLOPS, buff=0.06, opacity=0.15)), run_time=run)
 
 
@@ -162,8 +171,8 @@ class Cache(LoopChapter):
 
     def counter(self, cache: dict) -> VGroup:
         """The cache's size after one pass (an entry of loop_facts' "cache")."""
-        t = label(f"cache: {cache['tokens']} tokens · {N.fmt_int(cache['numbers'])} numbers · "
-                  f"{N.fmt_int(cache['bytes'])} bytes (fp16)", S.SMALL, S.INK, mono=True)
+        t = label(self.text("cache-counter", count=cache["tokens"], numbers=N.fmt_int(cache["numbers"]),
+                            bytes=N.fmt_int(cache["bytes"])), S.SMALL, S.INK, mono=True)
         return place_in(fit_width(t, S.TEXT_W), S.TEXT, y=S.FOOTER_Y)
 
     def build(self):
@@ -173,92 +182,92 @@ class Cache(LoopChapter):
         prompt_cols = VGroup(*[cols[j] for j in range(first, min(b.T, final))])
         any_col = next(iter(cols.values()))[0]
         legend = VGroup()
-        for block, word, colour in ((any_col[0], "keys", S.KEY), (any_col[1], "values", S.VALUE)):
-            m = VGroup(label(word, S.SMALL, colour), label(f"× {sh.n_layer} layers", S.SMALL, colour))
+        layers = self.text("layers", count=sh.n_layer)
+        for block, word, colour in ((any_col[0], self.text("keys"), S.KEY), (any_col[1], self.text("values"), S.VALUE)):
+            m = VGroup(label(word, S.SMALL, colour), label(layers, S.SMALL, colour))
             m.arrange(DOWN, buff=GAP.xxs, aligned_edge=LEFT)
             legend.add(place_in(m, S.FULL, LEFT, y=block.get_y()))    # flush left, beside its block
         window = VGroup(*cols.values())       # the final window, centred in the room right of the legend
         window.set_x(S.FULL.with_(left=legend.get_right()[0]).x)
         tops = VGroup(*[c[0] for c in prompt_cols])
         brace = Brace(tops, UP, color=S.MUTED)
-        same = fit_width(label("the same on every later pass", S.SMALL, S.INK), S.TEXT_W)
+        same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
         same.next_to(brace, UP, buff=GAP.xs)
         # the picture hangs from the top of the content box (the line over the brace is its top)
         VGroup(window, legend, brace, same).align_to(S.CONTENT.point(UP), UP)
         keep_inside(same, S.FULL)
         earlier = None
         if first > 0:
-            earlier = below(label(f"+ {first} earlier", S.SMALL, S.MUTED), legend, buff=GAP.l, aligned=LEFT)
+            earlier = below(label(self.text("earlier-columns", count=first), S.SMALL, S.MUTED), legend, buff=GAP.l,
+                            aligned=LEFT)
         with self.beat("redundant") as beat:
             self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in prompt_cols], lag_ratio=0.08),
-                      *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.span(0, 0.8))
+                      *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.span(0.8))
             # "an earlier token never sees a later one": reading runs backwards only
             over = UP * GAP.m         # the arrow runs just over the columns
             back = Arrow(tops.get_corner(UP + RIGHT) + over, tops.get_corner(UP + LEFT) + over, buff=GAP.none,
                          color=S.ATTENTION, stroke_width=6, tip_length=0.2)
-            never = fit_width(label("an earlier token never sees a later one", S.SMALL, S.ATTENTION), S.TEXT_W)
+            never = fit_width(label(self.text("never-sees"), S.SMALL, S.ATTENTION), S.TEXT_W)
             keep_inside(never.next_to(back, UP, buff=GAP.xs), S.FULL)
-            say(self, beat, "never sees", GrowArrow(back), FadeIn(never))
+            say(self, beat, "never-sees", GrowArrow(back), FadeIn(never))
             # "so its keys and values, in every layer, come out exactly as before"
             keys = VGroup(*[c[0][0] for c in prompt_cols])
             vals = VGroup(*[c[0][1] for c in prompt_cols])
             lit = glow(keys, color=S.KEY, buff=GAP.xxs, opacity=0.25)
-            say(self, beat, "keys and values", FadeIn(lit))
-            say(self, beat, "in every layer", Transform(lit, glow(vals, color=S.VALUE, buff=GAP.xxs, opacity=0.25)))
+            say(self, beat, "keys-values", FadeIn(lit))
+            say(self, beat, "every-layer", Transform(lit, glow(vals, color=S.VALUE, buff=GAP.xxs, opacity=0.25)))
             say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
         with self.beat("cache") as beat:
             formula = fit_width(label(
-                f"per token: 2 × {sh.n_layer} layers × {sh.n_embd} = {N.fmt_int(f['per_token'])} numbers "
-                f"= {N.fmt_int(f['per_token_bytes'])} bytes in fp16", S.SMALL, S.INK, mono=True), S.TEXT_W)
+                self.text("per-token", n_layer=sh.n_layer, d=sh.n_embd, numbers=N.fmt_int(f["per_token"]),
+                          bytes=N.fmt_int(f["per_token_bytes"])), S.SMALL, S.INK, mono=True), S.TEXT_W)
             place_in(formula, S.TEXT, y=same.get_y())
             count = self.counter(f["cache"][0])
             frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=GAP.s, opacity=0.08)
-            say(self, beat, (0, 0.0), FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
+            say(self, beat, "kept", FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
             # one token's column: a key and a value per layer
             one = prompt_cols[-1][0]
             lit = glow(one, color=S.TOKEN, opacity=0.25)
-            say(self, beat, "Each token leaves", FadeOut(frame), FadeIn(lit))
-            say(self, beat, "layers,", Transform(lit, glow(one[0], color=S.KEY, buff=GAP.xxs, opacity=0.3)))
-            say(self, beat, "That is", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, opacity=0.1)))
-            say(self, beat, "bytes in half", Transform(lit, glow(count, color=S.INK, opacity=0.1)))
+            say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
+            say(self, beat, "layers", Transform(lit, glow(one[0], color=S.KEY, buff=GAP.xxs, opacity=0.3)))
+            say(self, beat, "per-token", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, opacity=0.1)))
+            say(self, beat, "half", Transform(lit, glow(count, color=S.INK, opacity=0.1)))
             new = [j for j in range(max(first, b.T), final)]
-            i = find(beat, "adds one column")
             for k, j in enumerate(new):
                 nxt = self.counter(f["cache"][j + 1 - b.T])     # after the pass that fed token j back
-                say(self, beat, (i, 0.9 * k / max(1, len(new))), FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count),
-                    FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), run_time=min(1.0, beat.span(i, 0.8 / max(1, len(new)))))
+                say(self, beat, "columns", FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count),
+                    FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), into=0.9 * k / max(1, len(new)),
+                    run_time=min(1.0, beat.span(0.8 / max(1, len(new)), mark="columns")))
                 count = nxt
         with self.beat("cached_step") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
             costs = self.cost_table()
             head, first_row, rest, note = costs[0], costs[1] if len(costs) > 2 else None, costs[2:-1], costs[-1]
-            say(self, beat, (0, 0.1), FadeIn(head, shift=UP * GAP.xs))
-            say(self, beat, "computes only", FadeIn(note, shift=UP * GAP.xs),
+            say(self, beat, "cached", FadeIn(head, shift=UP * GAP.xs), into=0.1)
+            say(self, beat, "computes-only", FadeIn(note, shift=UP * GAP.xs),
                 FadeIn(glow(head[0][2], color=S.KEY, opacity=0.2)))
             ptr = Pointer(S.FLOPS, opacity=0.18)
             if first_row is not None:
-                i = find(beat, "drops from")
-                say(self, beat, (i, 0.0), FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
-                say(self, beat, (i, 0.45), FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY))
-                say(self, beat, (i, 0.75), FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK))
+                say(self, beat, "drops", FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
+                say(self, beat, "drops", FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY), into=0.45)
+                say(self, beat, "drops", FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK), into=0.75)
             if len(rest):
                 say(self, beat, "grows", LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rest], lag_ratio=0.3),
                     ptr.to(VGroup(*[r[3] for r in rest]), color=S.INK))
 
     def cost_table(self) -> VGroup:
         """FLOPs of each generated step: recomputing everything vs the cached step."""
-        cells = [[label("one step", S.SMALL, S.MUTED), label("recompute all", S.SMALL, S.MUTED),
-                  label("with KV cache", S.SMALL, S.KEY), label("saved", S.SMALL, S.MUTED)]]
+        cells = [[label(self.text("cost-step"), S.SMALL, S.MUTED), label(self.text("cost-full"), S.SMALL, S.MUTED),
+                  label(self.text("cost-cached"), S.SMALL, S.KEY), label(self.text("cost-saved"), S.SMALL, S.MUTED)]]
         for s in self.f["steps"][1:]:
-            cells.append([label(f"pass over {s['context']} tokens", S.SMALL, S.INK),
+            cells.append([label(self.text("pass-over", count=s["context"]), S.SMALL, S.INK),
                           label(N.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
                           label(N.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
                           label(f"× {N.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
         # the steps under their header, spread across the text width, from the headline line down
         rows = table(cells, "LRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
                      space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y)
-        note = fit_width(label("cached step: project only the new row, attend over all cached keys",
-                               S.SMALL, S.MUTED), S.TEXT_W)
+        note = fit_width(label(self.text("cost-note"), S.SMALL, S.MUTED), S.TEXT_W)
         below(note, rows, buff=GAP.l)
         return VGroup(VGroup(rows[0], rule_under(*rows[:2])), *rows[1:], note)
 
@@ -268,84 +277,85 @@ class Square(LoopChapter):
 
     def build(self):
         f, b = self.f, self.bundle
-        cells = [[label("context", S.SMALL, S.MUTED), label("tokens", S.SMALL, S.MUTED),
-                  label("pairs: n²", S.SMALL, S.ATTENTION), label("score+mix FLOPs", S.SMALL, S.MUTED),
-                  label("of the pass", S.SMALL, S.MUTED)]]
+        cells = [[label(self.text("square-context"), S.SMALL, S.MUTED), label(self.text("square-tokens"), S.SMALL, S.MUTED),
+                  label(self.text("square-pairs"), S.SMALL, S.ATTENTION), label(self.text("square-flops"), S.SMALL, S.MUTED),
+                  label(self.text("square-share"), S.SMALL, S.MUTED)]]
+        names = {"prompt": self.text("length-prompt"), "limit": self.text("length-limit"),
+                 "long": self.text("length-million")}
         for r in f["square"]:
-            cells.append([label(r["name"], S.SMALL, S.INK), label(N.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
+            cells.append([label(names[r["key"]], S.SMALL, S.INK), label(N.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
                           label(N.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
                           label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
-                          label(f"{100 * r['share']:.1f}%" if r["share"] >= 0.001 else f"{100 * r['share']:.2g}%",
-                                S.SMALL, S.INK, mono=True)])
+                          label(N.fmt_share(r["share"]), S.SMALL, S.INK, mono=True)])
         grid = table(cells, "LRRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
                      space_before={1: GAP.m}, x=S.TEXT.left)
+        fit_width(grid, S.CONTENT_W)   # longer words (a translation) may use the content box's width
         head = grid[0]
         rows = [VGroup(*r[:3]) for r in grid[1:]]      # the pairs, read first
         extra = [VGroup(*r[3:]) for r in grid[1:]]     # what they cost, read after
         rule = rule_under(*grid[:2])
-        causal = fit_width(label(
-            "the mask allows n(n+1)/2 of them: " + ",  ".join(f"{N.fmt_int(r['causal'])}" for r in f["square"])
-            + "  · the ledger pays the full grid", S.SMALL, S.MUTED), S.TEXT_W)
+        causal = fit_lines(self.text("mask-allows", counts=",  ".join(N.fmt_int(r["causal"]) for r in f["square"])),
+                         S.SMALL, S.MUTED, S.TEXT_W)
         below(causal, grid, buff=GAP.l)
-        bound = fit_width(label(f"{b.config['n_positions']:,} positions is as far as GPT-2 can read; "
-                                "the million is the same formula", S.SMALL, S.MUTED), S.TEXT_W)
+        bound = fit_lines(self.text("bound", n=N.fmt_int(b.config["n_positions"])), S.SMALL, S.MUTED, S.TEXT_W)
         below(bound, causal, buff=GAP.s)
         place_in(VGroup(grid, rule, causal, bound), S.CONTENT)     # the table and its notes, centred
         with self.beat("square") as beat:
-            self.play(FadeIn(head[:3]), Create(rule), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(head[:3]), Create(rule), run_time=beat.span(0.3))
             # "every token is scored against every token": the pairs column lit
             lit = glow(VGroup(head[2], *[r[2] for r in rows]), color=S.ATTENTION, opacity=0.1)
-            say(self, beat, "every token is scored", FadeIn(lit))
+            say(self, beat, "every-token", FadeIn(lit))
             # "here that is T times T": this prompt's row; then GPT-2's limit, then a million tokens
             reading = glow(rows[0], color=S.TOKEN, buff=GAP.xs, opacity=0.15)
-            say(self, beat, "Here", FadeOut(lit), FadeIn(rows[0], shift=UP * GAP.xs), FadeIn(reading))
-            say(self, beat, "pairs per head", Transform(reading, glow(rows[0][2], color=S.ATTENTION, opacity=0.25)))
-            i = find(beat, "limit")
+            say(self, beat, "here", FadeOut(lit), FadeIn(rows[0], shift=UP * GAP.xs), FadeIn(reading))
+            say(self, beat, "pairs", Transform(reading, glow(rows[0][2], color=S.ATTENTION, opacity=0.25)))
             for k, r in enumerate(rows[1:]):
-                say(self, beat, (i, 0.05 + 0.5 * k), FadeIn(r, shift=UP * GAP.xs),
-                    Transform(reading, glow(r, color=S.TOKEN, buff=GAP.xs, opacity=0.15)))
-            say(self, beat, (i, 0.9), FadeIn(causal), FadeOut(reading))
+                say(self, beat, "limit", FadeIn(r, shift=UP * GAP.xs),
+                    Transform(reading, glow(r, color=S.TOKEN, buff=GAP.xs, opacity=0.15)), into=0.05 + 0.5 * k)
+            say(self, beat, "limit", FadeIn(causal), FadeOut(reading), into=0.9)
         with self.beat("square_share") as beat:
             # each length's share of a pass, as it is read
-            say(self, beat, (0, 0.0), FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * GAP.xs),
+            say(self, beat, "share", FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * GAP.xs),
                 FadeIn(glow(extra[0][0], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
-            say(self, beat, (0, 0.45), FadeIn(extra[0][1], shift=LEFT * GAP.xs),
-                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
-            i = find(beat, "million")
+            say(self, beat, "share", FadeIn(extra[0][1], shift=LEFT * GAP.xs),
+                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.45)
             for k, r in enumerate(extra[1:]):
-                say(self, beat, (i, 0.0 + 0.5 * k), FadeIn(r, shift=LEFT * GAP.xs),
-                    FadeIn(glow(r, color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
-            say(self, beat, "Long contexts", FadeIn(bound),
+                say(self, beat, "longer", FadeIn(r, shift=LEFT * GAP.xs),
+                    FadeIn(glow(r, color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.0 + 0.5 * k)
+            say(self, beat, "long-contexts", FadeIn(bound),
                 FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, opacity=0.12)))
         prefill, decode = self.panels()
         with self.beat("prefill") as beat:
             # "the loop in two": the two halves; then prefill's figures as they are read
-            self.play(self.clear_content(), run_time=beat.span(0, 0.3))
-            say(self, beat, (0, 0.3), FadeIn(prefill[0]), FadeIn(decode[0]), FadeIn(decode[1]), Create(prefill[-1]))
-            i = find(beat, "Prefill")
+            self.play(self.clear_content(), run_time=beat.span(0.3))
+            say(self, beat, "two", FadeIn(prefill[0]), FadeIn(decode[0]), FadeIn(decode[1]), Create(prefill[-1]),
+                into=0.3)
             reading = glow(prefill[1], color=S.KEY, opacity=0.15)
             prefill_lit = reading
             for k, m in enumerate(prefill[1:-1]):
                 move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.KEY, opacity=0.15))
-                say(self, beat, (i, 0.05 + 0.85 * k / max(1, len(prefill) - 2)), FadeIn(m, shift=UP * GAP.xs), move)
+                say(self, beat, "prefill", FadeIn(m, shift=UP * GAP.xs), move,
+                    into=0.05 + 0.85 * k / max(1, len(prefill) - 2))
         with self.beat("decode") as beat:
             body = decode[1:]
             reading = glow(body[0], color=S.LOGIT, buff=GAP.s, opacity=0.25)
             self.play(FadeOut(prefill_lit), run_time=0.3)
             for k, m in enumerate(body):
                 move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.LOGIT, buff=GAP.s, opacity=0.25))
-                at = (0, 0.9 * k / max(1, len(body) - 1)) if k < len(body) - 1 else "waits on memory"
-                say(self, beat, at, FadeIn(m, shift=UP * GAP.xs), move)
+                if k < len(body) - 1:     # decode's figures as they are read; the last as the chip waits
+                    say(self, beat, "decode", FadeIn(m, shift=UP * GAP.xs), move, into=0.9 * k / max(1, len(body) - 1))
+                else:
+                    say(self, beat, "memory", FadeIn(m, shift=UP * GAP.xs), move)
             # "an answer starts after a pause, then streams": the picks arriving one by one
             stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
             stream.arrange(RIGHT, buff=GAP.xs)
             fit_width(stream, S.RIGHT_HALF.width - GAP.xl)
             place_in(stream, S.RIGHT_HALF, DOWN, buff=GAP.xs)
             waiting = glow(stream, color=S.MUTED, opacity=0.12)     # the answer, not there yet
-            say(self, beat, "after a pause", FadeIn(waiting))
+            say(self, beat, "pause", FadeIn(waiting))
             say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * GAP.s) for c in stream], lag_ratio=0.5),
                 Transform(waiting, glow(stream, color=S.LOGIT, opacity=0.12)),
-                run_time=beat.span(find(beat, "streams"), 0.8))
+                run_time=beat.span(0.8, mark="streams"))
 
     def panels(self) -> tuple[VGroup, VGroup]:
         b, f = self.bundle, self.f
@@ -353,7 +363,7 @@ class Square(LoopChapter):
 
         def panel(half, title, colour, chips, lines):
             """One half: its title on the headline line, the tokens it reads, then its figures."""
-            t = place_in(label(title, S.BODY_SIZE, colour), half, y=S.HEADLINE_Y)
+            t = place_in(fit_width(label(title, S.BODY_SIZE, colour), half.width - GAP.xl), half, y=S.HEADLINE_Y)
             below(chips, t, buff=GAP.l)
             body = VGroup(*lines).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
             below(fit_width(body, half.width - GAP.xl), chips, buff=GAP.l)
@@ -363,21 +373,22 @@ class Square(LoopChapter):
         shown = b.tokens[-STRIP_PROMPT:]
         row = VGroup(*[TokenChip(t, size=S.SMALL) for t in shown]).arrange(RIGHT, buff=GAP.xs)
         if b.T > len(shown):
-            row = VGroup(label(f"{b.T - len(shown)} earlier …", S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=GAP.xs)
+            row = VGroup(label(self.text("earlier-prefix", count=b.T - len(shown)), S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=GAP.xs)
         fit_width(row, S.LEFT_HALF.width - GAP.xl)
-        prefill = panel(S.LEFT_HALF, "prefill: the prompt at once", S.KEY, row, [
-            label(f"{b.T} rows through every matrix, in parallel", S.SMALL, S.INK),
-            label(f"{N.fmt_int(f['prefill'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{N.fmt_ratio(f['prefill_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
-            label("compute-bound: the chip is busy", S.SMALL, S.MUTED)])
+        w = S.LEFT_HALF.width - GAP.xl           # a line of a panel (both halves are as wide)
+        prefill = panel(S.LEFT_HALF, self.text("prefill-title"), S.KEY, row, [
+            fit_lines(self.text("prefill-rows", count=b.T), S.SMALL, S.INK, w),
+            fit_lines(self.text("flops", flops=N.fmt_int(f["prefill"])), S.SMALL, S.FLOPS, w, mono=True),
+            fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["prefill_per_param"])), S.SMALL, S.INK, w),
+            fit_lines(self.text("prefill-bound"), S.SMALL, S.MUTED, w)])
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
-        decode = panel(S.RIGHT_HALF, "decode: one token per pass", S.LOGIT, chip, [
-            label("1 row, plus the cache", S.SMALL, S.INK),
-            label(f"{N.fmt_int(f['decode'])} FLOPs", S.SMALL, S.FLOPS, mono=True),
-            label(f"{N.fmt_ratio(f['decode_per_param'])} FLOPs per weight fetched", S.SMALL, S.INK),
-            label(f"+ {N.fmt_int(f['cache_read_bytes'])} cache bytes read", S.SMALL, S.INK),
-            label("memory-bound: the chip waits", S.SMALL, S.MUTED)])
+        decode = panel(S.RIGHT_HALF, self.text("decode-title"), S.LOGIT, chip, [
+            fit_lines(self.text("decode-row"), S.SMALL, S.INK, w),
+            fit_lines(self.text("flops", flops=N.fmt_int(f["decode"])), S.SMALL, S.FLOPS, w, mono=True),
+            fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["decode_per_param"])), S.SMALL, S.INK, w),
+            fit_lines(self.text("cache-read", bytes=N.fmt_int(f["cache_read_bytes"])), S.SMALL, S.INK, w),
+            fit_lines(self.text("decode-bound"), S.SMALL, S.MUTED, w)])
         divider = Line(S.CONTENT.point(UP), S.CONTENT.point(DOWN), color=S.MUTED, stroke_width=1.5)   # between the halves
         prefill.add(divider)
         return prefill, decode
@@ -389,11 +400,13 @@ class Scale(LoopChapter):
     def build(self):
         f = self.f
         g2, g3 = f["shape"], f["gpt3_shape"]
-        name2 = "GPT-2 small" if g2 == GPT2_SMALL else "this model"
-        cells = [[label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN), label("GPT-3", S.BODY_SIZE, S.LOGIT)]]
-        data = [("layers", g2.n_layer, g3.n_layer), ("heads", g2.n_head, g3.n_head), ("width", g2.n_embd, g3.n_embd),
-                ("parameters", f["params"], f["gpt3_params"]),
-                (f"FLOPs for token {f['decode_context']} (KV cache)", f["gpt2_token"], f["gpt3_token"])]
+        name2 = self.text("model-gpt2-small") if g2 == GPT2_SMALL else self.text("model-this")
+        cells = [[label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN),
+                  label(self.text("model-gpt3"), S.BODY_SIZE, S.LOGIT)]]
+        data = [(self.text("row-layers"), g2.n_layer, g3.n_layer), (self.text("row-heads"), g2.n_head, g3.n_head),
+                (self.text("row-width"), g2.n_embd, g3.n_embd),
+                (self.text("row-params"), f["params"], f["gpt3_params"]),
+                (self.text("row-token-flops", n=f["decode_context"]), f["gpt2_token"], f["gpt3_token"])]
         for name, a, c in data:
             cells.append([label(name, S.SMALL, S.INK), label(N.fmt_int(a), S.SMALL, S.INK, mono=True),
                           label(N.fmt_int(c), S.SMALL, S.INK, mono=True)])
@@ -402,33 +415,31 @@ class Scale(LoopChapter):
                      space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y)
         for m in rows[-1][1:]:
             m.set_color(S.FLOPS)
-        ratio = fit_width(label(f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token",
-                                S.BODY_SIZE, S.FLOPS), S.TEXT_W)
+        ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
+                          S.TEXT_W)
         below(ratio, rows, buff=GAP.l)
         with self.beat("gpt3") as beat:
             # "the same blueprint": the names and this model's column; then GPT-3's, figure by figure
-            self.play(FadeIn(rows[0][:2]), *[FadeIn(r[:2]) for r in rows[1:]], run_time=beat.span(0, 0.6))
+            self.play(FadeIn(rows[0][:2]), *[FadeIn(r[:2]) for r in rows[1:]], run_time=beat.span(0.6))
             ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
-            i = find(beat, "GPT-3 has")
-            say(self, beat, (i, 0.0), FadeIn(rows[0][2]), ptr.to(rows[0][2]))
+            say(self, beat, "gpt3", FadeIn(rows[0][2]), ptr.to(rows[0][2]))
             for k, r in enumerate(rows[1:-1]):
-                say(self, beat, (i, 0.15 + 0.75 * k / max(1, len(rows) - 2)), FadeIn(r[2], shift=LEFT * GAP.s),
-                    ptr.to(r), run_time=min(0.8, beat.span(i, 0.2)))
+                say(self, beat, "gpt3", FadeIn(r[2], shift=LEFT * GAP.s), ptr.to(r),
+                    into=0.15 + 0.75 * k / max(1, len(rows) - 2), run_time=min(0.8, beat.span(0.2, mark="gpt3")))
             # "prices one new token at ... against ... for GPT-2 small"
-            i = find(beat, "prices")
             last = rows[-1]
-            say(self, beat, (i, 0.0), ptr.to(last[0], color=S.INK))
-            say(self, beat, (i, 0.3), FadeIn(last[2], shift=LEFT * GAP.s), ptr.to(last[2]))
-            say(self, beat, (i, 0.65), ptr.to(last[1], color=S.TOKEN))
-            say(self, beat, "times the bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
+            say(self, beat, "prices", ptr.to(last[0], color=S.INK))
+            say(self, beat, "prices", FadeIn(last[2], shift=LEFT * GAP.s), ptr.to(last[2]), into=0.3)
+            say(self, beat, "prices", ptr.to(last[1], color=S.TOKEN), into=0.65)
+            say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
         with self.beat("reply") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
-            title = fit_width(label(f"a {f['reply_tokens']}-token reply to this prompt, {name2}", S.BODY_SIZE, S.INK),
+            title = fit_width(label(self.text("reply-title", n=f["reply_tokens"], model=name2), S.BODY_SIZE, S.INK),
                               S.TEXT_W)
             place_in(title, S.TEXT, y=S.HEADLINE_Y)
             full, cached = f["reply_full"], f["reply_cached"]
-            bills = (("without a cache", full, S.MUTED), ("with the KV cache", cached, S.KEY))
-            nums = [label(f"{N.fmt_int(value)} FLOPs", S.SMALL, S.FLOPS, mono=True) for _, value, _ in bills]
+            bills = ((self.text("bill-full"), full, S.MUTED), (self.text("bill-cached"), cached, S.KEY))
+            nums = [label(self.text("flops", flops=N.fmt_int(value)), S.SMALL, S.FLOPS, mono=True) for _, value, _ in bills]
             longest = S.TEXT_W - max(n.width for n in nums) - GAP.s    # the bill without a cache fills the line
             bars = VGroup()
             for (text, value, colour), num in zip(bills, nums):
@@ -440,13 +451,15 @@ class Scale(LoopChapter):
                 bars.add(VGroup(name, bar, num))
             bars.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
             below(bars, title, buff=GAP.l).align_to(S.TEXT.point(LEFT), LEFT)     # flush left under the title
-            loop = fit_width(label("one pass, looped: the whole machine", S.BODY_SIZE, S.LOGIT), S.TEXT_W)
+            loop = fit_width(label(self.text("looped"), S.BODY_SIZE, S.LOGIT), S.TEXT_W)
             place_in(loop, S.TEXT, y=S.FOOTER_Y)
-            self.play(FadeIn(title), run_time=beat.span(0, 0.3))
+            self.play(FadeIn(title), run_time=beat.span(0.3))
             # the cached bill as it is read, then the one without a cache, then the whole machine
             for k, (name, bar, num) in ((1, bars[1]), (0, bars[0])):
-                at = (0, 0.55) if k == 1 else "Without it"
-                say(self, beat, at, FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num))
+                if k == 1:
+                    say(self, beat, "reply", FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num), into=0.55)
+                else:
+                    say(self, beat, "without", FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num))
             say(self, beat, "looped", FadeIn(loop, shift=UP * GAP.xs), FadeIn(glow(loop, color=S.LOGIT, opacity=0.12)))
 
 

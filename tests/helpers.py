@@ -199,6 +199,12 @@ KNOWN_SMALL: dict[str, float] = {
     "05 MaskOff/changes": 12.7,
     "05 MaskOff/decoder": 12.7,
     "05 MaskOff/encoder": 12.7,
+    "06 Cache/cache": 10.6,
+    "06 Cache/redundant": 10.6,
+    "06 Loop/append": 15.6,
+    "06 Loop/loop": 15.6,
+    "06 Square/decode": 14.1,
+    "06 Square/prefill": 14.1,
 }
 # Beats where English text already enters the caption band (unseen for the same reason); may only shrink.
 KNOWN_IN_CAPTION_BAND = {"04 Softmax/softmax", "04 Softmax/tail", "04 Softmax/interest"}

@@ -115,12 +115,32 @@ def test_mask_off_scene_shows_both_grids_and_holds_the_meter(which, request):
 
 def test_chapter05_narration_reads_the_grid(tiny_bundle):
     from voiceover import script
+    from words.catalog import Words
     f = mask_facts(tiny_bundle)
-    lines = script.chapter_lines("05", tiny_bundle, tiny_bundle.ledger())
+    lines = script.chapter_lines("05", tiny_bundle, tiny_bundle.ledger(), Words.load("en"))
     r, c = f["big_row"], f["big_col"]
-    assert f"{100 * f['causal'][r, c]:.1f} percent" in lines["changes"]
-    assert f"{100 * f['full'][r, c]:.1f} percent" in lines["changes"]
-    assert lines["changes"].startswith(f"{len(f['changed'])} of the {tiny_bundle.T} rows")
+    changes = lines["changes"]
+    assert f"{100 * f['causal'][r, c]:.1f} percent" in changes.text
+    assert f"{100 * f['full'][r, c]:.1f} percent" in changes.text
+    assert changes.text.startswith(f"{len(f['changed'])} of the {tiny_bundle.T} rows")
+    # random weights: the line says so, and the picture has a marker for it besides its four steps
+    assert changes.mark_names == ["random", "biggest", "weight", "last", "sees"]
+    # the examples said are the ones the family columns show, as a list
+    assert "BERT and embedding models for search" in lines["encoder_only"].text
+    assert "GPT-3, LLaMA and Claude" in lines["decoder_only"].text
+    assert "the 2017 Transformer, T5 and BART" in lines["encoder_decoder"].text
+
+
+def test_chapter05_family_words_are_the_facts_families(tiny_bundle):
+    """The columns' words are catalog messages; in English they are FAMILIES' own (data/facts/ch05.py)."""
+    from data.facts.ch05 import FAMILIES, ORIGINAL
+    scene = build(tiny_bundle, "05", "Families")
+    for fam in FAMILIES:
+        words = scene.family_words(fam.mask)
+        assert words["name"] == fam.name
+        assert tuple(words["examples"]) == fam.examples
+        assert tuple(words["can"]) == fam.can and tuple(words["cannot"]) == fam.cannot
+    assert ORIGINAL in build(tiny_bundle, "05", "Towers").built_texts
 
 
 # -- chapter 06 ------------------------------------------------------------------------------
@@ -204,7 +224,7 @@ def test_scale_scene_prices_gpt3_and_a_reply(tiny_bundle):
     T = b.T
     scene = build(b, "06", "Scale")
     texts = set(scene.built_texts)
-    g3 = dict(n_layer=96, n_head=96, n_embd=12288, vocab_size=50257)
+    g3 = {"n_layer": 96, "n_head": 96, "n_embd": 12288, "vocab_size": 50257}
     assert (GPT3.n_layer, GPT3.n_head, GPT3.n_embd) == (96, 96, 12288)
     assert f"{cached_step(g3, T + 1):,}" in texts
     d, L = 12288, 96
@@ -221,6 +241,7 @@ def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle)
     """The ratios chapter 06 shows and speaks (FLOPs per weight, the cached step's saving, GPT-3 over
     GPT-2 per token) come from loop_facts, and the screen and the narration show the same figures."""
     from voiceover import script
+    from words.catalog import Words
     b = tiny_bundle
     f = loop_facts(b)
     assert f["prefill_per_param"] == f["prefill"] / f["params"]
@@ -229,7 +250,7 @@ def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle)
     assert all(s["saving"] == s["full"] / s["cached"] for s in f["steps"])
     assert f["loop_added"] == f["loop_total"] - f["steps"][0]["full"]
     assert [c["tokens"] for c in f["cache"]] == [b.T] + [s["context"] for s in f["steps"][1:]]
-    lines = script.chapter_lines("06", b, b.ledger())
+    lines = {beat: line.text for beat, line in script.chapter_lines("06", b, b.ledger(), Words.load("en")).items()}
     texts = set(build(b, "06", "Square").built_texts) | set(build(b, "06", "Scale").built_texts)
     for key, line in (("prefill_per_param", "prefill"), ("decode_per_param", "decode")):
         assert f"{N.fmt_ratio(f[key])} FLOPs per weight fetched" in texts
@@ -238,3 +259,91 @@ def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle)
     assert f"same blueprint, × {f['gpt3_ratio']:,.0f} the bill per token" in texts
     assert f"That is {f['gpt3_ratio']:,.0f} times the bill" in lines["gpt3"]
     assert f"about {N.fmt_ratio(f['steps'][1]['saving'])} times less" in lines["cached_step"]
+
+
+# the markers each chapter 06 line gives the picture, in the order they are said
+CH06_MARKS = {
+    "append": ["pick", "no-memory", "appended", "runs-again"],
+    "loop": ["passes", "each-pass", "recomputes"],
+    "redundant": ["never-sees", "keys-values", "every-layer", "exactly"],
+    "cache": ["kept", "leaves", "layers", "per-token", "half", "columns"],
+    "cached_step": ["cached", "computes-only", "drops", "grows"],
+    "square": ["every-token", "here", "pairs", "limit"],
+    "square_share": ["share", "longer", "long-contexts"],
+    "prefill": ["two", "prefill"],
+    "decode": ["decode", "memory", "pause", "streams"],
+    "gpt3": ["gpt3", "prices", "times-bill"],
+    "reply": ["reply", "without", "looped"],
+}
+
+
+@pytest.mark.parametrize("synthetic", [True, False])
+def test_chapter06_lines_mark_where_the_picture_moves(tiny_bundle, monkeypatch, synthetic):
+    """Both wordings (random weights and real) carry the markers the scenes wait on; the random one
+    one more, where it says the pick is noise. Lists are joined by the catalog's words."""
+    from data.bundle import Bundle
+    from voiceover import script
+    from words.catalog import Words
+    monkeypatch.setattr(Bundle, "synthetic", property(lambda self: synthetic))
+    b = tiny_bundle
+    f = loop_facts(b)
+    lines = script.chapter_lines("06", b, b.ledger(), Words.load("en"))
+    for beat, marks in CH06_MARKS.items():
+        want = (["pick", "noise", *marks[1:]] if synthetic and beat == "append" else marks)
+        assert lines[beat].mark_names == want, beat
+    # the passes after the first, as a spoken list: "6, 7 and 8"
+    contexts = [str(s["context"]) for s in f["steps"][1:]]
+    assert lines["loop"].text.startswith(f"Passes over {', '.join(contexts[:-1])} and {contexts[-1]} tokens pick ")
+    share = f["square"][0]["share"]
+    assert (f"{100 * share:.1f} percent" if share >= 0.001 else f"{100 * share:.2g} percent") in lines["square_share"].text
+    # the wording for real weights builds its scene too (no wait on the random wording's marker)
+    scene = build(b, "06", "Loop")
+    assert scene.meter.value == f["loop_total"]
+
+
+@pytest.mark.parametrize("which", ["tiny_bundle", "tiny_long_bundle"])
+@pytest.mark.parametrize("name", ["Loop", "Cache", "Square", "Scale"])
+def test_chapter06_words_come_from_the_catalog_and_fit_when_longer(which, name, request, monkeypatch):
+    """In the pseudo-language every worded text on screen is a catalog message (wrapped in ⟦ ⟧; token
+    texts are GPT-2's own), and the longer words fit: at the end of every beat no text is beyond the
+    margins or in the caption band, and none is smaller than frame_checks allows unless it is as small
+    in English (GPT-2's tokens squeezed into a column, a long prompt's strip: frames kept as they are)."""
+    from contextlib import contextmanager
+
+    from manim import Text
+
+    from scenes import base
+    from scenes.text import LEGIBLE
+    from tests import helpers
+    from words.pseudo import pseudo
+    b = request.getfixturevalue(which)
+    english_beat = base.ChapterScene.beat
+    found: set = set()
+
+    @contextmanager
+    def beat(self, key):
+        """frame_checks' measures, kept apart per text (a Text's own points are its glyphs': it is
+        measured by its width), and the margins besides the frame's edges."""
+        with english_beat(self, key) as line:
+            yield line
+        for mob in self.mobjects:
+            for sub in mob.get_family():
+                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or sub.width == 0:
+                    continue
+                text = sub.original_text
+                if sub.get_left()[0] < S.LEFT_EDGE - 0.01 or sub.get_right()[0] > S.RIGHT_EDGE + 0.01:
+                    found.add((key, text, "beyond the margins"))
+                if sub.get_bottom()[1] < S.CAPTION_TOP - 0.05:
+                    found.add((key, text, "in the caption band"))
+                if sub.font_size < LEGIBLE * S.SMALL - 0.05:
+                    found.add((key, text, "too small"))
+    monkeypatch.setattr(base.ChapterScene, "beat", beat)
+    problems, scenes = {}, {}
+    for lang in ("en", "qps"):
+        found.clear()
+        scenes[lang] = helpers.build_scene(b, "06", name, draw=False, lang=lang)
+        problems[lang] = set(found)
+    assert {p for p in problems["en"] if p[2] != "too small"} == set()
+    as_in_english = problems["en"] | {(key, pseudo(text), what) for key, text, what in problems["en"]}
+    assert problems["qps"] - as_in_english == set()
+    assert helpers.outside_the_catalog(scenes["qps"], b) == []

@@ -34,12 +34,13 @@ def loop_facts(bundle) -> dict:
     per_token_bytes = per_token * FP16_BYTES
     cache_tokens = [T] + [s["context"] for s in steps[1:]]    # the cache's size after each pass
     n_pos = cfg["n_positions"]
-    lengths = [("this prompt", T), ("GPT-2's context", n_pos), ("a million tokens", LONG_CONTEXT)]
+    # the three lengths, by key (the scene names them: the prompt, GPT-2's limit, a million tokens)
+    lengths = [("prompt", T), ("limit", n_pos), ("long", LONG_CONTEXT)]
     square = []
-    for name, n in lengths:
+    for key, n in lengths:
         grid = attention_grid_flops(shape, n)
         total = forward_ledger(shape, n).total
-        square.append({"name": name, "tokens": n, "pairs": attention_pairs(n), "causal": causal_pairs(n),
+        square.append({"key": key, "tokens": n, "pairs": attention_pairs(n), "causal": causal_pairs(n),
                        "grid_flops": grid, "pass_flops": total, "share": grid / total})
     params = bundle.meta["parameters"]["total"]
     gpt3_params = parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]

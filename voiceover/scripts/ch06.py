@@ -7,12 +7,19 @@ cannot disagree.
 from __future__ import annotations
 
 from data.facts.ch06 import loop_facts
-from words.numbers import spoken_count, spoken_prob, spoken_token
+from words import numbers as N
+from words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
 
 
-def _and(items) -> str:
+def _and(items, words) -> str:
+    """A spoken list, '6, 7 and 8', joined by the catalog's words (ch06:list-comma, ch06:list-and)."""
     items = [str(i) for i in items]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) == 1:
+        return items[0]
+    head = items[0]
+    for item in items[1:-1]:
+        head = words.text("ch06:list-comma", a=head, b=item)
+    return words.text("ch06:list-and", a=head, b=items[-1])
 
 
 def values(bundle, ledger, words) -> dict:
@@ -20,43 +27,43 @@ def values(bundle, ledger, words) -> dict:
     steps, T = f["steps"], f["T"]
     more = steps[1:]
     first_more = more[0] if more else steps[0]
-    pct = lambda x: f"{100 * x:.1f} percent" if x >= 0.001 else f"{100 * x:.2g} percent"
     return {
         "T": T,
         "first_token": spoken_token(steps[0]["text"], words),
         "first_prob": spoken_prob(steps[0]["prob"], words),
         "next_T": f["decode_context"],
-        "contexts": _and(s["context"] for s in more) if more else T,
-        "picks": _and(spoken_token(s["text"], words) for s in more) if more else spoken_token(steps[0]["text"], words),
+        "contexts": _and((s["context"] for s in more), words) if more else T,
+        "picks": (_and((spoken_token(s["text"], words) for s in more), words) if more
+                  else spoken_token(steps[0]["text"], words)),
         "loop_added": spoken_count(f["loop_added"], words),
         "n_more": len(more),
         "n_layer": f["shape"].n_layer,
         "d": f["shape"].n_embd,
-        "per_token": f"{f['per_token']:,}",
-        "per_token_bytes": f"{f['per_token_bytes']:,}",
+        "per_token": N.fmt_int(f["per_token"]),
+        "per_token_bytes": N.fmt_int(f["per_token_bytes"]),
         "last_context": f["cache"][-1]["tokens"],
         "cache_last_bytes": spoken_count(f["cache"][-1]["bytes"], words),
         "full_next": spoken_count(first_more["full"], words),
         "cached_next": spoken_count(first_more["cached"], words),
-        "ratio_next": f"{first_more['saving']:.1f}",
+        "ratio_next": N.fmt_ratio(first_more["saving"]),
         "pairs_T": spoken_count(f["square"][0]["pairs"], words),
-        "n_pos": f"{f['square'][1]['tokens']:,}",
+        "n_pos": N.fmt_int(f["square"][1]["tokens"]),
         "pairs_pos": spoken_count(f["square"][1]["pairs"], words),
         "pairs_long": spoken_count(f["square"][2]["pairs"], words),
-        "share_T": pct(f["square"][0]["share"]),
-        "share_pos": pct(f["square"][1]["share"]),
-        "share_long": pct(f["square"][2]["share"]),
+        "share_T": spoken_share(f["square"][0]["share"], words),
+        "share_pos": spoken_share(f["square"][1]["share"], words),
+        "share_long": spoken_share(f["square"][2]["share"], words),
         "prefill": spoken_count(f["prefill"], words),
-        "prefill_per_param": f"{f['prefill_per_param']:.1f}",
+        "prefill_per_param": N.fmt_ratio(f["prefill_per_param"]),
         "decode": spoken_count(f["decode"], words),
-        "decode_per_param": f"{f['decode_per_param']:.1f}",
+        "decode_per_param": N.fmt_ratio(f["decode_per_param"]),
         "g3_layers": f["gpt3_shape"].n_layer,
         "g3_heads": f["gpt3_shape"].n_head,
-        "g3_width": f"{f['gpt3_shape'].n_embd:,}",
+        "g3_width": N.fmt_int(f["gpt3_shape"].n_embd),
         "g3_params": spoken_count(f["gpt3_params"], words),
         "g3_token": spoken_count(f["gpt3_token"], words),
         "g2_token": spoken_count(f["gpt2_token"], words),
-        "g3_ratio": f"{f['gpt3_ratio']:,.0f}",
+        "g3_ratio": N.fmt_whole(f["gpt3_ratio"]),
         "reply_tokens": f["reply_tokens"],
         "reply_cached": spoken_count(f["reply_cached"], words),
         "reply_full": spoken_count(f["reply_full"], words),
