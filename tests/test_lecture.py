@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 import render  # noqa: E402
 from film import build, clips, keys, request, slides  # noqa: E402
 from tests.helpers import StandInVoice  # noqa: E402
+from words.catalog import Words  # noqa: E402
 from voiceover import captions, script  # noqa: E402
 from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
 
@@ -164,7 +165,7 @@ def test_clips_json_indexes_every_clip(silent):
     index = json.loads((silent.clips.folder / "clips.json").read_text())
     assert index["chapters"]["02"]["frames"] == video_facts(silent.result.final)[0]
     rows = [c for c in index["clips"] if c["chapter"] == "02"]
-    assert [(c["beat"], c["text"]) for c in rows] == [(b, " ".join(t.split())) for b, t in silent.lines.items()]
+    assert [(c["beat"], c["text"]) for c in rows] == [(b, " ".join(t.text.split())) for b, t in silent.lines.items()]
     for c in rows:
         assert c["title"] == silent.result.title
         assert c["end"] == pytest.approx(c["end_frame"] / FPS) and c["start"] == pytest.approx(c["start_frame"] / FPS)
@@ -269,7 +270,8 @@ def test_powerpoint_has_a_video_and_the_narration_on_every_slide(silent):
     from pptx.enum.shapes import MSO_SHAPE_TYPE
     prs = Presentation(str(silent.deck.pptx))
     assert len(prs.slides) == len(silent.lines) == silent.deck.slides
-    for slide, (beat, text) in zip(prs.slides, silent.lines.items()):
+    for slide, (beat, line) in zip(prs.slides, silent.lines.items()):
+        text = line.text
         movies = [s for s in slide.shapes if s.shape_type == MSO_SHAPE_TYPE.MEDIA]
         assert len(movies) == 1, beat
         assert slide.notes_slide.notes_text_frame.text == " ".join(text.split())
@@ -283,7 +285,7 @@ def test_html_deck_is_self_contained(silent):
     assert silent.deck.html.parent == silent.clips.folder
     assert "http://" not in page and "https://" not in page and "<track" not in page
     data = json.loads(page.split('<script id="deck-data" type="application/json">')[1].split("</script>")[0])
-    assert [s["notes"] for s in data["slides"]] == [" ".join(t.split()) for t in silent.lines.values()]
+    assert [s["notes"] for s in data["slides"]] == [" ".join(t.text.split()) for t in silent.lines.values()]
     assert all((silent.clips.folder / s["clip"]).is_file() for s in data["slides"])
 
 
@@ -364,7 +366,7 @@ def test_html_deck_of_burnt_captions_shows_them_once(silent, browser):
     keeps the text track (for search and screen readers) but does not draw it a second time."""
     burnt = dataclasses.replace(silent.clips, entries=[dict(e, burnt_captions=True) for e in silent.clips.entries])
     page_file = silent.clips.folder / "burnt.html"
-    page_file.write_text(slides.deck_html([burnt], "mp4", "burnt"), encoding="utf-8")
+    page_file.write_text(slides.deck_html([burnt], "mp4", "burnt", slides.deck_words(Words.load("en"))), encoding="utf-8")
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(page_file.as_uri())
     page.wait_for_function("() => document.querySelector('#stage video')", timeout=15000)
