@@ -191,16 +191,19 @@ class LocalExecutor(Executor):
         self.runners: dict[tuple, Runner] = {}
 
     def _start(self, runner: Runner, job: SceneJob) -> cf.Future:
-        # a runner of our own per configuration, stopped by stop() alone: a job that gives up a
-        # render another job waits for must not stop it
+        return self.pool.submit(self.runner_for(runner), job)
+
+    def runner_for(self, runner: Runner) -> Runner:
+        """A runner of our own per configuration (every scene input), stopped by stop() alone: a job
+        that gives up a render another job waits for must not stop it."""
         config = (str(runner.bundle_path), runner.quality, runner.voice, tuple(sorted(runner.env.items())),
-                  id(runner.command))
+                  id(runner.command), runner.lang, str(runner.script))
         with self._lock:
             mine = self.runners.get(config)
             if mine is None:
                 mine = self.runners[config] = Runner(runner.bundle_path, runner.quality, runner.voice, runner.env,
-                                                     runner.command)
-        return self.pool.submit(mine, job)
+                                                     runner.command, lang=runner.lang, script=runner.script)
+        return mine
 
     def _call(self, fn, *args, **kwargs) -> cf.Future:
         return self.pool.submit(fn, *args, **kwargs)

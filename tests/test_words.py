@@ -188,6 +188,20 @@ def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again
     assert any(t.startswith("A decoder writes one way only") for t in said)
 
 
+def test_the_scene_processes_get_the_language_and_the_script(tmp_path):
+    """What a scene process is told, through the local pool as through a cluster's runner."""
+    from film.executors import LocalExecutor
+    from film.jobs import SceneJob
+    from film.runner import Runner
+    script_file = write_po(tmp_path / "mine.po", {"chapter-02": "Attention"})
+    runner = Runner(tmp_path / "bundle", "low", "none", None, lang="qps", script=script_file)
+    job = SceneJob("02", "Scores", 1, "k" * 64, tmp_path / ".scenes" / "ch02-x-Scores.kkkk")
+    with LocalExecutor(1) as pool:
+        config_runner = pool.runner_for(runner)        # the copy the pool runs scenes with
+    argv = config_runner.argv(job, tmp_path / "cues.json")
+    assert argv[argv.index("--lang") + 1] == "qps" and argv[argv.index("--script") + 1] == str(script_file)
+
+
 def test_check_script_names_what_it_changes_or_what_is_wrong(tmp_path):
     good = write_po(tmp_path / "good.po", {"ch02:mask-title" if "ch02:mask-title" in catalog.english()
                                            else "chapter-02": "Looking back only"})
