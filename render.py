@@ -295,8 +295,7 @@ def check_script(path: Path, lang: str) -> int:
         words = catalog.Words.load(lang, path)
     except catalog.CatalogError as exc:
         raise UserError(str(exc)) from None
-    own = catalog.read_script(path)
-    print(f"{path}: {len(own)} message(s), {len(words.overridden)} different from the {lang} catalog; no problems")
+    print(f"{path}: {len(words.given)} message(s), {len(words.overridden)} different from the {lang} catalog; no problems")
     for mid in sorted(words.overridden):
         print(f"  {mid}")
     return 0

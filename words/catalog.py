@@ -176,6 +176,7 @@ class Words:
     messages: dict[str, Message]
     plural: object = None                                  # n -> form index
     script: Path | None = None
+    given: set[str] = field(default_factory=set)           # ids the script gives words for
     overridden: set[str] = field(default_factory=set)      # ids the script changed
     fallbacks: set[str] = field(default_factory=set)       # ids shown in English for want of a translation
 
@@ -206,6 +207,7 @@ class Words:
             if problems:
                 raise CatalogError(problems, str(script))
             words.script = Path(script).expanduser().resolve()
+            words.given = set(own)
             words.overridden = {k for k, m in own.items() if m.forms != messages.get(k, m).forms}
             words.messages.update(own)
         return words
