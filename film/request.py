@@ -302,15 +302,16 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     voice = text("voice")
     if voice is not None and (needs_chapters or raw_chapters not in (None, [], "")):   # a voice only to speak
         req.voice = voice
-        if voice not in services:
+        said = (voice, req.lang)                 # one voice spec speaks each language on its own terms
+        if said not in services:
             try:
-                services[voice] = voices.make_service(voice)
+                services[said] = voices.make_service(voice, req.lang)
             except voices.VoiceError as exc:
-                services[voice] = exc
+                services[said] = exc
                 problem("voice", f"{voice}: {exc}")
-        elif isinstance(services[voice], Exception):
+        elif isinstance(services[said], Exception):
             problem("voice", f"{voice}: cannot be used (see above)")
-        req.service = services[voice] if not isinstance(services[voice], Exception) else None
+        req.service = services[said] if not isinstance(services[said], Exception) else None
     return (None if problems else req), problems
 
 

@@ -28,6 +28,7 @@ from scenes import style as S
 from scenes.meter import FlopsMeter
 from scenes.text import fit_width, label
 from voiceover import script
+from words import numbers as N
 from words.catalog import Words
 from words.markup import Filled
 
@@ -146,9 +147,11 @@ class ChapterScene(VoiceoverScene):
         self.bundle = bundle_io.load(Path(self.inputs.bundle))
         self.ledger = self.bundle.ledger()
         self.words = Words.load(self.inputs.lang, self.inputs.script)
+        N.set_language(self.words.lang)          # numbers on screen as this language writes them
+        S.set_direction(self.words.lang)         # and its words placed from where its reader starts
         self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger, self.words)
         self.cues: list[dict] = []
-        self.set_speech_service(services.make_service(self.inputs.voice), create_subcaption=False)
+        self.set_speech_service(services.make_service(self.inputs.voice, self.inputs.lang), create_subcaption=False)
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
         self.timeline: list[tuple[float, float, bool]] = []   # every play: (start, end, only waited)
 

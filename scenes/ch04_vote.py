@@ -95,7 +95,7 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     scale = first.bar.width / max(bars.probs[0], 1e-12)
     dots = below(label("⋮", S.SMALL, S.MUTED), bars.rows[-1].name, buff=GAP.xs, aligned=LEFT)
     dots.shift(RIGHT * GAP.xs)
-    rank = label(f"#{cand['rank']:,}", S.SMALL, colour, mono=True)
+    rank = label("#" + N.fmt_int(cand['rank']), S.SMALL, colour, mono=True)
     name = fit_width(label(S.clip_token(cand["text"]), S.SMALL, colour, mono=True), 1.9)
     bar = Rectangle(width=max(scale * cand["prob"], 0.02), height=first.bar.height, stroke_width=0,
                     fill_color=colour, fill_opacity=0.9)
@@ -182,7 +182,7 @@ class LastRow(VoteScene):
             vec = NumberGrid(b["ln_f"][last][None, :], row_labels=[b.tokens[last]], max_cols=3, cell_w=1.0,
                              shape_text=f"1 × {d}")
             t_lines = VGroup(label(self.text("wte-symbol"), S.BODY_SIZE, S.TOKEN),
-                             label(f"{d} × {V:,}", S.SMALL, S.INK, mono=True),
+                             label(f"{d} × {N.fmt_int(V)}", S.SMALL, S.INK, mono=True),
                              label(self.text("wte-line-1"), S.SMALL, S.MUTED),
                              label(self.text("wte-line-2"), S.SMALL, S.MUTED))
             t_lines.arrange(DOWN, buff=GAP.xxs)
@@ -241,7 +241,7 @@ class CumulativePlot(VGroup):
             x_labels.add(label(N.fmt_int(r), S.SMALL, S.MUTED, mono=True).next_to(p, DOWN, buff=GAP.s))
         ticks.add(*x_labels)
         for q in (0.0, 0.5, 1.0):      # up the y axis: none, half and all of the mass
-            ticks.add(label(f"{100 * q:.0f}%", S.SMALL, S.MUTED, mono=True).next_to(
+            ticks.add(label(N.fmt_pct(q, 0), S.SMALL, S.MUTED, mono=True).next_to(
                 y_axis.point_from_proportion(q), LEFT, buff=GAP.s))
         x_name = fit_lines(x_name, S.SMALL, S.MUTED, width + 1.0)
         below(x_name, x_labels, buff=GAP.xs).match_x(x_axis)
@@ -354,7 +354,7 @@ class Softmax(VoteScene):
             where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
             pin = Dot(where, color=S.TOKEN, radius=0.07)
             # the tag sits above the plot (never on the curve), joined to its point by a thin line
-            tag = label(f"{S.clip_token(w['text'])} #{w['rank']:,}", S.SMALL, S.TOKEN, mono=True)
+            tag = label(f"{S.clip_token(w['text'])} #{N.fmt_int(w['rank'])}", S.SMALL, S.TOKEN, mono=True)
             fit_width(tag, 3.0)
             x = min(max(where[0], p_title.get_right()[0] + GAP.m + tag.width / 2),
                     S.RIGHT_EDGE - tag.width / 2)
@@ -392,12 +392,12 @@ class Shaping(VoteScene):
                            S.LEFT_COLUMN, LEFT, y=S.CONTENT_Y) for t in temps]     # level with the content's middle
         panel = S.SIDE_PANEL.with_(left=min(S.SIDE_PANEL.left, max(s.get_right()[0] for s in shapes) + 0.5))
         bars = shapes[plain].copy()
-        now = label(f"T = {temps[plain]['t']:.1f}", S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=GAP.m)
+        now = label("T = " + N.fmt_fixed(temps[plain]['t'], 1), S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=GAP.m)
         now.align_to(bars, LEFT)
         formula = label(self.text("temp-formula"), S.BODY_SIZE, S.MUTED)
         place_in(formula, panel, LEFT, y=now.get_y())
         # what each temperature did, one row each, beside the middle of the bars
-        cells = [[label(f"T = {t['t']:.1f}", S.SMALL, S.LOGIT),
+        cells = [[label("T = " + N.fmt_fixed(t['t'], 1), S.SMALL, S.LOGIT),
                   label(self.text("temp-top", p=N.fmt_prob(t["top"])), S.SMALL, S.INK, mono=True),
                   label(self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)), S.SMALL, S.INK, mono=True)]
                  for t in temps]
@@ -417,7 +417,7 @@ class Shaping(VoteScene):
             lit = VGroup()
             for j, t in enumerate(temps):
                 beat.at(f"temp-{j}")
-                tag = label(f"T = {t['t']:.1f}", S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
+                tag = label("T = " + N.fmt_fixed(t['t'], 1), S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
                 self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=LEFT * GAP.xs),
                           *[r.animate.set_opacity(0.45) for r in record[:j]],
                           FadeOut(lit), run_time=beat.span(0.45))

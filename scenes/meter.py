@@ -51,7 +51,7 @@ class GlyphCounter(VGroup):
         if value == self.value:
             return self
         self.value = value
-        text = f"{value:,}"
+        text = N.fmt_int(value)
         if len(text) > self.slots:  # never show a silently truncated total
             raise ValueError(f"{text} needs {len(text)} slots; this counter has {self.slots}")
         left = self.frame.get_right()[0] - len(text) * self.advance

@@ -33,6 +33,30 @@ POSITIVE = ManimColor("#FF5E3A")
 
 SANS = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
+# the face for right-to-left text (Urdu, Arabic, Persian): Naskh rather than Nastaliq, because its
+# lines keep to the height of DejaVu's at the same size (Nastaliq's slanted words need about twice
+# it, and its stacked letters blur at 480p); installed by `make` (Debian's fonts-noto-core)
+RTL_FACE = "Noto Naskh Arabic"
+
+# the film's reading direction, set per language by the scene (set_direction): right-to-left
+# films place sentences, headings and notes from the right, where their reader starts. START is
+# the side a line of the film's own words begins on, END the other; GPT-2's own strings (tokens,
+# ids, the prompt) and matrices keep their own order whatever the film's direction.
+RTL = False
+START, END = np.array([-1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])     # LEFT, RIGHT
+RTL_LANGUAGES = ("ar", "fa", "he", "ps", "sd", "ug", "ur", "yi")
+
+
+def is_rtl_language(lang: str) -> bool:
+    return lang.split("-")[0].split("_")[0].lower() in RTL_LANGUAGES
+
+
+def set_direction(lang: str):
+    """Reading direction for `lang` (one scene process draws one language)."""
+    global RTL, START, END
+    RTL = is_rtl_language(lang)
+    left, right = np.array([-1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])
+    START, END = (right, left) if RTL else (left, right)
 
 # sizes: nothing smaller than SMALL, which still reads on an 854x480 frame
 TITLE_SIZE = 34

@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 
 import numpy as np
-from manim import Text, VGroup
+from manim import DOWN, RIGHT, Text, VGroup
 
 from scenes import style as S
 
@@ -21,7 +21,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
     transform and draw, but its letters can no longer be picked out one by one."""
     key = None
     if _TEXT_CACHE is not None:
-        key = (text, size, str(color), mono, compact, tuple(sorted((k, repr(v)) for k, v in kw.items())))
+        key = (text, size, str(color), mono, compact, S.RTL, tuple(sorted((k, repr(v)) for k, v in kw.items())))
         hit = _TEXT_CACHE.get(key)
         if hit is not None:
             return hit.copy()
@@ -29,7 +29,11 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
             t = MonoGlyphs.compose(text, max(size, S.SMALL), color)
             if t is not None:
                 return t          # as cheap as a cached copy: not kept
-    t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=max(size, S.SMALL), color=color, **kw)
+    size = max(size, S.SMALL)
+    if S.RTL and not mono and has_rtl(text):
+        t = _rtl_text(text, size, color, **kw)
+    else:
+        t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=size, color=color, **kw)
     if compact:
         compact_text(t)
     if key is not None:
@@ -48,6 +52,9 @@ def enable_text_cache(on: bool = True):
     global _TEXT_CACHE
     _TEXT_CACHE = {} if on else None
     MonoGlyphs.fonts.clear()
+
+
+SPACES = " \u00a0\u202f"     # a space, and the no-break spaces locales put before a % sign
 
 
 class MonoGlyphs:
@@ -83,11 +90,11 @@ class MonoGlyphs:
     def outline(self, text: str) -> np.ndarray:
         """The points of `text` (spaces leave a column empty), its first column where CHARS[0] is."""
         return np.concatenate([self.points[c] + np.array([i * self.advance, 0, 0])
-                               for i, c in enumerate(text) if c != " "])
+                               for i, c in enumerate(text) if c not in SPACES])
 
     @classmethod
     def compose(cls, text: str, size: int, color) -> Text | None:
-        if not text.strip() or any(c not in cls.CHARS and c != " " for c in text):
+        if not text.strip() or any(c not in cls.CHARS and c not in SPACES for c in text):
             return None
         font = cls.at(size)
         if font is None:
@@ -96,7 +103,7 @@ class MonoGlyphs:
         t.submobjects[0].set_points(font.outline(text))
         t.center()
         t.set_color(color)
-        t.original_text, t.text = text, text.replace(" ", "")
+        t.original_text, t.text = text, "".join(c for c in text if c not in SPACES)
         t.initial_height = t.height
         return t
 
@@ -140,6 +147,32 @@ def ltr_safe(text: str) -> str:
         if kind == "L":
             break
     return text
+
+
+def has_rtl(text: str) -> bool:
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+
+
+def _rtl_text(text: str, size: int, color, **kw) -> Text:
+    """A right-to-left film's words (Urdu): each line an RTL run, lines aligned on the right.
+
+    Manim lays text out in a left-to-right paragraph and loses an RTL paragraph's glyphs, so each
+    line is wrapped as LEFT-TO-RIGHT MARK + RIGHT-TO-LEFT ISOLATE ... POP: the paragraph is LTR to
+    manim while the line inside reads right to left (a Latin name or a number inside it sits where
+    an Urdu reader expects it). Lines of a multi-line label are set one by one and aligned right."""
+    font = kw.pop("font", S.RTL_FACE)
+    lines = text.split("\n")
+    wrap = [f"\u200e\u2067{line}\u2069" for line in lines]
+    t = Text("\n".join(wrap), font=font, font_size=size, color=color, **kw)
+    if len(lines) > 1:
+        parts = [Text(w, font=font, font_size=size, color=color, **kw) for w in wrap if w.strip("\u200e\u2067\u2069 ")]
+        block = VGroup(*parts).arrange(DOWN, aligned_edge=RIGHT, buff=0)
+        gap = (t.height - block.height) / max(len(parts) - 1, 1)
+        block.arrange(DOWN, aligned_edge=RIGHT, buff=max(gap, 0.2 * t.height / len(lines)))
+        block.move_to(t)
+        t.submobjects = [g for part in parts for g in part.submobjects]
+    t.original_text = text
+    return t
 
 
 def fit_width(mob, max_width: float):

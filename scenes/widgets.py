@@ -170,7 +170,7 @@ class ProbBars(VGroup):
         name_w = max(n.width for n in names)
         rank_w = 0.0
         for i, (name, p) in enumerate(zip(names, self.probs)):
-            rank = label(f"#{ranks[i]:,}" if ranks is not None else "·", S.SMALL, S.MUTED, mono=True)
+            rank = label("#" + N.fmt_int(ranks[i]) if ranks is not None else "·", S.SMALL, S.MUTED, mono=True)
             if ranks is None:
                 rank.set_opacity(0)
             rank_w = max(rank_w, rank.width if ranks is not None else 0)

@@ -15,6 +15,7 @@ import re
 import unicodedata
 
 from words.catalog import SYNTHETIC, Words, english
+from words import numbers
 from words.markup import Filled
 
 WORDS_PER_SECOND = 2.6   # an unhurried narrator; used to time the silent ('none') voice
@@ -48,7 +49,8 @@ def chapter_lines(chapter: str, bundle, ledger, words: Words | None = None) -> d
     Every chapter also gets a "title" line, read over its title card, unless its catalog
     writes its own (chNN-title)."""
     words = words or Words.load()
-    values = chapter_values(chapter, bundle, ledger, words)
+    with numbers.language(words.lang):       # values written as this language writes numbers
+        values = chapter_values(chapter, bundle, ledger, words)
     out = {}
     for beat in beats(chapter):
         mid = line_id(chapter, beat)

