@@ -146,7 +146,8 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
         try:
             band = o.language.text("film:heading", chapter=c, title=shown[c]) if o.titles is None else None
             chapter_results[c] = join_chapter(c, titles[c], results[c], dest, voiced, force=o.force,
-                                              burn_captions=o.burn_captions, shown_title=shown[c], band=band)
+                                              burn_captions=o.burn_captions, shown_title=shown[c], band=band,
+                                              lang=o.lang)
         except subprocess.CalledProcessError as exc:
             raise PipelineError(f"joining chapter {c} failed: {' '.join(map(str, exc.cmd))[:300]} "
                                 f"exited with {exc.returncode}") from None

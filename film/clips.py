@@ -263,8 +263,8 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
         entries.append(entry)
         if want_captions:
             cues = clip_captions(cue_lists, durations, span)
-            captions.write_vtt(cues, folder / f"{name}.vtt")
-            captions.write_srt(cues, folder / f"{name}.srt")
+            captions.write_vtt(cues, folder / f"{name}.vtt", result.lang)
+            captions.write_srt(cues, folder / f"{name}.srt", result.lang)
         if want_video or want_poster:
             jobs.append((span, want_video, want_poster))
 

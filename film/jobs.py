@@ -175,6 +175,7 @@ class ChapterResult:
     joined: bool                # False: the joined MP4 from an earlier run was still right
     join_wall: float = 0.0
     report: dict = field(default_factory=dict)
+    lang: str = SOURCE          # the language of its words (its captions' direction and tag)
 
     @property
     def seconds(self) -> float:

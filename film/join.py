@@ -17,6 +17,7 @@ from data.bundle import sha256_file
 from data.files import FolderLock, discard, replace_together, temp_name, write_json
 from film.errors import PipelineError
 from film.jobs import ChapterResult, SceneResult, chapter_file
+from words.catalog import SOURCE
 from voiceover import captions, mixdown
 from voiceover.media import MediaError, decode_problems, run_ffmpeg, stream_seconds, video_facts, write_ffconcat
 
@@ -32,6 +33,9 @@ def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voic
 
 
 THUMB_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"   # fonts-dejavu-core (Makefile)
+# a right-to-left language's title band: the Naskh face its words are drawn in (fonts-noto-core);
+# drawtext shapes and orders it with fribidi
+THUMB_FONT_RTL = "/usr/share/fonts/truetype/noto/NotoNaskhArabic-Bold.ttf"
 
 
 def settled_moment(cue_lists: list[list[dict]], durations: list[float], near: float = 0.4) -> float | None:
@@ -50,7 +54,7 @@ def settled_moment(cue_lists: list[list[dict]], durations: list[float], near: fl
     return min(ends, key=lambda t: abs(t - near * offset))
 
 
-def thumbnail(video: Path, png: Path, at: float, title: str | None = None):
+def thumbnail(video: Path, png: Path, at: float, title: str | None = None, lang: str = SOURCE):
     """One frame of `video` at `at` seconds into `png` (replaced only when written); with
     `title`, the title is drawn on it, large, in a dark band along the bottom."""
     tmp = temp_name(png)
@@ -60,7 +64,7 @@ def thumbnail(video: Path, png: Path, at: float, title: str | None = None):
         if title:
             caption.write_text(title, encoding="utf-8")    # a file: no escaping of the title's characters
             draw = ["-vf", ("drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
-                            f"drawtext=fontfile={THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
+                            f"drawtext=fontfile={THUMB_FONT_RTL if captions.is_rtl(lang) else THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
                             "fontsize=h*0.08:x=(w-text_w)/2:y=h*0.91-text_h/2")]
         # ffmpeg runs beside the title file, named plainly in the filter graph (a quote or colon in
         # the output path would break its escaping); the other paths are arguments, made absolute
@@ -116,7 +120,7 @@ def join_failed(chapter: str, final: Path, results: list[SceneResult], exc: Exce
 
 def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Path, voiced: bool,
                  force: bool = False, burn_captions: bool = False, shown_title: str | None = None,
-                 band: str | None = None) -> ChapterResult:
+                 band: str | None = None, lang: str = SOURCE) -> ChapterResult:
     """Join a chapter's scenes, write captions (burnt in too if asked) and a thumbnail; skipped
     when the joined files were made from exactly these scene renders.
 
@@ -140,7 +144,7 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
     if (not force and stamp.get("keys") == keys and stamp.get("voiced") == voiced
             and stamp.get("burnt", False) == burn_captions and stamp.get("band", band) == band and all(p.exists() for p in [final, *sidecars])
             and stamp.get("size") == final.stat().st_size and stamp.get("sha256") == sha256_file(final)):
-        return ChapterResult(chapter, title, final, results, joined=False, report=stamp.get("report", {}))
+        return ChapterResult(chapter, title, final, results, joined=False, report=stamp.get("report", {}), lang=lang)
     t0 = time.perf_counter()
     parts = [r.job.mp4 for r in results]
     cue_lists = [json.loads(r.job.cues.read_text(encoding="utf-8")) for r in results]
@@ -151,15 +155,15 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
         try:
             report = join_parts(parts, cue_lists, tmp[final], voiced, durations)
             cues = captions.join_cues(cue_lists, durations)
-            captions.write_srt(cues, tmp[sidecars[0]])
-            captions.write_vtt(cues, tmp[sidecars[1]])
+            captions.write_srt(cues, tmp[sidecars[0]], lang)
+            captions.write_vtt(cues, tmp[sidecars[1]], lang)
             if burn_captions:
-                mixdown.burn_captions(tmp[final], tmp[sidecars[0]])
+                mixdown.burn_captions(tmp[final], tmp[sidecars[0]], lang=lang)
             frames, fps = check_joined(tmp[final], parts_frames)
             total = sum(durations)
             at = settled_moment(cue_lists, durations)
             thumbnail(tmp[final], tmp[sidecars[2]], at=min(total * 0.4 if at is None else at, total - 0.1),
-                      title=band)
+                      title=band, lang=lang)
         except MediaError as exc:
             raise join_failed(chapter, final, results, exc) from None
         replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last
@@ -171,7 +175,7 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
                             "size": final.stat().st_size,
                             "sha256": sha256_file(final), "report": report})
     return ChapterResult(chapter, title, final, results, joined=True, join_wall=time.perf_counter() - t0,
-                         report=report)
+                         report=report, lang=lang)
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,8 +233,9 @@ def join_film(results: list[ChapterResult], dest: Path, film_title: str, markers
                 cues += [dict(c, start=c["start"] + offset, end=c["end"] + offset)
                          for c in captions.read_srt(p.with_suffix(".srt"))]
                 offset += length
-            captions.write_srt(cues, tmp[sidecars[0]])
-            captions.write_vtt(cues, tmp[sidecars[1]])
+            lang = results[0].lang if results else SOURCE
+            captions.write_srt(cues, tmp[sidecars[0]], lang)
+            captions.write_vtt(cues, tmp[sidecars[1]], lang)
             replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last
         finally:
             discard(*tmp.values())

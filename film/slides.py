@@ -30,7 +30,7 @@ from data.files import write_bytes, write_text
 from film.clips import ClipSet, write_clips
 from film.jobs import ChapterResult
 from film.keys import sha
-from voiceover.captions import read_srt
+from voiceover.captions import is_rtl, read_srt
 from voiceover.media import probe
 from words.catalog import Words
 
@@ -65,7 +65,7 @@ def _script_json(data) -> str:
 
 def deck_words(words) -> dict[str, str]:
     """The deck's own words (its buttons, labels and help) in the film's language."""
-    return {"lang": words.lang, "start": words.text("film:deck-start"), "chapters_label": words.text("film:deck-chapters"),
+    return {"lang": words.lang, "dir": "rtl" if is_rtl(words.lang) else "ltr", "start": words.text("film:deck-start"), "chapters_label": words.text("film:deck-chapters"),
             "notes_label": words.text("film:deck-notes"), "captions_label": words.text("film:deck-captions")}
 
 
@@ -91,8 +91,19 @@ def _video_size(path: Path) -> tuple[int, int]:
     return int(s["width"]), int(s["height"])
 
 
-def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}") -> bytes:
-    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame) and notes."""
+def _right_to_left(text_frame):
+    """A PowerPoint text frame that reads right to left (Urdu): every paragraph marked rtl and
+    aligned right, where its reader starts."""
+    from pptx.enum.text import PP_ALIGN
+    for p in text_frame.paragraphs:
+        p.alignment = PP_ALIGN.RIGHT
+        p._p.get_or_add_pPr().set("rtl", "1")
+
+
+def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}",
+              rtl: bool = False) -> bytes:
+    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame) and notes; `rtl`:
+    its headings and notes read right to left."""
     # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
     from pptx import Presentation
     from pptx.util import Emu, Pt
@@ -113,10 +124,14 @@ def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {tit
             tb = slide.shapes.add_textbox(Emu(int(0.2 * EMU_PER_INCH)), 0, prs.slide_width, head_h)
             tb.text_frame.text = heading.format(chapter=e["chapter"], title=e["title"], beat=e["beat"])
             tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
+            if rtl:
+                _right_to_left(tb.text_frame)
             slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2), Emu(vw),
                                    Emu(vh), poster_frame_image=str(cs.folder / e["files"]["poster"]),
                                    mime_type="video/mp4")
             slide.notes_slide.notes_text_frame.text = e["text"]
+            if rtl:
+                _right_to_left(slide.notes_slide.notes_text_frame)
     buf = io.BytesIO()
     prs.save(buf)
     return buf.getvalue()
@@ -146,14 +161,14 @@ def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None) -> De
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     stamp = pptx.with_name(f".{pptx.name}.key")
-    key = sha({"title": title, "heading": heading, "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
+    key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
                                           for cs in mp4_sets for e in cs.entries], "version": 1})
     try:
         fresh = pptx.is_file() and stamp.read_text(encoding="utf-8") == key
     except OSError:
         fresh = False
     if not fresh:
-        write_bytes(pptx, deck_pptx(mp4_sets, title, heading))
+        write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl"))
         write_text(stamp, key)
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

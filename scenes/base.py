@@ -179,8 +179,9 @@ class ChapterScene(VoiceoverScene):
 
     def make_meter(self) -> FlopsMeter:
         value, step = self.meter_opening()
+        # the meter sits in the corner the reader reaches last: top right, or top left in an RTL film
         return FlopsMeter(value, step, widest=self.meter_widest(),
-                          title=self.text("film:meter-title")).to_corner(UR, buff=S.MARGIN)
+                          title=self.text("film:meter-title")).to_corner(UP + S.END, buff=S.MARGIN)
 
     def step_text(self, key: str) -> str:
         """The meter's words for ledger entry `key` ('L0.qkv' -> 'layer 1: q, k, v projections')."""
@@ -196,12 +197,12 @@ class ChapterScene(VoiceoverScene):
     def add_furniture(self):
         self.meter = self.make_meter()
         heading = fit_width(label(self.text("film:heading", chapter=self.chapter, title=self.title), S.SMALL, S.MUTED), 6.5)
-        heading.to_corner(UL, buff=S.MARGIN)
+        heading.to_corner(UP + S.START, buff=S.MARGIN)     # where the reader starts: top left, or top right
         self.heading = heading
         self.add(self.meter, heading)
         if self.bundle.synthetic:
             mark = label(self.text("film:synthetic-mark"), S.SMALL, S.WARNING)
-            mark.next_to(heading, DOWN, buff=0.12).align_to(heading, LEFT)
+            mark.next_to(heading, DOWN, buff=0.12).align_to(heading, S.START)
             self.random_mark = mark
             self.add(mark)
 

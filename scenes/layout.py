@@ -115,7 +115,8 @@ def even_gaps(rows: Sequence[Sequence], width: float, least: float = GAP.s) -> f
 def table(rows: Sequence[Sequence], aligns: str, gaps: float | Sequence[float] = GAP.m,
           widths: Sequence[float | None] | None = None, width: float | None = None, pitch: float | None = None,
           row_gap: float = GAP.s, ys: Sequence[float] | None = None, space_before: dict[int, float] | None = None,
-          indent: dict[int, float] | None = None, x: float = 0.0, y: float = 0.0) -> VGroup:
+          indent: dict[int, float] | None = None, x: float = 0.0, y: float = 0.0,
+          rtl_aligns: str | None = None) -> VGroup:
     """Rows of cells laid out in columns: the table's rows, each a VGroup of its cells.
 
     Column j is as wide as its widest cell (at least `widths[j]` where given), `gaps` apart (one gap,
@@ -126,6 +127,10 @@ def table(rows: Sequence[Sequence], aligns: str, gaps: float | Sequence[float] =
     `ys` given (a readout beside each floor of a stack); `space_before={k: gap}` adds air above row k
     (a total under its items), `indent={k: gap}` moves row k's first cell right (a sub-item).
     The first column's left edge is at `x`, the first row's centre at `y`. None leaves a cell empty.
+    `rtl_aligns` (one letter per column, in the columns' own order): a table of the film's own words
+    that a right-to-left film mirrors. There (S.RTL) the first column is the rightmost, each column
+    keeps its width and gaps, and its cells sit flush as rtl_aligns says (words "R", numbers still
+    "R"); an indent moves a first cell left. Without it, or in a left-to-right film, nothing changes.
     """
     rows = [list(r) for r in rows]
     n = max(len(r) for r in rows)
@@ -144,6 +149,11 @@ def table(rows: Sequence[Sequence], aligns: str, gaps: float | Sequence[float] =
         lefts.append(lefts[-1] + col_w[j - 1] + gaps[j - 1])
     if width is not None and n > 1 and lefts[-1] + col_w[-1] - x < width:
         lefts[-1] += width - (lefts[-1] + col_w[-1] - x)
+    sign = 1.0
+    if rtl_aligns is not None and S.RTL:      # the same columns mirrored about the table's middle
+        end = lefts[-1] + col_w[-1]
+        lefts = [x + end - (a + w) for a, w in zip(lefts, col_w)]
+        aligns, sign = rtl_aligns, -1.0
     anchors = {"L": lefts, "R": [a + w for a, w in zip(lefts, col_w)], "C": [a + w / 2 for a, w in zip(lefts, col_w)]}
     if ys is None:
         step = pitch if pitch is not None else max(m.height for r in rows for m in r if m is not None) + row_gap
@@ -154,6 +164,6 @@ def table(rows: Sequence[Sequence], aligns: str, gaps: float | Sequence[float] =
             at -= step
     out = VGroup()
     for k, (r, row_y) in enumerate(zip(rows, ys)):
-        xs = [anchors[a][j] + (indent.get(k, 0.0) if j == 0 else 0.0) for j, a in enumerate(aligns[:len(r)])]
+        xs = [anchors[a][j] + sign * (indent.get(k, 0.0) if j == 0 else 0.0) for j, a in enumerate(aligns[:len(r)])]
         out.add(place_row(r, xs, aligns, row_y))
     return out

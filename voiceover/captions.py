@@ -15,6 +15,20 @@ from data.files import write_text
 
 LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2
+RLM = "\u200f"       # RIGHT-TO-LEFT MARK: starts each line of an RTL language's caption
+RTL_LANGUAGES = ("ar", "fa", "he", "ps", "sd", "ug", "ur", "yi")
+
+
+def is_rtl(lang: str) -> bool:
+    return lang.replace("_", "-").split("-")[0].lower() in RTL_LANGUAGES
+
+
+def directed(text: str, lang: str) -> str:
+    """Caption text for a language: in a right-to-left language every line starts with a
+    RIGHT-TO-LEFT MARK, so a player sets it right to left even when it opens with a name or a
+    number ("GPT-2 ..."); players read the first strong character. Left-to-right text is as it is."""
+    lines = [line.lstrip(RLM) for line in text.split("\n")]
+    return "\n".join(RLM + line if is_rtl(lang) else line for line in lines)
 
 
 def _fits(piece: str) -> bool:
@@ -83,8 +97,8 @@ def _stamp(seconds: float, sep: str) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def write_srt(cues: list[dict], path: Path):
-    blocks = [f"{i}\n{_stamp(c['start'], ',')} --> {_stamp(c['end'], ',')}\n{c['text']}\n"
+def write_srt(cues: list[dict], path: Path, lang: str = "en"):
+    blocks = [f"{i}\n{_stamp(c['start'], ',')} --> {_stamp(c['end'], ',')}\n{directed(c['text'], lang)}\n"
               for i, c in enumerate(cues, 1)]
     write_text(path, "\n".join(blocks))
 
@@ -95,9 +109,15 @@ def vtt_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def write_vtt(cues: list[dict], path: Path):
-    blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{vtt_text(c['text'])}\n" for c in cues]
-    write_text(path, "WEBVTT\n\n" + "\n".join(blocks))
+def vtt_header(lang: str) -> str:
+    """WEBVTT with its language: the header lines YouTube and other players read ('Language: ur')."""
+    return f"WEBVTT\nKind: captions\nLanguage: {lang}\n\n"
+
+
+def write_vtt(cues: list[dict], path: Path, lang: str = "en"):
+    blocks = [f"{_stamp(c['start'], '.')} --> {_stamp(c['end'], '.')}\n{vtt_text(directed(c['text'], lang))}\n"
+              for c in cues]
+    write_text(path, vtt_header(lang) + "\n".join(blocks))
 
 
 def read_srt(path: Path) -> list[dict]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from data.files import discard, temp_name
 from voiceover import audio
+from voiceover.captions import is_rtl
 from voiceover.media import run_ffmpeg, video_height, video_seconds, write_ffconcat
 
 AAC_BITRATE = "160k"
@@ -104,12 +105,14 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
     return report
 
 
-def burn_captions(video: Path, srt: Path, out: Path | None = None):
+def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "en"):
     """Re-encode the picture with the captions drawn in the bottom band (audio copied), into
     `out` (default: over `video`, once complete). Raises MediaError on any ffmpeg error."""
     height = video_height(video)
     # libass sizes are in a 288-line script space: 16 there reads at any output height
-    style = "FontName=DejaVu Sans,FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
+    # an RTL language's captions in the Naskh face the film draws its words in (scenes/style.py)
+    face = "Noto Naskh Arabic" if is_rtl(lang) else "DejaVu Sans"
+    style = f"FontName={face},FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
             "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
     out = video if out is None else Path(out)
     part = temp_name(out)
