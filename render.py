@@ -234,6 +234,17 @@ def render_batch(args, console) -> int:
     return 1 if any(r.error for r in reports) else 0
 
 
+def say_language(req: request.Request, console):
+    """A catalog that lacks messages renders them in English: the run says which, never silently."""
+    words = req.words
+    if words is None or not words.fallbacks:
+        return
+    ids = sorted(words.fallbacks)
+    console.print(f"[yellow]{words.lang}: {len(ids)} message(s) have no translation and are shown and spoken in "
+                  f"English[/yellow]: {', '.join(ids[:12])}{' …' if len(ids) > 12 else ''} "
+                  f"(add them to words/catalogs/{words.lang}/; render.py --list-languages shows how complete it is)")
+
+
 def say_voice(req: request.Request, console):
     """Log which narration service the request's voice names (validated with the request)."""
     console.print(f"voice: {req.service.describe()}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
@@ -277,15 +288,21 @@ def write_script_sheet(req: request.Request, bundle, path: Path) -> Path:
 def list_languages() -> int:
     english = catalog.english()
     for lang in catalog.languages():
+        name = "pseudo-language" if lang == catalog.PSEUDO else services.language_name(lang)
         if lang == catalog.SOURCE:
             note = f"{len(english)} messages (the source)"
         elif lang == catalog.PSEUDO:
             note = "generated from English: every message, lengthened and accented"
         else:
-            words = catalog.Words.load(lang)
-            have = words.messages.keys() - words.fallbacks
-            note = f"{len(have & english.keys())} of {len(english)} messages translated"
-        print(f"{lang:5} {note}")
+            try:
+                words = catalog.Words.load(lang)
+            except catalog.CatalogError as exc:
+                print(f"{lang:5} {name:16} unusable: {exc.problems[0]}" + (f" (and {len(exc.problems) - 1} more)"
+                                                                        if len(exc.problems) > 1 else ""))
+                continue
+            have = len((words.messages.keys() - words.fallbacks) & english.keys())
+            note = f"{have} of {len(english)} messages translated ({100 * have // len(english)}%)"
+        print(f"{lang:5} {name:16} {note}")
     return 0
 
 
@@ -346,6 +363,7 @@ def main(argv=None) -> int:
         if req.chapters:
             check_tools()
             check_out(req.out)
+            say_language(req, console)
             say_voice(req, console)
         with console.status("extracting tensors from GPT-2 …"):
             bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))

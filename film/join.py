@@ -33,9 +33,10 @@ def join_parts(parts: list[Path], cue_lists: list[list[dict]], final: Path, voic
 
 
 THUMB_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"   # fonts-dejavu-core (Makefile)
-# a right-to-left language's title band: the Naskh face its words are drawn in (fonts-noto-core);
-# drawtext shapes and orders it with fribidi
-THUMB_FONT_RTL = "/usr/share/fonts/truetype/noto/NotoNaskhArabic-Bold.ttf"
+# a right-to-left language's title band: the Naskh face its words are drawn in (fonts-noto-core),
+# set by libass in a 288-line script space (40 there matches drawtext's h*0.08 for Latin capitals)
+THUMB_STYLE_RTL = ("FontName=Noto Naskh Arabic,Bold=1,FontSize=40,PrimaryColour=&H00FFFFFF,BorderStyle=1,Outline=0,"
+                   "Shadow=0,Alignment=2,MarginV=6,Encoding=-1")
 
 
 def settled_moment(cue_lists: list[list[dict]], durations: list[float], near: float = 0.4) -> float | None:
@@ -61,11 +62,19 @@ def thumbnail(video: Path, png: Path, at: float, title: str | None = None, lang:
     caption = temp_name(png.with_suffix(".txt"))
     try:
         draw = []
-        if title:
+        band = "drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
+        if title and captions.is_rtl(lang):
+            # drawtext lays text out left to right in one face; libass (as the burned captions) shapes
+            # Urdu, falls back for what the Naskh face lacks (·) and, with Encoding=-1, sets the line
+            # right to left from its first strong letter (the RLM)
+            discard(caption)
+            caption = caption.with_suffix(".srt")
+            captions.write_srt([{"start": 0.0, "end": 36000.0, "text": title}], caption, lang)
+            draw = ["-vf", band + f"subtitles={caption.name}:force_style='{THUMB_STYLE_RTL}'"]
+        elif title:
             caption.write_text(title, encoding="utf-8")    # a file: no escaping of the title's characters
-            draw = ["-vf", ("drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
-                            f"drawtext=fontfile={THUMB_FONT_RTL if captions.is_rtl(lang) else THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
-                            "fontsize=h*0.08:x=(w-text_w)/2:y=h*0.91-text_h/2")]
+            draw = ["-vf", (band + f"drawtext=fontfile={THUMB_FONT}:textfile={caption.name}:fontcolor=white:"
+                                   "fontsize=h*0.08:x=(w-text_w)/2:y=h*0.91-text_h/2")]
         # ffmpeg runs beside the title file, named plainly in the filter graph (a quote or colon in
         # the output path would break its escaping); the other paths are arguments, made absolute
         run_ffmpeg(["-ss", f"{max(at, 0):.2f}", "-i", Path(video).resolve(), *draw, "-frames:v", "1", "-update", "1",

@@ -151,7 +151,7 @@ class Prompt(TokensScene):
         chips = chip_flow(self.chip_texts, f["ids"])
         ids = id_list_block(f["ids"], S.CONTENT_W)
         caption = label(self.text("model-input"), S.SMALL, S.MUTED)
-        id_group = VGroup(caption, ids).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+        id_group = VGroup(caption, ids).arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
         layout = VGroup(chips, id_group).arrange(DOWN, buff=GAP.xl)
         room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.5)   # half a unit more air above the captions
         place_in(fit_to(layout, width=room.width, height=room.height + accent_room(caption), grow=1.3), room)
@@ -211,7 +211,7 @@ class SameWord(TokensScene):
                 if tid in f["ids"]:
                     col.add(below(label(self.text("in-prompt"), S.SMALL, S.INK), num, buff=GAP.s))
                 cols.add(col)
-            cols.arrange(RIGHT, buff=1.4, aligned_edge=UP)
+            cols.arrange(S.END, buff=1.4, aligned_edge=UP)     # the three spellings in reading order
             footer = label(self.text("case-footer"), S.BODY_SIZE, S.INK)
             fit_width(footer, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
             above = S.CONTENT.with_(bottom=footer.get_top()[1])
@@ -255,7 +255,7 @@ class Merges(TokensScene):
         vf = f["vocab"]
         steps, merges = lad["steps"], lad["merges"]
         header = VGroup(label(self.text("bpe-header"), S.BODY_SIZE, S.INK),
-                        TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(RIGHT, buff=GAP.m)
+                        TokenChip(lad["word"], size=S.BODY_SIZE)).arrange(S.END, buff=GAP.m)
         header.move_to(UP * S.HEADLINE_Y)
         rows = VGroup()
         for k, symbols in enumerate(steps):
@@ -275,9 +275,9 @@ class Merges(TokensScene):
         result = label(self.text("ladder-result", count=len(lad["ids"]), ids=final_ids), S.BODY_SIZE,
                        S.TOKEN, mono=True)
         # columns: step name | chips | merged pair and its rank in vocab.bpe
-        table(rows, "LLL", gaps=GAP.l, row_gap=GAP.xxs)
+        table(rows, "LLL", gaps=GAP.l, row_gap=GAP.xxs, rtl_aligns="RRR")
         last = rows[-1][2] if len(rows) > 1 else rows[-1][1]
-        result.next_to(last, RIGHT, buff=GAP.l)     # the last merge's row ends with the id
+        result.next_to(last, S.END, buff=GAP.l)     # the last merge's row ends with the id
         ladder = VGroup(rows, result)
         room = S.CONTENT.with_(top=header.get_bottom()[1] - GAP.l)    # the content box under the header
         place_in(fit_to(ladder, room, grow=1.5), room, UP)
@@ -385,7 +385,7 @@ class Compression(TokensScene):
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
             n_chars = label(self.text("character-count", count=f["other_chars"], n=N.fmt_int(f["other_chars"])),
                             S.SMALL, S.MUTED)
-            top = VGroup(line, n_chars).arrange(RIGHT, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
+            top = VGroup(line, n_chars).arrange(S.END, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
             texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
             chips.arrange(RIGHT, buff=GAP.m, aligned_edge=UP)
@@ -404,7 +404,7 @@ class Compression(TokensScene):
                                      (self.text("the-greeting"), f["other_cpt"], N.fmt_ratio(f["other_cpt"]), S.WARNING)],
                                     bar_max=5.0)
             heading = label(self.text("cpt-heading"), S.SMALL, S.MUTED)
-            cmp_group = VGroup(heading, compare).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
+            cmp_group = VGroup(heading, compare).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
             fit_width(cmp_group, S.CONTENT_W)
             keep_inside(below(cmp_group, tally, buff=GAP.l).set_x(S.CONTENT.x), S.CONTENT)   # above the caption band
             # the greeting (its characters), its tokens, the ratio; then the loose bytes; then English

@@ -115,7 +115,7 @@ class Lookup(EmbeddingScene):
                                  stroke_width=2, max_tip_length_to_length_ratio=0.06, tip_length=0.15))
             note = self.window_note()
             if note is not None:
-                note.next_to(chips, UP, buff=GAP.s).align_to(chips, LEFT)
+                note.next_to(chips, UP, buff=GAP.s).align_to(chips, S.START)
             self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.s) for c in chips], lag_ratio=0.15),
                       *([FadeIn(note)] if note else []), run_time=beat.span(0.8))
             say(self, beat, "keeps", FadeIn(wte), FadeIn(name))
@@ -134,13 +134,13 @@ class Lookup(EmbeddingScene):
                       *([FadeOut(note)] if note else []), run_time=beat.share(0.12))
             chip = TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE)
             pick = label(self.text("id-to-row", id=b.ids[i]), S.BODY_SIZE, S.TOKEN, mono=True)
-            head = VGroup(chip, pick).arrange(RIGHT, buff=GAP.l)
+            head = VGroup(chip, pick).arrange(S.END, buff=GAP.l)
             grid = fit_width(NumberGrid(vec[None, :], max_cols=8, cell_w=1.2, shape_text=f"1 × {N.fmt_int(d)}"),
                              S.CONTENT_W)
             vmax = float(np.abs(vec).max()) or 1.0
             strip = heatmap(vec[None, :], vmax, S.CONTENT_W - 1.0, 0.45)
             strip_title = label(self.text("strip-title", d=N.fmt_int(d)), S.SMALL, S.MUTED)
-            strip_title.next_to(strip, UP, buff=GAP.s).align_to(strip, LEFT)
+            strip_title.next_to(strip, UP, buff=GAP.s).align_to(strip, S.START)
             legend = DivergingLegend(vmax, decimals=2).next_to(strip, DOWN, buff=GAP.m)
             # top to bottom: the token and its row, the row's first numbers, all of them as colours
             place_in(Group(head, grid, Group(strip_title, strip, legend)).arrange(DOWN, buff=GAP.xl), S.CONTENT)
@@ -153,7 +153,7 @@ class Lookup(EmbeddingScene):
             if self.bundle.synthetic:     # random weights: the row is seeded noise, not something learned
                 noise = VGroup(glow(strip, color=S.WARNING, opacity=0.15),
                                label(self.text("seeded-noise"), S.SMALL, S.WARNING).next_to(strip, UP, buff=GAP.s)
-                               .align_to(strip, RIGHT))
+                               .align_to(strip, S.END))
                 say(self, beat, "noise", FadeIn(noise))
         with self.beat("grid") as beat:
             self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend, *([noise] if noise else []))],
@@ -349,7 +349,7 @@ class Positions(EmbeddingScene):
             sines = sinusoidal_table(f["P"], d)[:Pn, :Dn]
             w = 4.6
             ours_txt = VGroup(label(self.text("ours-rows", last=min(T, Pn) - 1), S.SMALL, S.TOKEN),
-                              label(self.text("ours-tokens", T=T), S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+                              label(self.text("ours-tokens", T=T), S.SMALL, S.TOKEN)).arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
 
             def make_panels(h):
                 panels, images = VGroup(), []
@@ -434,7 +434,7 @@ class Residual(EmbeddingScene):
             lane = Rectangle(width=S.CONTENT_W, height=0.9, stroke_color=S.RESIDUAL, stroke_width=2,
                              fill_color=S.RESIDUAL, fill_opacity=0.18)
             name = label(self.text("stream-name", T=b.T, d=N.fmt_int(f["d"])), S.BODY_SIZE, S.RESIDUAL)
-            below(name, lane, buff=GAP.s, aligned=LEFT)
+            below(name, lane, buff=GAP.s, aligned=S.START)
             start = label(self.text("stream-start"), S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5
@@ -456,7 +456,7 @@ class Residual(EmbeddingScene):
                 plus.add(label("+", S.SMALL, S.RESIDUAL).next_to(write.get_end(), DOWN, buff=GAP.s))
             layers = label(self.text("layer-count", count=L), S.SMALL, S.MUTED).next_to(blocks, UP, buff=GAP.s)
             formula = label("x  →  x + f(x)", S.BODY_SIZE, S.INK, mono=True)
-            below(formula, name, buff=GAP.m).align_to(lane, RIGHT)
+            below(formula, name, buff=GAP.m).align_to(lane, S.END)
             dot = Dot(color=S.RESIDUAL, radius=0.12).next_to(start, RIGHT, buff=GAP.xxs)
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
             place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path), S.CONTENT)

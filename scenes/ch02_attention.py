@@ -44,7 +44,7 @@ class AttentionScene(ChapterScene):
             return None
         note = label(self.text("window-note", shown=len(self.rows), T=self.bundle.T), S.SMALL, S.MUTED)
         last_line = getattr(self, "random_mark", None) or self.heading   # top-left furniture column
-        return below(note, last_line, buff=GAP.xs).align_to(self.heading, LEFT)
+        return below(note, last_line, buff=GAP.xs).align_to(self.heading, S.START)
 
 
 class Projections(AttentionScene):
@@ -68,7 +68,7 @@ class Projections(AttentionScene):
             tag = label(self.text("head-tag", head=h + 1, n_head=self.H), S.BODY_SIZE, S.ATTENTION)
             strip = self.head_strip()
             rule = fit_lines(self.text("head-rule"), S.SMALL, S.MUTED, 11)
-            top = VGroup(tag, strip).arrange(RIGHT, buff=GAP.l)
+            top = VGroup(tag, strip).arrange(S.END, buff=GAP.l)
             group = VGroup(arcs, top, rule).arrange(DOWN, buff=GAP.l)
             place_in(group, S.CONTENT)
             self.play(FadeIn(arcs.marks, shift=UP * GAP.xs), run_time=beat.span(0.3))
@@ -161,7 +161,7 @@ class Scores(AttentionScene):
             dot_formula = label("q · k", S.BODY_SIZE, S.INK).move_to(UP * TITLE_Y)
             formula = label(self.text("score-formula", dh=self.dh), S.BODY_SIZE, S.INK)
             root = label(f"√{self.dh} = {N.fmt_general(np.sqrt(self.dh))}", S.BODY_SIZE, S.MUTED)
-            VGroup(formula, root).arrange(RIGHT, buff=GAP.xl).move_to(UP * TITLE_Y)
+            VGroup(formula, root).arrange(S.END, buff=GAP.xl).move_to(UP * TITLE_Y)
             grid = self.grid(dots, vmax=vmax)
             scaled_grid = self.grid(scaled, vmax=vmax)
             shape = label(self.text("scores-shape", T=b.T), S.SMALL, S.MUTED, mono=True)
@@ -172,7 +172,7 @@ class Scores(AttentionScene):
                       run_time=beat.span(0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0.7))
             beat.at("scale")         # "each product is divided by the square root of dh, which is …"
-            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=LEFT * GAP.s),
+            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=S.START * GAP.s),
                       run_time=beat.span(0.3))
             self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
                       *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(0.6))
@@ -382,11 +382,12 @@ class Mixing(AttentionScene):
         rows.add(VGroup(label(self.text("receipt-total"), S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
                         label(N.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
         # step and formula flush left, FLOPs flush right at the text width; the total a little apart
-        table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s})
+        table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s},
+              rtl_aligns="RRR")
         rule_y = rows[-1].get_top()[1] + GAP.xs
         rule = Line([rows.get_left()[0], rule_y, 0], [rows.get_right()[0], rule_y, 0], color=S.MUTED, stroke_width=2)
         note = fit_lines(self.text("receipt-note"), S.SMALL, S.MUTED, 11)
-        below(note, rows, buff=GAP.l, aligned=LEFT)
+        below(note, rows, buff=GAP.l, aligned=S.START)
         receipt = VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
         place_in(receipt, S.CONTENT)
         return receipt, rows

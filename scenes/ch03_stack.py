@@ -122,9 +122,10 @@ class Heads(StackScene):
                              dot_radius=min(0.045, pitch * 0.3))
         arcs.next_to(frame, RIGHT, buff=GAP.s).match_y(frame)
         title = label(self.text("head-title", head=h + 1, habit=habit), S.SMALL, S.TOKEN if h == featured else S.MUTED)
-        title.next_to(frame, UP, buff=GAP.xs).align_to(frame, LEFT)      # may reach into the gap to its right
+        body = Group(frame, arcs)      # its start edge: the frame's left, or the arcs' right in an RTL film
+        title.next_to(frame, UP, buff=GAP.xs).align_to(body, S.START)     # may reach into the gap after it
         cell = Group(img, frame, arcs, title)
-        cell.img, cell.frame, cell.arcs, cell.title = img, frame, arcs, title
+        cell.img, cell.frame, cell.arcs, cell.title, cell.body = img, frame, arcs, title, body
         cell.title_words = (self.text("head-title", head=h + 1, habit=habit), S.TOKEN if h == featured else S.MUTED)
         return cell
 
@@ -153,11 +154,11 @@ class Heads(StackScene):
             if S.SMALL * (pitch - 0.25) / c.title.width < LEGIBLE * S.SMALL:    # would shrink away: wrap it
                 words, colour = c.title_words
                 wrapped = fit_lines(words, S.SMALL, colour, pitch - 0.25, max_lines=2)
-                wrapped.next_to(c.frame, UP, buff=GAP.xs).align_to(c.frame, LEFT)
+                wrapped.next_to(c.frame, UP, buff=GAP.xs).align_to(c.body, S.START)
                 c.remove(c.title)
                 c.title = wrapped
                 c.add(wrapped)
-            fit_width(c.title, pitch - 0.25).align_to(c.frame, LEFT)
+            fit_width(c.title, pitch - 0.25).align_to(c.body, S.START)
             row, col = divmod(k, cols)
             # the frame's left edge at its column's x, the cell's top at its row's y
             c.shift(RIGHT * col * pitch + DOWN * row * row_h - c.frame.get_left() * RIGHT - c.get_top() * UP)
@@ -188,7 +189,7 @@ class Heads(StackScene):
             mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
             note = label(self.text("followed-note", head=f + 1), S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
-            foot = above(VGroup(note, legend).arrange(RIGHT, buff=GAP.xl), key, buff=GAP.s)
+            foot = above(VGroup(note, legend).arrange(S.END, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
             # "Chapter two followed one head": that head alone, large, in the middle
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
@@ -298,12 +299,12 @@ class Mlp(StackScene):
 
     def side_label(self, block, lines: list[tuple[str, object]]) -> VGroup:
         g = VGroup(*[label(text, S.SMALL, colour) for text, colour in lines]).arrange(DOWN, buff=GAP.xs,
-                                                                                       aligned_edge=RIGHT)
+                                                                                       aligned_edge=S.END)
         if S.SMALL * 4.6 / g.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps instead
             g = VGroup(*[fit_lines(text, S.SMALL, colour, 4.6) for text, colour in lines]).arrange(
-                DOWN, buff=GAP.xs, aligned_edge=RIGHT)
+                DOWN, buff=GAP.xs, aligned_edge=S.END)
         fit_width(g, 4.6)
-        return g.next_to(block, LEFT, buff=GAP.l)
+        return g.next_to(block, S.START, buff=GAP.l)      # the block's name where its reader starts
 
     def value_window(self, values, block, n: int, name: str) -> VGroup:
         """The first `n` of a vector's numbers beside its block; `name`: "x" (the input) or "out"."""
@@ -311,7 +312,7 @@ class Mlp(StackScene):
         caption = (self.text("window-x", shown=shown, n=total) if name == "x"
                    else self.text("window-out", shown=shown, n=total))
         g = NumberGrid(np.asarray(values)[None, :], max_cols=n, shape_text=caption)
-        return fit_width(g, 5.0).next_to(block, RIGHT, buff=GAP.l)
+        return fit_width(g, 5.0).next_to(block, S.END, buff=GAP.l)
 
     def per_token(self) -> VGroup:
         """The tokens (the last few of a long prompt), each with its own arrow into its own MLP box."""
@@ -372,15 +373,15 @@ class Mlp(StackScene):
             shown = len(window(dff, 9)[0])
             h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
                                shape_text=self.text("hidden-window", shown=shown, n=N.fmt_int(dff)))
-            fit_width(h_win, 10.0).move_to(o_img).shift(RIGHT * GAP.m)     # room for its name on the left
-            h_name = label(self.text("hidden-name"), S.SMALL, S.MLP).next_to(h_win.cell_group, LEFT, buff=GAP.m)
+            fit_width(h_win, 10.0).move_to(o_img).shift(S.END * GAP.m)     # room for its name before it
+            h_name = label(self.text("hidden-name"), S.SMALL, S.MLP).next_to(h_win.cell_group, S.START, buff=GAP.m)
             pos = label(self.text("count-positive", count=f["n_pos"], n=N.fmt_int(f["n_pos"])), S.SMALL, S.POSITIVE,
                         mono=True)
             neg = label(self.text("count-negative", count=f["n_neg"], n=N.fmt_int(f["n_neg"])), S.SMALL, S.NEGATIVE,
                         mono=True)
             rng = label(self.text("range", n=N.fmt_int(dff), min=N.fmt_signed(f["min"], 2), max=N.fmt_signed(f["max"], 2)),
                         S.SMALL, S.MUTED, mono=True)
-            counts = VGroup(pos, neg, rng).arrange(RIGHT, buff=GAP.l)
+            counts = VGroup(pos, neg, rng).arrange(S.END, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
             self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0.2))
             self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0.35))
@@ -552,16 +553,16 @@ class Climb(StackScene):
             # (a long prompt's numbers widen their column: no name runs into its number), the sum apart
             side = S.RIGHT_HALF.with_(left=S.RIGHT_HALF.left + GAP.xl)
             table(lines, "LR", gaps=GAP.l, width=side.width, row_gap=GAP.xs, indent={1: GAP.l, 2: GAP.l},
-                  space_before={len(lines) - 1: GAP.s})
+                  space_before={len(lines) - 1: GAP.s}, rtl_aligns="RR")
             place_in(fit_to(lines, side), side)
             # "After layer 12 the meter reads N FLOPs": the stack steps aside for the sum
             self.play(everything.animate.shift((home - stack.get_center()) * RIGHT),
                       run_time=beat.span(0.3))
-            self.play(FadeIn(lines[-1], shift=LEFT * GAP.xs), Indicate(self.meter.counter, color=S.FLOPS,
+            self.play(FadeIn(lines[-1], shift=S.START * GAP.xs), Indicate(self.meter.counter, color=S.FLOPS,
                                                                     scale_factor=1.1), run_time=beat.span(0.8))
             # "That is 12 layers at N each, plus M for the positions"
             beat.at("each")
-            self.play(LaggedStart(*[FadeIn(t, shift=LEFT * GAP.xs) for t in lines[:-1]], lag_ratio=0.5),
+            self.play(LaggedStart(*[FadeIn(t, shift=S.START * GAP.xs) for t in lines[:-1]], lag_ratio=0.5),
                       run_time=beat.span(0.9))
 
 
@@ -593,7 +594,7 @@ class Lens(StackScene):
         table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])
         readouts.shift((stack.get_right() - readouts.get_left()) * RIGHT + RIGHT * GAP.l)
         header = fit_lines(self.text("lens-header", token=S.show_token(b.tokens[-1])), S.SMALL, S.LOGIT, 7.6)
-        above(header, readouts, buff=GAP.s, aligned=LEFT)
+        above(header, readouts, buff=GAP.s, aligned=S.START)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
             header.next_to(readouts, RIGHT, buff=GAP.m).align_to(readouts, DOWN)
         with self.beat("lens") as beat:
@@ -624,11 +625,11 @@ class Lens(StackScene):
             where = (self.text("settle-layers", first=settle + 1, last=L) if settle < L - 1
                      else self.text("settle-layer", layer=L))
             note = VGroup(label(self.text("settle-note"), S.SMALL, S.LOGIT), label(where, S.SMALL, S.LOGIT))
-            note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            note.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
             room = S.RIGHT_EDGE - box.get_right()[0] - GAP.s
             if S.SMALL * room / note.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps instead
                 note = VGroup(*[fit_lines(t, S.SMALL, S.LOGIT, room) for t in (self.text("settle-note"), where)])
-                note.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+                note.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
             fit_width(note, room)
             note.next_to(box, RIGHT, buff=GAP.s)
             # "… is on top from layer k upward"

@@ -50,10 +50,10 @@ from words import numbers as N
 def lines_within(texts: list[tuple[str, int, object]], width: float, buff: float = GAP.xs, **kw) -> VGroup:
     """(text, size, colour) lines flush left, fit to `width`: shrunk together as fit_width does while
     that stays legible, otherwise each line wrapped on its own (scenes.text.fit_lines)."""
-    g = VGroup(*[label(t, size, colour, **kw) for t, size, colour in texts]).arrange(DOWN, buff=buff, aligned_edge=LEFT)
+    g = VGroup(*[label(t, size, colour, **kw) for t, size, colour in texts]).arrange(DOWN, buff=buff, aligned_edge=S.START)
     if g.width > width and min(m.font_size for m in g) * width / g.width < LEGIBLE * S.SMALL:
         g = VGroup(*[fit_lines(t, size, colour, width, **kw) for t, size, colour in texts]).arrange(
-            DOWN, buff=buff, aligned_edge=LEFT)
+            DOWN, buff=buff, aligned_edge=S.START)
     return fit_width(g, width)
 
 
@@ -277,7 +277,7 @@ class Softmax(VoteScene):
                              (self.text("rule-sum", V=N.fmt_int(V)), S.SMALL, S.INK),
                              (self.text("rule-total"), S.SMALL, S.INK)], S.SIDE_PANEL.width - GAP.xl, buff=GAP.m)
         # set in from the panel's edge, its first line level with the top bar
-        place_in(rule, S.SIDE_PANEL, LEFT, buff=GAP.m).align_to(bars, UP)
+        place_in(rule, S.SIDE_PANEL, S.START, buff=GAP.m).align_to(bars, UP)
         with self.beat("softmax") as beat:
             # "A softmax turns the V scores into probabilities"
             self.play(FadeIn(head), FadeIn(rule[0]), run_time=beat.span(0.25))
@@ -395,21 +395,21 @@ class Shaping(VoteScene):
         now = label("T = " + N.fmt_fixed(temps[plain]['t'], 1), S.BODY_SIZE, S.LOGIT).next_to(bars, UP, buff=GAP.m)
         now.align_to(bars, LEFT)
         formula = label(self.text("temp-formula"), S.BODY_SIZE, S.MUTED)
-        place_in(formula, panel, LEFT, y=now.get_y())
+        place_in(formula, panel, S.START, y=now.get_y())
         # what each temperature did, one row each, beside the middle of the bars
         cells = [[label("T = " + N.fmt_fixed(t['t'], 1), S.SMALL, S.LOGIT),
                   label(self.text("temp-top", p=N.fmt_prob(t["top"])), S.SMALL, S.INK, mono=True),
                   label(self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)), S.SMALL, S.INK, mono=True)]
                  for t in temps]
-        record = table(cells, "LLL", gaps=GAP.l, row_gap=GAP.m)
+        record = table(cells, "LLL", gaps=GAP.l, row_gap=GAP.m, rtl_aligns="RRR")
         if S.SMALL * (panel.width - GAP.xs) / record.width < LEGIBLE * S.SMALL:   # too wide: the entropy under the top
-            record = table([[name, VGroup(top, ent).arrange(DOWN, buff=GAP.xxs, aligned_edge=LEFT)]
-                            for name, top, ent in cells], "LL", gaps=GAP.l, row_gap=GAP.m)
-        place_in(fit_width(record, panel.width - GAP.xs), panel, LEFT, y=bars.get_y())
+            record = table([[name, VGroup(top, ent).arrange(DOWN, buff=GAP.xxs, aligned_edge=S.START)]
+                            for name, top, ent in cells], "LL", gaps=GAP.l, row_gap=GAP.m, rtl_aligns="RR")
+        place_in(fit_width(record, panel.width - GAP.xs), panel, S.START, y=bars.get_y())
         coolest, hottest = record[0], record[-1]
         foot = fit_lines(self.text("temp-foot", V=N.fmt_int(self.V), H=N.fmt_fixed(f["max_entropy"], 2)), S.SMALL,
                          S.MUTED, panel.width - GAP.xs)
-        below(foot, record, buff=GAP.l, aligned=LEFT)
+        below(foot, record, buff=GAP.l, aligned=S.START)
         with self.beat("temperature") as beat:
             # "Temperature divides the scores before the softmax"
             self.play(FadeIn(formula), FadeIn(now), FadeIn(bars), run_time=beat.span(0.6))
@@ -418,7 +418,7 @@ class Shaping(VoteScene):
             for j, t in enumerate(temps):
                 beat.at(f"temp-{j}")
                 tag = label("T = " + N.fmt_fixed(t['t'], 1), S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
-                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=LEFT * GAP.xs),
+                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=S.START * GAP.xs),
                           *[r.animate.set_opacity(0.45) for r in record[:j]],
                           FadeOut(lit), run_time=beat.span(0.45))
                 beat.at(f"temp-{j}", 0.55)
@@ -440,8 +440,8 @@ class Shaping(VoteScene):
             title = label(self.text("topk-title", k=k), S.BODY_SIZE, S.LOGIT)
             sub = lines_within([(self.text("topk-keep", k=k), S.SMALL, S.INK), (self.text("topk-renorm"), S.SMALL, S.INK)],
                                S.SIDE_PANEL.width)
-            info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
-            place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, LEFT).align_to(bars_k, UP)   # level with the top bar
+            info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
+            place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, S.START).align_to(bars_k, UP)   # level with the top bar
             self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0.2))
             self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0.7))
             bars = bars_k
@@ -468,7 +468,7 @@ class Shaping(VoteScene):
             lines = [self.text("topp-keep"), self.text("topp-count", p=N.fmt_pct_short(TOP_P), n=N.fmt_int(n_p))]
             if more > 0:
                 lines.append(self.text("topp-more", bars=len(bars.rows), more=N.fmt_int(more)))
-            sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
+            sub2 = VGroup(*[label(t, S.SMALL, S.INK) for t in lines]).arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
             cum = np.cumsum([c["prob"] for c in f["top"]])
             dec = N.prob_decimals(cum)
             sums = VGroup(*[label(f"Σ {N.fmt_prob(c, dec)}", S.SMALL, S.MUTED, mono=True) for c in cum])
@@ -477,12 +477,12 @@ class Shaping(VoteScene):
             for m, r in zip(sums, bars.rows):
                 m.match_y(r)
             panel = S.SIDE_PANEL.with_(left=max(S.SIDE_PANEL.left, sums.get_right()[0] + GAP.l))   # right of the sums
-            info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
+            info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
             if S.SMALL * panel.width / info2.width < LEGIBLE * S.SMALL:     # would shrink away: each line wraps
                 title2 = fit_lines(self.text("topp-title", p=N.fmt_general(TOP_P)), S.BODY_SIZE, S.LOGIT, panel.width)
                 sub2 = lines_within([(t, S.SMALL, S.INK) for t in lines], panel.width)
-                info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
-            place_in(fit_width(info2, panel.width), panel, LEFT).align_to(bars, UP)
+                info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
+            place_in(fit_width(info2, panel.width), panel, S.START).align_to(bars, UP)
             # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
             self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
                       cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0.25))
@@ -512,23 +512,23 @@ class Pick(VoteScene):
         # the panel: the greedy pick over the sampled one, the two centred in the content's height
         title = fit_lines(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT, S.SIDE_PANEL.width)
         chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
-        gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT), S.SIDE_PANEL.width)
+        gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=S.START), S.SIDE_PANEL.width)
         title2 = fit_lines(self.text("sample-title", t=N.fmt_fixed(s["temperature"], 1), seed=s["seed"]), S.BODY_SIZE,
                            S.TOKEN, S.SIDE_PANEL.width)
         strip = self.mass_strip(f, width=S.SIDE_PANEL.width, caption=self.text("strip-caption"))
         chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
         where = label(self.text("sample-rank", rank=N.fmt_int(s["rank"]), p=N.fmt_prob(s["prob"])), S.SMALL, S.INK,
                       mono=True)
-        picked = VGroup(chip2, where).arrange(RIGHT, buff=GAP.m)
+        picked = VGroup(chip2, where).arrange(S.END, buff=GAP.m)
         sl = VGroup(title2, strip, picked)
-        strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, LEFT)      # room for the pointer over it
-        below(picked, strip, buff=GAP.m, aligned=LEFT)
+        strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, S.START)      # room for the pointer over it
+        below(picked, strip, buff=GAP.m, aligned=S.START)
         if S.SMALL * S.SIDE_PANEL.width / sl.width < LEGIBLE * S.SMALL:    # too wide: the rank under the token
-            picked.arrange(DOWN, buff=GAP.xs, aligned_edge=LEFT)
-            below(picked, strip, buff=GAP.m, aligned=LEFT)
+            picked.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
+            below(picked, strip, buff=GAP.m, aligned=S.START)
         fit_width(sl, S.SIDE_PANEL.width)
-        place_in(VGroup(gl, below(sl, gl, buff=GAP.xl, aligned=LEFT)), S.SIDE_PANEL.with_(top=S.CONTENT.top,
-                                                                                           bottom=S.CONTENT.bottom), LEFT)
+        place_in(VGroup(gl, below(sl, gl, buff=GAP.xl, aligned=S.START)), S.SIDE_PANEL.with_(top=S.CONTENT.top,
+                                                                                              bottom=S.CONTENT.bottom), S.START)
         with self.beat("greedy") as beat:
             # "Greedy decoding simply takes the top bar: …"
             self.play(FadeIn(bars), run_time=beat.span(0.3))
@@ -592,7 +592,7 @@ class Pick(VoteScene):
         strip = place_row(segs, lefts, "L" * len(segs), 0.0)     # each token's slice where its mass begins
         frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to(strip, LEFT)
         caption = fit_lines(caption, S.SMALL, S.MUTED, width)
-        below(caption, frame, buff=GAP.xs, aligned=LEFT)
+        below(caption, frame, buff=GAP.xs, aligned=S.START)
         group = VGroup(strip, frame, caption)
         group.frame = frame
         return group

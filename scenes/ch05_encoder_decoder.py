@@ -62,7 +62,7 @@ def flow(items: VGroup, width: float, gap: float = GAP.m) -> VGroup:
         w += (gap if line else 0.0) + it.width
         line.append(it)
     lines.append(line)
-    VGroup(*[VGroup(*ln).arrange(RIGHT, buff=gap) for ln in lines]).arrange(DOWN, buff=GAP.xs)
+    VGroup(*[VGroup(*ln).arrange(S.END, buff=gap) for ln in lines]).arrange(DOWN, buff=GAP.xs)
     return items
 
 
@@ -238,14 +238,14 @@ class MaskOff(EncoderDecoderScene):
         """Both kinds of model pay the same ledger line for the full grid of scores."""
         e = self.ledger["L0.scores"]
         head = label(self.text("ledger-line"), S.SMALL, S.MUTED)
-        place_in(head, S.TEXT, LEFT, y=S.HEADLINE_Y)
+        place_in(head, S.TEXT, S.START, y=S.HEADLINE_Y)
         # name, mask, formula flush left; FLOPs flush right at the text's edge
         rows = table([[label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
                        label(e.formula, S.SMALL, S.INK, mono=True), label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
                       for name, colour, mask in ((self.text("decoder-row"), S.WARNING, self.text("decoder-mask")),
                                                  (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask")))],
-                     "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl)
-        below(rows, head, buff=GAP.xl, aligned=LEFT)
+                     "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl, rtl_aligns="RRRR")
+        below(rows, head, buff=GAP.xl, aligned=S.START)
         total = fit_lines(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS,
                           S.TEXT_W)
         below(total, rows, buff=GAP.xl)
@@ -293,7 +293,7 @@ class Towers(EncoderDecoderScene):
         kv = Arrow([enc_frame.get_right()[0], enc_mlp.get_y(), 0], dec_cross.get_left(), buff=GAP.xs,
                    color=S.KEY, stroke_width=5)
         kv_label = VGroup(label(self.text("keys"), S.SMALL, S.KEY),
-                          label(self.text("and-values"), S.SMALL, S.VALUE)).arrange(RIGHT, buff=GAP.xs)
+                          label(self.text("and-values"), S.SMALL, S.VALUE)).arrange(S.END, buff=GAP.xs)
         kv_label.next_to(kv, UP, buff=GAP.xs)
         q = Arrow(dec_attn.get_top(), dec_cross.get_bottom(), buff=GAP.xxs, color=S.QUERY, stroke_width=5,
                   max_tip_length_to_length_ratio=0.45)
@@ -387,7 +387,10 @@ class Families(EncoderDecoderScene):
         if tallest > self.COLUMN_H:       # leave a line for the verdict above the caption band
             for c in cols:
                 c.scale(self.COLUMN_H / tallest)
-        for c, third in zip(cols, columns(S.FULL, len(cols))):   # three equal thirds, same top line
+        thirds = columns(S.FULL, len(cols))
+        if S.RTL:           # the families in reading order: the first one where the reader starts
+            thirds.reverse()
+        for c, third in zip(cols, thirds):   # three equal thirds, same top line
             place_in(c, third, UP, y=S.HEADLINE_Y - GAP.s)   # names in the content, not the headline row
         verdict = fit_lines(self.text("verdict"), S.SMALL, S.WARNING, S.TEXT_W)
         keep_inside(verdict.move_to(UP * S.FOOTER_Y), S.CONTENT)

@@ -75,24 +75,25 @@ class Loop(LoopChapter):
         steps = self.f["steps"]
         prompt, slots = self.strip()
         # the context hangs from the top of the content box, under its header
-        header = label(self.text("context-header"), S.SMALL, S.MUTED).next_to(prompt, UP, buff=GAP.s).align_to(prompt, LEFT)
+        header = label(self.text("context-header"), S.SMALL, S.MUTED).next_to(prompt, UP, buff=GAP.s).align_to(prompt, S.START)
         place_in(VGroup(header, prompt, *slots), S.CONTENT, UP)
         cells = []
         for s in steps:
             paid = (f"+{N.fmt_int(s['full'])}" if s["index"] > 0 else self.text("paid-already"))
             cells.append([label(self.text("pass-number", n=s["index"] + 1), S.SMALL, S.MUTED),
                           label(self.text("pass-tokens", count=s["context"]), S.SMALL, S.INK),
-                          label("→", S.SMALL, S.MUTED),
+                          label("←" if S.RTL else "→", S.SMALL, S.MUTED),     # towards the pick, as the row reads
                           TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
                           label(N.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
                           label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)])
         # one row per pass, the pick just after its arrow, the bill flush right at the text's edge
         gaps = [GAP.xl, GAP.xl, GAP.s, GAP.xl, GAP.xl]
-        rows = table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m)
+        rows = table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m, rtl_aligns="RRCRRR")
         if rows.width > S.TEXT_W:      # longer words (a translation): the wide gaps give way, then the text
             over = (rows.width - S.TEXT_W) / sum(g > GAP.s for g in gaps)
             gaps = [max(GAP.s, g - over) if g > GAP.s else g for g in gaps]
-            rows = fit_width(table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m), S.FULL_W)
+            rows = fit_width(table(cells, "LLCLRR", gaps=gaps, width=S.TEXT_W, row_gap=GAP.m, rtl_aligns="RRCRRR"),
+                             S.FULL_W)
         below(rows, prompt, buff=GAP.xl)
         rows.set_x(S.TEXT.x)
         note = fit_lines(self.text("loop-note"), S.SMALL, S.FLOPS, S.TEXT_W)
@@ -266,7 +267,7 @@ class Cache(LoopChapter):
                           label(f"× {N.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
         # the steps under their header, spread across the text width, from the headline line down
         rows = table(cells, "LRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
-                     space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y)
+                     space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y, rtl_aligns="RRRR")
         note = fit_width(label(self.text("cost-note"), S.SMALL, S.MUTED), S.TEXT_W)
         below(note, rows, buff=GAP.l)
         return VGroup(VGroup(rows[0], rule_under(*rows[:2])), *rows[1:], note)
@@ -288,7 +289,7 @@ class Square(LoopChapter):
                           label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
                           label(N.fmt_share(r["share"]), S.SMALL, S.INK, mono=True)])
         grid = table(cells, "LRRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
-                     space_before={1: GAP.m}, x=S.TEXT.left)
+                     space_before={1: GAP.m}, x=S.TEXT.left, rtl_aligns="RRRRR")
         fit_width(grid, S.CONTENT_W)   # longer words (a translation) may use the content box's width
         head = grid[0]
         rows = [VGroup(*r[:3]) for r in grid[1:]]      # the pairs, read first
@@ -315,12 +316,12 @@ class Square(LoopChapter):
             say(self, beat, "limit", FadeIn(causal), FadeOut(reading), into=0.9)
         with self.beat("square_share") as beat:
             # each length's share of a pass, as it is read
-            say(self, beat, "share", FadeIn(head[3:]), FadeIn(extra[0][0], shift=LEFT * GAP.xs),
+            say(self, beat, "share", FadeIn(head[3:]), FadeIn(extra[0][0], shift=S.START * GAP.xs),
                 FadeIn(glow(extra[0][0], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
-            say(self, beat, "share", FadeIn(extra[0][1], shift=LEFT * GAP.xs),
+            say(self, beat, "share", FadeIn(extra[0][1], shift=S.START * GAP.xs),
                 FadeIn(glow(extra[0][1], color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.45)
             for k, r in enumerate(extra[1:]):
-                say(self, beat, "longer", FadeIn(r, shift=LEFT * GAP.xs),
+                say(self, beat, "longer", FadeIn(r, shift=S.START * GAP.xs),
                     FadeIn(glow(r, color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.0 + 0.5 * k)
             say(self, beat, "long-contexts", FadeIn(bound),
                 FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, opacity=0.12)))
@@ -349,8 +350,8 @@ class Square(LoopChapter):
             # "an answer starts after a pause, then streams": the picks arriving one by one
             stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
             stream.arrange(RIGHT, buff=GAP.xs)
-            fit_width(stream, S.RIGHT_HALF.width - GAP.xl)
-            place_in(stream, S.RIGHT_HALF, DOWN, buff=GAP.xs)
+            fit_width(stream, self.second_half.width - GAP.xl)
+            place_in(stream, self.second_half, DOWN, buff=GAP.xs)     # under decode's half
             waiting = glow(stream, color=S.MUTED, opacity=0.12)     # the answer, not there yet
             say(self, beat, "pause", FadeIn(waiting))
             say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * GAP.s) for c in stream], lag_ratio=0.5),
@@ -365,7 +366,7 @@ class Square(LoopChapter):
             """One half: its title on the headline line, the tokens it reads, then its figures."""
             t = place_in(fit_width(label(title, S.BODY_SIZE, colour), half.width - GAP.xl), half, y=S.HEADLINE_Y)
             below(chips, t, buff=GAP.l)
-            body = VGroup(*lines).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
+            body = VGroup(*lines).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
             below(fit_width(body, half.width - GAP.xl), chips, buff=GAP.l)
             body.set_x(half.x)
             return VGroup(t, chips, *body)
@@ -376,14 +377,16 @@ class Square(LoopChapter):
             row = VGroup(label(self.text("earlier-prefix", count=b.T - len(shown)), S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=GAP.xs)
         fit_width(row, S.LEFT_HALF.width - GAP.xl)
         w = S.LEFT_HALF.width - GAP.xl           # a line of a panel (both halves are as wide)
-        prefill = panel(S.LEFT_HALF, self.text("prefill-title"), S.KEY, row, [
+        # prefill, then decode, in reading order: prefill in the half where the reader starts
+        first_half, self.second_half = (S.RIGHT_HALF, S.LEFT_HALF) if S.RTL else (S.LEFT_HALF, S.RIGHT_HALF)
+        prefill = panel(first_half, self.text("prefill-title"), S.KEY, row, [
             fit_lines(self.text("prefill-rows", count=b.T), S.SMALL, S.INK, w),
             fit_lines(self.text("flops", flops=N.fmt_int(f["prefill"])), S.SMALL, S.FLOPS, w, mono=True),
             fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["prefill_per_param"])), S.SMALL, S.INK, w),
             fit_lines(self.text("prefill-bound"), S.SMALL, S.MUTED, w)])
         nxt = steps[1] if len(steps) > 1 else steps[0]
         chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
-        decode = panel(S.RIGHT_HALF, self.text("decode-title"), S.LOGIT, chip, [
+        decode = panel(self.second_half, self.text("decode-title"), S.LOGIT, chip, [
             fit_lines(self.text("decode-row"), S.SMALL, S.INK, w),
             fit_lines(self.text("flops", flops=N.fmt_int(f["decode"])), S.SMALL, S.FLOPS, w, mono=True),
             fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["decode_per_param"])), S.SMALL, S.INK, w),
@@ -412,7 +415,7 @@ class Scale(LoopChapter):
                           label(N.fmt_int(c), S.SMALL, S.INK, mono=True)])
         # the two models side by side, from the headline line down; the ratio under them
         rows = table(cells, "LRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.m,
-                     space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y)
+                     space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y, rtl_aligns="RRR")
         for m in rows[-1][1:]:
             m.set_color(S.FLOPS)
         ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
@@ -424,12 +427,12 @@ class Scale(LoopChapter):
             ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
             say(self, beat, "gpt3", FadeIn(rows[0][2]), ptr.to(rows[0][2]))
             for k, r in enumerate(rows[1:-1]):
-                say(self, beat, "gpt3", FadeIn(r[2], shift=LEFT * GAP.s), ptr.to(r),
+                say(self, beat, "gpt3", FadeIn(r[2], shift=S.START * GAP.s), ptr.to(r),
                     into=0.15 + 0.75 * k / max(1, len(rows) - 2), run_time=min(0.8, beat.span(0.2, mark="gpt3")))
             # "prices one new token at ... against ... for GPT-2 small"
             last = rows[-1]
             say(self, beat, "prices", ptr.to(last[0], color=S.INK))
-            say(self, beat, "prices", FadeIn(last[2], shift=LEFT * GAP.s), ptr.to(last[2]), into=0.3)
+            say(self, beat, "prices", FadeIn(last[2], shift=S.START * GAP.s), ptr.to(last[2]), into=0.3)
             say(self, beat, "prices", ptr.to(last[1], color=S.TOKEN), into=0.65)
             say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
         with self.beat("reply") as beat:

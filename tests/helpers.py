@@ -169,7 +169,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                 if bottom < S.CAPTION_TOP - 0.05 and f"{chapter} {name}/{key}" not in KNOWN_IN_CAPTION_BAND:
                     problems.append(f"{where} is in the caption band (bottom {bottom:.2f})")
                 floor = min(KNOWN_SMALL.get(f"{chapter} {name}/{key}", LEGIBLE * S.SMALL),
-                            KNOWN_SMALL_QPS.get(f"{chapter} {name}/{key}", 99.0) if lang == "qps" else 99.0)
+                            KNOWN_SMALL_LANG.get(lang, {}).get(f"{chapter} {name}/{key}", 99.0))
                 if sub.font_size < floor - 0.05:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
     monkeypatch.setattr(base.ChapterScene, "beat", checked)
@@ -217,6 +217,8 @@ KNOWN_SMALL_QPS: dict[str, float] = {
     "05 Families/encoder_only": 17.9,
     "05 Families/verdict": 17.9,
 }
+# The same, per language: no translation may shrink text further than English except here (may only shrink)
+KNOWN_SMALL_LANG: dict[str, dict[str, float]] = {"qps": KNOWN_SMALL_QPS, "es": {}, "ur": {}}
 # Beats where English text already enters the caption band (unseen for the same reason); may only shrink.
 KNOWN_IN_CAPTION_BAND = {"04 Softmax/softmax", "04 Softmax/tail", "04 Softmax/interest"}
 
@@ -246,6 +248,42 @@ def gpt2_strings(bundle, scene=None) -> set[str]:
         ids.add(bundle.meta["watch"]["id"])
     return {bundle.prompt, *bundle.tokens, *(S.show_token(tokenizer.readable(i)) for i in ids),
             *(S.clip_token(i) for i in bundle.ids), *getattr(scene, "gpt2_texts", ())}
+
+
+# English words a translated film may still show: names and symbols that have no translation. Every
+# other English word on screen in es or ur escaped the catalog. May only shrink.
+ALLOWED_ENGLISH: set[str] = set()
+
+
+def vocabulary(lang: str) -> set[str]:
+    """Every word (two letters or more, lower-cased) in a stored catalog's messages."""
+    from words import catalog
+    from words.markup import MARK
+    own = catalog.english() if lang == catalog.SOURCE else catalog._catalog(lang)[0]   # no English beneath
+    return {w.lower() for m in own.values() for form in m.forms
+            for w in WORDS.findall(re.sub(r"\{\w+\}", " ", MARK.sub(" ", form)))}
+
+
+def english_on_screen(scene, bundle, lang: str) -> list[str]:
+    """Texts a scene built in `lang` that hold an English word its catalog does not use: English
+    that escaped the catalog (GPT-2's own strings, names in ALLOWED_ENGLISH excepted). In a
+    right-to-left language any Latin-script word its catalog lacks counts too."""
+    own = gpt2_strings(bundle, scene)
+    stripped = {o.strip() for o in own}
+    english, theirs = vocabulary("en"), vocabulary(lang)
+    out = set()
+    for t in scene.built_texts:
+        bare = re.sub(r" #[\d.,]+$", "", t)
+        if bare in own or bare.strip() in stripped or (bare.endswith("…") and any(o.startswith(bare[:-1]) for o in own)):
+            continue
+        for w in WORDS.findall(t):
+            low = w.lower()
+            latin = all("a" <= c <= "z" for c in low)
+            if low in theirs or w in ALLOWED_ENGLISH or any(w in o for o in own):
+                continue
+            if low in english or (S.is_rtl_language(lang) and latin):
+                out.add(t)
+    return sorted(out)
 
 
 def outside_the_catalog(scene, bundle) -> list[str]:

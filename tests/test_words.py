@@ -100,7 +100,7 @@ def test_a_scene_that_shows_a_message_no_catalog_has_is_refused_before_rendering
 def test_an_unknown_language_is_a_clear_error_listing_those_there_are():
     rc, out, err = run_main("--chapter", "02", "--lang", "xx", "--weights", "tiny", "--voice", "none")
     assert rc == 2
-    assert "no catalog for 'xx'" in err and "en, qps" in err
+    assert "no catalog for 'xx'" in err and "en, es, ur, qps" in err
 
 
 # -- the pseudo-language ------------------------------------------------------------------------

@@ -112,7 +112,9 @@ def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "
     # libass sizes are in a 288-line script space: 16 there reads at any output height
     # an RTL language's captions in the Naskh face the film draws its words in (scenes/style.py)
     face = "Noto Naskh Arabic" if is_rtl(lang) else "DejaVu Sans"
-    style = f"FontName={face},FontSize=16,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
+    # Encoding=-1: libass takes each line's direction from its first strong letter (the RLM that
+    # starts an RTL language's caption lines); otherwise it lays every line out left to right
+    style = f"FontName={face},FontSize=16,{'Encoding=-1,' if is_rtl(lang) else ''}PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
             "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
     out = video if out is None else Path(out)
     part = temp_name(out)
