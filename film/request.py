@@ -87,9 +87,10 @@ OPTIONS = (
            kind="path", metavar="DIR"),
     Option("voice", "narration voice (see *Narration*; `none` = silent with the same timing)", "auto",
            metavar="VOICE"),
-    Option("lang", "the language of every word spoken and shown: `en` (default) or `qps`, the pseudo-language "
-           "(English lengthened and accented, each message in ⟦ ⟧: shows any word that is not in the catalogs and "
-           "any layout that cannot take longer text); files go to a folder of their own per language",
+    Option("lang", "the language of every word spoken and shown, its numbers and its voice: `en` (default), `es` "
+           "(Spanish), `ur` (Urdu, right to left) or `qps`, the pseudo-language (English lengthened and accented, "
+           "each message in ⟦ ⟧: shows any word that is not in the catalogs and any layout that cannot take longer "
+           "text); see *Languages*; files go to a folder of their own per language",
            "en", metavar="CODE"),
     Option("script", "your own words for any lines and labels: a PO file (see *Change the words*); only the scenes "
            "whose words changed render again. `--check-script FILE.po` checks one without rendering",

@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from manim import DOWN, LEFT, UL, UP, UR, FadeIn, FadeOut, Text, Wait, Write, config
+import numpy as np
+
+from manim import DOWN, UP, Circumscribe, FadeIn, FadeOut, Group, Mobject, Text, Wait, Write, config
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
@@ -257,6 +259,41 @@ class ChapterScene(VoiceoverScene):
             return                     # the silent voice only keeps time
         super().add_sound(sound_file, time_offset, gain, **kwargs)
 
+    # A hold longer than this is dead air to a viewer (and to the review's still detector, which
+    # counts stills of 4 s): a translation's longer sentence can stretch a hold past it, so a long
+    # hold is cut into pieces by a light trace around what the last step brought (see wait).
+    HOLD_LIMIT = 3.8
+
+    def wait(self, duration: float = 1.0, *args, **kwargs):
+        """Hold the picture; a hold over HOLD_LIMIT is cut into pieces under it by a light trace
+        around the subject of the last step (still on screen), in every language alike."""
+        subject = self._last_subject()
+        if duration <= self.HOLD_LIMIT or subject is None or args or kwargs:
+            return super().wait(duration, *args, **kwargs)
+        trace = 0.8
+        pieces = int(np.ceil((duration + trace) / (self.HOLD_LIMIT + trace)))
+        hold = (duration - (pieces - 1) * trace) / pieces
+        for k in range(pieces):
+            super().wait(hold)
+            if k < pieces - 1:
+                self.play(Circumscribe(subject, color=S.MUTED, buff=0.12, stroke_width=3, run_time=trace))
+        return None
+
+    def _last_subject(self):
+        """What the latest step that changed the picture brought and is still on screen (the meter and
+        the furniture aside), or None."""
+        on_screen = {id(m) for top in self.mobjects for m in top.get_family()}
+        aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
+                                    getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
+        for moved in reversed(getattr(self, "_moved", [])):
+            mobs = [x for m in moved for x in m.get_family()
+                    if id(x) in on_screen and id(x) not in aside and x.has_points()]
+            if mobs:
+                subject = Group(*mobs)
+                if 0.05 < subject.width < S.FRAME_W and subject.height < S.FRAME_H:
+                    return subject
+        return None
+
     def play(self, *animations, **kwargs):
         # manim redraws every frame each mobject from the first animated one onwards (in draw
         # order); the meter is added first, so running it would redraw the whole scene each
@@ -267,6 +304,9 @@ class ChapterScene(VoiceoverScene):
             if any(getattr(a, "mobject", None) in family for a in animations):
                 super().add(meter)        # to the end of the draw order (not re-recorded)
         start = self.time
+        if not all(isinstance(a, Wait) for a in animations):    # the last few steps' mobjects (see wait)
+            self._moved = [*getattr(self, "_moved", [])[-4:],
+                           [a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)]]
         result = super().play(*animations, **kwargs)
         # (start, end, still): when the picture changed and when it only held; tests and review read it
         self.timeline.append((start, self.time, all(isinstance(a, Wait) for a in animations)))

@@ -157,7 +157,8 @@ def spoken_count(n: int, words: Words) -> str:
     """23669760 -> '23.7 million'; small numbers stay exact with separators."""
     for unit, size in _LARGE:
         if abs(n) >= size:
-            return words.text(f"film:number-{unit}", value=_spoken(f"{n / size:.3g}", words))
+            digits = f"{n / size:.3g}"          # one: "1 millón"; 1.5, 2, ...: "millones"
+            return words.text(f"film:number-{unit}", count=1 if digits == "1" else 2, value=_spoken(digits, words))
     return format_decimal(int(n), locale=style_for(words.lang).locale)
 
 
