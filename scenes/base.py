@@ -259,25 +259,53 @@ class ChapterScene(VoiceoverScene):
             return                     # the silent voice only keeps time
         super().add_sound(sound_file, time_offset, gain, **kwargs)
 
-    # A hold longer than this is dead air to a viewer (and to the review's still detector, which
-    # counts stills of 4 s): a translation's longer sentence can stretch a hold past it, so a long
-    # hold is cut into pieces by a light trace around what the last step brought (see wait).
+    # A picture that stays (nearly) still longer than this is dead air to a viewer and to the review's
+    # still detector (ffmpeg freezedetect, 4 s): a translation's longer sentence can stretch a hold
+    # past it, so such a stretch is broken by a light trace around what the latest step brought
+    # (see breaks_holds for when).
     HOLD_LIMIT = 3.8
+    TRACE = 0.8
+    # a play that changes less of the frame than this share per second reads as still (a small label
+    # fading in slowly); anything more is a visible step
+    VISIBLE_RATE = 0.01
+
+    @property
+    def breaks_holds(self) -> bool:
+        """Holds are broken for words that are not the film's English: a translation, or a lecturer's
+        own script. English keeps its picture frame for frame (its holds are all under 4 s)."""
+        words = getattr(self, "words", None)
+        return words is not None and (words.lang != "en" or words.script is not None)
+
+    def _still_for(self) -> float:
+        return self.time - getattr(self, "_last_change", 0.0)
 
     def wait(self, duration: float = 1.0, *args, **kwargs):
-        """Hold the picture; a hold over HOLD_LIMIT is cut into pieces under it by a light trace
-        around the subject of the last step (still on screen), in every language alike."""
-        subject = self._last_subject()
-        if duration <= self.HOLD_LIMIT or subject is None or args or kwargs:
+        """Hold the picture; where the picture would then have been still for over HOLD_LIMIT, a light
+        trace around the latest step's subject (still on screen) breaks the hold (breaks_holds)."""
+        subject = None if args or kwargs or not self.breaks_holds else self._last_subject()
+        if subject is None or self._still_for() + duration <= self.HOLD_LIMIT:
             return super().wait(duration, *args, **kwargs)
-        trace = 0.8
-        pieces = int(np.ceil((duration + trace) / (self.HOLD_LIMIT + trace)))
-        hold = (duration - (pieces - 1) * trace) / pieces
-        for k in range(pieces):
-            super().wait(hold)
-            if k < pieces - 1:
-                self.play(Circumscribe(subject, color=S.MUTED, buff=0.12, stroke_width=3, run_time=trace))
-        return None
+        if duration < self.TRACE:
+            return self.play(self._trace(subject, duration))
+        first = min(max(0.0, self.HOLD_LIMIT - self.TRACE - self._still_for()), duration - self.TRACE)
+        if first > 1 / 60:
+            super().wait(first)
+        self.play(self._trace(subject, self.TRACE))
+        rest = duration - first - self.TRACE
+        return self.wait(rest) if rest > 1 / 60 else None
+
+    def _trace(self, subject, run_time: float):
+        """A thin line run once around `subject`: the picture moves, nothing on it changes."""
+        trace = Circumscribe(subject, color=S.MUTED, buff=0.12, stroke_width=3, run_time=run_time)
+        trace.is_trace = True
+        self.traces = [*getattr(self, "traces", []), round(self.time, 2)]
+        return trace
+
+    def _change_rate(self, animations, run_time: float) -> float:
+        """About how much of the frame a play changes per second (bounding boxes of what it moves)."""
+        area = sum(a.mobject.width * a.mobject.height for a in animations
+                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
+        return min(area / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
     def _last_subject(self):
         """What the latest step that changed the picture brought and is still on screen (the meter and
@@ -304,10 +332,22 @@ class ChapterScene(VoiceoverScene):
             if any(getattr(a, "mobject", None) in family for a in animations):
                 super().add(meter)        # to the end of the draw order (not re-recorded)
         start = self.time
-        if not all(isinstance(a, Wait) for a in animations):    # the last few steps' mobjects (see wait)
+        waits = all(isinstance(a, Wait) for a in animations)
+        run_time = kwargs.get("run_time") or max((getattr(a, "run_time", 1.0) for a in animations), default=1.0)
+        visible = not waits and (self._change_rate(animations, run_time) >= self.VISIBLE_RATE
+                                 or any(getattr(a, "is_trace", False) for a in animations))
+        if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
+            subject = self._last_subject()          # a step too small to see, at the end of a long hold
+            if subject is not None:
+                animations = (*animations, self._trace(subject, run_time))
+                visible = True
+        if not waits:                                # the last few steps' mobjects (see wait)
             self._moved = [*getattr(self, "_moved", [])[-4:],
-                           [a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)]]
+                           [a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)
+                            and not getattr(a, "is_trace", False)]]
         result = super().play(*animations, **kwargs)
+        if visible:
+            self._last_change = self.time
         # (start, end, still): when the picture changed and when it only held; tests and review read it
         self.timeline.append((start, self.time, all(isinstance(a, Wait) for a in animations)))
         return result

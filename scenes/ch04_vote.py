@@ -406,6 +406,8 @@ class Shaping(VoteScene):
             record = table([[name, VGroup(top, ent).arrange(DOWN, buff=GAP.xxs, aligned_edge=S.START)]
                             for name, top, ent in cells], "LL", gaps=GAP.l, row_gap=GAP.m, rtl_aligns="RR")
         place_in(fit_width(record, panel.width - GAP.xs), panel, S.START, y=bars.get_y())
+        if record.get_top()[1] > formula.get_bottom()[1]:     # taller rows (a translation): under the formula
+            record.next_to(formula, DOWN, buff=GAP.m, coor_mask=UP)
         coolest, hottest = record[0], record[-1]
         foot = fit_lines(self.text("temp-foot", V=N.fmt_int(self.V), H=N.fmt_fixed(f["max_entropy"], 2)), S.SMALL,
                          S.MUTED, panel.width - GAP.xs)

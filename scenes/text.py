@@ -30,7 +30,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
             if t is not None:
                 return t          # as cheap as a cached copy: not kept
     size = max(size, S.SMALL)
-    if S.RTL and not mono and has_rtl(text):
+    if S.RTL and has_rtl(text):          # a right-to-left film's words, in its face even where mono was asked
         t = _rtl_text(text, size, color, **kw)
     else:
         t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=size, color=color, **kw)
