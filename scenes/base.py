@@ -301,11 +301,25 @@ class ChapterScene(VoiceoverScene):
         self.traces = [*getattr(self, "traces", []), round(self.time, 2)]
         return trace
 
+    @staticmethod
+    def _ink(mob) -> float:
+        """About how much of the frame a mobject covers with paint: filled shapes by their box, lines and
+        outlines by their length times their width (thin arcs drawn across the frame change little)."""
+        total = 0.0
+        for leaf in mob.family_members_with_points():
+            fill = leaf.get_fill_opacity() if hasattr(leaf, "get_fill_opacity") else 1.0
+            if fill > 0.05:
+                total += leaf.width * leaf.height * fill
+            else:
+                stroke = leaf.get_stroke_width() if hasattr(leaf, "get_stroke_width") else 0.0
+                total += 2 * (leaf.width + leaf.height) * stroke * 0.01
+        return total
+
     def _change_rate(self, animations, run_time: float) -> float:
-        """About how much of the frame a play changes per second (bounding boxes of what it moves)."""
-        area = sum(a.mobject.width * a.mobject.height for a in animations
-                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
-        return min(area / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
+        """About how much of the frame a play changes per second."""
+        ink = sum(self._ink(a.mobject) for a in animations
+                  if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
+        return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
     def _last_subject(self):
         """What the latest step that changed the picture brought and is still on screen (the meter and

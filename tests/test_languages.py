@@ -66,6 +66,7 @@ def test_list_languages_says_how_complete_each_is_and_a_partial_catalog_is_named
     assert re.search(r"^ur\s+Urdu\s+(\d+) of \1 messages translated \(100%\)", out, re.M)
     # a lecturer's third language, partly translated: English where it lacks messages, and said so
     folder = tmp_path / "catalogs"
+    folder.mkdir()
     for lang in ("en", "es", "ur"):
         (folder / lang).symlink_to(catalog.CATALOGS / lang)
     (folder / "fr").mkdir()
