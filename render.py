@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -102,19 +103,10 @@ def check_tools():
 
 
 def check_out(out: Path):
-    """--out must be a folder this user may write in, or one that can be made: checked before
-    anything is extracted or rendered, so a bad --out is refused up front, never mid-render."""
-    out = Path(out)
-    if os.path.lexists(out) and not out.is_dir():
-        raise UserError(f"--out {out} is a file, not a folder; pass a folder (it is created if missing)")
-    probe = out
-    while not os.path.lexists(probe) and probe.parent != probe:   # the nearest part of it that exists
-        probe = probe.parent
-    if not probe.is_dir():
-        raise UserError(f"--out {out} cannot be created: {probe} is a file, not a folder; pass another folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        what = "cannot be written to" if probe == out else f"cannot be created (no permission to write in {probe})"
-        raise UserError(f"--out {out} {what}; pass a folder you can write to, e.g. --out ~/onepass-out")
+    """--out must be a folder this user may write in, or one that can be made (request.out_problem)."""
+    why = request.out_problem(out, "--out ")
+    if why:
+        raise UserError(why)
 
 
 def os_error_line(exc: OSError, out: Path | None) -> str:
@@ -190,13 +182,14 @@ def inspect(bundle, as_json: bool, console):
     console.print(t)
 
 
-def render_chapters(req: request.Request, bundle, console) -> list[Path]:
+def render_chapters(req: request.Request, bundle, console, executor) -> list[Path]:
     """Every scene of the request's chapters in its own process, --jobs at a time, skipping scenes
     whose identical render is cached; each chapter joined, captioned and thumbnailed
-    (film/build.py); the film for --all and the lecture kit (film/request.py's produce)."""
+    (film/build.py); the film for --all and the lecture kit (film/request.py's produce), on
+    `executor` (open_executor, opened before the bundle is extracted)."""
     log = lambda line: console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)  # noqa: E731
     try:
-        with open_executor(req, console) as executor, Progress(console=console, transient=False) as progress:
+        with Progress(console=console, transient=False) as progress:
             options = request.build_options(req, executor=executor, progress=progress, log=log)
             made = request.produce(req, bundle, options, log=lambda line: console.print(escape(line)))
     except film_clips.ClipError as exc:
@@ -343,44 +336,49 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     req = None
     try:
-        known = chapters()
-        ignored = [o.flag for o in request.OPTIONS if o.cli and o.key not in RUN_OPTIONS
-                   and getattr(args, o.key, None) is not None and o.key not in args.from_env]
-        if (args.list or args.batch) and ignored:
-            raise UserError(f"{'--list' if args.list else '--batch'} takes no {', '.join(ignored)}: "
-                            + ("a manifest's jobs say what to render" if args.batch else "it only lists the chapters"))
-        if args.list:
-            for c, title in known.items():
-                print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
+        # the executor, open from before extraction to the end (an interrupt reaches it)
+        with contextlib.ExitStack() as stack:
+            known = chapters()
+            ignored = [o.flag for o in request.OPTIONS if o.cli and o.key not in RUN_OPTIONS
+                       and getattr(args, o.key, None) is not None and o.key not in args.from_env]
+            if (args.list or args.batch) and ignored:
+                raise UserError(f"{'--list' if args.list else '--batch'} takes no {', '.join(ignored)}: "
+                                + ("a manifest's jobs say what to render" if args.batch else "it only lists the chapters"))
+            if args.list:
+                for c, title in known.items():
+                    print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
+                return 0
+            if args.batch:
+                return render_batch(args, console)
+            if args.list_languages:
+                return list_languages()
+            if args.check_script:
+                return check_script(args.check_script, args.lang or "en")
+            req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
+            if req.chapters:
+                check_tools()
+                check_out(req.out)
+                say_language(req, console)
+                say_voice(req, console)
+            # a scheduler that does not answer is reported now, not after the bundle is extracted
+            executor = stack.enter_context(open_executor(req, console)) \
+                if req.chapters and not args.inspect and not args.script_sheet else None
+            with console.status("extracting tensors from GPT-2 …"):
+                bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
+            if args.inspect:
+                inspect(bundle, args.json, console)
+                return 0
+            if bundle.synthetic:
+                console.print("[yellow]synthetic weights: every frame is marked; predictions are not GPT-2's[/yellow]")
+            if args.script_sheet:
+                if not req.chapters:
+                    raise UserError("--script-sheet needs the chapters to list: --chapter NN or --all")
+                console.print(f"[green]wrote[/green] {escape(str(write_script_sheet(req, bundle, args.script_sheet)))}")
+                return 0
+            check_recordings(req, bundle, console)
+            for path in render_chapters(req, bundle, console, executor):
+                console.print(f"[green]wrote[/green] {escape(str(path))}")
             return 0
-        if args.batch:
-            return render_batch(args, console)
-        if args.list_languages:
-            return list_languages()
-        if args.check_script:
-            return check_script(args.check_script, args.lang or "en")
-        req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
-        if req.chapters:
-            check_tools()
-            check_out(req.out)
-            say_language(req, console)
-            say_voice(req, console)
-        with console.status("extracting tensors from GPT-2 …"):
-            bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
-        if args.inspect:
-            inspect(bundle, args.json, console)
-            return 0
-        if bundle.synthetic:
-            console.print("[yellow]synthetic weights: every frame is marked; predictions are not GPT-2's[/yellow]")
-        if args.script_sheet:
-            if not req.chapters:
-                raise UserError("--script-sheet needs the chapters to list: --chapter NN or --all")
-            console.print(f"[green]wrote[/green] {escape(str(write_script_sheet(req, bundle, args.script_sheet)))}")
-            return 0
-        check_recordings(req, bundle, console)
-        for path in render_chapters(req, bundle, console):
-            console.print(f"[green]wrote[/green] {escape(str(path))}")
-        return 0
     except KeyboardInterrupt:
         console.print("[red]interrupted[/red]: finished files were left as they were; nothing half-written replaced them")
         return 130

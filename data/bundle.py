@@ -260,6 +260,14 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def control_characters(text: str) -> list[str]:
+    """The characters of `text` no screen or caption can show, each once, in order: C0 controls
+    (but tab and newline), DEL, the C1 controls and lone surrogates. A prompt holding one is
+    refused, whether typed (extract.validate_prompt) or read back from a bundle."""
+    return sorted({c for c in text if (ord(c) < 32 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F
+                   or 0xD800 <= ord(c) <= 0xDFFF})
+
+
 def meta_problems(meta) -> list[str]:
     """What in meta.json's structure the film cannot use (checked before any tensor is read):
     the keys extraction writes and the scenes read, with the types and sizes they need."""
@@ -293,6 +301,12 @@ def meta_problems(meta) -> list[str]:
         problems.append(f"{META}'s 'token_texts' must be one string per token id")
     if meta["top_k"] < 1 or not all(_is_int(i) for i in meta["top_ids"]):
         problems.append(f"{META}'s 'top_k'/'top_ids' are not a count and a list of token ids")
+    elif not all(0 <= i < cfg.get("vocab_size", 0) for i in meta["top_ids"]):     # indexes into the vocabulary
+        problems.append(f"{META}'s 'top_ids' must be token ids below the vocabulary size")
+    bad = control_characters(meta["prompt"])
+    if bad or not meta["prompt"].strip():       # the prompt is drawn on screen: checked as when typed
+        problems.append(f"{META}'s 'prompt' " + (f"holds control characters ({', '.join(f'U+{ord(c):04X}' for c in bad)})"
+                                               if bad else "is empty"))
     if "synthetic" not in meta["weights"] or "sha256" not in meta["weights"]:
         problems.append(f"{META}'s 'weights' lacks 'synthetic' or 'sha256'")
     return problems

@@ -146,7 +146,7 @@ def validate_prompt(prompt: str) -> list[int]:
         raise ExtractError(f"the prompt contains a lone surrogate (U+{ord(surrogates[0]):04X}), which is not text; "
                            "pass the prompt as UTF-8 text")
     # C0 controls (but tab and newline), DEL and the C1 controls: nothing a screen or a caption can show
-    bad = sorted({c for c in prompt if (ord(c) < 32 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F})
+    bad = bundle_io.control_characters(prompt)
     if bad:
         listed = ", ".join(f"U+{ord(c):04X}" for c in bad)
         raise ExtractError(f"the prompt contains control characters ({listed}); remove them and try again")

@@ -29,6 +29,7 @@ import concurrent.futures as cf
 import os
 import re
 import threading
+import urllib.parse
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,6 +220,34 @@ class LocalExecutor(Executor):
         self.pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
+def scheduler_address(spec: str) -> tuple[str, int]:
+    """(host, port) of `tcp://HOST:PORT`, checked here: dask's Client raises ValueError or TypeError
+    for a bad port or bracket (then hangs in its clean-up), and its other schemes need settings
+    onepass does not pass (tls: certificates; ucx: UCX; inproc: this process). PipelineError."""
+    expected = (f"--scheduler {spec!r}: expected tcp://HOST:PORT (a running dask scheduler, port 1-65535) or "
+                "local:N (N worker processes on this machine)")
+    try:
+        parts = urllib.parse.urlsplit(spec)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise PipelineError(expected) from None
+    if parts.scheme != "tcp" or not host or port is None or not 0 < port < 65536 \
+            or parts.path or parts.query or parts.fragment or parts.username or re.search(r"\s", spec):
+        raise PipelineError(expected)
+    return host, port
+
+
+def check_scheduler(spec: str):
+    """PipelineError unless `spec` is `local:N` (N >= 1) or tcp://HOST:PORT (request.validate and
+    open_executor: a bad address is refused before anything is extracted)."""
+    if spec.startswith("local:"):
+        n = spec.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise PipelineError(f"--scheduler local:N needs a number of workers of at least 1 (got {spec!r})")
+    elif spec != "none":
+        scheduler_address(spec)
+
+
 def open_executor(scheduler: str | None, jobs: int | None = None) -> Executor:
     """The executor --scheduler names: `local:N` or `tcp://HOST:PORT`, a dask cluster
     (film/cluster.py); None or "none": a LocalExecutor of `jobs` processes. PipelineError for an
@@ -226,12 +255,6 @@ def open_executor(scheduler: str | None, jobs: int | None = None) -> Executor:
     spec = scheduler
     if not spec or spec == "none":
         return LocalExecutor(jobs)
-    if spec.startswith("local:"):
-        n = spec.split(":", 1)[1]
-        if not n.isdigit() or int(n) < 1:
-            raise PipelineError(f"--scheduler local:N needs a number of workers of at least 1 (got {spec!r})")
-    elif not re.match(r"^(tcp|tls|ucx|inproc|ws|wss)://[^/\s]+$", spec):
-        raise PipelineError(f"--scheduler {spec!r}: expected tcp://HOST:PORT (a running dask scheduler) or "
-                            "local:N (N worker processes on this machine)")
+    check_scheduler(spec)
     from film.cluster import DaskExecutor     # it subclasses Executor; dask itself loads only when it opens
     return DaskExecutor(spec)

@@ -68,8 +68,8 @@ def thumbnail(video: Path, png: Path, at: float, title: str | None = None, lang:
             # Urdu, falls back for what the Naskh face lacks (·) and, with Encoding=-1, sets the line
             # right to left from its first strong letter (the RLM)
             discard(caption)
-            caption = caption.with_suffix(".srt")
-            captions.write_srt([{"start": 0.0, "end": 36000.0, "text": title}], caption, lang)
+            caption = caption.with_suffix(".ass")     # ASS, its text escaped: a title is shown as written
+            captions.write_ass([{"start": 0.0, "end": 36000.0, "text": title}], caption, lang)
             draw = ["-vf", band + f"subtitles={caption.name}:force_style='{THUMB_STYLE_RTL}'"]
         elif title:
             caption.write_text(title, encoding="utf-8")    # a file: no escaping of the title's characters

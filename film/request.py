@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,8 @@ from data import bundle as bundle_io
 from data import extract
 from data.chapters import titles
 from data.extract import ExtractError
-from film import clips, slides
+from film import clips, executors, slides
+from film.errors import PipelineError
 from film.jobs import BuildOptions, destination
 from film.keys import ROOT
 from voiceover import services as voices
@@ -265,12 +267,21 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
                 problem("watch", str(exc))
 
     req.scheduler = text("scheduler")
+    if req.scheduler is not None:
+        try:
+            executors.check_scheduler(req.scheduler)
+        except PipelineError as exc:
+            problem("scheduler", str(exc).removeprefix("--scheduler ").removeprefix("local:N "))
     if v["bundle"] is not None:
         req.bundle = Path(v["bundle"])
     out = text("out")
     if out is not None:
         given = Path(out).expanduser()
         req.out = given if given.is_absolute() else (base / given).resolve()
+        if needs_chapters or raw_chapters not in (None, [], ""):     # only a render writes there
+            why = out_problem(req.out)
+            if why:
+                problem("out", why)
     if v["jobs"] is not None:
         if isinstance(v["jobs"], bool) or not isinstance(v["jobs"], int) or v["jobs"] < 1:
             problem("jobs", f"must be at least 1 (got {v['jobs']})")
@@ -316,6 +327,26 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     return (None if problems else req), problems
 
 
+def out_problem(out: Path, what: str = "") -> str | None:
+    """Why files cannot be written under the folder `out` (None: they can): it must be a folder
+    this user may write in, or one that can be made. Checked before anything is extracted or
+    rendered, so a bad out (or a read-only clips folder) is refused up front, never mid-render."""
+    out = Path(out)
+    if os.path.lexists(out) and not out.is_dir():
+        return f"{what}{out} is a file, not a folder; pass a folder (it is created if missing)"
+    probe = out
+    while not os.path.lexists(probe) and probe.parent != probe:   # the nearest part of it that exists
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{what}{out} cannot be created: {probe} is a file, not a folder; pass another folder"
+    # os.access says yes to root in /proc and /sys: a folder there is made by no one
+    if not os.access(probe, os.W_OK | os.X_OK) or probe.resolve().is_relative_to("/proc") \
+            or probe.resolve().is_relative_to("/sys"):
+        why = "cannot be written to" if probe == out else f"cannot be created (no permission to write in {probe})"
+        return f"{what}{out} {why}; pass a folder you can write to, e.g. ~/onepass-out"
+    return None
+
+
 class RequestError(ValueError):
     """Every problem of a command line, one a line."""
 
@@ -349,7 +380,10 @@ def from_args(args: argparse.Namespace, *, needs_chapters: bool = True) -> Reque
         raw["chapters"] = "all"
     elif getattr(args, "chapter", None):
         raw["chapters"] = [c for c in args.chapter.split(",") if c.strip()] or [args.chapter]
-    raw["out"] = str(Path(raw["out"]).expanduser().absolute()) if "out" in raw else str(ROOT / "out")
+    if "out" not in raw:
+        raw["out"] = str(ROOT / "out")
+    elif raw["out"].strip():          # '' would be the current folder: left for validate to refuse
+        raw["out"] = str(Path(raw["out"]).expanduser().absolute())
     req, problems = validate(raw, Path.cwd(), spelling=CLI, needs_chapters=needs_chapters)
     if problems:
         raise RequestError(problems)
@@ -396,6 +430,10 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
     """Build the request's chapters (film/build.py), the film for --all, and the lecture kit."""
     # the build, imported here: scene processes load this module for QUALITIES and need none of it
     from film import build                   # noqa: PLC0415
+    if req.clips or req.slides:              # a kit that cannot be written is refused before the build
+        why = out_problem(destination(req.out, bundle, req.quality, req.lang) / clips.FOLDER, "the lecture kit's folder ")
+        if why:
+            raise clips.ClipError(why)
     results = build.render(req.chapters, bundle, options)
     words = options.language
     film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), words.text("film:film-title"),

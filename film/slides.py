@@ -59,8 +59,11 @@ def _write_if_changed(path: Path, text: str) -> bool:
 
 
 def _script_json(data) -> str:
-    """JSON safe inside a <script> element."""
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON safe inside a <script> element and still valid JSON: <, > and & written as \\u escapes
+    (nothing can then end the element or open `<!--`, which makes the HTML parser swallow the rest;
+    `<\\!--` is not a JSON escape and made JSON.parse fail)."""
+    text = json.dumps(data, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def deck_words(words) -> dict[str, str]:

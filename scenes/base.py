@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from manim import DOWN, UP, Circumscribe, FadeIn, FadeOut, Group, Mobject, Text, Wait, Write, config
+from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, Group, Mobject, Succession, Text, Wait, Write, config, there_and_back
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
@@ -261,7 +261,8 @@ class ChapterScene(VoiceoverScene):
 
     # A picture that stays (nearly) still longer than this is dead air to a viewer and to the review's
     # still detector (ffmpeg freezedetect, 4 s): a translation's longer sentence can stretch a hold
-    # past it, so such a stretch is broken by a light trace around what the latest step brought
+    # past it, so such a stretch is broken by a breath of what the latest step brought (it grows 4%
+    # and back)
     # (see breaks_holds for when).
     HOLD_LIMIT = 3.8
     TRACE = 0.8
@@ -281,7 +282,7 @@ class ChapterScene(VoiceoverScene):
 
     def wait(self, duration: float = 1.0, *args, **kwargs):
         """Hold the picture; where the picture would then have been still for over HOLD_LIMIT, a light
-        trace around the latest step's subject (still on screen) breaks the hold (breaks_holds)."""
+        breath of the latest step's subject (still on screen) breaks the hold (breaks_holds)."""
         subject = None if args or kwargs or not self.breaks_holds else self._last_subject()
         if subject is None or self._still_for() + duration <= self.HOLD_LIMIT:
             return super().wait(duration, *args, **kwargs)
@@ -294,11 +295,20 @@ class ChapterScene(VoiceoverScene):
         rest = duration - first - self.TRACE
         return self.wait(rest) if rest > 1 / 60 else None
 
-    def _trace(self, subject, run_time: float):
-        """A thin line run once around `subject`: the picture moves, nothing on it changes."""
-        trace = Circumscribe(subject, color=S.MUTED, buff=0.12, stroke_width=3, run_time=run_time)
+    def _trace(self, subject: list, run_time: float, lead: float = 0.0):
+        """The subject breathes once (grows 4% and back over TRACE seconds, `lead` seconds into
+        `run_time`): every edge of it moves a little, so the picture is seen to live; nothing on it
+        changes. The mobjects themselves are animated (they are on screen), about their common centre."""
+        centre = Group(*[m.copy() for m in subject]).get_center()
+        breath = AnimationGroup(*[m.animate(rate_func=there_and_back).scale(1.04, about_point=centre) for m in subject],
+                                run_time=min(self.TRACE, run_time))
+        parts = [Wait(lead)] if lead > 1 / 60 else []
+        parts.append(breath)
+        if run_time - lead - self.TRACE > 1 / 60:
+            parts.append(Wait(run_time - lead - self.TRACE))
+        trace = Succession(*parts) if len(parts) > 1 else breath
         trace.is_trace = True
-        self.traces = [*getattr(self, "traces", []), round(self.time, 2)]
+        self.traces = [*getattr(self, "traces", []), round(self.time + lead, 2)]
         return trace
 
     @staticmethod
@@ -321,19 +331,22 @@ class ChapterScene(VoiceoverScene):
                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
         return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
-    def _last_subject(self):
+    def _last_subject(self) -> list | None:
         """What the latest step that changed the picture brought and is still on screen (the meter and
-        the furniture aside), or None."""
+        the furniture aside), as the mobjects that step animated, or None."""
         on_screen = {id(m) for top in self.mobjects for m in top.get_family()}
         aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
                                     getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
         for moved in reversed(getattr(self, "_moved", [])):
-            mobs = [x for m in moved for x in m.get_family()
-                    if id(x) in on_screen and id(x) not in aside and x.has_points()]
+            mobs = [m for m in moved if id(m) in on_screen and id(m) not in aside and m.has_points()
+                    or (id(m) in on_screen and id(m) not in aside and m.submobjects)]
+            # the outermost only: a mobject inside another one listed moves with it
+            inner = {id(x) for m in mobs for x in m.get_family()[1:]}
+            mobs = [m for m in dict.fromkeys(mobs) if id(m) not in inner]
             if mobs:
-                subject = Group(*mobs)
-                if 0.05 < subject.width < S.FRAME_W and subject.height < S.FRAME_H:
-                    return subject
+                box = Group(*[m.copy() for m in mobs])
+                if 0.05 < box.width < S.FRAME_W and box.height < S.FRAME_H:
+                    return mobs
         return None
 
     def play(self, *animations, **kwargs):
@@ -353,7 +366,8 @@ class ChapterScene(VoiceoverScene):
         if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
             subject = self._last_subject()          # a step too small to see, at the end of a long hold
             if subject is not None:
-                animations = (*animations, self._trace(subject, run_time))
+                lead = min(max(0.0, self.HOLD_LIMIT - self.TRACE - self._still_for()), max(0.0, run_time - self.TRACE))
+                animations = (*animations, self._trace(subject, run_time, lead))
                 visible = True
         if not waits:                                # the last few steps' mobjects (see wait)
             self._moved = [*getattr(self, "_moved", [])[-4:],

@@ -10,6 +10,7 @@ beat on a frame). So the fixture takes seconds, not the minute a manim render wo
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -386,3 +389,84 @@ def test_the_request_writes_clips_and_deck(silent):
     assert len(files) == len(silent.lines) + 3 and all(p.is_file() for p in files)
     assert f"{len(silent.lines)} mp4 clips, 0 cut" in said[0] and "unchanged" in said[0]
 
+
+
+# ---------------------------------------------------------------------------------------
+# Text shown as written (issue 21: a prompt with `<!--` emptied the deck; markup in a caption
+# was read as markup by the deck's cues)
+
+MARKUP = "<!-- a </script> b </b> &amp; <i>c</i> {\\b1}d\\N"
+
+
+def markup_deck(silent, texts: list[str], name: str, lang: str = "en") -> tuple[Path, object]:
+    """A deck page (beside the clips) whose slides' notes and captions are `texts`, one slide each;
+    returns the page and its clip set."""
+    folder, entries = silent.clips.folder, []
+    for i, text in enumerate(texts):
+        e = silent.clips.entries[i % len(silent.clips.entries)]
+        srt = f"{name}-{i}.srt"
+        captions.write_srt(captions.caption_blocks({"start": 0.0, "end": 1.0, "text": text}), folder / srt, lang)
+        entries.append(dict(e, text=text, files=dict(e["files"], srt=srt)))
+    cs = dataclasses.replace(silent.clips, entries=entries)
+    page = folder / f"{name}.html"
+    page.write_text(slides.deck_html([cs], "mp4", name, slides.deck_words(Words.load(lang))), encoding="utf-8")
+    return page, cs
+
+
+def deck_text(browser, page_file: Path) -> list[dict]:
+    """Per slide, what Chromium shows: notes, chapter buttons and each cue's text as displayed."""
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(page_file.as_uri())
+    shown = page.evaluate("""() => DECK.slides.map((s, i) => { show(i);
+        const t = document.querySelector('#stage video').textTracks[0];
+        return {notes: document.getElementById('notes').textContent,
+                buttons: document.querySelectorAll('#chapters button').length,
+                cues: Array.from(t.cues, c => c.getCueAsHTML().textContent)}; })""")
+    page.close()
+    assert errors == []
+    return shown
+
+
+def test_markup_in_a_prompt_keeps_the_deck_working_and_is_shown_as_written(silent, browser):
+    """`<!--` in the deck's data made its JSON unparseable (no buttons, no video); `</b>` and
+    `&amp;` in a caption were read as WebVTT markup."""
+    page_file, cs = markup_deck(silent, [MARKUP, "plain"], "markup")
+    assert json.loads(page_file.read_text().split('type="application/json">')[1].split("</script>")[0])
+    shown = deck_text(browser, page_file)
+    assert [s["buttons"] for s in shown] == [1, 1]
+    assert shown[0]["notes"] == MARKUP
+    srt = captions.read_srt(cs.folder / cs.entries[0]["files"]["srt"])
+    assert shown[0]["cues"] == [c["text"] for c in srt]
+    assert "".join(shown[0]["cues"]).replace("\n", " ") == MARKUP
+
+
+def test_powerpoint_notes_hold_markup_as_written(silent):
+    from pptx import Presentation
+    cs = dataclasses.replace(silent.clips, entries=[dict(silent.clips.entries[0], text=MARKUP)])
+    prs = Presentation(io.BytesIO(slides.deck_pptx([cs], "t")))
+    assert prs.slides[0].notes_slide.notes_text_frame.text == MARKUP
+
+
+CAPTION_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Co", "Cn")), min_size=1, max_size=120) \
+    .map(lambda t: " ".join(t.split())).filter(bool)
+
+
+@settings(max_examples=25, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(texts=st.lists(CAPTION_TEXT, min_size=1, max_size=4), lang=st.sampled_from(["en", "ur"]))
+@example(texts=[MARKUP, "{\\", "&lt; -->"], lang="en")
+def test_any_text_is_shown_exactly_in_deck_cues_and_notes(silent, browser, texts, lang):
+    """Captions, deck cues and notes made from arbitrary Unicode show exactly the text: each cue
+    as Chromium's TextTrack displays it is the caption line (the SRT's), the notes the line."""
+    page_file, cs = markup_deck(silent, texts, "prop", lang)
+    shown = deck_text(browser, page_file)
+    for s, e in zip(shown, cs.entries):
+        assert s["notes"] == e["text"]
+        assert s["cues"] == [c["text"] for c in captions.read_srt(cs.folder / e["files"]["srt"])]
+        assert " ".join(c.lstrip(captions.RLM) for c in s["cues"]).replace("\n" + captions.RLM, " ") \
+            .replace("\n", " ") == e["text"]
+    from pptx import Presentation
+    prs = Presentation(io.BytesIO(slides.deck_pptx([dataclasses.replace(cs, entries=cs.entries[:1])], "t")))
+    assert prs.slides[0].notes_slide.notes_text_frame.text == texts[0]

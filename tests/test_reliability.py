@@ -418,3 +418,68 @@ def test_a_bundle_another_run_just_installed_is_kept(tmp_path):
     bundle._install(mine, target)                      # the rename that lost the race
     assert sha256_file(target / bundle.TENSORS) == theirs
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prompt-key"]
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 21: the lecture kit and the batch
+
+def _burned_band(tmp_path: Path, text: str, name: str) -> "np.ndarray":
+    """The caption band of a frame with `text` burned in (white on dark): a grey image."""
+    import numpy as np
+    from voiceover import captions
+    video, srt, out = tmp_path / "v.mp4", tmp_path / f"{name}.srt", tmp_path / f"{name}.mp4"
+    if not video.exists():
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=1",
+                        "-c:v", "libx264", "-pix_fmt", "yuv420p", str(video)], check=True)
+    captions.write_srt([{"start": 0.0, "end": 1.0, "text": text}], srt)
+    mixdown.burn_captions(video, srt, out)
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-ss", "0.5", "-i", str(out), "-frames:v", "1",
+                          "-f", "rawvideo", "-pix_fmt", "gray", "-"], capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.uint8).reshape(480, 854)[int(480 * 0.8):]
+
+
+def test_burned_captions_show_markup_as_written(tmp_path):
+    """libass reads `{\\...}` as a style block and ffmpeg's SRT reader drops it and `<i>`: the
+    burned caption must draw those characters, as wide as the same text with look-alikes."""
+    import numpy as np
+
+    def width(band):
+        cols = np.nonzero((band > 200).any(axis=0))[0]
+        return 0 if len(cols) == 0 else cols[-1] - cols[0]
+    markup = _burned_band(tmp_path, "{\\b1}x{\\b0} <i>y</i> a\\Nb", "markup")
+    alike = _burned_band(tmp_path, "(/b1)x(/b0) [i]y[/i] a/Nb", "alike")
+    assert 0.9 < width(markup) / width(alike) < 1.5        # braces are a little wider than parentheses
+    assert (_burned_band(tmp_path, "{\\", "brace") > 200).any()         # a lone `{\` token is drawn too
+
+
+@pytest.mark.parametrize("spec", ["tcp://127.0.0.1:abc", "tcp://[::1", "inproc://x", "ucx://127.0.0.1:8786",
+                                  "tls://127.0.0.1:8786", "tcp://127.0.0.1:0"])
+def test_a_scheduler_address_dask_cannot_use_is_one_clear_line_at_once(spec, tmp_path):
+    """dask's Client raised ValueError/TypeError for these ("this is a bug"), then hung 40 s."""
+    from tests.helpers import one_clear_line, run_main
+    t0 = time.monotonic()
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--scheduler", spec,
+                          "--out", str(tmp_path / "out"))
+    assert rc == 2 and "--scheduler" in one_clear_line(err) and "tcp://HOST:PORT" in err
+    assert time.monotonic() - t0 < 10
+    assert not (tmp_path / "out").exists()
+
+
+def _edited_bundle(tiny_bundle, tmp_path: Path, **meta) -> Path:
+    import shutil
+    copy = tmp_path / "bundle"
+    shutil.copytree(tiny_bundle.path, copy)
+    data = json.loads((copy / "meta.json").read_text())
+    (copy / "meta.json").write_text(json.dumps({**data, **meta}))
+    return copy
+
+
+@pytest.mark.parametrize("meta", [{"top_ids": [1000000000]}, {"top_ids": [-1]}, {"prompt": "The cat\x00"},
+                                  {"prompt": "The \x1b[31mcat"}])
+def test_a_bundle_whose_meta_cannot_be_shown_is_refused_on_load(meta, tiny_bundle, tmp_path):
+    """top_ids outside the vocabulary raised IndexError/OverflowError; a stored prompt holding NUL
+    or ESC failed inside a scene (Pango): both are checked when the bundle loads."""
+    from tests.helpers import one_clear_line, run_main
+    rc, _, err = run_main("--inspect", "--bundle", str(_edited_bundle(tiny_bundle, tmp_path, **meta)))
+    line = one_clear_line(err)
+    assert rc == 2 and ("top_ids" in line or "control characters (U+00" in line), line

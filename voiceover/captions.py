@@ -120,6 +120,42 @@ def write_vtt(cues: list[dict], path: Path, lang: str = "en"):
     write_text(path, vtt_header(lang) + "\n".join(blocks))
 
 
+WORD_JOINER = "\u2060"   # invisible, zero width: keeps a backslash from starting a libass escape
+
+# the header ffmpeg gives an SRT file on its way to libass (a 384 x 288 script space): burned
+# captions keep its sizes, and the caller's force_style sets the look as before
+ASS_HEADER = ("[Script Info]\nScriptType: v4.00+\nPlayResX: 384\nPlayResY: 288\nScaledBorderAndShadow: yes\n\n"
+              "[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, "
+              "BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, "
+              "Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n"
+              "Style: Default,Arial,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0\n\n"
+              "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+
+
+def ass_text(text: str) -> str:
+    """Caption text libass draws exactly as written: it reads {...} as style overrides and \\N,
+    \\n, \\h as escapes, so braces are escaped (\\{ \\}) and every backslash is followed by an
+    invisible WORD JOINER; lines are joined by \\N. (An SRT file would not do: ffmpeg's SRT reader
+    itself drops {\\...} and turns <i>, <font> into styles before libass sees the text.)"""
+    text = text.replace("\\", "\\" + WORD_JOINER).replace("{", "\\{").replace("}", "\\}")
+    return "\\N".join(text.split("\n"))
+
+
+def _ass_stamp(seconds: float) -> str:
+    cs = int(round(seconds * 100))
+    h, cs = divmod(cs, 360_000)
+    m, cs = divmod(cs, 6000)
+    s, cs = divmod(cs, 100)
+    return f"{h}:{m:02d}:{s:02d}.{cs:02d}"
+
+
+def write_ass(cues: list[dict], path: Path, lang: str = "en"):
+    """The captions as an ASS script for libass (burned captions, an RTL thumbnail's title)."""
+    lines = [f"Dialogue: 0,{_ass_stamp(c['start'])},{_ass_stamp(c['end'])},Default,,0,0,0,,"
+             f"{ass_text(directed(c['text'], lang))}\n" for c in cues]
+    write_text(path, ASS_HEADER + "".join(lines))
+
+
 def read_srt(path: Path) -> list[dict]:
     """The blocks of an SRT file written by write_srt: [{"start", "end", "text"}] in seconds."""
     def secs(stamp: str) -> float:

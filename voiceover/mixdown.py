@@ -10,14 +10,13 @@ picture, encoded once to 48 kHz AAC. Captions come from the same cues, so they m
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from data.files import discard, temp_name
-from voiceover import audio
+from voiceover import audio, captions
 from voiceover.captions import is_rtl
 from voiceover.media import run_ffmpeg, video_height, video_seconds, write_ffconcat
 
@@ -122,9 +121,11 @@ def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "
     # path with a quote or colon in it breaks: ffmpeg runs in a folder of its own holding them
     # under a plain name, and every other path is passed as an argument
     with tempfile.TemporaryDirectory(prefix="onepass-burn-") as tmp:
-        shutil.copyfile(srt, Path(tmp) / "captions.srt")
+        # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before it)
+        # would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it
+        captions.write_ass(captions.read_srt(srt), Path(tmp) / "captions.ass", lang)
         try:
-            run_ffmpeg(["-i", Path(video).resolve(), "-vf", f"subtitles=captions.srt:force_style='{style}'",
+            run_ffmpeg(["-i", Path(video).resolve(), "-vf", f"subtitles=captions.ass:force_style='{style}'",
                         "-c:v", "libx264", "-crf", "18" if height >= 720 else "20", "-preset", "medium",
                         "-pix_fmt", "yuv420p", "-c:a", "copy", "-movflags", "+faststart", part.resolve()], cwd=tmp)
             os.replace(part, out)
