@@ -35,9 +35,10 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from data import extract
 from data.extract import ExtractError
 from film import executors, request
-from film.jobs import BuildOptions, plan
+from film.jobs import BuildOptions, destination, plan
 from film.keys import PipelineError
 from film.request import Request
 
@@ -104,28 +105,40 @@ def load_manifest(path: Path) -> list[Job]:
         problems += [f"job {n}, {key}: {message}" for key, message in found]
         if req is not None:
             jobs.append(Job(**{f.name: getattr(req, f.name) for f in fields(Request)}, number=n))
-    # jobs that repeat another, or write the same files differently
+    # jobs that repeat another, or write the same files differently: compared by the folder each
+    # writes into with its weights resolved ("auto" is "random" on a machine without GPT-2)
+    resolved = {j.number: extract.resolve_weights(j.weights, log=lambda m: None) for j in jobs}
+    problems += [why for _, why in clashes(jobs, lambda j: (str(j.out), j.prompt, resolved[j.number], j.quality,
+                                                            j.lang))]
+    return _raise(path, problems) if problems else jobs
+
+
+def clash(a: Job, b: Job) -> str | None:
+    """Why job `a` would overwrite (or repeat) job `b`, both writing into one folder; None if it
+    would not: a chapter is one file per folder, whatever voice, watch token, words or burned
+    captions made it; clips are one set per chapter, in one format."""
+    made = lambda j: (j.voice, j.watch, j.script, j.burn_captions)  # noqa: E731  what a chapter's file holds
+    overlap = sorted(set(a.chapters) & set(b.chapters))
+    if (a.chapters, made(a), a.clips, a.clip_format, a.slides) == (b.chapters, made(b), b.clips, b.clip_format, b.slides):
+        return f"job {a.number}: repeats job {b.number} (same prompt, weights, quality, chapters, voice and out)"
+    if overlap and made(a) != made(b):
+        return (f"job {a.number}, out: would overwrite job {b.number}'s chapter {', '.join(overlap)} (same prompt, "
+                "weights, quality and out, another voice, watch, script or burn_captions); give one of them its own out")
+    if overlap and (a.clips or a.slides) and (b.clips or b.slides) and a.clip_format != b.clip_format:
+        return (f"job {a.number}, clip_format: would overwrite job {b.number}'s clips of chapter "
+                f"{', '.join(overlap)} in another format; give one of them its own out")
+    return None
+
+
+def clashes(jobs: list[Job], folder) -> list[tuple[Job, str]]:
+    """(job, why) for every job that would overwrite an earlier one writing into the same `folder(job)`."""
+    problems = []
     for i, a in enumerate(jobs):
         for b in jobs[:i]:
-            if a.writes() != b.writes():
-                continue
-            same = (a.chapters, a.voice, a.watch, a.burn_captions, a.clips, a.clip_format, a.slides) == \
-                   (b.chapters, b.voice, b.watch, b.burn_captions, b.clips, b.clip_format, b.slides)
-            overlap = sorted(set(a.chapters) & set(b.chapters))
-            if same:
-                problems.append(f"job {a.number}: repeats job {b.number} (same prompt, weights, quality, chapters, "
-                                "voice and out)")
-            elif overlap and (a.voice, a.burn_captions) != (b.voice, b.burn_captions):
-                problems.append(f"job {a.number}, out: would overwrite job {b.number}'s chapter "
-                                f"{', '.join(overlap)} (same prompt, weights, quality and out, another voice or "
-                                "burn_captions); give one of them its own out")
-            elif overlap and (a.clips or a.slides) and (b.clips or b.slides) and a.clip_format != b.clip_format:
-                problems.append(f"job {a.number}, clip_format: would overwrite job {b.number}'s clips of chapter "
-                                f"{', '.join(overlap)} in another format; give one of them its own out")
-            else:
-                continue
-            break                      # one such problem per job is enough
-    return _raise(path, problems) if problems else jobs
+            if folder(a) == folder(b) and (why := clash(a, b)):
+                problems.append((a, why))
+                break                      # one such problem per job is enough
+    return problems
 
 
 def _raise(path, problems):
@@ -173,6 +186,13 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
     for j in jobs:
         if isinstance(bundles[_bundle_key(j)], Exception):
             reports[j.number].error = f"extraction failed: {bundles[_bundle_key(j)]}"
+    # the folder each job writes into, known for sure now that its bundle is: a clash the manifest
+    # could not see (two weights that are the same model) fails the later job, never overwrites
+    folder = {j.number: destination(j.out, bundles[_bundle_key(j)], j.quality, j.lang)
+              for j in jobs if not reports[j.number].error}
+    ready = [j for j in jobs if j.number in folder]
+    for j, why in clashes(ready, lambda j: folder[j.number]):
+        reports[j.number].error = why
 
     # 2. every scene planned; one already rendered under another job's name is copied
     options: dict[int, BuildOptions] = {}
@@ -234,10 +254,10 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
 
         # jobs writing into the same folder run one after the other (they share its joins and
         # timings); the others at once
-        groups: dict[tuple, list[Job]] = {}
+        groups: dict[Path, list[Job]] = {}
         for j in jobs:
             if j.number in options:
-                groups.setdefault(j.writes(), []).append(j)
+                groups.setdefault(folder[j.number], []).append(j)
         threads = [threading.Thread(target=lambda g=g: [run_job(j) for j in g], name="batch-job", daemon=True)
                    for g in groups.values()]
         try:

@@ -44,7 +44,8 @@ __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination"
 
 # folders a run makes inside the output folder and removes when it ends (a killed run cannot):
 # scene renders, joins (voiceover.mixdown, film.join), and manim media folders of older versions
-LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-")
+LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-", "onepass-burn-")
+CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
 
 
 def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> list[ChapterResult]:
@@ -84,9 +85,9 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     """Remove what killed runs into `dest` left behind: scene render folders, manim media
     folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
     live run is writing any of them. Returns how many were removed."""
-    work = dest / ".scenes"
-    found = [p for folder in (dest, work) if folder.is_dir() for p in folder.iterdir()
-             if (p.is_dir() and p.name.startswith(LEFTOVER_FOLDERS))
+    work, kit = dest / ".scenes", dest / "clips"      # the lecture kit cuts under the same lock
+    found = [p for folder in (dest, work, kit) if folder.is_dir() for p in folder.iterdir()
+             if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS) or (p.name.startswith(".ch") and CLIP_CUT in p.name)))
              or (p.is_file() and (p.name.endswith(".part") or ".part." in p.name))]
     found += list(media_root().glob(media_prefix(work) + "*"))
     for p in found:

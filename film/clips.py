@@ -30,7 +30,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from data.files import replace_together, write_json
+from data.bundle import sha256_file
+from data.files import FolderLock, replace_together, write_json
 from film.errors import PipelineError
 from film.jobs import ChapterResult
 from film.keys import sha
@@ -210,10 +211,31 @@ def cut(source: Path, jobs: list[tuple[Span, Path | None, Path | None]], fmt: st
         raise ClipError(f"cutting clips from {source} failed: {exc}") from None
 
 
-def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
+def file_check(path: Path) -> dict:
+    """What a file was when written (clips.json's `checks`): a file kept on a later run must still
+    be exactly this (a truncated clip, an emptied poster or garbled captions are made again)."""
+    return {"size": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def intact(path: Path, check: dict | None) -> bool:
+    try:
+        return bool(check) and path.stat().st_size == check.get("size") and sha256_file(path) == check.get("sha256")
+    except OSError:
+        return False
+
+
+def write_clips(result: ChapterResult, fmt: str = "mp4", force: bool = False) -> ClipSet:
     """Cut `result`'s chapter into one clip per beat in `fmt` (mp4, webm or gif), with captions
-    and posters, and list them in clips.json; clips still right from an earlier run are kept
-    untouched. Raises ClipError."""
+    and posters, and list them in clips.json; clips still right from an earlier run (same key,
+    same bytes as when written) are kept untouched, unless `force`. Holds the output folder's
+    lock (FolderLock), as a build does: the next run's clean-up then never meets a live cut.
+    Raises ClipError."""
+    with FolderLock(result.final.parent):
+        return cut_clips(result, fmt, force)
+
+
+def cut_clips(result: ChapterResult, fmt: str = "mp4", force: bool = False) -> ClipSet:
+    """write_clips, for a caller that already holds the output folder's lock (film/slides.py)."""
     if fmt not in FORMATS:
         raise ClipError(f"unknown clip format {fmt!r}: choose one of {', '.join(FORMATS)}")
     folder = result.final.parent / FOLDER
@@ -238,21 +260,24 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
                    "gif": [GIF_FPS, GIF_WIDTH] if fmt == "gif" else None})
         prev = old.get(span.beat, {})
         prev_files, prev_keys = prev.get("files", {}), prev.get("keys", {})
+        checks = prev.get("checks", {})
+
+        def kept(file: str, key_name: str, key, forced: bool = force) -> bool:   # still right: same key, bytes
+            return not forced and prev_keys.get(key_name) == key and intact(folder / file, checks.get(file))
         # the clip in other formats stays listed if it was cut from the same frames; else it goes
         others, keys = {}, {}
         for other in FORMATS:
             if other == fmt or other not in prev_files:
                 continue
-            if prev_keys.get(f"{other}:base") == base and (folder / prev_files[other]).is_file():
+            if kept(prev_files[other], f"{other}:base", base, forced=False):     # --force remakes `fmt`'s
                 others[other] = prev_files[other]
                 keys.update({other: prev_keys.get(other), f"{other}:base": base})
             else:
                 (folder / prev_files[other]).unlink(missing_ok=True)
         name = span.name
-        want_video = not (prev_keys.get(fmt) == key and (folder / f"{name}.{fmt}").is_file())
-        want_poster = not (prev_keys.get("poster") == base and (folder / f"{name}.png").is_file())
-        want_captions = not (prev_keys.get("captions") == base and (folder / f"{name}.vtt").is_file()
-                             and (folder / f"{name}.srt").is_file())
+        want_video = not kept(f"{name}.{fmt}", fmt, key)
+        want_poster = not kept(f"{name}.png", "poster", base)
+        want_captions = not (kept(f"{name}.vtt", "captions", base) and kept(f"{name}.srt", "captions", base))
         entry = {"chapter": result.chapter, "beat": span.beat, "id": name, "title": result.title, "text": span.text,
                  "scene": span.scene, "start": round(span.start / span.fps, 6), "end": round(span.end / span.fps, 6),
                  "start_frame": span.start, "end_frame": span.end, "frames": span.frames, "fps": span.fps,
@@ -284,6 +309,8 @@ def write_clips(result: ChapterResult, fmt: str = "mp4") -> ClipSet:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    for entry in entries:                   # what each file is now, checked on the next run
+        entry["checks"] = {f: file_check(folder / f) for f in entry["files"].values()}
     # beats this chapter no longer has: their files go
     for beat, prev in old.items():
         if beat not in {s.beat for s in spans}:

@@ -127,6 +127,13 @@ def join_failed(chapter: str, final: Path, results: list[SceneResult], exc: Exce
                          f"was dropped: run the same command again to render it afresh; {kept}")
 
 
+def _intact(path: Path, check: dict | None) -> bool:
+    try:
+        return bool(check) and path.stat().st_size == check["size"] and sha256_file(path) == check["sha256"]
+    except (OSError, KeyError, TypeError):
+        return False
+
+
 def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Path, voiced: bool,
                  force: bool = False, burn_captions: bool = False, shown_title: str | None = None,
                  band: str | None = None, lang: str = SOURCE) -> ChapterResult:
@@ -150,9 +157,11 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
         stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stamp = {}
+    # kept only if every file is what was written (size and sha256 recorded): a garbled caption
+    # file or an emptied thumbnail is made again, as a damaged MP4 is
     if (not force and stamp.get("keys") == keys and stamp.get("voiced") == voiced
-            and stamp.get("burnt", False) == burn_captions and stamp.get("band", band) == band and all(p.exists() for p in [final, *sidecars])
-            and stamp.get("size") == final.stat().st_size and stamp.get("sha256") == sha256_file(final)):
+            and stamp.get("burnt", False) == burn_captions and stamp.get("band", band) == band
+            and all(_intact(p, stamp.get("files", {}).get(p.name)) for p in [final, *sidecars])):
         return ChapterResult(chapter, title, final, results, joined=False, report=stamp.get("report", {}), lang=lang)
     t0 = time.perf_counter()
     parts = [r.job.mp4 for r in results]
@@ -181,8 +190,10 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
     report = {k: v for k, v in dict(report).items() if isinstance(v, (int, float, str, list, dict, type(None)))}
     report.update({"frames": frames, "parts_frames": parts_frames, "seconds": frames / fps})
     write_json(stamp_path, {"keys": keys, "voiced": voiced, "burnt": burn_captions, "band": band,
-                            "size": final.stat().st_size,
-                            "sha256": sha256_file(final), "report": report})
+                            "size": final.stat().st_size, "sha256": sha256_file(final),
+                            "files": {p.name: {"size": p.stat().st_size, "sha256": sha256_file(p)}
+                                      for p in [final, *sidecars]},
+                            "report": report})
     return ChapterResult(chapter, title, final, results, joined=True, join_wall=time.perf_counter() - t0,
                          report=report, lang=lang)
 

@@ -191,7 +191,8 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
             keys = MANIFEST_KEYS if spelling is MANIFEST else tuple(BY_KEY)
             near = difflib.get_close_matches(key, keys, n=1)
             problem(key, "unknown key" + (f" (did you mean {near[0]!r}?)" if near else f"; known keys: {', '.join(keys)}"))
-    v = {o.key: raw.get(o.key, o.default) for o in OPTIONS}
+    # a key this place does not take (a manifest's `bundle`) was reported above: its value is not read
+    v = {o.key: raw.get(o.key, o.default) if (o.manifest or spelling is not MANIFEST) else o.default for o in OPTIONS}
 
     def text(key: str, required: bool = False) -> str | None:
         value = v[key]
@@ -453,14 +454,14 @@ def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list
     shown: list[Path] = []
     if req.clips:
         for r in results:
-            cs = clips.write_clips(r, fmt)
+            cs = clips.write_clips(r, fmt, force=req.force)      # --force: every output made again
             log(f"chapter {r.chapter}: {len(cs.entries)} {fmt} clips, {cs.cut} cut, {cs.kept} unchanged")
             files += [cs.path(e) for e in cs.entries]
         index = results[0].final.parent / clips.FOLDER / clips.INDEX
         files.append(index)
         shown.append(index)
     if req.slides:
-        deck = slides.write_deck(results, fmt, req.words)
+        deck = slides.write_deck(results, fmt, req.words, force=req.force)
         log(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
         files += [deck.html, deck.pptx]
         shown += [deck.html, deck.pptx]

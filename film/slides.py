@@ -19,6 +19,7 @@ Neither is rewritten when the clips and lines it would hold are unchanged.
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import io
 import json
@@ -26,8 +27,9 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from data.files import write_bytes, write_text
-from film.clips import ClipSet, write_clips
+from data.bundle import sha256_file
+from data.files import FolderLock, write_bytes, write_text
+from film.clips import ClipSet, cut_clips
 from film.jobs import ChapterResult
 from film.keys import sha
 from voiceover.captions import is_rtl, read_srt
@@ -48,11 +50,11 @@ class Deck:
     written: list[Path]                        # the files this call (re)wrote
 
 
-def _write_if_changed(path: Path, text: str) -> bool:
+def _write_if_changed(path: Path, text: str, force: bool = False) -> bool:
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if not force and path.read_text(encoding="utf-8") == text:
             return False
-    except OSError:
+    except (OSError, ValueError):         # missing, or garbled past UTF-8: written anew
         pass
     write_text(path, text)
     return True
@@ -145,33 +147,40 @@ def pptx_name(chapters: list[str]) -> str:
     return f"lecture-ch{chapters[0]}" + (f"-ch{chapters[-1]}" if len(chapters) > 1 else "") + ".pptx"
 
 
-def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None) -> Deck:
+def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force: bool = False) -> Deck:
     """The HTML deck and the PowerPoint of these chapters (in the order given), in the language of
     `words` (a words.catalog.Words; None: English); cuts the clips they need
-    (film.clips.write_clips). Raises film.clips.ClipError."""
+    (film.clips.write_clips); `force`: every file made again. Holds the output folder's lock.
+    Raises film.clips.ClipError."""
     if not results:
         raise ValueError("write_deck needs at least one chapter")
+    with FolderLock(results[0].final.parent):
+        return _write_deck(results, fmt, words, force)
+
+
+def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool) -> Deck:
     words = words or Words.load()
     title, ui = words.text("film:film-title"), deck_words(words)
     heading = words.template("film:slide-heading")
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
-    sets = [write_clips(r, html_fmt) for r in results]
-    mp4_sets = sets if html_fmt == "mp4" else [write_clips(r, "mp4") for r in results]
+    sets = [cut_clips(r, html_fmt, force) for r in results]
+    mp4_sets = sets if html_fmt == "mp4" else [cut_clips(r, "mp4", force) for r in results]
     folder = sets[0].folder
     written = []
     page = folder / DECK_NAME
-    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui)):
+    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui), force):
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     stamp = pptx.with_name(f".{pptx.name}.key")
     key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
                                           for cs in mp4_sets for e in cs.entries], "version": 1})
-    try:
-        fresh = pptx.is_file() and stamp.read_text(encoding="utf-8") == key
+    try:        # the stamp holds the key and the sha256 of the file written: a damaged one is made again
+        fresh = not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pptx)}"
     except OSError:
         fresh = False
     if not fresh:
-        write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl"))
-        write_text(stamp, key)
+        data = deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl")
+        write_bytes(pptx, data)
+        write_text(stamp, f"{key}\n{hashlib.sha256(data).hexdigest()}")
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

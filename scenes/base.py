@@ -331,23 +331,25 @@ class ChapterScene(VoiceoverScene):
                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
         return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
-    def _last_subject(self) -> list | None:
-        """What the latest step that changed the picture brought and is still on screen (the meter and
-        the furniture aside), as the mobjects that step animated, or None."""
+    def _last_subject(self, busy=()) -> list | None:
+        """What the latest steps brought that is still on screen (the meter and the furniture aside):
+        the mobjects they animated, going back until they cover enough of the frame for their breath to
+        be seen (3%); failing that, everything on screen but the furniture. None on an empty picture."""
         on_screen = {id(m) for top in self.mobjects for m in top.get_family()}
         aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
-                                    getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
+                                    getattr(self, "random_mark", None), *busy) if part is not None for m in part.get_family()}
+        # (`busy`: what the play beside it animates; a breath over it would undo that play's change)
+        mobs: list = []
         for moved in reversed(getattr(self, "_moved", [])):
-            mobs = [m for m in moved if id(m) in on_screen and id(m) not in aside and m.has_points()
-                    or (id(m) in on_screen and id(m) not in aside and m.submobjects)]
-            # the outermost only: a mobject inside another one listed moves with it
-            inner = {id(x) for m in mobs for x in m.get_family()[1:]}
-            mobs = [m for m in dict.fromkeys(mobs) if id(m) not in inner]
-            if mobs:
-                box = Group(*[m.copy() for m in mobs])
-                if 0.05 < box.width < S.FRAME_W and box.height < S.FRAME_H:
-                    return mobs
-        return None
+            mobs += [m for m in moved if id(m) in on_screen and id(m) not in aside and m.get_family()[-1].has_points()]
+            if sum(self._ink(m) for m in mobs) >= 0.03 * S.FRAME_W * S.FRAME_H:
+                break
+        else:
+            mobs = [m for m in self.mobjects if id(m) not in aside and m.get_family()[-1].has_points()]
+        inner = {id(x) for m in mobs for x in m.get_family()[1:]}     # a mobject inside another moves with it
+        mobs = [m for m in dict.fromkeys(mobs) if id(m) not in inner
+                and not any(id(x) in aside for x in m.get_family())]
+        return mobs or None
 
     def play(self, *animations, **kwargs):
         # manim redraws every frame each mobject from the first animated one onwards (in draw
@@ -364,7 +366,8 @@ class ChapterScene(VoiceoverScene):
         visible = not waits and (self._change_rate(animations, run_time) >= self.VISIBLE_RATE
                                  or any(getattr(a, "is_trace", False) for a in animations))
         if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
-            subject = self._last_subject()          # a step too small to see, at the end of a long hold
+            # a step too small to see, at the end of a long hold: a breath beside it
+            subject = self._last_subject(busy=[a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)])
             if subject is not None:
                 lead = min(max(0.0, self.HOLD_LIMIT - self.TRACE - self._still_for()), max(0.0, run_time - self.TRACE))
                 animations = (*animations, self._trace(subject, run_time, lead))

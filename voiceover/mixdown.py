@@ -120,7 +120,9 @@ def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "
     # the captions are named in the filter graph, whose escaping rules (two levels of them) a
     # path with a quote or colon in it breaks: ffmpeg runs in a folder of its own holding them
     # under a plain name, and every other path is passed as an argument
-    with tempfile.TemporaryDirectory(prefix="onepass-burn-") as tmp:
+    # beside the output, not in $TMPDIR: a killed run's folder is removed by the next run into
+    # that folder (film/build.py's remove_leftovers), which nothing could do for one in $TMPDIR
+    with tempfile.TemporaryDirectory(prefix="onepass-burn-", dir=Path(out).resolve().parent) as tmp:
         # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before it)
         # would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it
         captions.write_ass(captions.read_srt(srt), Path(tmp) / "captions.ass", lang)
