@@ -261,8 +261,7 @@ class ChapterScene(VoiceoverScene):
 
     # A picture that stays (nearly) still longer than this is dead air to a viewer and to the review's
     # still detector (ffmpeg freezedetect, 4 s): a translation's longer sentence can stretch a hold
-    # past it, so such a stretch is broken by a breath of what the latest step brought (it grows 4%
-    # and back)
+    # past it, so such a stretch is broken by a breath of the picture (it grows 2.5% and back)
     # (see breaks_holds for when).
     HOLD_LIMIT = 3.8
     TRACE = 0.8
@@ -282,8 +281,8 @@ class ChapterScene(VoiceoverScene):
 
     def wait(self, duration: float = 1.0, *args, **kwargs):
         """Hold the picture; where the picture would then have been still for over HOLD_LIMIT, a light
-        breath of the latest step's subject (still on screen) breaks the hold (breaks_holds)."""
-        subject = None if args or kwargs or not self.breaks_holds else self._last_subject()
+        breath of the picture breaks the hold (breaks_holds)."""
+        subject = None if args or kwargs or not self.breaks_holds else self._picture()
         if subject is None or self._still_for() + duration <= self.HOLD_LIMIT:
             return super().wait(duration, *args, **kwargs)
         if duration < self.TRACE:
@@ -296,11 +295,11 @@ class ChapterScene(VoiceoverScene):
         return self.wait(rest) if rest > 1 / 60 else None
 
     def _trace(self, subject: list, run_time: float, lead: float = 0.0):
-        """The subject breathes once (grows 4% and back over TRACE seconds, `lead` seconds into
-        `run_time`): every edge of it moves a little, so the picture is seen to live; nothing on it
-        changes. The mobjects themselves are animated (they are on screen), about their common centre."""
+        """The picture breathes once (grows 2.5% and back over TRACE seconds, `lead` seconds into
+        `run_time`): every edge in it moves a little, so it is seen to live; nothing on it changes.
+        The mobjects themselves are animated (they are on screen), about their common centre."""
         centre = Group(*[m.copy() for m in subject]).get_center()
-        breath = AnimationGroup(*[m.animate(rate_func=there_and_back).scale(1.04, about_point=centre) for m in subject],
+        breath = AnimationGroup(*[m.animate(rate_func=there_and_back).scale(1.025, about_point=centre) for m in subject],
                                 run_time=min(self.TRACE, run_time))
         parts = [Wait(lead)] if lead > 1 / 60 else []
         parts.append(breath)
@@ -331,23 +330,14 @@ class ChapterScene(VoiceoverScene):
                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
         return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
-    def _last_subject(self, busy=()) -> list | None:
-        """What the latest steps brought that is still on screen (the meter and the furniture aside):
-        the mobjects they animated, going back until they cover enough of the frame for their breath to
-        be seen (3%); failing that, everything on screen but the furniture. None on an empty picture."""
-        on_screen = {id(m) for top in self.mobjects for m in top.get_family()}
+    def _picture(self, busy=()) -> list | None:
+        """The picture on screen, the meter and the furniture aside, as its top-level mobjects (None
+        when there is none). A breath of the whole picture moves every edge in it a little, which a
+        viewer and the still detector see even where the picture is thin lines. `busy`: what a play
+        beside the breath animates, left out (a breath over it would undo that play's change)."""
         aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
                                     getattr(self, "random_mark", None), *busy) if part is not None for m in part.get_family()}
-        # (`busy`: what the play beside it animates; a breath over it would undo that play's change)
-        mobs: list = []
-        for moved in reversed(getattr(self, "_moved", [])):
-            mobs += [m for m in moved if id(m) in on_screen and id(m) not in aside and m.get_family()[-1].has_points()]
-            if sum(self._ink(m) for m in mobs) >= 0.03 * S.FRAME_W * S.FRAME_H:
-                break
-        else:
-            mobs = [m for m in self.mobjects if id(m) not in aside and m.get_family()[-1].has_points()]
-        inner = {id(x) for m in mobs for x in m.get_family()[1:]}     # a mobject inside another moves with it
-        mobs = [m for m in dict.fromkeys(mobs) if id(m) not in inner
+        mobs = [m for m in self.mobjects if m.get_family()[-1].has_points()
                 and not any(id(x) in aside for x in m.get_family())]
         return mobs or None
 
@@ -367,15 +357,11 @@ class ChapterScene(VoiceoverScene):
                                  or any(getattr(a, "is_trace", False) for a in animations))
         if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
             # a step too small to see, at the end of a long hold: a breath beside it
-            subject = self._last_subject(busy=[a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)])
+            subject = self._picture(busy=[a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)])
             if subject is not None:
                 lead = min(max(0.0, self.HOLD_LIMIT - self.TRACE - self._still_for()), max(0.0, run_time - self.TRACE))
                 animations = (*animations, self._trace(subject, run_time, lead))
                 visible = True
-        if not waits:                                # the last few steps' mobjects (see wait)
-            self._moved = [*getattr(self, "_moved", [])[-4:],
-                           [a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)
-                            and not getattr(a, "is_trace", False)]]
         result = super().play(*animations, **kwargs)
         if visible:
             self._last_change = self.time
