@@ -203,6 +203,9 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
         if not isinstance(value, str) or not value.strip():
             problem(key, f"must be a non-empty string (got {value!r})")
             return None
+        if "\x00" in value and key not in ("prompt", "watch"):     # no path or name can hold one (the prompt says more)
+            problem(key, f"holds a NUL character (got {value!r})")
+            return None
         return value
 
     def flag(key: str) -> bool:

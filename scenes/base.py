@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, Group, Mobject, Succession, Text, Wait, Write, config, there_and_back
+from manim import DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write, config
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
@@ -261,7 +261,7 @@ class ChapterScene(VoiceoverScene):
 
     # A picture that stays (nearly) still longer than this is dead air to a viewer and to the review's
     # still detector (ffmpeg freezedetect, 4 s): a translation's longer sentence can stretch a hold
-    # past it, so such a stretch is broken by a breath of the picture (it grows 2.5% and back)
+    # past it, so such a stretch is broken by a light veil fading in and out over the picture
     # (see breaks_holds for when).
     HOLD_LIMIT = 3.8
     TRACE = 0.8
@@ -281,7 +281,7 @@ class ChapterScene(VoiceoverScene):
 
     def wait(self, duration: float = 1.0, *args, **kwargs):
         """Hold the picture; where the picture would then have been still for over HOLD_LIMIT, a light
-        breath of the picture breaks the hold (breaks_holds)."""
+        veil over the picture, fading in and out, breaks the hold (breaks_holds)."""
         subject = None if args or kwargs or not self.breaks_holds else self._picture()
         if subject is None or self._still_for() + duration <= self.HOLD_LIMIT:
             return super().wait(duration, *args, **kwargs)
@@ -295,17 +295,17 @@ class ChapterScene(VoiceoverScene):
         return self.wait(rest) if rest > 1 / 60 else None
 
     def _trace(self, subject: list, run_time: float, lead: float = 0.0):
-        """The picture breathes once (grows 2.5% and back over TRACE seconds, `lead` seconds into
-        `run_time`): every edge in it moves a little, so it is seen to live; nothing on it changes.
-        The mobjects themselves are animated (they are on screen), about their common centre."""
-        centre = Group(*[m.copy() for m in subject]).get_center()
-        breath = AnimationGroup(*[m.animate(rate_func=there_and_back).scale(1.025, about_point=centre) for m in subject],
-                                run_time=min(self.TRACE, run_time))
+        """A light veil over the picture fades in and out once (TRACE seconds, `lead` seconds into
+        `run_time`): enough of the frame changes for a viewer (and the still detector) to see the
+        picture live; nothing on it moves or changes."""
+        veil = SurroundingRectangle(Group(*subject), buff=0.15, color=S.MUTED, stroke_width=2, fill_color=S.MUTED,
+                                    fill_opacity=0.12, corner_radius=0.1)
+        pulse = min(self.TRACE, run_time) / 2
         parts = [Wait(lead)] if lead > 1 / 60 else []
-        parts.append(breath)
-        if run_time - lead - self.TRACE > 1 / 60:
-            parts.append(Wait(run_time - lead - self.TRACE))
-        trace = Succession(*parts) if len(parts) > 1 else breath
+        parts += [FadeIn(veil, run_time=pulse), FadeOut(veil, run_time=pulse)]
+        if run_time - lead - 2 * pulse > 1 / 60:
+            parts.append(Wait(run_time - lead - 2 * pulse))
+        trace = Succession(*parts)
         trace.is_trace = True
         self.traces = [*getattr(self, "traces", []), round(self.time + lead, 2)]
         return trace
@@ -330,13 +330,11 @@ class ChapterScene(VoiceoverScene):
                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
         return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
-    def _picture(self, busy=()) -> list | None:
+    def _picture(self) -> list | None:
         """The picture on screen, the meter and the furniture aside, as its top-level mobjects (None
-        when there is none). A breath of the whole picture moves every edge in it a little, which a
-        viewer and the still detector see even where the picture is thin lines. `busy`: what a play
-        beside the breath animates, left out (a breath over it would undo that play's change)."""
+        when there is none)."""
         aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
-                                    getattr(self, "random_mark", None), *busy) if part is not None for m in part.get_family()}
+                                    getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
         mobs = [m for m in self.mobjects if m.get_family()[-1].has_points()
                 and not any(id(x) in aside for x in m.get_family())]
         return mobs or None
@@ -356,8 +354,8 @@ class ChapterScene(VoiceoverScene):
         visible = not waits and (self._change_rate(animations, run_time) >= self.VISIBLE_RATE
                                  or any(getattr(a, "is_trace", False) for a in animations))
         if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
-            # a step too small to see, at the end of a long hold: a breath beside it
-            subject = self._picture(busy=[a.mobject for a in animations if isinstance(getattr(a, "mobject", None), Mobject)])
+            # a step too small to see, at the end of a long hold: a veil beside it
+            subject = self._picture()
             if subject is not None:
                 lead = min(max(0.0, self.HOLD_LIMIT - self.TRACE - self._still_for()), max(0.0, run_time - self.TRACE))
                 animations = (*animations, self._trace(subject, run_time, lead))
