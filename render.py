@@ -206,6 +206,7 @@ def render_chapters(req: request.Request, bundle, console, executor) -> list[Pat
 def open_executor(req: request.Request, console):
     """--scheduler (or $ONEPASS_DASK_SCHEDULER): scenes on a dask cluster; else a local pool of --jobs processes."""
     executor = executors.open_executor(req.scheduler, req.jobs)
+    executor.log = lambda line: console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
     if not isinstance(executor, executors.LocalExecutor):
         console.print(f"scenes render on the {executor.describe()}")
     return executor

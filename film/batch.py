@@ -164,6 +164,8 @@ def run(jobs: list[Job], *, scheduler: str | None = None, workers: int | None = 
         return _run(jobs, executor, force, console)
     # opened first: a scheduler that does not answer is reported before anything is extracted
     with executors.open_executor(scheduler, workers) as mine:
+        if console is not None:      # what a cluster waits for, above the progress display
+            mine.log = lambda line: console.print(line, style="yellow", markup=False, highlight=False)
         return _run(jobs, mine, force, console)
 
 

@@ -38,7 +38,7 @@ from film.errors import PipelineError
 from film.executors import LocalExecutor
 from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
 from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
-from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, media_prefix, media_root
+from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, media_prefix, media_root, remove_dead_media
 
 __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
 
@@ -84,7 +84,8 @@ class _TermAsInterrupt:
 def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None) -> int:
     """Remove what killed runs into `dest` left behind: scene render folders, manim media
     folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
-    live run is writing any of them. Returns how many were removed."""
+    live run is writing any of them; and, for any output folder, the media folders whose scene
+    process is gone (film.runner.remove_dead_media). Returns how many were removed."""
     work, kit = dest / ".scenes", dest / "clips"      # the lecture kit cuts under the same lock
     found = [p for folder in (dest, work, kit) if folder.is_dir() for p in folder.iterdir()
              if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS) or (p.name.startswith(".ch") and CLIP_CUT in p.name)))
@@ -97,7 +98,11 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
             p.unlink(missing_ok=True)
     if found:
         log(f"removed {len(found)} temporary file(s) left in {dest} by an interrupted run")
-    return len(found)
+    # any run's (a dask worker's too) manim media folders whose scene process was killed
+    dead = remove_dead_media()
+    if dead:
+        log(f"removed {dead} manim media folder(s) of scene processes that no longer run from {media_root()}")
+    return len(found) + dead
 
 
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,

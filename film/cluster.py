@@ -20,6 +20,12 @@ worker's). docs/CLUSTER.md is the user's guide.
   with the client's code as it is now.
 * Until a worker has joined, scattering (and so every scene) waits, as long as it takes;
   stop() ends the wait.
+* The client never waits in silence (`_watch`, a thread of its own, polling the scheduler's
+  `processing()` while scenes are out): a worker lost while it rendered scenes of ours is named
+  with those scenes and what happens next (another worker takes them; none is connected: start
+  one or Ctrl-C), and a wait when no worker is connected is said once, with the scenes waiting.
+  (Not dask's "all" events: in distributed 2026.8 one of them, "replicate", holds WorkerState
+  objects that cannot be sent, and subscribing to it breaks the client's connection.)
 
 dask is imported only when a DaskExecutor opens (or on a worker): importing this module is
 cheap, so the local path starts as fast as before.
@@ -31,6 +37,8 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Callable
@@ -41,7 +49,7 @@ from film.errors import PipelineError
 from film.executors import Executor, Handle
 from film.identity import WorkerMismatch, check_identity, code_identity
 from film.jobs import SceneJob, SceneResult
-from film.runner import Runner, child_env
+from film.runner import Runner, child_env, remove_dead_media
 
 # dask's nanny sets these to 1 in its workers; a scene process gets the client's values instead,
 # so numerical libraries split their work as they would in a local render
@@ -58,6 +66,9 @@ class DaskExecutor(Executor):
     """Scene tasks on a dask.distributed cluster: `tcp://HOST:PORT` (a running scheduler) or
     `local:N` (a LocalCluster of N worker processes, one scene at a time each); `client`: an
     existing distributed.Client (closed by its owner, not here)."""
+
+    WATCH_SECONDS = 2.0      # how often the watcher looks at the cluster while scenes are out
+    GRACE_SECONDS = 1.0      # after a worker was lost: time for dask to fail a task it will not retry
 
     def __init__(self, address: str, *, client=None, timeout: float = 20):
         super().__init__()
@@ -84,6 +95,17 @@ class DaskExecutor(Executor):
         self._tasks: dict = {}                     # a scene's future -> its dask task
         self._stopping = False
         self._calls = self.client.get_executor(pure=False)   # other callables: distributed's own Executor
+        # the watcher (see the module docstring): a task's key -> (the scene's future, its job) until the
+        # scene settles; the worker each task was last seen running on; (when, worker, key) of tasks
+        # whose worker was lost, said after GRACE_SECONDS
+        self._sent: dict[str, tuple[cf.Future, SceneJob]] = {}
+        self._on: dict[str, str] = {}
+        self._lost: list[tuple[float, str, str]] = []
+        self._said_none = False      # "no worker is connected" said, and still true
+        self._closing = False
+        self._wake = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, name="onepass-cluster-watch", daemon=True)
+        self._watcher.start()
 
     def describe(self) -> str:
         info = self.client.scheduler_info()
@@ -117,8 +139,14 @@ class DaskExecutor(Executor):
         the queue, `dask worker` not yet started) is waited for, as long as it takes."""
         while not self._stopping:
             try:
-                return self.client.wait_for_workers(1, timeout=5)
+                self.client.wait_for_workers(1, timeout=5)
+                self._said_none = False
+                return
             except TimeoutError:
+                if not self._said_none:
+                    self._said_none = True
+                    self.log(f"no dask worker is connected to {self.address}; waiting for one to join before the "
+                             "scenes are sent (start a worker, or Ctrl-C)")
                 continue
         raise PipelineError("stopped while waiting for a dask worker")
 
@@ -131,6 +159,7 @@ class DaskExecutor(Executor):
                    "env": {k: runner.env.get(k) for k in THREAD_VARS}}
         out = Handle(lambda: self._cancel(out))
         out.attempt = 0
+        out.add_done_callback(self._forget)
 
         def send(new_bundle: bool = False):
             request["bundle"], files = self._bundle(runner.bundle_path, again=new_bundle)
@@ -139,6 +168,8 @@ class DaskExecutor(Executor):
                                       key=f"{TASK_PREFIX}-{job.key[:16]}-{uuid.uuid4().hex[:8]}")
             with self._lock:
                 self._tasks[out] = task
+                if not out.done():
+                    self._sent[task.key] = (out, job)
             task.add_done_callback(done)
 
         def done(task):
@@ -177,6 +208,59 @@ class DaskExecutor(Executor):
     def _call(self, fn, *args, **kwargs) -> cf.Future:
         return self._calls.submit(fn, *args, **kwargs)
 
+    # -- never a silent wait -----------------------------------------------------------
+
+    def _forget(self, out: cf.Future):
+        with self._lock:
+            for key in [k for k, (o, _) in self._sent.items() if o is out]:
+                del self._sent[key]
+
+    def _watch(self):
+        while not self._closing:
+            self._wake.wait(self.WATCH_SECONDS)
+            self._wake.clear()
+            if self._closing:
+                return
+            try:
+                self._look()
+            except Exception:            # noqa: BLE001 - a scheduler gone or a client closing: the
+                pass                     # scenes' own futures report that
+
+    def _look(self):
+        """Say which scenes a lost worker was rendering, and when no worker is connected."""
+        now = time.monotonic()
+        with self._lock:
+            waiting = {k: job for k, (out, job) in self._sent.items() if not out.done()}
+        if not waiting and not self._lost:
+            self._on.clear()
+            return
+        processing = self.client.processing()       # every connected worker -> the tasks it runs
+        connected = len(processing)
+        self._lost += [(now, w, k) for k, w in self._on.items() if w not in processing and k in waiting]
+        self._on = {k: w for w, keys in processing.items() for k in keys if k in waiting}
+        due = [x for x in self._lost if now - x[0] >= self.GRACE_SECONDS]     # later ones: the next round
+        self._lost = [x for x in self._lost if x not in due]
+        by_worker: dict[str, list[SceneJob]] = {}
+        for _, worker, key in due:
+            if key in waiting and waiting[key] not in by_worker.setdefault(worker, []):
+                by_worker[worker].append(waiting[key])     # a scene dask failed meanwhile is not waited for
+        for worker, lost in by_worker.items():
+            if not lost:
+                continue
+            them = "it" if len(lost) == 1 else "them"
+            nxt = (f"waiting for another worker to take {them} (none connected: start one, or Ctrl-C)"
+                   if connected == 0 else f"dask gives {them} to another worker ({connected} connected)")
+            # dask's "processing" holds what runs on a worker and what it was sent to run next
+            self.log(f"dask worker {worker} was lost (died or left) while it had {_scenes(lost)} to render; {nxt}")
+            self._said_none = connected == 0
+        scenes = list({id(job): job for job in waiting.values()}.values())     # a scene sent again: once
+        if connected and self._said_none:
+            self._said_none = False
+        elif not connected and scenes and not self._said_none and not self._lost:   # a loss to say says it
+            self._said_none = True
+            self.log(f"no dask worker is connected to {self.address}; {_scenes(scenes)} "
+                     f"{'waits' if len(scenes) == 1 else 'wait'} for one (start a worker, or Ctrl-C)")
+
     def _fail(self, out: cf.Future, job: SceneJob, exc: BaseException):
         if out.set_running_or_notify_cancel():
             message = exc.args[0] if isinstance(exc, WorkerMismatch) else f"{type(exc).__name__}: {exc}"
@@ -206,11 +290,21 @@ class DaskExecutor(Executor):
             with self._lock:
                 pending = list(self._tasks)
             cf.wait(pending)
+        self._closing = True
+        self._wake.set()
+        self._watcher.join(timeout=10)
         self._calls.shutdown(wait=wait)
         if self._own_client:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _scenes(jobs: list[SceneJob]) -> str:
+    """'scene Scores of chapter 02', 'scenes Scores of chapter 02, Intro of chapter 03' (at most 6 named)."""
+    named = [f"{j.scene} of chapter {j.chapter}" for j in jobs[:6]]
+    more = f" and {len(jobs) - 6} more" if len(jobs) > 6 else ""
+    return ("scene " if len(jobs) == 1 else "scenes ") + ", ".join(named) + more
 
 
 # ---------------------------------------------------------------------------------------
@@ -290,6 +384,7 @@ def render_task(request: dict, bundle_files: dict[str, bytes]) -> dict:
     check_identity(request["expect"], code_identity(), where)
     base = Path(worker.local_directory if worker is not None else tempfile.gettempdir()) / "onepass"
     bundle = worker_bundle(request["bundle"], bundle_files, base)
+    remove_dead_media()        # what scene processes of a worker killed on this machine left
     (base / "scenes").mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scene-", dir=base / "scenes") as tmp:
         job = SceneJob(request["chapter"], request["scene"], request["index"], request["key"],

@@ -28,6 +28,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import re
+import sys
 import threading
 import urllib.parse
 import uuid
@@ -101,6 +102,9 @@ class Executor(cf.Executor):
         self._closed = False
         self.started = 0                 # renders started (sent, for a cluster)
         self.shared: set[Path] = set()   # stems filled with a copy of another job's render
+        # where the executor says what it waits for (a cluster whose worker died); the caller may
+        # set it to its own console's line printer
+        self.log = lambda line: print(line, file=sys.stderr, flush=True)
 
     def describe(self) -> str:
         return self.kind

@@ -253,7 +253,7 @@ def join_film(results: list[ChapterResult], dest: Path, film_title: str, markers
                 cues += [dict(c, start=c["start"] + offset, end=c["end"] + offset)
                          for c in captions.read_srt(p.with_suffix(".srt"))]
                 offset += length
-            lang = results[0].lang if results else SOURCE
+            lang = getattr(results[0], "lang", SOURCE) if results else SOURCE
             captions.write_srt(cues, tmp[sidecars[0]], lang)
             captions.write_vtt(cues, tmp[sidecars[1]], lang)
             replace_together([(t, f) for f, t in tmp.items()])        # the MP4 last

@@ -7,9 +7,10 @@ Every scene input is an argument (bundle, cues, voice: scenes.base.SceneInputs; 
 none is read from the environment. --voice is a `render.py --voice` spec (default none: silent,
 timed at the estimated speaking rate).
 
-Manim works in a fresh folder named `<--media>XXXX` (default: the system temp folder's
-`onepass-media-XXXX`), never under the user's output path (manim's own concat listing does
-not escape quotes), removed on exit, on SIGINT and on SIGTERM alike.
+Manim works in a fresh folder named `<--media>p<PID>-XXXX` (default: the system temp folder's
+`onepass-media-p<PID>-XXXX`), never under the user's output path (manim's own concat listing does
+not escape quotes), removed on exit, on SIGINT and on SIGTERM alike; after a SIGKILL (or its
+dask worker's death) by the next run on the machine that finds PID gone.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from manim import tempconfig
 
 from film.request import QUALITIES
+from film.runner import media_folder
 from scenes.base import SceneInputs
 from scenes.registry import scenes_of
 from scenes.text import enable_text_cache
@@ -53,7 +55,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     prefix = Path(media_prefix) if media_prefix else Path(tempfile.gettempdir()) / "onepass-media-"
-    media = Path(tempfile.mkdtemp(prefix=prefix.name, dir=prefix.parent))
+    media = media_folder(prefix)         # named with this process's id: film.runner.remove_dead_media
     try:
         # caching off: a cache hit advances scene time by the exact run_time instead of whole
         # frames, which would shift narration and captions against the picture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from voiceover.media import video_facts
 
 STAGE_PREFIX = "onepass-scene-"     # a scene render's own folder under .scenes/, until it is checked
 MEDIA_PREFIX = "onepass-media-"     # manim's media folder of a scene render, in the system temp folder
+_MEDIA_OWNER = re.compile(r"(?:^|-)p([0-9]+)-[A-Za-z0-9_]+$")     # media_folder's <PID> (mkdtemp's end: no "-")
 
 
 def media_prefix(work: Path) -> str:
@@ -40,6 +42,43 @@ def media_root() -> Path:
     path has a quote in it."""
     root = Path(tempfile.gettempdir())
     return root if "'" not in str(root) else Path("/tmp")
+
+
+def media_folder(prefix: Path | str) -> Path:
+    """A fresh media folder `<prefix>p<PID>-XXXXXXXX` for this process (film/render_job.py): the
+    owner's process id in its name, so a later run on this machine can remove it once that process
+    is gone, whoever ran it (a scene process of a dask worker that was killed: remove_dead_media)."""
+    prefix = Path(prefix)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix.name}p{os.getpid()}-", dir=prefix.parent))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:        # another user's process: alive
+        return True
+    return True
+
+
+def remove_dead_media(root: Path | None = None) -> int:
+    """Remove the media folders (`onepass-media-*p<PID>-*`, media_folder) in `root` (default:
+    media_root()) whose process no longer runs: a scene process killed with its dask worker, or
+    with its run, cannot remove its own. A folder of a live process, or one without a process id
+    (older versions; remove_leftovers finds those by their output folder), is kept. Returns how
+    many were removed."""
+    removed = 0
+    try:
+        entries = list(os.scandir(root or media_root()))
+    except OSError:
+        return 0
+    for e in entries:
+        m = _MEDIA_OWNER.search(e.name) if e.name.startswith(MEDIA_PREFIX) else None
+        if m and not _alive(int(m.group(1))) and e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+            removed += not os.path.exists(e.path)
+    return removed
 
 
 def default_jobs() -> int:

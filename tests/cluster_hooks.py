@@ -3,7 +3,9 @@ BEFORE_RENDER by a WorkerPlugin, so a worker that dask restarts gets them too.
 
 * every scene task a worker starts is counted (`tasks_run`, read with `client.run`);
 * with a marker file named, the first task that finds the file removes it and kills its own
-  worker process (SIGKILL) while its scene renders: the batch must survive it.
+  worker process (SIGKILL) while its scene renders: the batch must survive it;
+* `hold` (through `client.run`): every scene task on that worker says so in a file and waits,
+  so a test can kill the worker mid-scene (tests/test_reliability.py).
 
 Kept light (the standard library and distributed): the workers import it to unpickle the plugin.
 """
@@ -22,6 +24,17 @@ _TASKS_RUN = [0]
 def tasks_run(**_) -> int:
     """Scene tasks this worker process started (`sum(client.run(tasks_run).values())`)."""
     return _TASKS_RUN[0]
+
+
+def hold(marker: str):
+    """From now on, every scene task on this worker touches `marker`, then holds two minutes
+    before it renders."""
+    from film import cluster
+
+    def wait(runner):
+        open(marker, "a").close()
+        time.sleep(120)
+    cluster.BEFORE_RENDER[:] = [wait]
 
 
 def count(runner):

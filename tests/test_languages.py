@@ -205,7 +205,8 @@ def test_chapter_02_in_urdu_with_espeak_keeps_audio_captions_and_picture_togethe
     rc, out, err = run_main("--chapter", "02", "--lang", "ur", "--weights", "tiny", "--voice", "espeak",
                             "--quality", "low", "--out", str(tmp_path / "out"))
     assert rc == 0, err
-    assert "voice ur" in out and "Urdu" in out                     # the log says which voice spoke
+    log = out + err
+    assert "voice ur" in log and "Urdu" in log                     # the log says which voice spoke
     [final] = (tmp_path / "out").glob("*/ur/low/ch02-*.mp4")          # a folder of its own per language
     fps = media.frame_rate(final)
     streams = json.loads(subprocess.run(
@@ -219,8 +220,8 @@ def test_chapter_02_in_urdu_with_espeak_keeps_audio_captions_and_picture_togethe
     assert [b["start"] for b in blocks] == sorted(b["start"] for b in blocks)
     assert all(b["start"] < b["end"] <= blocks[i + 1]["start"] + 1e-3 for i, b in enumerate(blocks[:-1]))
     for b in blocks:                                                   # every line reads right to left
-        for line in b["text"].split("\n"):
-            assert line.startswith(captions.RLM) and re.search("[\u0600-\u06ff]", line), line
+        assert re.search("[\u0600-\u06ff]", b["text"]), b["text"]
+        assert all(line.startswith(captions.RLM) for line in b["text"].split("\n")), b["text"]
     # speech begins where each sentence's caption begins (one frame at most), read from the MP4 itself;
     # a caption after a sentence's end (۔ ؟) or the first one opens the chapter where a sentence begins
     db = audio.frame_db(audio.decode(final))

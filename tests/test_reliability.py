@@ -564,3 +564,82 @@ def test_any_manifest_value_ends_in_exit_0_or_2_without_a_traceback(tiny_bundle,
         rc, _, err = run_main("--batch", str(tmp_path / "m.toml"), "--jobs", "1")
         assert "Traceback" not in err and rc in (0, 2), (text, err)
     one()
+
+
+# ---------------------------------------------------------------------------------------
+# A dask worker killed mid-scene (issue 21)
+
+def test_a_worker_killed_mid_scene_is_named_while_the_client_waits_for_another(tmp_path):
+    """The client once waited 83 s in silence for a worker to take a killed one's scene: it now
+    names the worker, the scene and what it waits for."""
+    from distributed import Client, LocalCluster
+    from film import cluster as film_cluster
+    from tests import cluster_hooks
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "meta.json").write_text(json.dumps({"cache_key": "k", "tensors_sha256": "t", "schema_version": 1}))
+    holding, lines = tmp_path / "holding", []
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as lc, \
+            Client(lc, set_as_default=False) as client:
+        ex = film_cluster.DaskExecutor(lc.scheduler_address, client=client)
+        ex.log = lines.append
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", lc.scheduler_address,
+                                   "--no-nanny", "--nthreads", "1", "--no-dashboard",
+                                   "--local-directory", str(tmp_path / "worker")],
+                                  cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        try:
+            client.wait_for_workers(1, timeout=60)
+            address = next(iter(client.nthreads()))
+            client.run(cluster_hooks.hold, str(holding))
+            job = film_jobs.SceneJob("02", "Scores", 0, "2" * 64, tmp_path / ".scenes" / f"ch02-Scores.{'2' * 16}")
+            fut = ex.submit(runner.Runner(bundle, "low", "none", None), job)
+            for _ in range(600):
+                if holding.exists():
+                    break
+                assert not fut.done(), fut.exception()
+                time.sleep(0.1)
+            assert holding.exists(), "the scene task never started"
+            time.sleep(film_cluster.DaskExecutor.WATCH_SECONDS + 0.5)     # a scene runs longer than a look
+            os.kill(worker.pid, signal.SIGKILL)            # mid-scene, no chance to say goodbye
+            for _ in range(150):
+                if any("was lost" in line for line in lines):
+                    break
+                time.sleep(0.1)
+            died = [line for line in lines if "was lost" in line]
+            assert len(died) == 1, lines
+            assert address in died[0] and "scene Scores of chapter 02" in died[0]
+            assert "waiting for another worker" in died[0] and "none connected" in died[0]
+            assert "Ctrl-C" in died[0] and not fut.done()
+        finally:
+            worker.kill()
+            worker.wait()
+            ex.stop()
+            ex.shutdown(wait=True, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------------------
+# A scene process killed with its dask worker (issue 21)
+
+def test_a_media_folder_whose_process_is_gone_is_removed_by_the_next_run(tmp_path, monkeypatch):
+    """A scene process killed with its dask worker cannot remove its manim media folder, and that
+    folder is tagged by the worker's scratch folder, which no later run writes into: it is found by
+    the process id in its name instead. A live process's folder is kept."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    prefix = runner.media_root() / runner.media_prefix(tmp_path / "worker" / "scene-x")
+    made = subprocess.run([sys.executable, "-c", "import os, sys; from film.runner import media_folder; "
+                           f"print(media_folder({str(prefix)!r})); sys.stdout.flush(); os._exit(0)"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    dead = Path(made.stdout.strip())
+    (dead / "videos").mkdir()
+    (dead / "videos" / "partial.mp4").write_bytes(b"frames")
+    alive = runner.media_folder(prefix)
+    assert dead.is_dir() and dead.parent == alive.parent == runner.media_root()
+    assert f"p{os.getpid()}-" in alive.name and alive.name.startswith(runner.MEDIA_PREFIX)
+    lines = []
+    build.remove_leftovers(tmp_path / "another-out", lines.append)   # any later run on this machine
+    assert not dead.exists() and alive.is_dir()
+    assert any("no longer run" in line for line in lines), lines
+    assert runner.remove_dead_media() == 0                            # a worker's task does the same
