@@ -231,3 +231,15 @@ def test_chapter_02_in_urdu_with_espeak_keeps_audio_captions_and_picture_togethe
         onset = (look + int(np.argmax(db[look:] > -45))) / 100
         assert abs(onset - first) <= 1 / fps, (onset, first)
     assert len(firsts) >= 10
+
+
+def test_the_deck_and_the_powerpoint_read_right_to_left_in_urdu():
+    from pptx import Presentation
+    from film import slides
+    ui = slides.deck_words(Words.load("ur"))
+    assert (ui["lang"], ui["dir"]) == ("ur", "rtl") and slides.deck_words(Words.load("es"))["dir"] == "ltr"
+    assert '<html lang="ur" dir="rtl">' in slides.deck_html([], "mp4", "فلم", ui)
+    box = Presentation().slides.add_slide(Presentation().slide_layouts[6]).shapes.add_textbox(0, 0, 100, 100)
+    box.text_frame.text = "ایک اٹینشن ہیڈ"
+    slides._right_to_left(box.text_frame)
+    assert all(p._p.pPr.get("rtl") == "1" for p in box.text_frame.paragraphs)
