@@ -266,8 +266,9 @@ class ChapterScene(VoiceoverScene):
     HOLD_LIMIT = 3.8
     TRACE = 0.8
     # a play that changes less of the frame than this share per second reads as still (a small label
-    # fading in slowly); anything more is a visible step
-    VISIBLE_RATE = 0.01
+    # fading in slowly, a dim glow); anything more is a visible step. freezedetect's 0.001 at 15 fps
+    # is 1.5% of the frame per second at full contrast; the film's paint is about half contrast
+    VISIBLE_RATE = 0.03
 
     @property
     def breaks_holds(self) -> bool:
