@@ -74,3 +74,15 @@ def built(tiny_bundle):
             cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
         return cache[(chapter, name)]
     return get
+
+
+@pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A scene sets its process's number language and reading direction (one scene process, one
+    language); a test process builds scenes in several, so each test starts from English."""
+    yield
+    style, numbers = sys.modules.get("scenes.style"), sys.modules.get("words.numbers")   # only if loaded
+    if numbers is not None:
+        numbers.set_language("en")
+    if style is not None:
+        style.set_direction("en")
