@@ -89,12 +89,15 @@ def join_cues(per_scene: list[list[dict]], durations: list[float]) -> list[dict]
     return out
 
 
-def _stamp(seconds: float, sep: str) -> str:
-    ms = int(round(seconds * 1000))
-    h, ms = divmod(ms, 3_600_000)
-    m, ms = divmod(ms, 60_000)
-    s, ms = divmod(ms, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+def _stamp(seconds: float, sep: str, places: int = 3, hour_digits: int = 2) -> str:
+    """A cue time: SRT 00:01:02,345 and WebVTT 00:01:02.345 (milliseconds); ASS 0:01:02.35
+    (centiseconds, one hour digit)."""
+    unit = 10 ** places
+    n = int(round(seconds * unit))
+    h, n = divmod(n, 3600 * unit)
+    m, n = divmod(n, 60 * unit)
+    s, n = divmod(n, unit)
+    return f"{h:0{hour_digits}d}:{m:02d}:{s:02d}{sep}{n:0{places}d}"
 
 
 def write_srt(cues: list[dict], path: Path, lang: str = "en"):
@@ -141,17 +144,9 @@ def ass_text(text: str) -> str:
     return "\\N".join(text.split("\n"))
 
 
-def _ass_stamp(seconds: float) -> str:
-    cs = int(round(seconds * 100))
-    h, cs = divmod(cs, 360_000)
-    m, cs = divmod(cs, 6000)
-    s, cs = divmod(cs, 100)
-    return f"{h}:{m:02d}:{s:02d}.{cs:02d}"
-
-
 def write_ass(cues: list[dict], path: Path, lang: str = "en"):
     """The captions as an ASS script for libass (burned captions, an RTL thumbnail's title)."""
-    lines = [f"Dialogue: 0,{_ass_stamp(c['start'])},{_ass_stamp(c['end'])},Default,,0,0,0,,"
+    lines = [f"Dialogue: 0,{_stamp(c['start'], '.', 2, 1)},{_stamp(c['end'], '.', 2, 1)},Default,,0,0,0,,"
              f"{ass_text(directed(c['text'], lang))}\n" for c in cues]
     write_text(path, ASS_HEADER + "".join(lines))
 
