@@ -8,6 +8,7 @@ import numpy as np
 from manim import ManimColor, interpolate_color
 
 from data import tokenizer
+from words.catalog import is_rtl
 
 BACKGROUND = ManimColor("#0E1117")
 INK = ManimColor("#E8E8E8")          # body text
@@ -44,17 +45,10 @@ RTL_FACE = "Noto Naskh Arabic"
 # ids, the prompt) and matrices keep their own order whatever the film's direction.
 RTL = False
 START, END = np.array([-1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])     # LEFT, RIGHT
-RTL_LANGUAGES = ("ar", "fa", "he", "ps", "sd", "ug", "ur", "yi")
-
-
-def is_rtl_language(lang: str) -> bool:
-    return lang.split("-")[0].split("_")[0].lower() in RTL_LANGUAGES
-
-
 def set_direction(lang: str):
     """Reading direction for `lang` (one scene process draws one language)."""
     global RTL, START, END
-    RTL = is_rtl_language(lang)
+    RTL = is_rtl(lang)
     left, right = np.array([-1.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0])
     START, END = (right, left) if RTL else (left, right)
 

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from film import build  # noqa: E402
 from scenes import style as S  # noqa: E402
 from scenes.text import LEGIBLE  # noqa: E402
+from words.catalog import is_rtl  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -288,7 +289,7 @@ def english_on_screen(scene, bundle, lang: str) -> list[str]:
             latin = all("a" <= c <= "z" for c in low)
             if w in ALLOWED_ENGLISH or any(w in o for o in own):
                 continue
-            if latin and S.is_rtl_language(lang):     # in a right-to-left film every Latin word is a name
+            if latin and is_rtl(lang):     # in a right-to-left film every Latin word is a name
                 out.add(t)
             elif low in english and low not in theirs:
                 out.add(t)

@@ -12,17 +12,11 @@ import textwrap
 from pathlib import Path
 
 from data.files import write_text
+from words.catalog import is_rtl
 
 LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2
 RLM = "\u200f"       # RIGHT-TO-LEFT MARK: starts each line of an RTL language's caption
-RTL_LANGUAGES = ("ar", "fa", "he", "ps", "sd", "ug", "ur", "yi")
-
-
-def is_rtl(lang: str) -> bool:
-    return lang.replace("_", "-").split("-")[0].lower() in RTL_LANGUAGES
-
-
 def directed(text: str, lang: str) -> str:
     """Caption text for a language: in a right-to-left language every line starts with a
     RIGHT-TO-LEFT MARK, so a player sets it right to left even when it opens with a name or a

@@ -29,6 +29,16 @@ PSEUDO = "qps"
 SYNTHETIC = ".synthetic"        # suffix of a line's wording for random weights
 
 
+# languages written right to left (their first subtag): Arabic, Persian, Hebrew, Pashto, Sindhi,
+# Uyghur, Urdu, Yiddish
+RTL_LANGUAGES = ("ar", "fa", "he", "ps", "sd", "ug", "ur", "yi")
+
+
+def is_rtl(lang: str) -> bool:
+    """Whether a language code (ur, ur-PK, ur_PK) is written right to left."""
+    return lang.replace("_", "-").split("-")[0].lower() in RTL_LANGUAGES
+
+
 class CatalogError(ValueError):
     """A catalog or script that cannot be used; the message names the language, ids and names."""
 
