@@ -308,7 +308,6 @@ class ChapterScene(VoiceoverScene):
             parts.append(Wait(run_time - lead - 2 * pulse))
         trace = Succession(*parts)
         trace.is_trace = True
-        self.traces = [*getattr(self, "traces", []), round(self.time + lead, 2)]
         return trace
 
     @staticmethod
@@ -352,8 +351,9 @@ class ChapterScene(VoiceoverScene):
         start = self.time
         waits = all(isinstance(a, Wait) for a in animations)
         run_time = kwargs.get("run_time") or max((getattr(a, "run_time", 1.0) for a in animations), default=1.0)
-        visible = not waits and (self._change_rate(animations, run_time) >= self.VISIBLE_RATE
-                                 or any(getattr(a, "is_trace", False) for a in animations))
+        # how visible a play is matters only where holds are broken (a translation): English pays nothing
+        visible = not waits and self.breaks_holds and (self._change_rate(animations, run_time) >= self.VISIBLE_RATE
+                                                       or any(getattr(a, "is_trace", False) for a in animations))
         if not waits and not visible and self.breaks_holds and self._still_for() + run_time > self.HOLD_LIMIT:
             # a step too small to see, at the end of a long hold: a veil beside it
             subject = self._picture()

@@ -67,10 +67,9 @@ def style_for(lang: str) -> NumberStyle:
         loc = Locale.parse(SOURCE if lang == PSEUDO else lang.replace("-", "_"))
     except (UnknownLocaleError, ValueError):
         loc = Locale.parse(SOURCE)
-    symbols = loc.number_symbols.get("latn", loc.number_symbols) if hasattr(loc.number_symbols, "get") else {}
+    symbols = loc.number_symbols["latn"]        # Babel >= 2.14 keys them by numbering system; ours is latn
     pattern = loc.percent_formats[None]
-    return NumberStyle(str(loc), symbols.get("decimal", "."), symbols.get("group", ","),
-                       pattern.prefix[0], pattern.suffix[0])
+    return NumberStyle(str(loc), symbols["decimal"], symbols["group"], pattern.prefix[0], pattern.suffix[0])
 
 
 def _style() -> NumberStyle:
