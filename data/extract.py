@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from data import bundle as bundle_io
+from data import models
 from data import tokenizer
 from data.flops import Shape, parameter_counts
 
@@ -50,12 +51,23 @@ class ExtractError(RuntimeError):
     """Extraction cannot go on; the message says what to do."""
 
 
-SYNTHETIC = ("random", "peaked", "tiny", "tiny-peaked")   # --weights made here from seeded random numbers
+# --weights made here from seeded random numbers
+SYNTHETIC = ("random", "peaked", "tiny", "tiny-peaked", "mini", "mini-peaked")
 
 
-def synthetic_model(name: str, config: dict | None = None):
-    """GPT2LMHeadModel of seeded random numbers: 'random' and 'peaked' have GPT-2 small's shapes,
-    'tiny' and 'tiny-peaked' (for tests) TINY_CONFIG's; `config` overrides the shape.
+def synthetic_config(name: str, model: str = models.DEFAULT) -> dict:
+    """The architecture synthetic weights `name` get for `model`: 'random'/'peaked' the model's own,
+    'mini'/'mini-peaked' its layers and heads at a small width (models.Model.mini_config),
+    'tiny'/'tiny-peaked' TINY_CONFIG whatever the model (2 layers, 4 heads: the fast test model)."""
+    if name.startswith("tiny"):
+        return dict(TINY_CONFIG)
+    m = models.get(model)
+    return m.mini_config() if name.startswith("mini") else m.config()
+
+
+def synthetic_model(name: str, config: dict | None = None, model: str = models.DEFAULT):
+    """GPT2LMHeadModel of seeded random numbers in synthetic_config(name, model)'s shape;
+    `config` overrides the shape.
 
     'peaked' is 'random' with one change: the final LayerNorm's gain set so the logits' spread is
     PEAKED_LOGIT_STD (random init spreads them ~0.55 at GPT-2's width: every token ~1/V), making
@@ -65,7 +77,7 @@ def synthetic_model(name: str, config: dict | None = None):
     from transformers import GPT2Config, GPT2LMHeadModel
     if name not in SYNTHETIC:
         raise ExtractError(f"unknown synthetic weights {name!r}; choose one of {', '.join(SYNTHETIC)}")
-    cfg = GPT2Config(**(config if config is not None else TINY_CONFIG if name.startswith("tiny") else {}))
+    cfg = GPT2Config(**(config if config is not None else synthetic_config(name, model)))
     cfg._attn_implementation = "eager"
     torch.manual_seed(RANDOM_SEED)
     model = GPT2LMHeadModel(cfg).eval()
@@ -79,8 +91,10 @@ def synthetic_model(name: str, config: dict | None = None):
 
 @dataclass(frozen=True)
 class WeightsSpec:
-    """What --weights named: 'gpt2' (hub id), a directory, 'random', 'peaked' or 'tiny'."""
+    """What --weights named: a hub id ('gpt2', 'gpt2-medium' ...), a directory, or synthetic weights
+    ('random', 'peaked', 'mini', 'tiny' ...) in `model`'s architecture (see synthetic_config)."""
     name: str
+    model: str = models.DEFAULT
 
     @property
     def synthetic(self) -> bool:
@@ -88,6 +102,12 @@ class WeightsSpec:
 
     def identity(self) -> str:
         """A string that changes whenever the weights could change (part of the cache key)."""
+        if self.synthetic and not self.name.startswith("tiny") and (self.name.startswith("mini")
+                                                                     or self.model != models.DEFAULT):
+            shape = json.dumps(synthetic_config(self.name, self.model), sort_keys=True)
+            peaked = f":logit_std={PEAKED_LOGIT_STD}" if self.name.endswith("peaked") else ""
+            return f"{self.name}:{self.model}:{shape}:seed={RANDOM_SEED}{peaked}"
+        # GPT-2 small's and the tiny model's identities as they always were (their cached bundles stay valid)
         if self.name == "random":
             return f"random:seed={RANDOM_SEED}"
         if self.name == "tiny":
@@ -180,7 +200,7 @@ def load_model(spec: WeightsSpec):
     from transformers import GPT2LMHeadModel  # heavy (seconds): only when a bundle must be extracted
 
     if spec.synthetic:
-        return synthetic_model(spec.name)
+        return synthetic_model(spec.name, model=spec.model)
     source = os.path.expanduser(spec.name)
     how_to = (f"Real GPT-2 weights were not found for {spec.name!r}. Either download them once on a "
               "machine with internet (python -c \"from transformers import GPT2LMHeadModel; "
@@ -393,7 +413,7 @@ def library_versions() -> dict:
 # The modules whose output a bundle holds (tensors, token texts, counts, the format): a change to
 # one of them as a syntax tree (comments and formatting do not count) makes new cache keys, so a
 # bundle older code made is extracted again rather than shown with what that code got wrong.
-PRODUCERS = ("extract", "tokenizer", "flops", "bundle")
+PRODUCERS = ("extract", "tokenizer", "flops", "bundle", "models")
 
 
 @lru_cache(maxsize=1)
@@ -404,15 +424,19 @@ def producer_fingerprint() -> str:
 
 
 def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
-            force: bool = False, log=print, watch: str | None = None) -> bundle_io.Bundle:
+            force: bool = False, log=print, watch: str | None = None,
+            model: str = models.DEFAULT) -> bundle_io.Bundle:
     """Bundle for (prompt, weights, watch token): reused from the cache when present, else extracted.
+
+    model: the family member (data.models) whose architecture synthetic weights take.
 
     watch: chapter 04's token of interest (see watch_token; None: the prompt's default).
 
     The cache is looked up first and a hit imports neither torch nor transformers.
     """
     ids = validate_prompt(prompt)
-    spec = WeightsSpec(resolve_weights(weights, log))
+    models.get(model)      # an unknown model is refused before anything loads
+    spec = WeightsSpec(resolve_weights(weights, log), model)
     watch = watch_token(prompt, watch)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
                "watch": watch and watch["text"], "code": producer_fingerprint()}
@@ -457,6 +481,10 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         "token_ids": ids,
         "token_texts": tokenizer.token_texts(ids),
         "model_id": "gpt2" if not spec.synthetic else f"gpt2-architecture ({spec.name} weights)",
+        # the family member explained (data.models): the one synthetic weights imitate (a 'mini' keeps
+        # its layers and heads), else the one with this architecture; None for any other shape (tiny)
+        "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic
+        else getattr(models.family_of(config), "name", None),
         "weights": {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
                     "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None},
         "config": config,
