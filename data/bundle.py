@@ -220,6 +220,16 @@ class Bundle:
         return self.meta["token_ids"]
 
     @property
+    def model(self) -> str | None:
+        """The GPT-2 family member this bundle explains (data.models' hub id: 'gpt2', 'gpt2-xl' ...),
+        or None for an architecture outside the family (the tiny test model). Bundles made before
+        the family existed were all GPT-2 small's shape: read from their config."""
+        if "model" in self.meta:
+            return self.meta["model"]
+        from data import models
+        return getattr(models.family_of(self.config), "name", None)
+
+    @property
     def synthetic(self) -> bool:
         """True when the weights are random: probabilities are noise."""
         return bool(self.meta["weights"]["synthetic"])
