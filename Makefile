@@ -16,11 +16,13 @@ PROMPT ?= The cat sat on the
 # Noto (every script a prompt can hold: Arabic, Devanagari, CJK, ...) and Symbola (emoji, in
 # monochrome: colour emoji fonts come out blank through manim's SVG path) as Pango's fallbacks,
 # chromium (the lecture deck's browser test, driven by Playwright), the headers aeneas-ng builds
-# against (forced alignment of recorded narration: espeak-ng, festival, Edinburgh speech tools)
+# against (forced alignment of recorded narration: espeak-ng, festival, Edinburgh speech tools);
+# chromium also prints --handout's PDF; libreoffice-impress (--no-install-recommends: ~30 s to
+# install) opens the PowerPoint in tests/test_handouts.py, poppler-utils reads PDFs back there
 APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg texlive-latex-base \
 	texlive-latex-extra texlive-fonts-recommended dvisvgm espeak-ng sox fonts-dejavu-core \
 	fonts-noto-core fonts-noto-cjk fonts-symbola chromium \
-	libespeak-ng-dev festival-dev libestools-dev
+	libespeak-ng-dev festival-dev libestools-dev libreoffice-impress poppler-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: bootstrap system install piper render review test bench clean

@@ -4,6 +4,7 @@
     python render.py --chapter 02
     python render.py --chapter 04 --prompt "The capital of Pakistan is"
     python render.py --chapter 02 --weights random --quality low
+    python render.py --chapter 03 --model gpt2-xl --weights random
     python render.py --inspect [--json]
     python render.py --list
 """
@@ -69,12 +70,13 @@ def _text_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers.")
+    p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers "
+                                "(any of the GPT-2 family: --model).")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--chapter", help="chapter number, e.g. 02, or several: 00,02 (see --list)")
     what.add_argument("--all", action="store_true", help="render every chapter")
     what.add_argument("--list", action="store_true", help="list chapters and their scenes")
-    what.add_argument("--inspect", action="store_true", help="print tokens, top next tokens and the FLOPs ledger; no video")
+    what.add_argument("--inspect", action="store_true", help="print the model, tokens, top next tokens and the FLOPs ledger; no video")
     what.add_argument("--batch", type=Path, metavar="COURSE.toml",
                       help="render every [[job]] of a manifest (examples/course.toml; film/batch.py)")
     what.add_argument("--list-languages", action="store_true",
@@ -153,7 +155,9 @@ def inspect(bundle, as_json: bool, console):
            for r, i in enumerate(bundle.meta["top_ids"])]
     ledger = bundle.ledger()
     report = {
-        "prompt": bundle.prompt, "bundle": str(bundle.path), "model_id": bundle.meta["model_id"],
+        "prompt": bundle.prompt, "bundle": str(bundle.path), "model": bundle.model, "model_id": bundle.meta["model_id"],
+        "config": {k: bundle.config[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")},
+        "parameters": bundle.meta["parameters"]["total"],
         "synthetic_weights": bundle.synthetic, "weights_sha256": bundle.meta["weights"]["sha256"],
         "tokens": [{"index": i, "token": t, "id": int(x)} for i, (t, x) in enumerate(zip(bundle.tokens, bundle.ids))],
         "top_next_tokens": top, "flops": ledger.as_dicts(), "flops_total": ledger.total, "flops_note": NOT_COUNTED,
@@ -162,6 +166,10 @@ def inspect(bundle, as_json: bool, console):
         print(json.dumps(report, ensure_ascii=False))
         return
     console = Console()  # the report itself goes to stdout; progress and errors to stderr
+    c = report["config"]
+    console.print(escape(f"model: {report['model'] or 'a GPT-2-shaped model outside the family'} "
+                         f"({report['model_id']}): {c['n_layer']} layers, {c['n_head']} heads, {c['n_embd']} wide, "
+                         f"{report['parameters']:,} parameters"), highlight=False)
     t = Table(title=escape(f"tokens of {bundle.prompt!r}"))   # prompts may look like rich markup
     for col in ("#", "token", "id"):
         t.add_column(col, justify="right" if col != "token" else "left")

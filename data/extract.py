@@ -123,31 +123,85 @@ class WeightsSpec:
         return f"hub:{self.name}"
 
 
-def find_real_weights() -> str | None:
-    """Real GPT-2 already on this machine: $ONEPASS_GPT2_WEIGHTS, or the transformers cache."""
+def dir_config(path: str | Path) -> dict | None:
+    """The config.json of a weights directory (its architecture), or None when it has none readable."""
+    try:
+        return json.loads((Path(path).expanduser() / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def weights_model(weights: str) -> str | None:
+    """The family member real weights are (a hub id of data.models, or a directory whose config.json has
+    a family member's architecture); None for synthetic weights, 'auto', or any other shape."""
+    if weights in models.FAMILY:
+        return weights
+    if weights in SYNTHETIC or weights == "auto":
+        return None
+    config = dir_config(weights) if Path(weights).expanduser().is_dir() else None
+    return getattr(models.family_of(config or {}), "name", None)
+
+
+def model_conflict(weights: str, model: str | None, weights_flag: str = "--weights",
+                   model_flag: str = "--model") -> str | None:
+    """Why `weights` and `model` cannot both hold (one line, naming the options as the caller's user
+    wrote them), or None: real weights are one model, and a model that names another is refused
+    rather than silently ignored."""
+    if model is None or weights in SYNTHETIC or weights == "auto":
+        return None
+    if weights in models.FAMILY:
+        if weights != model:
+            return (f"{weights} loads the hub's {weights}, but {model_flag} says {model}; pass "
+                    f"{weights_flag} {model} (or auto, or random), or leave out {model_flag}")
+        return None
+    if Path(weights).expanduser().is_dir():
+        config = dir_config(weights)
+        if config is None:
+            return None          # extraction says what is wrong with the folder
+        found = models.family_of(config)
+        if found is None or found.name != model:
+            what = found.name if found else (f"a GPT-2-shaped model outside the family ({config.get('n_layer')} "
+                                             f"layers, {config.get('n_embd')} wide)")
+            return f"the weights in {weights} are {what}, but {model_flag} says {model}; leave out {model_flag}"
+    return None
+
+
+def effective_model(weights: str, model: str | None) -> str:
+    """The family member a render explains: `model` when given, else the weights' own (weights_model),
+    else GPT-2 small."""
+    return model or weights_model(weights) or models.DEFAULT
+
+
+def find_real_weights(model: str = models.DEFAULT) -> str | None:
+    """Real weights of `model` already on this machine: $ONEPASS_GPT2_WEIGHTS (when its config.json is
+    that model, or unreadable and the model is GPT-2 small), or the transformers cache (hub id = model)."""
     env = os.environ.get(WEIGHTS_ENV)
     if env and Path(env).expanduser().is_dir():
-        return env
+        config = dir_config(env)
+        if (getattr(models.family_of(config or {}), "name", None) == model if config is not None
+                else model == models.DEFAULT):
+            return env
     try:
         from huggingface_hub import try_to_load_from_cache  # only for --weights auto; optional
-        if isinstance(try_to_load_from_cache("gpt2", "model.safetensors"), str) or \
-                isinstance(try_to_load_from_cache("gpt2", "pytorch_model.bin"), str):
-            return "gpt2"
+        if isinstance(try_to_load_from_cache(model, "model.safetensors"), str) or \
+                isinstance(try_to_load_from_cache(model, "pytorch_model.bin"), str):
+            return model
     except Exception:  # an unusual hub install: treat as "not cached"
         pass
     return None
 
 
-def resolve_weights(name: str, log=print) -> str:
-    """'auto' -> real GPT-2 when it is on this machine, else 'random' with a warning."""
+def resolve_weights(name: str, log=print, model: str = models.DEFAULT) -> str:
+    """'auto' -> `model`'s real weights when they are on this machine, else 'random' (that model's
+    architecture) with a warning."""
     if name != "auto":
         return name
-    found = find_real_weights()
+    found = find_real_weights(model)
     if found:
         return found
-    log("no real GPT-2 weights on this machine: rendering with RANDOM weights (GPT-2's exact shapes, "
-        "probabilities are noise; every frame says so). For real predictions pass --weights gpt2 on a "
-        f"machine with internet (downloads ~500 MB once), or --weights DIR / {WEIGHTS_ENV}=DIR.")
+    log(f"no real {model} weights on this machine: rendering with RANDOM weights ({model}'s exact shapes, "
+        f"probabilities are noise; every frame says so). For real predictions pass --weights {model} on a "
+        f"machine with internet (downloads it once), or --weights DIR / {WEIGHTS_ENV}=DIR.")
     return "random"
 
 
@@ -202,9 +256,10 @@ def load_model(spec: WeightsSpec):
     if spec.synthetic:
         return synthetic_model(spec.name, model=spec.model)
     source = os.path.expanduser(spec.name)
+    hub = spec.name if spec.name in models.FAMILY else models.DEFAULT
     how_to = (f"Real GPT-2 weights were not found for {spec.name!r}. Either download them once on a "
               "machine with internet (python -c \"from transformers import GPT2LMHeadModel; "
-              "GPT2LMHeadModel.from_pretrained('gpt2')\"), or pass a local directory with "
+              f"GPT2LMHeadModel.from_pretrained('{hub}')\"), or pass a local directory with "
               f"--weights PATH (or set {WEIGHTS_ENV}), or render with --weights random "
               "(GPT-2's exact shapes with random numbers; probabilities are then noise).")
     for local_only in (True, False):
@@ -223,7 +278,8 @@ def weights_sha256(model) -> str:
     h = hashlib.sha256()
     for name, tensor in sorted(model.state_dict().items()):
         h.update(name.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        # the tensor's own memory, read in place (no copy: GPT-2 XL's weights are 6 GB)
+        h.update(memoryview(tensor.detach().cpu().contiguous().numpy()).cast("B"))
     return h.hexdigest()
 
 
@@ -425,18 +481,25 @@ def producer_fingerprint() -> str:
 
 def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
             force: bool = False, log=print, watch: str | None = None,
-            model: str = models.DEFAULT) -> bundle_io.Bundle:
-    """Bundle for (prompt, weights, watch token): reused from the cache when present, else extracted.
+            model: str | None = None) -> bundle_io.Bundle:
+    """Bundle for (prompt, weights, model, watch token): reused from the cache when present, else extracted.
 
-    model: the family member (data.models) whose architecture synthetic weights take.
+    model: the family member (data.models) explained: the architecture synthetic weights take and
+    the one `auto` looks for; None: the weights' own (a hub id, a directory's config.json), GPT-2
+    small for synthetic weights. Real weights of another model than a given `model` are refused.
 
     watch: chapter 04's token of interest (see watch_token; None: the prompt's default).
 
     The cache is looked up first and a hit imports neither torch nor transformers.
     """
     ids = validate_prompt(prompt)
-    models.get(model)      # an unknown model is refused before anything loads
-    spec = WeightsSpec(resolve_weights(weights, log), model)
+    if model is not None:
+        models.get(model)      # an unknown model is refused before anything loads
+    conflict = model_conflict(weights, model)
+    if conflict:
+        raise ExtractError(conflict)
+    model = effective_model(weights, model)
+    spec = WeightsSpec(resolve_weights(weights, log, model), model)
     watch = watch_token(prompt, watch)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
                "watch": watch and watch["text"], "code": producer_fingerprint()}
@@ -480,7 +543,10 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         "prompt": prompt,
         "token_ids": ids,
         "token_texts": tokenizer.token_texts(ids),
-        "model_id": "gpt2" if not spec.synthetic else f"gpt2-architecture ({spec.name} weights)",
+        # the hub id that was loaded; a directory's family member (else "gpt2", the architecture)
+        "model_id": f"{'gpt2' if spec.name.startswith('tiny') else spec.model}-architecture ({spec.name} weights)"
+        if spec.synthetic else spec.name if spec.name in models.FAMILY
+        else getattr(models.family_of(config), "name", "gpt2"),
         # the family member explained (data.models): the one synthetic weights imitate (a 'mini' keeps
         # its layers and heads), else the one with this architecture; None for any other shape (tiny)
         "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic

@@ -6,11 +6,18 @@
     chapters = ["00", "02"]            # or "all" (also joins the film with chapter markers)
     quality = "low"                    # low | medium | high | 4k          (default low)
     voice = "none"                     # any --voice                       (default auto)
-    weights = "random"                 # auto | gpt2 | random | tiny | DIR (default auto)
+    model = "gpt2-medium"              # distilgpt2 | gpt2 | gpt2-medium | gpt2-large | gpt2-xl
+                                       # (default: the weights' own, else gpt2)
+    weights = "random"                 # auto | a hub id | random | peaked | mini | tiny | DIR (default auto)
     burn_captions = false
     clips = false                      # the lecture kit (film/clips.py, film/slides.py)
     clip_format = "mp4"                # mp4 | webm | gif, with clips or slides
     slides = false
+    handout = false                    # handout-chNN.pdf (film/handout.py)
+    paper = "a4"                       # a4 | letter, with handout
+    stills = "png"                     # each beat's settled frame as a file (film/handout.py)
+    notebook = false                   # chNN.ipynb (film/notebook.py)
+    publish = false                    # chNN.description.txt, chNN.thumbnail.png (film/publish.py)
     out = "out/course"                 # relative to the manifest's folder (default out)
     watch = " mat"                     # chapter 04's token of interest (default: the prompt's)
 
@@ -19,7 +26,7 @@
    key), and nothing starts (ManifestError, exit 2).
    Each job is a request (film/request.py: the same keys, defaults and checks as render.py's
    flags, `watch` included).
-2. Every bundle is extracted (once per distinct prompt, weights and watch token), then every scene of every
+2. Every bundle is extracted (once per distinct prompt, weights, model and watch token), then every scene of every
    job is planned; a scene cached under another job's name is copied, not rendered.
 3. Every job's build runs at once on one executor (film/executors.py: the local pool or a dask
    cluster), so every scene is one task and a scene several jobs share (same cache key) is
@@ -106,10 +113,12 @@ def load_manifest(path: Path) -> list[Job]:
         if req is not None:
             jobs.append(Job(**{f.name: getattr(req, f.name) for f in fields(Request)}, number=n))
     # jobs that repeat another, or write the same files differently: compared by the folder each
-    # writes into with its weights resolved ("auto" is "random" on a machine without GPT-2)
-    resolved = {j.number: extract.resolve_weights(j.weights, log=lambda m: None) for j in jobs}
-    problems += [why for _, why in clashes(jobs, lambda j: (str(j.out), j.prompt, resolved[j.number], j.quality,
-                                                            j.lang))]
+    # writes into with its model and weights resolved ("auto" is "random" on a machine without the
+    # model's weights; two models never share a folder)
+    model = {j.number: extract.effective_model(j.weights, j.model) for j in jobs}
+    resolved = {j.number: extract.resolve_weights(j.weights, lambda m: None, model[j.number]) for j in jobs}
+    problems += [why for _, why in clashes(jobs, lambda j: (str(j.out), j.prompt, resolved[j.number], model[j.number],
+                                                            j.quality, j.lang))]
     return _raise(path, problems) if problems else jobs
 
 
@@ -119,11 +128,15 @@ def clash(a: Job, b: Job) -> str | None:
     captions made it; clips are one set per chapter, in one format."""
     made = lambda j: (j.voice, j.watch, j.script, j.burn_captions)  # noqa: E731  what a chapter's file holds
     overlap = sorted(set(a.chapters) & set(b.chapters))
-    if (a.chapters, made(a), a.clips, a.clip_format, a.slides) == (b.chapters, made(b), b.clips, b.clip_format, b.slides):
-        return f"job {a.number}: repeats job {b.number} (same prompt, weights, quality, chapters, voice and out)"
+    kit = lambda j: (j.clips, j.clip_format, j.slides, j.handout, j.paper, j.stills, j.notebook, j.publish)  # noqa: E731
+    if (a.chapters, made(a), kit(a)) == (b.chapters, made(b), kit(b)):
+        return f"job {a.number}: repeats job {b.number} (same prompt, model, weights, quality, chapters, voice and out)"
     if overlap and made(a) != made(b):
         return (f"job {a.number}, out: would overwrite job {b.number}'s chapter {', '.join(overlap)} (same prompt, "
-                "weights, quality and out, another voice, watch, script or burn_captions); give one of them its own out")
+                "model, weights, quality and out, another voice, watch, script or burn_captions); give one of them its own out")
+    if overlap and a.handout and b.handout and (a.paper or "a4") != (b.paper or "a4"):
+        return (f"job {a.number}, paper: would overwrite job {b.number}'s handout of chapter "
+                f"{', '.join(overlap)} on other paper; give one of them its own out")
     if overlap and (a.clips or a.slides) and (b.clips or b.slides) and a.clip_format != b.clip_format:
         return (f"job {a.number}, clip_format: would overwrite job {b.number}'s clips of chapter "
                 f"{', '.join(overlap)} in another format; give one of them its own out")
@@ -175,7 +188,7 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
     reports = {j.number: JobReport(j) for j in jobs}
     log = (lambda m: console.print(f"[dim]{m}[/dim]")) if console is not None else (lambda m: None)
 
-    # 1. bundles, once per distinct prompt, weights and watch token
+    # 1. bundles, once per distinct prompt, weights, model and watch token
     bundles: dict[tuple, object] = {}
     for j in jobs:
         k = _bundle_key(j)
@@ -275,13 +288,14 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
 
 
 def _bundle_key(j: Job) -> tuple:
-    return (j.prompt, j.weights, j.watch)
+    return (j.prompt, j.weights, j.model, j.watch)
 
 
 def _short(j: Job) -> str:
     from rich.markup import escape   # a prompt may look like rich markup
     prompt = j.prompt if len(j.prompt) <= 24 else j.prompt[:23] + "…"
-    return escape(f"{j.label}: {prompt!r} {'all' if j.all else ' '.join(j.chapters)} {j.quality}")
+    model = f" {j.model}" if j.model else ""
+    return escape(f"{j.label}: {prompt!r}{model} {'all' if j.all else ' '.join(j.chapters)} {j.quality}")
 
 
 def share_cached(scenes) -> set[Path]:

@@ -16,6 +16,8 @@ from typing import Callable
 
 from data.bundle import sha256_file, slug
 from data.chapters import CHAPTERS, titles
+from data.models import DEFAULT as DEFAULT_MODEL
+from data.models import FAMILY
 from film import keys
 from voiceover import script
 from words.catalog import SOURCE, Words
@@ -184,12 +186,16 @@ class ChapterResult:
 
 def output_name(bundle) -> str:
     """The folder of a prompt's outputs: `<slug>-<hash8>`, readable and unique per prompt and
-    weights (the slug alone is shared by 'The cat' and 'THE CAT!!', and cut at 40 letters)."""
+    weights (the slug alone is shared by 'The cat' and 'THE CAT!!', and cut at 40 letters); a
+    family member other than GPT-2 small is named in it too (`<slug>-gpt2-xl-<hash8>`), so a
+    folder says which model it explains (the weights alone already keep models apart)."""
     meta = bundle.meta
     weights = meta.get("weights") or {}
     identity = weights.get("sha256") or weights.get("identity") or meta.get("cache_key")
     digest = hashlib.sha256(json.dumps([bundle.prompt, identity], ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    return f"{slug(bundle.prompt)}-{digest.hexdigest()[:8]}"
+    model = getattr(bundle, "model", None)
+    named = f"-{model}" if model in FAMILY and model != DEFAULT_MODEL else ""
+    return f"{slug(bundle.prompt)}{named}-{digest.hexdigest()[:8]}"
 
 
 def destination(out: Path, bundle, quality: str, lang: str = SOURCE) -> Path:

@@ -55,14 +55,17 @@ def settled_moment(cue_lists: list[list[dict]], durations: list[float], near: fl
     return min(ends, key=lambda t: abs(t - near * offset))
 
 
-def thumbnail(video: Path, png: Path, at: float, title: str | None = None, lang: str = SOURCE):
+def thumbnail(video: Path, png: Path, at: float, title: str | None = None, lang: str = SOURCE,
+              size: tuple[int, int] | None = None):
     """One frame of `video` at `at` seconds into `png` (replaced only when written); with
-    `title`, the title is drawn on it, large, in a dark band along the bottom."""
+    `title`, the title is drawn on it, large, in a dark band along the bottom; `size` (w, h):
+    the frame scaled to it first (the band drawn at that size: a publishing thumbnail)."""
     tmp = temp_name(png)
     caption = temp_name(png.with_suffix(".txt"))
     try:
-        draw = []
-        band = "drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
+        scale = f"scale={size[0]}:{size[1]}:flags=lanczos," if size else ""
+        draw = ["-vf", scale.rstrip(",")] if size else []
+        band = scale + "drawbox=x=0:y=ih*0.82:w=iw:h=ih*0.18:color=black@0.8:t=fill,"
         if title and captions.is_rtl(lang):
             # drawtext lays text out left to right in one face; libass (as the burned captions) shapes
             # Urdu, falls back for what the Naskh face lacks (·) and, with Encoding=-1, sets the line

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from data import bundle as bundle_io
-from data import extract
+from data import extract, models
 from data.chapters import titles
 from data.extract import ExtractError
 from film import clips, executors, slides
@@ -42,7 +42,8 @@ DEFAULT_PROMPT = "The cat sat on the"
 QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
              "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
 WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch (render.py reads it, at the edge)
-WEIGHT_NAMES = ("auto", "gpt2", *extract.SYNTHETIC)
+# --weights: auto, the family's hub ids (gpt2 first: the hub's GPT-2 small), synthetic weights
+WEIGHT_NAMES = ("auto", models.DEFAULT, *(m for m in models.FAMILY if m != models.DEFAULT), *extract.SYNTHETIC)
 
 
 @dataclass(frozen=True)
@@ -69,14 +70,21 @@ OPTIONS = (
            kind="chapters", cli=False),
     Option("prompt", f"the text GPT-2 reads (default `\"{DEFAULT_PROMPT}\"`, at most {extract.MAX_TOKENS} tokens)",
            DEFAULT_PROMPT, metavar="TEXT"),
-    Option("weights", "`auto` (default): real GPT-2 if it is on this machine, otherwise random weights with a "
-           "warning. `gpt2` downloads once through transformers; `DIR` is a local GPT-2 directory (or set "
-           "`ONEPASS_GPT2_WEIGHTS=DIR`); `random` is GPT-2 small's exact architecture with seeded random numbers: "
-           "shapes, parameter counts and FLOPs are exact, probabilities are noise, and every frame says so; "
-           "`peaked` is the same model with its final LayerNorm's gain raised so its predictions are as peaked as "
-           "a trained model's (top-1 of 20–95%, a top-p set of a few tokens): for reviewing layouts, marked on "
-           "every frame like `random`; `tiny` (and `tiny-peaked`) are 2-layer models for tests",
-           "auto", metavar="auto|gpt2|DIR|random|peaked|tiny"),
+    Option("model", "the GPT-2 family member explained: " + ", ".join(f"`{m}`" for m in models.FAMILY)
+           + f" (default: the weights' own, else `{models.DEFAULT}`, GPT-2 small); see *The GPT-2 family*. "
+           "Synthetic weights take its exact architecture and `auto` looks for its real weights",
+           metavar="|".join(models.FAMILY)),
+    Option("weights", "`auto` (default): the model's real weights if they are on this machine (the transformers "
+           "cache, or `ONEPASS_GPT2_WEIGHTS=DIR`), otherwise random weights of its size with a warning. A hub id ("
+           + ", ".join(f"`{m}`" for m in models.FAMILY) + ") downloads that model once through transformers "
+           "(`gpt2` is GPT-2 small); `DIR` is a local GPT-2 directory, its model read from its `config.json`; "
+           "`random` is the model's exact architecture with seeded random numbers: shapes, parameter counts and "
+           "FLOPs are exact, probabilities are noise, and every frame says so; `peaked` is the same model with its "
+           "final LayerNorm's gain raised so its predictions are as peaked as a trained model's (top-1 of 20–95%, a "
+           "top-p set of a few tokens): for reviewing layouts, marked on every frame like `random`; `mini` (and "
+           "`mini-peaked`) keep the model's layers and heads at a width of 4 per head (quick layout previews of any "
+           "size); `tiny` (and `tiny-peaked`) are 2-layer models for tests",
+           "auto", metavar="auto|gpt2|...|DIR|random|peaked|mini|tiny"),
     Option("watch", "chapter 04's token of interest, ranked in the whole vocabulary (one GPT-2 token, mind the leading "
            "space: `\" mat\"`; `none`: no such beat). Default: `$ONEPASS_WATCH_TOKEN`, else `\" mat\"` for the "
            "default prompt, else none", metavar="TOKEN", env=WATCH_ENV),
@@ -104,6 +112,17 @@ OPTIONS = (
            "(smaller, no audio)", kind="choice", choices=clips.FORMATS),
     Option("slides", "also write a lecture deck, one slide per beat: `clips/index.html` (offline) and a `.pptx`",
            False, kind="flag"),
+    Option("handout", "also write a printable handout per chapter, `handout-chNN.pdf` (and `handout-all.pdf` with "
+           "`--all`): each beat's settled frame, its narration and numbers as text, the chapter's FLOPs ledger, a "
+           "colophon citing the bundle; nothing is rendered again", False, kind="flag"),
+    Option("paper", "with `--handout`: `a4` (default) or `letter`", kind="choice", choices=("a4", "letter")),
+    Option("stills", "also write each beat's settled frame as a file, `stills/chNN-<beat>.png` (PNG only: see "
+           "*Handouts, notebooks and publishing*)", kind="choice", choices=("png",)),
+    Option("notebook", "also write `chNN.ipynb` per chapter: the narration and code that recomputes the chapter's "
+           "numbers from the same model and prompt, each cell checked against the bundle", False, kind="flag"),
+    Option("publish", "also write what an upload needs beside each chapter: `chNN.description.txt` (summary, beat "
+           "timestamps, prompt, citation; `onepass-film.description.txt` with `--all`) and a 1280×720 "
+           "`chNN.thumbnail.png`", False, kind="flag"),
     Option("name", "how a batch's summary names the job", manifest=True, cli=False),
     Option("scheduler", "render scenes on a dask cluster: `tcp://HOST:PORT` (a running scheduler) or `local:N` (N "
            "worker processes here); default `$ONEPASS_DASK_SCHEDULER`, else the local process pool "
@@ -124,6 +143,7 @@ class Request:
     chapters: list[str] = field(default_factory=list)
     all: bool = False                # every chapter: also the film with chapter markers
     weights: str = "auto"            # a name of WEIGHT_NAMES or an absolute directory
+    model: str | None = None         # a data.models family member; None: the weights' own (GPT-2 small if synthetic)
     watch: str | None = None
     bundle: Path | None = None
     quality: str = "low"
@@ -135,6 +155,11 @@ class Request:
     clips: bool = False
     clip_format: str | None = None
     slides: bool = False
+    handout: bool = False
+    paper: str | None = None         # a4 | letter (the handout's paper; None: a4)
+    stills: str | None = None        # png: each beat's settled frame as a file
+    notebook: bool = False
+    publish: bool = False
     name: str | None = None
     scheduler: str | None = None     # a dask scheduler's address, local:N, or None (the local pool)
     jobs: int | None = None
@@ -148,7 +173,7 @@ class Request:
 
     def writes(self) -> tuple:
         """What decides the folder its files go to."""
-        return (str(self.out), self.prompt, self.weights, self.quality, self.lang)
+        return (str(self.out), self.prompt, self.weights, self.model, self.quality, self.lang)
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,7 +247,8 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
         return value
 
     req = Request(name=text("name"), quality=choice("quality") or "low", burn_captions=flag("burn_captions"),
-                  clips=flag("clips"), slides=flag("slides"), force=flag("force"))
+                  clips=flag("clips"), slides=flag("slides"), force=flag("force"), handout=flag("handout"),
+                  notebook=flag("notebook"), publish=flag("publish"))
     req.prompt = text("prompt", required=True) or ""
     if req.prompt:
         try:
@@ -251,6 +277,12 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     else:
         problem("chapters", f'must be a non-empty list of chapter numbers or "all" (got {raw_chapters!r})')
 
+    model = text("model")
+    if model is not None:
+        try:
+            req.model = models.get(model).name
+        except models.UnknownModel as exc:
+            problem("model", str(exc))
     weights = text("weights")
     if weights is not None:
         if weights in WEIGHT_NAMES:
@@ -259,6 +291,9 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
             req.weights = str((base / Path(weights).expanduser()).resolve())
         else:
             problem("weights", f"must be {', '.join(WEIGHT_NAMES)} or a directory of GPT-2 weights (got {weights!r})")
+        conflict = extract.model_conflict(req.weights, req.model, spelling.name("weights"), spelling.name("model"))
+        if conflict:
+            problem("weights", conflict)
     watch = v["watch"]
     if watch is not None:
         if not isinstance(watch, str):
@@ -295,6 +330,14 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
     req.clip_format = choice("clip_format")
     if v["clip_format"] is not None and not (req.clips or req.slides):
         problem("clip_format", f"needs {spelling.on('clips')} or {spelling.on('slides')}")
+    req.paper, req.stills = choice("paper"), choice("stills")
+    if v["paper"] is not None and not req.handout:
+        problem("paper", f"needs {spelling.on('handout')}")
+    if req.handout and not handout_tool():
+        problem("handout", "needs Chromium to print the PDF (`make system` installs it: apt-get install chromium)")
+    for kit_key in ("handout", "stills", "notebook", "publish"):
+        if getattr(req, kit_key) and not req.chapters and not any(k == "chapters" for k, _ in problems):
+            problem(kit_key, "needs chapters: " + ("--chapter NN or --all" if spelling is CLI else "a chapters list"))
     if (req.clips or req.slides) and not req.chapters and not any(k == "chapters" for k, _ in problems):
         problem("clips" if req.clips else "slides", "the lecture kit needs chapters to cut: "
                 + ("--chapter NN or --all" if spelling is CLI else "a chapters list"))
@@ -410,8 +453,12 @@ def get_bundle(req: Request, log: Callable[[str], None]):
     """The bundle the request names: --bundle as it is, else extracted (or reused) for prompt,
     weights and watch token."""
     if req.bundle is not None:
-        return bundle_io.load(req.bundle)
-    return extract.extract(req.prompt, req.weights, log=log, watch=req.watch)
+        b = bundle_io.load(req.bundle)
+        if req.model is not None and b.model != req.model:       # a bundle is one model: never silently another
+            raise ExtractError(f"--bundle {req.bundle} explains {b.model or 'a GPT-2-shaped model outside the family'}, "
+                               f"but --model says {req.model}; leave out --model")
+        return b
+    return extract.extract(req.prompt, req.weights, log=log, watch=req.watch, model=req.model)
 
 
 def build_options(req: Request, **how):
@@ -440,16 +487,20 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
             raise clips.ClipError(why)
     results = build.render(req.chapters, bundle, options)
     words = options.language
-    film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), words.text("film:film-title"),
+    title = words.text("film:film-title", model=words.model_name(bundle.model))
+    film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), title,
                            [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results]) \
         if req.all and len(results) > 1 else None
-    kit, shown = lecture_kit(req, results, log)
+    kit, shown = lecture_kit(req, results, log, bundle.model)
+    more, more_shown = course_kit(req, results, bundle, film, words, log)
+    kit, shown = kit + more, shown + more_shown
     return Produced(results, film, kit, [r.final for r in results] + ([film] if film else []) + shown)
 
 
-def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list[Path], list[Path]]:
+def lecture_kit(req: Request, results, log: Callable[[str], None],
+                model: str | None = models.DEFAULT) -> tuple[list[Path], list[Path]]:
     """clips / slides (film/clips.py, film/slides.py), cut from the chapters just joined:
-    (every file, the indexes worth naming in a log)."""
+    (every file, the indexes worth naming in a log); `model` (Bundle.model) is named in the deck's title."""
     if not (req.clips or req.slides):
         return [], []
     fmt = req.kit_format
@@ -464,10 +515,48 @@ def lecture_kit(req: Request, results, log: Callable[[str], None]) -> tuple[list
         files.append(index)
         shown.append(index)
     if req.slides:
-        deck = slides.write_deck(results, fmt, req.words, force=req.force)
+        deck = slides.write_deck(results, fmt, req.words, force=req.force, model=model)
         log(f"deck: {deck.slides} slides" + ("" if deck.written else " (unchanged)"))
         files += [deck.html, deck.pptx]
         shown += [deck.html, deck.pptx]
+    return files, shown
+
+
+def handout_tool() -> str | None:
+    """The browser the handout is printed with (film/handout.py), or None."""
+    from film import handout                 # noqa: PLC0415  (no manim, no torch: cheap)
+    return handout.chromium()
+
+
+def course_kit(req: Request, results, bundle, film: Path | None, words,
+               log: Callable[[str], None]) -> tuple[list[Path], list[Path]]:
+    """--publish, --stills, --handout, --notebook (film/publish.py, film/handout.py,
+    film/notebook.py), made from the chapters just joined: (every file, the ones worth naming)."""
+    files: list[Path] = []
+    shown: list[Path] = []
+    if not (req.publish or req.stills or req.handout or req.notebook):
+        return files, shown
+    from film import handout, notebook, publish     # noqa: PLC0415  (only when asked for)
+    if req.publish:
+        made = publish.write_publish(results, bundle, words, film=film, force=req.force)
+        log(f"publishing kit: {len(made)} files")
+        files += made
+        shown += [p for p in made if p.suffix == ".txt"]
+    if req.stills:
+        made = handout.write_stills(results, req.stills, force=req.force)
+        log(f"stills: {len(made)} {req.stills} files")
+        files += made
+    if req.handout:
+        made = handout.write_handouts(results, bundle, words, paper=req.paper or "a4",
+                                      whole=req.all and len(results) > 1, force=req.force)
+        log(f"handouts: {', '.join(p.name for p in made)}")
+        files += made
+        shown += made
+    if req.notebook:
+        made = notebook.write_notebooks(results, bundle, words, force=req.force)
+        log(f"notebooks: {', '.join(p.name for p in made)}")
+        files += made
+        shown += made
     return files, shown
 
 

@@ -12,8 +12,11 @@ slide, in the order of the chapters given; the narration line is each slide's sp
   with gif, the mp4 ones). From film/templates/deck.html, a template of our own: manim-slides'
   HTML loads reveal.js from a CDN (its --offline option downloads it at convert time), and its
   presentations are rendered from Slide scenes, where ours are cut from the cached chapters.
-* PowerPoint: `clips/lecture-chNN[-chMM...].pptx`, one MP4 per slide (click to play), its
-  poster the clip's last frame, the narration in the notes.
+* PowerPoint: `clips/lecture-chNN[-chMM...].pptx`, one MP4 per slide that plays by itself when
+  the slide opens (the slide's `<p:timing>`, written here as PowerPoint writes it: python-pptx's
+  own timing only lets a click start the video), its poster the clip's last frame (a chapter's
+  title slide: the chapter's thumbnail, since its title card has faded by the clip's end), the
+  narration in the notes.
 
 Neither is rewritten when the clips and lines it would hold are unchanged.
 """
@@ -105,10 +108,64 @@ def _right_to_left(text_frame):
         p._p.get_or_add_pPr().set("rtl", "1")
 
 
+P_NS = "http://schemas.openxmlformats.org/presentationml/2006/main"
+
+
+def autoplay_timing_xml(shape_id: int, duration_ms: int) -> str:
+    """A slide's `<p:timing>` that plays the video shape `shape_id` as soon as the slide opens:
+    the main sequence holds one media call (`playFrom(0.0)`), started after the slide begins
+    (`afterEffect`, delay 0), as PowerPoint writes "Start: Automatically"; the `<p:video>` node
+    keeps the player's controls (what python-pptx writes alone)."""
+    return f"""<p:timing xmlns:p="{P_NS}"><p:tnLst><p:par>
+<p:cTn id="1" dur="indefinite" restart="never" nodeType="tmRoot"><p:childTnLst>
+<p:seq concurrent="1" nextAc="seek"><p:cTn id="2" dur="indefinite" nodeType="mainSeq"><p:childTnLst>
+<p:par><p:cTn id="3" fill="hold"><p:stCondLst><p:cond delay="indefinite"/><p:cond evt="onBegin" delay="0">
+<p:tn val="2"/></p:cond></p:stCondLst><p:childTnLst>
+<p:par><p:cTn id="4" fill="hold"><p:stCondLst><p:cond delay="0"/></p:stCondLst><p:childTnLst>
+<p:par><p:cTn id="5" presetID="1" presetClass="mediacall" presetSubtype="0" fill="hold" nodeType="afterEffect">
+<p:stCondLst><p:cond delay="0"/></p:stCondLst><p:childTnLst>
+<p:cmd type="call" cmd="playFrom(0.0)"><p:cBhvr><p:cTn id="6" dur="{int(duration_ms)}" fill="hold"/>
+<p:tgtEl><p:spTgt spid="{int(shape_id)}"/></p:tgtEl></p:cBhvr></p:cmd>
+</p:childTnLst></p:cTn></p:par></p:childTnLst></p:cTn></p:par></p:childTnLst></p:cTn></p:par>
+</p:childTnLst></p:cTn>
+<p:prevCondLst><p:cond evt="onPrev" delay="0"><p:tgtEl><p:sldTgt/></p:tgtEl></p:cond></p:prevCondLst>
+<p:nextCondLst><p:cond evt="onNext" delay="0"><p:tgtEl><p:sldTgt/></p:tgtEl></p:cond></p:nextCondLst>
+</p:seq>
+<p:video><p:cMediaNode vol="80000"><p:cTn id="7" fill="hold" display="0"><p:stCondLst>
+<p:cond delay="indefinite"/></p:stCondLst></p:cTn><p:tgtEl><p:spTgt spid="{int(shape_id)}"/></p:tgtEl>
+</p:cMediaNode></p:video>
+</p:childTnLst></p:cTn></p:par></p:tnLst></p:timing>"""
+
+
+def set_autoplay(slide, shape_id: int, duration_ms: int):
+    """Replace the slide's timing (python-pptx's click-to-play) with autoplay_timing_xml."""
+    from lxml import etree
+    sld = slide._element
+    for old in sld.findall(f"{{{P_NS}}}timing"):
+        sld.remove(old)
+    timing = etree.fromstring(autoplay_timing_xml(shape_id, duration_ms))
+    ext = sld.find(f"{{{P_NS}}}extLst")               # p:timing comes before p:extLst, after the rest
+    if ext is not None:
+        ext.addprevious(timing)
+    else:
+        sld.append(timing)
+
+
+def autoplay_shapes(slide) -> list[int]:
+    """The shape ids a slide's timing plays on entry (what set_autoplay wrote; tests read it back)."""
+    from lxml import etree
+    ns = {"p": P_NS}
+    cmds = etree.XPath("./p:timing//p:par/p:cTn[@nodeType='afterEffect' or @nodeType='withEffect']"
+                       "[@presetClass='mediacall']//p:cmd[@type='call'][starts-with(@cmd, 'playFrom')]", namespaces=ns)
+    targets = etree.XPath("./p:cBhvr/p:tgtEl/p:spTgt", namespaces=ns)
+    return [int(t.get("spid")) for cmd in cmds(slide._element) for t in targets(cmd)]
+
+
 def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}",
-              rtl: bool = False) -> bytes:
-    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame) and notes; `rtl`:
-    its headings and notes read right to left."""
+              rtl: bool = False, thumbnails: dict[str, Path] | None = None) -> bytes:
+    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame; a chapter's title
+    beat: `thumbnails[chapter]`, the chapter's thumbnail, where given) playing on entry, and notes;
+    `rtl`: its headings and notes read right to left."""
     # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
     from pptx import Presentation
     from pptx.util import Emu, Pt
@@ -131,9 +188,12 @@ def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {tit
             tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
             if rtl:
                 _right_to_left(tb.text_frame)
-            slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2), Emu(vw),
-                                   Emu(vh), poster_frame_image=str(cs.folder / e["files"]["poster"]),
-                                   mime_type="video/mp4")
+            poster = cs.folder / e["files"]["poster"]
+            if e["beat"] == "title" and thumbnails and thumbnails.get(e["chapter"]) and thumbnails[e["chapter"]].is_file():
+                poster = thumbnails[e["chapter"]]
+            movie = slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2),
+                                           Emu(vw), Emu(vh), poster_frame_image=str(poster), mime_type="video/mp4")
+            set_autoplay(slide, movie.shape_id, round((e["end"] - e["start"]) * 1000))
             slide.notes_slide.notes_text_frame.text = e["text"]
             if rtl:
                 _right_to_left(slide.notes_slide.notes_text_frame)
@@ -147,20 +207,22 @@ def pptx_name(chapters: list[str]) -> str:
     return f"lecture-ch{chapters[0]}" + (f"-ch{chapters[-1]}" if len(chapters) > 1 else "") + ".pptx"
 
 
-def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force: bool = False) -> Deck:
+def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force: bool = False,
+               model: str | None = "gpt2") -> Deck:
     """The HTML deck and the PowerPoint of these chapters (in the order given), in the language of
-    `words` (a words.catalog.Words; None: English); cuts the clips they need
+    `words` (a words.catalog.Words; None: English), titled with `model`'s name (the bundle's
+    `Bundle.model`: "One forward pass of GPT-2 XL"); cuts the clips they need
     (film.clips.write_clips); `force`: every file made again. Holds the output folder's lock.
     Raises film.clips.ClipError."""
     if not results:
         raise ValueError("write_deck needs at least one chapter")
     with FolderLock(results[0].final.parent):
-        return _write_deck(results, fmt, words, force)
+        return _write_deck(results, fmt, words, force, model)
 
 
-def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool) -> Deck:
+def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, model: str | None) -> Deck:
     words = words or Words.load()
-    title, ui = words.text("film:film-title"), deck_words(words)
+    title, ui = words.text("film:film-title", model=words.model_name(model)), deck_words(words)
     heading = words.template("film:slide-heading")
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
     sets = [cut_clips(r, html_fmt, force) for r in results]
@@ -172,14 +234,17 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool) -> D
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     stamp = pptx.with_name(f".{pptx.name}.key")
+    thumbnails = {r.chapter: r.final.with_suffix(".png") for r in results}
+    thumb_keys = {c: sha256_file(p) if p.is_file() else None for c, p in thumbnails.items()}
     key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
-                                          for cs in mp4_sets for e in cs.entries], "version": 1})
+                                          for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys,
+               "version": 2})
     try:        # the stamp holds the key and the sha256 of the file written: a damaged one is made again
         fresh = not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pptx)}"
     except OSError:
         fresh = False
     if not fresh:
-        data = deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl")
+        data = deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails)
         write_bytes(pptx, data)
         write_text(stamp, f"{key}\n{hashlib.sha256(data).hexdigest()}")
         written.append(pptx)

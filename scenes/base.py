@@ -210,7 +210,8 @@ class ChapterScene(VoiceoverScene):
 
     def title_card(self):
         big = fit_width(label(self.title, 48, S.INK), 11)
-        sub = fit_width(label(self.text("film:title-card-sub", chapter=self.chapter), S.BODY_SIZE, S.MUTED), 11)
+        sub = fit_width(label(self.text("film:title-card-sub", chapter=self.chapter,
+                                        model=self.words.model_name(self.bundle.model)), S.BODY_SIZE, S.MUTED), 11)
         sub.next_to(big, DOWN, buff=0.3)
         with self.beat("title") as beat:   # narrated, so the opening is not dead air
             self.play(Write(big), FadeIn(sub, shift=UP * 0.2), run_time=min(1.2, beat.share(0.5)))

@@ -81,7 +81,8 @@ EXPECTED_PROBLEMS = [
     "job 1, burn_captions: must be true or false (got 'yes')",
     "job 2, prompt: must be a non-empty string",
     "job 2, chapters: missing",
-    "job 3, weights: must be auto, gpt2, random, peaked, tiny, tiny-peaked or a directory",
+    "job 3, weights: must be auto, gpt2, distilgpt2, gpt2-medium, gpt2-large, gpt2-xl, random, peaked, tiny, "
+    "tiny-peaked, mini, mini-peaked or a directory",
     "job 3, clip_format: needs clips = true or slides = true",
     "job 5: repeats job 4",
     "job 6, out: would overwrite job 4's chapter 02",
@@ -286,8 +287,8 @@ def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, mo
             raise build.PipelineError("scene Scores of chapter 02 failed to render (exit 1): boom")
         return []
 
-    monkeypatch.setattr(extract, "extract", lambda prompt, weights, log=None, watch=None:
-                        SimpleNamespace(prompt=prompt, meta={"cache_key": prompt}))   # the batch reads its folder
+    monkeypatch.setattr(extract, "extract", lambda prompt, weights, log=None, watch=None, model=None:
+                        SimpleNamespace(prompt=prompt, model=model, meta={"cache_key": prompt}))   # the batch reads its folder
     monkeypatch.setattr(batch, "plan", lambda chapters, bundle, options: {"02": []})
     monkeypatch.setattr(build, "render", fake_render)
     assert render.main(["--batch", str(manifest), "--jobs", "1"]) == 1

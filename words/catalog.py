@@ -6,7 +6,9 @@
 
 Ids: a narration line is `chNN-<beat>` (recorded clips are named by it), its wording for random
 weights `chNN-<beat>.synthetic`; words on screen are `chNN:<name>`; film-wide words (furniture,
-titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`.
+titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`; a model's name
+is `film:model-<hub id>` (`film:model-gpt2` "GPT-2 small"), `film:model-other` for any other shape
+(`model_message`, `Words.model_name`).
 
 `Words.load(lang, script)` is one language with a lecturer's own words (`--script FILE.po`) on
 top. Every message is checked against English before anything renders: the same {placeholders}
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import polib
 
+from data import models
 from words import markup
 
 CATALOGS = Path(__file__).resolve().parent / "catalogs"
@@ -168,6 +171,12 @@ def read_script(path: str | Path) -> dict[str, Message]:
     return messages
 
 
+def model_message(model: str | None) -> str:
+    """The id of a model's name: `film:model-<hub id>` for a member of the GPT-2 family
+    (data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
+    return f"film:model-{model}" if model in models.FAMILY else "film:model-other"
+
+
 def _value(v) -> str:
     """A value as the template receives it: text as it is, whole numbers as digits."""
     if isinstance(v, str):
@@ -260,3 +269,8 @@ class Words:
         if markup.marks(template):
             raise CatalogError([f"{self.lang}: {mid} is shown, not spoken: it cannot hold markers"])
         return template.format(**self._values(mid, template, values))
+
+    def model_name(self, model: str | None) -> str:
+        """A model's name in this language ("GPT-2 small", "GPT-2 XL", "a GPT-2-shaped model"):
+        the `{model}` of the film's title and the title card; `model` is `Bundle.model`."""
+        return self.text(model_message(model))
