@@ -1,0 +1,395 @@
+"""Handouts and stills (`--handout`, `--paper`, `--stills`): the chapters on paper.
+
+    from film.handout import write_handouts, write_stills
+    write_handouts(results, bundle, words, paper="a4")   # handout-chNN.pdf (+ handout-all.pdf)
+    write_stills(results, "png")                         # stills/chNN-<beat>.png
+
+A beat's picture is its settled frame: the last frame of its span (film/clips.py `beat_spans`,
+the frame a clip's poster and a slide stop on); the title beat's is the middle of its span (its
+card has faded by its end). A handout is one HTML page per sheet, printed to PDF by Chromium
+(the browser `make system` installs for the lecture deck's test): it shapes every script the
+film speaks (Urdu right to left, in the Naskh face the film uses) and honours the page size.
+
+Pages of `handout-chNN.pdf`: a cover (the chapter's heading, its summary, the prompt, the beats,
+the colophon citing the bundle: model id, weights sha256, prompt, onepass version), the
+chapter's FLOPs ledger (film/keys-free: the entries its scenes pay for, read from their source),
+then one page per beat: its frame, its narration and the numbers its line names, as text. So a
+chapter's handout has beats + FRONT_PAGES pages; `handout-all.pdf` has a cover, then for each
+chapter its ledger page and its beats. Black text on white: readable in greyscale.
+
+Stills are PNG only: the film's frames are rasterised by manim's Cairo renderer as they are
+encoded, and manim 0.22 writes no vector file for a moment of a scene; an SVG would mean
+rendering each scene again to each beat's end through another renderer.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from data.bundle import sha256_file
+from data.chapters import CHAPTERS
+from data.files import FolderLock, discard, temp_name, write_text
+from film.clips import Span, beat_spans
+from film.errors import PipelineError
+from film.keys import ROOT, sha
+from film.publish import citation, cite_line
+from voiceover import script
+from voiceover.captions import is_rtl
+from voiceover.media import MediaError, run_ffmpeg
+from words import markup, numbers
+from words.catalog import SYNTHETIC
+
+FRONT_PAGES = 2                 # a chapter's handout: cover + ledger, then one page per beat
+PAPERS = {"a4": "A4", "letter": "Letter"}
+STILLS = "stills"
+LEDGER_ROWS = 40                # a longer ledger sums each layer after the first into one row
+HANDOUT_VERSION = 1
+
+
+class HandoutError(PipelineError):
+    """A handout or a still could not be made."""
+
+
+@cache
+def chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Frames
+
+def settled_frame(span: Span) -> int:
+    """The frame a beat is shown by: its last (the title beat: its middle)."""
+    return (span.start + span.end) // 2 if span.beat == "title" else span.end - 1
+
+
+def extract_frames(video: Path, frames: list[int], folder: Path) -> dict[int, Path]:
+    """PNGs of the given frames of `video` (one decode), in `folder`: frame -> path."""
+    wanted = sorted(set(frames))
+    select = "+".join(f"eq(n\\,{n})" for n in wanted)
+    try:      # the graph names no path: only frame numbers
+        run_ffmpeg(["-i", Path(video).resolve(), "-vf", f"select='{select}'", "-fps_mode", "passthrough",
+                    (folder / "f_%04d.png").resolve()])
+    except MediaError as exc:
+        raise HandoutError(f"reading frames of {video} failed: {exc}") from None
+    made = sorted(folder.glob("f_*.png"))
+    if len(made) != len(wanted):
+        raise HandoutError(f"{video}: asked for {len(wanted)} frames, got {len(made)}")
+    return dict(zip(wanted, made))
+
+
+def beat_stills(result, folder: Path) -> list[tuple[Span, Path]]:
+    spans = beat_spans(result)
+    paths = extract_frames(result.final, [settled_frame(s) for s in spans], folder)
+    return [(s, paths[settled_frame(s)]) for s in spans]
+
+
+def write_stills(results, fmt: str = "png", force: bool = False) -> list[Path]:
+    """`stills/chNN-<beat>.png` beside the chapter MP4s: each beat's settled frame. A chapter's
+    stills are made again only when its MP4 changed (a key file per chapter) or one is missing."""
+    if fmt != "png":
+        raise HandoutError(f"stills can be png only (got {fmt!r}); see film/handout.py")
+    out: list[Path] = []
+    for r in results:
+        folder = r.final.parent / STILLS
+        folder.mkdir(parents=True, exist_ok=True)
+        with FolderLock(r.final.parent):
+            spans = beat_spans(r)
+            names = [folder / f"{s.name}.png" for s in spans]
+            key_path = folder / f".ch{r.chapter}.key"
+            key = sha({"video": sha256_file(r.final), "frames": [settled_frame(s) for s in spans], "v": 1})
+            try:
+                fresh = not force and json.loads(key_path.read_text(encoding="utf-8")) == {
+                    "key": key, "files": {p.name: sha256_file(p) for p in names}}
+            except (OSError, ValueError):
+                fresh = False
+            if not fresh:
+                tmp = Path(tempfile.mkdtemp(prefix=f".ch{r.chapter}-stills-", dir=folder))
+                try:
+                    for (span, png), final in zip(beat_stills(r, tmp), names):
+                        os.replace(png, final)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                write_text(key_path, json.dumps({"key": key, "files": {p.name: sha256_file(p) for p in names}}))
+            out += names
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# What a page says
+
+_PAY_START = re.compile(r"""self\.pay\(\s*f?["']([^"']+)["']""")
+_THROUGH = re.compile(r"""through\s*=\s*f?["']([^"']+)["']""")
+
+
+class _Pays:
+    """findall(source) -> [(key, through or "")] of every `self.pay(...)` call (its whole argument
+    list, parentheses balanced, searched for `through=`)."""
+
+    @staticmethod
+    def findall(source: str) -> list[tuple[str, str]]:
+        out = []
+        for m in _PAY_START.finditer(source):
+            depth, i = 1, m.start() + len("self.pay(")
+            while i < len(source) and depth:
+                depth += {"(": 1, ")": -1}.get(source[i], 0)
+                i += 1
+            through = _THROUGH.search(source, m.end(), i)
+            out.append((m.group(1), through.group(1) if through else ""))
+        return out
+
+
+_PAY = _Pays
+
+
+def _source(chapter: str) -> str:
+    module = CHAPTERS[chapter].module
+    return (ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+
+
+def paid_keys(chapter: str, ledger) -> list[str]:
+    """The ledger entries chapter `chapter`'s scenes pay for (`self.pay(key, through=...)` in
+    its module's source), in ledger order. An f-string's `{...}` stands for any layer whose
+    entry no chapter names literally (chapter 03's climb starts after the first layer, which
+    chapters 02 and 03 pay for by name)."""
+    keys = [e.key for e in ledger.entries]
+    literal = {k for c in CHAPTERS for first, through in _PAY.findall(_source(c)) for k in (first, through)
+               if k and "{" not in k}
+    paid: set[str] = set()
+    for first, through in _PAY.findall(_source(chapter)):
+        def matches(p: str) -> list[int]:
+            if "{" not in p:
+                return [i for i, k in enumerate(keys) if k == p]
+            rx = re.compile("^" + re.sub(r"\\\{[^}]*\\\}", r"\\d+", re.escape(p)) + "$")
+            return [i for i, k in enumerate(keys) if rx.match(k) and k not in literal]
+        ends = matches(through) if through else []
+        for i in matches(first):
+            stop = next((j for j in ends if j >= i), i)
+            paid.update(keys[i:stop + 1])
+    return [k for k in keys if k in paid]
+
+
+def step_words(entry, bundle, words) -> str:
+    kind = entry.key.split(".", 1)[1] if entry.layer is not None else entry.key
+    values = {"layer": entry.layer + 1} if entry.layer is not None else {}
+    if kind in ("mlp_up", "mlp_down"):
+        values.update(d=bundle.config["n_embd"], dff=bundle.config.get("n_inner") or 4 * bundle.config["n_embd"])
+    return words.text(f"film:step-{kind}", **values)
+
+
+def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str, str, int, int]]]:
+    """(heading, rows of (step, formula, FLOPs, running total)) for a chapter (None: the whole pass)."""
+    ledger = bundle.ledger()
+    keys = paid_keys(chapter, ledger) if chapter is not None else []
+    heading = words.text("film:handout-ledger")
+    if not keys:
+        keys, heading = [e.key for e in ledger.entries], words.text("film:handout-ledger-whole")
+    entries = [ledger[k] for k in keys]
+    rows: list[tuple[str, str, int, int]] = []
+    if len(entries) > LEDGER_ROWS:               # layers after the first: one row each
+        first_layer = min(e.layer for e in entries if e.layer is not None)
+        for e in entries:
+            if e.layer is None or e.layer == first_layer:
+                rows.append((step_words(e, bundle, words), e.formula, e.flops, e.total))
+            elif rows and rows[-1][0] == words.text("film:handout-layer", layer=e.layer + 1):
+                rows[-1] = (rows[-1][0], "Σ", rows[-1][2] + e.flops, e.total)
+            else:
+                rows.append((words.text("film:handout-layer", layer=e.layer + 1), "Σ", e.flops, e.total))
+    else:
+        rows = [(step_words(e, bundle, words), e.formula, e.flops, e.total) for e in entries]
+    return heading, rows
+
+
+def beat_numbers(chapter: str, bundle, words) -> dict[str, list[tuple[str, str]]]:
+    """beat -> [(name, value)]: the values its line names, as the film says them."""
+    with numbers.language(words.lang):
+        values = script.chapter_values(chapter, bundle, bundle.ledger(), words)
+    out = {}
+    for beat in script.beats(chapter):
+        mid = script.line_id(chapter, beat)
+        if bundle.synthetic and words.has(mid + SYNTHETIC):
+            mid += SYNTHETIC
+        names = sorted(markup.placeholders(words.template(mid))) if words.has(mid) else []
+        out[beat] = [(n, str(values[n])) for n in names if n in values]
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# The page
+
+CSS = """
+@page { size: %(paper)s; margin: 12mm 14mm; }
+body { font-family: "DejaVu Sans", "Noto Naskh Arabic", "Noto Sans", sans-serif; color: #000; background: #fff;
+       font-size: 10.5pt; line-height: 1.4; margin: 0; }
+[dir=rtl] body, body[dir=rtl] { font-family: "Noto Naskh Arabic", "DejaVu Sans", sans-serif; }
+.page { break-after: page; page-break-after: always; }
+.page:last-child { break-after: auto; page-break-after: auto; }
+h1 { font-size: 18pt; margin: 0 0 4mm; } h2 { font-size: 13pt; margin: 0 0 3mm; border-bottom: 0.4mm solid #000; }
+h3 { font-size: 10.5pt; margin: 3mm 0 1mm; }
+.frame { width: 100%%; border: 0.3mm solid #000; display: block; }
+.frame-box { max-height: 115mm; overflow: hidden; }
+.numbers td { padding: 0.3mm 3mm 0.3mm 0; vertical-align: top; }
+.mono, .numbers td.v { font-family: "DejaVu Sans Mono", monospace; }
+table.ledger { border-collapse: collapse; width: 100%%; font-size: 8pt; line-height: 1.2; }
+table.ledger th, table.ledger td { border-bottom: 0.2mm solid #555; padding: 0.5mm 1.5mm; text-align: start; }
+table.ledger td.n { text-align: end; font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
+.colophon { margin-top: 6mm; font-size: 8.5pt; border-top: 0.3mm solid #000; padding-top: 2mm; word-break: break-all; }
+.gpt2 { unicode-bidi: isolate; direction: ltr; }
+ol.beats { margin: 1mm 0; padding-inline-start: 6mm; font-size: 9.5pt; }
+"""
+
+
+def _e(text) -> str:
+    return html.escape(str(text))
+
+
+def cover_page(title: str, lines: list[str], beats: list[str], bundle, words) -> str:
+    body = "".join(f"<p>{_e(x)}</p>" for x in lines)
+    listing = "".join(f"<li>{_e(b)}</li>" for b in beats)
+    return (f'<section class="page"><h1>{_e(title)}</h1>{body}'
+            + (f'<h3>{_e(words.text("film:handout-contents"))}</h3><ol class="beats">{listing}</ol>' if beats else "")
+            + colophon(bundle, words) + "</section>")
+
+
+def colophon(bundle, words) -> str:
+    c = citation(bundle)
+    extra = f"<p>{_e(words.text('film:synthetic-mark'))}</p>" if c["synthetic"] else ""
+    return (f'<div class="colophon"><h3>{_e(words.text("film:handout-colophon"))}</h3>'
+            f'<p>{_e(cite_line(bundle, words))}</p>{extra}</div>')
+
+
+def ledger_page(heading_line: str, chapter: str | None, bundle, words) -> str:
+    heading, rows = ledger_rows(chapter, bundle, words)
+    cols = [words.text(f"film:handout-{k}") for k in ("step", "formula", "flops", "total")]
+    with numbers.language(words.lang):
+        body = "".join(f"<tr><td>{_e(s)}</td><td class='mono gpt2'>{_e(f)}</td><td class='n'>{_e(numbers.fmt_int(n))}"
+                       f"</td><td class='n'>{_e(numbers.fmt_int(t))}</td></tr>" for s, f, n, t in rows)
+    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    return (f'<section class="page"><h2>{_e(heading_line)}</h2><h3>{_e(heading)}</h3>'
+            f'<table class="ledger"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>')
+
+
+def beat_page(heading: str, span: Span, image: Path, values: list[tuple[str, str]], words) -> str:
+    nums = "".join(f"<tr><td>{_e(n)}</td><td class='v'>{_e(v)}</td></tr>" for n, v in values)
+    return (f'<section class="page"><h2>{_e(heading)}</h2>'
+            f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(span.name)}"></div>'
+            f'<h3>{_e(words.text("film:handout-narration"))}</h3><p>{_e(span.text)}</p>'
+            + (f'<h3>{_e(words.text("film:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if values else "")
+            + "</section>")
+
+
+def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[list[str], int]:
+    """The pages of one chapter (its cover only if `cover`); images written into `folder`."""
+    heading = words.text("film:heading", chapter=result.chapter, title=result.title)
+    sub = Path(tempfile.mkdtemp(prefix=f"ch{result.chapter}-", dir=folder))
+    stills = beat_stills(result, sub)
+    numbers_of = beat_numbers(result.chapter, bundle, words)
+    pages = []
+    if cover:
+        pages.append(cover_page(heading, [words.text(f"film:summary-{result.chapter}"),
+                                          words.text("film:publish-prompt", prompt=bundle.prompt)],
+                                [s.beat for s, _ in stills], bundle, words))
+    pages.append(ledger_page(heading + ("" if cover else " — " + words.text(f"film:summary-{result.chapter}")),
+                             result.chapter, bundle, words))
+    for i, (span, png) in enumerate(stills, 1):
+        image = folder / f"ch{result.chapter}-{i:03d}.png"
+        os.replace(png, image)
+        pages.append(beat_page(f"{heading} — {i}/{len(stills)} · {span.beat}", span, image,
+                               numbers_of.get(span.beat, []), words))
+    shutil.rmtree(sub, ignore_errors=True)
+    return pages, len(stills)
+
+
+def document(pages: list[str], title: str, paper: str, lang: str) -> str:
+    direction = "rtl" if is_rtl(lang) else "ltr"
+    return (f'<!DOCTYPE html><html lang="{_e(lang)}" dir="{direction}"><head><meta charset="utf-8">'
+            f"<title>{_e(title)}</title><style>{CSS % {'paper': PAPERS[paper]}}</style></head>"
+            f"<body>{''.join(pages)}</body></html>")
+
+
+def print_pdf(page: Path, pdf: Path):
+    """Chromium prints the page to `pdf` (replaced only when complete)."""
+    browser = chromium()
+    if browser is None:
+        raise HandoutError("a handout needs Chromium to print its PDF: `make system` installs it")
+    tmp = temp_name(pdf)
+    try:
+        with tempfile.TemporaryDirectory(prefix="onepass-chromium-") as profile:
+            proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+                                   "--allow-file-access-from-files", f"--user-data-dir={profile}",
+                                   f"--print-to-pdf={tmp}", page.resolve().as_uri()],
+                                  capture_output=True, text=True, errors="replace", timeout=300)
+        if proc.returncode != 0 or tmp.stat().st_size < 100 or not tmp.read_bytes().startswith(b"%PDF"):
+            raise HandoutError(f"Chromium could not print {pdf.name}: {proc.stderr.strip()[-300:]}")
+        os.replace(tmp, pdf)
+    finally:
+        discard(tmp)
+
+
+def handout_name(chapters: list[str] | None) -> str:
+    return "handout-all.pdf" if chapters is None else f"handout-ch{chapters[0]}.pdf"
+
+
+def _make(pdf: Path, key: str, build, force: bool) -> Path:
+    """Write `pdf` (via `build(folder) -> html`) unless its stamp says it is this key and these bytes."""
+    stamp = pdf.with_name(f".{pdf.name}.key")
+    try:
+        if not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pdf)}":
+            return pdf
+    except OSError:
+        pass
+    with tempfile.TemporaryDirectory(prefix="onepass-handout-", dir=pdf.parent) as work:
+        page = Path(work) / "handout.html"
+        page.write_text(build(Path(work)), encoding="utf-8")
+        print_pdf(page, pdf)
+    write_text(stamp, f"{key}\n{sha256_file(pdf)}")
+    return pdf
+
+
+def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = False, force: bool = False) -> list[Path]:
+    """handout-chNN.pdf per chapter, and handout-all.pdf when `whole` (--all), beside the chapter
+    MP4s. Each is made again only when its chapter MP4s, words, bundle or paper changed."""
+    if paper not in PAPERS:
+        raise HandoutError(f"paper must be one of {', '.join(PAPERS)} (got {paper!r})")
+    if not results:
+        return []
+    folder = results[0].final.parent
+    base = {"paper": paper, "lang": words.lang, "bundle": bundle.meta.get("tensors_sha256"),
+            "cite": cite_line(bundle, words), "version": HANDOUT_VERSION,
+            "code": sha256_file(Path(__file__))}
+    made = []
+    with FolderLock(folder):
+        for r in results:
+            key = sha({**base, "video": sha256_file(r.final), "chapter": r.chapter,
+                       "words": {m: words.messages[m].forms for m in sorted(words.messages)
+                                 if m.startswith((f"ch{r.chapter}", "film:"))}})
+
+            def one(work: Path, r=r) -> str:
+                pages, _ = chapter_pages(r, bundle, words, work, cover=True)
+                return document(pages, words.text("film:heading", chapter=r.chapter, title=r.title), paper, words.lang)
+            made.append(_make(folder / handout_name([r.chapter]), key, one, force))
+        if whole:
+            key = sha({**base, "videos": [sha256_file(r.final) for r in results],
+                       "words": {m: words.messages[m].forms for m in sorted(words.messages)}})
+
+            def everything(work: Path) -> str:
+                title = words.text("film:film-title", model=words.model_name(bundle.model))
+                pages = [cover_page(title, [words.text("film:publish-prompt", prompt=bundle.prompt)],
+                                    [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results],
+                                    bundle, words)]
+                for r in results:
+                    pages += chapter_pages(r, bundle, words, work, cover=False)[0]
+                return document(pages, title, paper, words.lang)
+            made.append(_make(folder / handout_name(None), key, everything, force))
+    return made

@@ -1,0 +1,264 @@
+"""What a course needs besides the video (issue 23): a PowerPoint that plays by itself, the
+publishing kit (descriptions with chapter timestamps, 1280×720 thumbnails), handouts (PDF) and
+stills, and notebooks that recompute a chapter's numbers from the model.
+
+Chapter 02 of the tiny model is built through the real build (plan, keys, join) with a stand-in
+scene renderer, as tests/test_lecture.py does: pictures whose colours change every frame and the
+cues of the lines chapter 02 really speaks, here with beats of 3, 12 and 6 seconds in turn, so
+some beats are closer than a video site's 10 s chapters and some are not.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from film import build, clips, handout, keys, notebook, publish, request, slides  # noqa: E402
+from voiceover import script  # noqa: E402
+from voiceover.media import probe  # noqa: E402
+from words.catalog import Words  # noqa: E402
+
+FPS = 5
+BEAT_SECONDS = (3, 12, 6)
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+POPPLER = shutil.which("pdftotext") and shutil.which("pdfinfo") and shutil.which("pdftoppm")
+
+FAKE_SCENE = '''\
+import json, os, subprocess, sys
+spec = json.loads(sys.argv[1])
+tmp = spec["out"] + ".part.mp4"
+subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                f"color=c=black:size=160x90:rate={spec['fps']},format=rgb24,geq=r='mod(N*37+X,256)'"
+                f":g='mod(N*91+Y,256)':b='{spec['hue']}'", "-frames:v", str(spec["frames"]), "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-g", "30", tmp], check=True)
+os.replace(tmp, spec["out"])
+cues = [{"beat": beat, "start": start, "end": end, "text": text, "clip_start": start, "cached": True, "clip": None,
+         "overrun": 0.0, "segments": [{"start": start, "end": end, "text": text}]}
+        for beat, text, start, end in spec["beats"]]
+json.dump(cues, open(spec["cues"], "w"))
+'''
+
+
+class Chapter02:
+    """Chapter 02 of the tiny model through film.build, each scene a stand-in picture."""
+
+    def __init__(self, tmp: Path, bundle):
+        self.tmp, self.bundle = tmp, bundle
+        self.fake = tmp / "fake_scene.py"
+        self.fake.write_text(FAKE_SCENE)
+        self.words = Words.load("en")
+        self.lines = script.chapter_lines("02", bundle, bundle.ledger(), self.words)
+        src = keys.chapter_source("scenes.ch02_attention")
+        self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
+        self.count = 0
+        self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2, command=self.command, words=self.words)
+        self.result = build.render(["02"], bundle, self.options)[0]
+
+    def command(self, job, cues):
+        beats, frame = [], 0
+        offset = sum(len(self.beats[s]) for s in list(self.beats)[:job.index])
+        for k, beat in enumerate(self.beats[job.scene]):
+            seconds = BEAT_SECONDS[(offset + k) % len(BEAT_SECONDS)]
+            beats.append([beat, self.lines[beat].text, frame / FPS + 1e-9, frame / FPS + seconds - 0.5])
+            frame += seconds * FPS
+        spec = {"out": str(job.mp4), "cues": str(cues), "frames": frame, "fps": FPS, "beats": beats,
+                "hue": 70 * job.index}
+        return [sys.executable, str(self.fake), json.dumps(spec)]
+
+
+@pytest.fixture(scope="module")
+def chapter(tiny_bundle, tmp_path_factory):
+    return Chapter02(tmp_path_factory.mktemp("handouts"), tiny_bundle)
+
+
+def pdf_pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+
+
+def pdf_text(pdf: Path) -> str:
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- PowerPoint -----------------------------------------------------------------------------------
+def test_every_video_slide_plays_on_entry_and_the_title_slide_shows_the_thumbnail(chapter):
+    from pptx import Presentation
+    deck = slides.write_deck([chapter.result], "mp4", chapter.words)
+    prs = Presentation(str(deck.pptx))
+    assert len(prs.slides) == deck.slides == len(script.beats("02"))
+    for slide in prs.slides:
+        movies = [s for s in slide.shapes if s._element.xpath(".//a:videoFile")]
+        assert len(movies) == 1
+        # the timing PowerPoint writes for "Start: Automatically", aimed at this slide's video
+        assert slides.autoplay_shapes(slide) == [movies[0].shape_id]
+        nodes = slide._element.xpath("./p:timing//p:cTn[@nodeType='mainSeq']")
+        assert nodes, "no main sequence: the video would wait for a click"
+    first = prs.slides[0]
+    poster = next(s for s in first.shapes if s._element.xpath(".//a:videoFile"))
+    blob = poster.part.related_part(poster._element.xpath(".//a:blip/@r:embed")[0]).blob
+    assert blob == chapter.result.final.with_suffix(".png").read_bytes(), "the title slide's poster is not the thumbnail"
+
+
+@pytest.mark.skipif(not SOFFICE or not POPPLER, reason="LibreOffice (soffice) or poppler-utils is not installed")
+def test_libreoffice_opens_the_deck_every_slide_a_page_and_none_blank(chapter, tmp_path):
+    deck = slides.write_deck([chapter.result], "mp4", chapter.words)
+    proc = subprocess.run([SOFFICE, f"-env:UserInstallation={(tmp_path / 'profile').as_uri()}", "--headless",
+                           "--convert-to", "pdf", "--outdir", str(tmp_path), str(deck.pptx)],
+                          capture_output=True, text=True, timeout=240)
+    pdf = tmp_path / deck.pptx.with_suffix(".pdf").name
+    assert pdf.is_file(), proc.stderr[-500:]
+    assert pdf_pages(pdf) == deck.slides
+    subprocess.run(["pdftoppm", "-r", "20", "-png", str(pdf), str(tmp_path / "page")], check=True)
+    from PIL import Image
+    pages = sorted(tmp_path.glob("page-*.png"))
+    assert len(pages) == deck.slides
+    for p in pages:
+        pixels = np.asarray(Image.open(p).convert("L"), dtype=float)
+        assert pixels.std() > 5, f"{p.name} is blank"
+
+
+# -- publishing kit -----------------------------------------------------------------------------
+def test_the_description_has_chapter_timestamps_at_clip_starts_and_cites_the_bundle(chapter, tiny_bundle):
+    cs = clips.write_clips(chapter.result, "mp4")
+    made = publish.write_publish([chapter.result], tiny_bundle, chapter.words)
+    text = (chapter.result.final.parent / "ch02.description.txt").read_text(encoding="utf-8")
+    assert chapter.words.text("film:summary-02") in text
+    assert tiny_bundle.meta["weights"]["sha256"] in text and f"“{tiny_bundle.prompt}”" in text
+    stamps = [(publish.parse_stamp(m.group(1)), m.group(2))
+              for m in re.finditer(r"^(\d+:\d{2}(?::\d{2})?) (.+)$", text, re.M)]
+    starts = [e["start"] for e in cs.entries]
+    length = cs.entries[-1]["end"]
+    assert stamps[0][0] == 0 and len(stamps) >= 3
+    assert all(b[0] - a[0] >= publish.MIN_GAP for a, b in zip(stamps, stamps[1:])), stamps
+    assert length - stamps[-1][0] >= publish.MIN_GAP
+    assert all(any(s == int(start) for start in starts) for s, _ in stamps), (stamps, starts)
+    assert len(stamps) < len(starts), "beats closer than 10 s were not merged"
+    # each title is its beat's line (the title beat: the chapter's heading)
+    by_start = {int(e["start"]): e for e in cs.entries}
+    for s, title in stamps[1:]:
+        assert by_start[s]["text"].startswith(title.rstrip("…")), (title, by_start[s]["text"])
+    thumb = next(p for p in made if p.suffix == ".png")
+    facts = probe(thumb, "v:0", "stream=width,height")
+    assert (int(facts["width"]), int(facts["height"])) == publish.THUMB_SIZE
+    before = thumb.stat().st_mtime_ns
+    publish.write_publish([chapter.result], tiny_bundle, chapter.words)
+    assert thumb.stat().st_mtime_ns == before, "an unchanged thumbnail was made again"
+
+
+def test_marks_closer_than_ten_seconds_merge_into_the_one_before():
+    M = publish.Mark
+    marks = [M(0, "a", ("a",)), M(4, "b", ("b",)), M(10.2, "c", ("c",)), M(19.9, "d", ("d",)), M(31, "e", ("e",))]
+    # 4 s after 0: merged; 19.9 is 19 as written, 9 s after 10: merged; 31 leaves 4 s to the end: merged
+    assert [(m.seconds, m.beats) for m in publish.merge_marks(marks, length=35)] == \
+        [(0, ("a", "b")), (10.2, ("c", "d", "e"))]
+    assert [m.beats for m in publish.merge_marks(marks, length=41)] == [("a", "b"), ("c", "d"), ("e",)]
+    assert publish.stamp(3725.9) == "1:02:05" and publish.parse_stamp("1:02:05") == 3725
+
+
+# -- handouts and stills ----------------------------------------------------------------------------
+@pytest.mark.skipif(not handout.chromium() or not POPPLER, reason="Chromium or poppler-utils is not installed")
+@pytest.mark.parametrize("paper, size", [("a4", "(A4)"), ("letter", "612 x 792")])
+def test_the_handout_has_a_page_per_beat_with_its_words_and_numbers_as_text(chapter, tiny_bundle, paper, size, tmp_path):
+    result = chapter.result
+    pdf, = handout.write_handouts([result], tiny_bundle, chapter.words, paper=paper, force=True)
+    spans = clips.beat_spans(result)
+    assert pdf_pages(pdf) == len(spans) + handout.FRONT_PAGES
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+    assert size in info
+    text = flat(pdf_text(pdf))
+    for span in spans:
+        assert flat(span.text) in text, span.beat
+    numbers = handout.beat_numbers("02", tiny_bundle, chapter.words)
+    assert any(numbers.values())
+    for beat, values in numbers.items():
+        for name, value in values:
+            assert f"{name} {value}" in text, (beat, name, value)
+    assert tiny_bundle.meta["weights"]["sha256"] in "".join(text.split())
+    for step, _, flops, _ in handout.ledger_rows("02", tiny_bundle, chapter.words)[1]:
+        assert step in text and f"{flops:,}" in text
+
+
+def test_a_chapter_ledger_is_what_its_scenes_pay_for(tiny_bundle):
+    ledger = tiny_bundle.ledger()
+    assert handout.paid_keys("02", ledger) == ["L0.qkv", "L0.scores", "L0.mix", "L0.out"]
+    three = handout.paid_keys("03", ledger)
+    assert three[:2] == ["L0.mlp_up", "L0.mlp_down"] and "L1.qkv" in three and "L1.mlp_down" in three
+    assert handout.paid_keys("04", ledger) == ["unembed"]
+
+
+def test_stills_are_each_beats_settled_frame(chapter):
+    from PIL import Image
+    made = handout.write_stills([chapter.result], "png")
+    spans = clips.beat_spans(chapter.result)
+    assert [p.name for p in made] == [f"{s.name}.png" for s in spans]
+    cs = clips.write_clips(chapter.result, "mp4")
+    for span, still, entry in zip(spans, made, cs.entries):
+        if span.beat != "title":          # the clip's poster is its last frame too
+            a = np.asarray(Image.open(still).convert("RGB"), dtype=float)
+            b = np.asarray(Image.open(cs.folder / entry["files"]["poster"]).convert("RGB"), dtype=float)
+            assert np.abs(a - b).mean() < 3, span.beat
+
+
+# -- notebooks --------------------------------------------------------------------------------------
+def run_notebooks(nbs):
+    """Execute notebooks one after another in one kernel (each starts from a clean namespace)."""
+    import nbformat
+    from nbclient import NotebookClient
+    cells = []
+    for nb in nbs:
+        cells += [nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")] + copy.deepcopy(nb.cells)
+    for n, cell in enumerate(cells):
+        cell["id"] = f"cell-{n}"
+    merged = nbformat.v4.new_notebook(cells=cells, metadata=nbs[0].metadata)
+    NotebookClient(merged, timeout=300, kernel_name="python3").execute()
+    return merged
+
+
+def test_every_chapter_notebook_recomputes_its_numbers_from_the_model(tiny_bundle):
+    words = Words.load("en")
+    nbs = [notebook.chapter_notebook(c, tiny_bundle, words) for c in ["00", "01", "02", "03", "04", "05", "06"]]
+    for c, nb in zip(["00", "01", "02", "03", "04", "05", "06"], nbs):
+        said = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+        for line in script.chapter_lines(c, tiny_bundle, tiny_bundle.ledger(), words).values():
+            assert line.text in said
+        assert sum("same(" in cell.source or "assert" in cell.source for cell in nb.cells if cell.cell_type == "code") >= 3
+    run_notebooks(nbs)
+
+
+def test_a_wrong_bundle_value_makes_the_notebook_fail(tiny_bundle):
+    from nbclient.exceptions import CellExecutionError
+    wrong = copy.copy(tiny_bundle)
+    wrong.tensors = dict(tiny_bundle.tensors)
+    probs = tiny_bundle["probs"].copy()
+    probs[0, :, -1, 0] += 0.002                  # one cell of every head's last row, beyond the printed digits
+    wrong.tensors["probs"] = probs
+    nb = notebook.chapter_notebook("02", wrong, Words.load("en"))
+    with pytest.raises(CellExecutionError, match="weights differs from the bundle"):
+        run_notebooks([nb])
+
+
+# -- options ----------------------------------------------------------------------------------------
+def test_the_options_are_checked_before_anything_renders():
+    _, problems = request.validate({"chapters": ["02"], "paper": "letter"}, ROOT)
+    assert ("paper", "needs handout = true") in problems
+    _, problems = request.validate({"chapters": ["02"], "stills": "svg"}, ROOT)
+    assert any(k == "stills" and "png" in m for k, m in problems)
+    req, problems = request.validate({"chapters": ["02"], "handout": True, "paper": "letter", "notebook": True,
+                                      "publish": True, "stills": "png", "voice": "none"}, ROOT)
+    assert problems == [] and (req.handout, req.paper, req.notebook, req.publish, req.stills) == \
+        (True, "letter", True, True, "png")
