@@ -13,9 +13,12 @@ film speaks (Urdu right to left, in the Naskh face the film uses) and honours th
 Pages of `handout-chNN.pdf`: a cover (the chapter's heading, its summary, the prompt, the beats,
 the colophon citing the bundle: model id, weights sha256, prompt, onepass version), the
 chapter's FLOPs ledger (film/keys-free: the entries its scenes pay for, read from their source),
-then one page per beat: its frame, its narration and the numbers its line names, as text. So a
-chapter's handout has beats + FRONT_PAGES pages; `handout-all.pdf` has a cover, then for each
-chapter its ledger page and its beats. Black text on white: readable in greyscale.
+then one page per beat: its title (the first sentence of its line, as the video description's
+timestamps name it) and where the video shows it, its frame, its narration with its values in
+bold, and those values again, each with the words it is said with, as text. So a chapter's
+handout has beats + FRONT_PAGES pages; `handout-all.pdf` has a cover, then for each chapter its
+ledger page and its beats. Black text on white, and the frames printed light (`for_print`: the
+film's dark ground turned white, words dark, colours keeping their hue): readable in greyscale.
 
 Stills are PNG only: the film's frames are rasterised by manim's Cairo renderer as they are
 encoded, and manim 0.22 writes no vector file for a moment of a scene; an SVG would mean
@@ -30,6 +33,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -39,18 +43,18 @@ from data.files import FolderLock, discard, temp_name, write_text
 from film.clips import Span, beat_spans
 from film.errors import PipelineError
 from film.keys import ROOT, sha
-from film.publish import citation, cite_line
+from film.publish import beat_title, chapter_starts, citation, cite_line, stamp
 from voiceover import script
 from voiceover.captions import is_rtl
+from voiceover.script import sentence_starts, split_sentences
 from voiceover.media import MediaError, run_ffmpeg
-from words import markup, numbers
-from words.catalog import SYNTHETIC
+from words import numbers
 
 FRONT_PAGES = 2                 # a chapter's handout: cover + ledger, then one page per beat
 PAPERS = {"a4": "A4", "letter": "Letter"}
 STILLS = "stills"
 LEDGER_ROWS = 40                # a longer ledger sums each layer after the first into one row
-HANDOUT_VERSION = 1
+HANDOUT_VERSION = 2
 
 
 class HandoutError(PipelineError):
@@ -87,6 +91,27 @@ def extract_frames(video: Path, frames: list[int], folder: Path) -> dict[int, Pa
     if len(made) != len(wanted):
         raise HandoutError(f"{video}: asked for {len(wanted)} frames, got {len(made)}")
     return dict(zip(wanted, made))
+
+
+def for_print(png: Path) -> Path:
+    """The frame as the handout prints it (in place): light and dark swapped, colour kept.
+
+    The film's frames are light words and colours on a near-black ground; on paper that is a
+    sheet of toner with mid-grey text that a greyscale printer muddies. Here each pixel's luma
+    (Y of YCbCr) is inverted and stretched so the frame's ground (the median of its border)
+    comes out white, and its chroma (Cb, Cr) is kept: words print dark on white, a colour keeps
+    its hue, and a colour scale still reads by lightness (what stands out from the ground on
+    screen stands out from the paper)."""
+    import numpy as np                       # noqa: PLC0415  (Pillow and numpy: only for a handout)
+    from PIL import Image                    # noqa: PLC0415
+    with Image.open(png) as im:
+        y, cb, cr = im.convert("RGB").convert("YCbCr").split()
+    luma = np.asarray(y, dtype=np.float32)
+    border = np.concatenate([luma[0], luma[-1], luma[:, 0], luma[:, -1]])
+    ground = min(float(np.median(border)), 200.0)
+    light = np.clip((255.0 - luma) * 255.0 / (255.0 - ground), 0, 255).round().astype(np.uint8)
+    Image.merge("YCbCr", (Image.fromarray(light), cb, cr)).convert("RGB").save(png)
+    return png
 
 
 def beat_stills(result, folder: Path) -> list[tuple[Span, Path]]:
@@ -211,18 +236,88 @@ def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str
     return heading, rows
 
 
-def beat_numbers(chapter: str, bundle, words) -> dict[str, list[tuple[str, str]]]:
-    """beat -> [(name, value)]: the values its line names, as the film says them."""
+_OPEN, _CLOSE = "\ue000", "\ue001"        # private-use characters around a value while a line is filled
+
+
+@dataclass(frozen=True)
+class Said:
+    """A beat's line as the handout prints it: `text` as spoken, `values` where the values its
+    line names stand in it ((start, end) character offsets, in order)."""
+    text: str
+    values: tuple[tuple[int, int], ...] = ()
+
+    def numbers(self, words_around: int = 3) -> list[tuple[str, str]]:
+        """Each number the line says (a value with a digit in it: a token's text is words, not a
+        number), once per sentence, with the words around it in that sentence (up to
+        `words_around` either side, "…" where the sentence goes on): [(value, context)]."""
+        sentences = split_sentences(self.text)
+        out: list[tuple[str, str]] = []
+        for sentence, start in zip(sentences, sentence_starts(self.text, sentences)):
+            seen = set()
+            for a, b in self.values:
+                a, b = a - start, b - start
+                if a < 0 or b > len(sentence) or sentence[a:b] in seen or not any(c.isdigit() for c in sentence[a:b]):
+                    continue
+                seen.add(sentence[a:b])
+                before, after = sentence[:a].split(), sentence[b:].split()
+                left = " ".join(before[-words_around:]) if before else ""
+                right = " ".join(after[:words_around]) if after else ""
+                context = (("… " if len(before) > words_around else "") + left
+                           + (" " if left and sentence[a - 1:a] == " " else "") + sentence[a:b]
+                           + (" " if right and sentence[b:b + 1] == " " else "") + right
+                           + (" …" if len(after) > words_around else ""))
+                out.append((sentence[a:b], context))
+        return out
+
+
+def _placed(marked: str) -> Said:
+    """A filled line with _OPEN/_CLOSE around each value -> its text (whitespace collapsed as
+    markup.fill does) and where the values are."""
+    chars: list[tuple[str, int | None]] = []
+    n, inside = -1, None
+    for ch in marked:
+        if ch == _OPEN:
+            n += 1
+            inside = n
+        elif ch == _CLOSE:
+            inside = None
+        elif ch.isspace():
+            if chars and not chars[-1][0].isspace():
+                chars.append((" ", inside))
+        else:
+            chars.append((ch, inside))
+    while chars and chars[-1][0] == " ":
+        chars.pop()
+    text = "".join(c for c, _ in chars)
+    spans: dict[int, list[int]] = {}
+    for k, (c, tag) in enumerate(chars):
+        if tag is not None:
+            spans.setdefault(tag, [k, k + 1])[1] = k + 1
+    values = []
+    for a, b in sorted(spans.values()):
+        a, b = a + (text[a] == " "), b - (text[b - 1] == " ")       # a value's own spaces are the line's
+        if a < b:
+            values.append((a, b))
+    return Said(text, tuple(values))
+
+
+def beat_lines(chapter: str, bundle, words) -> dict[str, Said]:
+    """beat -> its line as the film speaks it, with where its values stand (`Said`)."""
     with numbers.language(words.lang):
         values = script.chapter_values(chapter, bundle, bundle.ledger(), words)
+    lines = script.chapter_lines(chapter, bundle, bundle.ledger(), words)
+    marked = {k: f"{_OPEN}{v if isinstance(v, str) else int(v)}{_CLOSE}" for k, v in values.items()}
     out = {}
-    for beat in script.beats(chapter):
+    for beat, line in lines.items():
         mid = script.line_id(chapter, beat)
-        if bundle.synthetic and words.has(mid + SYNTHETIC):
-            mid += SYNTHETIC
-        names = sorted(markup.placeholders(words.template(mid))) if words.has(mid) else []
-        out[beat] = [(n, str(values[n])) for n in names if n in values]
+        said = _placed(words.line(mid, marked, bundle.synthetic).text) if words.has(mid) else Said(line.text)
+        out[beat] = said if said.text == line.text else Said(line.text)      # never print other words
     return out
+
+
+def beat_numbers(chapter: str, bundle, words) -> dict[str, list[tuple[str, str]]]:
+    """beat -> [(value, the words around it)]: the values its line names, as the film says them."""
+    return {beat: said.numbers() for beat, said in beat_lines(chapter, bundle, words).items()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -247,6 +342,11 @@ table.ledger td.n { text-align: end; font-family: "DejaVu Sans Mono", monospace;
 .colophon { margin-top: 6mm; font-size: 8.5pt; border-top: 0.3mm solid #000; padding-top: 2mm; word-break: break-all; }
 .gpt2 { unicode-bidi: isolate; direction: ltr; }
 ol.beats { margin: 1mm 0; padding-inline-start: 6mm; font-size: 9.5pt; }
+ol.beats .t, .running .gpt2 { font-family: "DejaVu Sans Mono", monospace; }
+.running { font-size: 8.5pt; margin: 0 0 1mm; }
+.said b { font-weight: bold; }
+.numbers { font-size: 9.5pt; }
+.numbers td.v { font-weight: bold; text-align: end; white-space: nowrap; }
 """
 
 
@@ -254,9 +354,12 @@ def _e(text) -> str:
     return html.escape(str(text))
 
 
-def cover_page(title: str, lines: list[str], beats: list[str], bundle, words) -> str:
+def cover_page(title: str, lines: list[str], beats: list[tuple[str, str]], bundle, words) -> str:
+    """The front page: `title`, `lines` (summary, prompt), the contents (beats: (time, title),
+    the time where the video shows it, "" for none) and the colophon."""
     body = "".join(f"<p>{_e(x)}</p>" for x in lines)
-    listing = "".join(f"<li>{_e(b)}</li>" for b in beats)
+    listing = "".join(f'<li><span class="t gpt2">{_e(t)}</span> {_e(name)}</li>' if t else f"<li>{_e(name)}</li>"
+                      for t, name in beats)
     return (f'<section class="page"><h1>{_e(title)}</h1>{body}'
             + (f'<h3>{_e(words.text("film:handout-contents"))}</h3><ol class="beats">{listing}</ol>' if beats else "")
             + colophon(bundle, words) + "</section>")
@@ -280,12 +383,25 @@ def ledger_page(heading_line: str, chapter: str | None, bundle, words) -> str:
             f'<table class="ledger"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></section>')
 
 
-def beat_page(heading: str, span: Span, image: Path, values: list[tuple[str, str]], words) -> str:
-    nums = "".join(f"<tr><td>{_e(n)}</td><td class='v'>{_e(v)}</td></tr>" for n, v in values)
-    return (f'<section class="page"><h2>{_e(heading)}</h2>'
-            f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(span.name)}"></div>'
-            f'<h3>{_e(words.text("film:handout-narration"))}</h3><p>{_e(span.text)}</p>'
-            + (f'<h3>{_e(words.text("film:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if values else "")
+def _marked(said: Said) -> str:
+    """The line as HTML, its values in bold (the handout's narration)."""
+    out, at = [], 0
+    for a, b in said.values:
+        out += [_e(said.text[at:a]), f"<b>{_e(said.text[a:b])}</b>"]
+        at = b
+    return "".join(out) + _e(said.text[at:])
+
+
+def beat_page(running: str, title: str, span: Span, image: Path, said: Said, words) -> str:
+    """One beat: the running head (chapter, n/N, where in the video), its title, its settled frame,
+    its narration (values in bold) and its numbers, each with the words it is said with."""
+    said = said if said.text == span.text else Said(span.text)        # the words the film spoke
+    rows = said.numbers()
+    nums = "".join(f"<tr><td class='v'>{_e(v)}</td><td>{_e(c)}</td></tr>" for v, c in rows)
+    return (f'<section class="page"><div class="running">{running}</div><h2>{_e(title)}</h2>'
+            f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(title)}"></div>'
+            f'<h3>{_e(words.text("film:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
+            + (f'<h3>{_e(words.text("film:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if rows else "")
             + "</section>")
 
 
@@ -294,19 +410,20 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
     heading = words.text("film:heading", chapter=result.chapter, title=result.title)
     sub = Path(tempfile.mkdtemp(prefix=f"ch{result.chapter}-", dir=folder))
     stills = beat_stills(result, sub)
-    numbers_of = beat_numbers(result.chapter, bundle, words)
+    lines = beat_lines(result.chapter, bundle, words)
+    titles = [beat_title(s.beat, s.text, heading) for s, _ in stills]
     pages = []
     if cover:
         pages.append(cover_page(heading, [words.text(f"film:summary-{result.chapter}"),
                                           words.text("film:publish-prompt", prompt=bundle.prompt)],
-                                [s.beat for s, _ in stills], bundle, words))
+                                [(stamp(s.start / s.fps), t) for (s, _), t in zip(stills, titles)], bundle, words))
     pages.append(ledger_page(heading + ("" if cover else " — " + words.text(f"film:summary-{result.chapter}")),
                              result.chapter, bundle, words))
-    for i, (span, png) in enumerate(stills, 1):
+    for i, ((span, png), title) in enumerate(zip(stills, titles), 1):
         image = folder / f"ch{result.chapter}-{i:03d}.png"
-        os.replace(png, image)
-        pages.append(beat_page(f"{heading} — {i}/{len(stills)} · {span.beat}", span, image,
-                               numbers_of.get(span.beat, []), words))
+        os.replace(for_print(png), image)
+        running = f'{_e(heading)} · {i}/{len(stills)} · <span class="gpt2">{_e(stamp(span.start / span.fps))}</span>'
+        pages.append(beat_page(running, title, span, image, lines.get(span.beat, Said(span.text)), words))
     shutil.rmtree(sub, ignore_errors=True)
     return pages, len(stills)
 
@@ -385,9 +502,10 @@ def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = Fals
 
             def everything(work: Path) -> str:
                 title = words.text("film:film-title", model=words.model_name(bundle.model))
+                starts = chapter_starts(results)
                 pages = [cover_page(title, [words.text("film:publish-prompt", prompt=bundle.prompt)],
-                                    [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results],
-                                    bundle, words)]
+                                    [(stamp(t), words.text("film:heading", chapter=r.chapter, title=r.title))
+                                     for t, r in zip(starts, results)], bundle, words)]
                 for r in results:
                     pages += chapter_pages(r, bundle, words, work, cover=False)[0]
                 return document(pages, title, paper, words.lang)

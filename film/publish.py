@@ -79,6 +79,12 @@ def short_title(text: str, limit: int = TITLE_CHARS) -> str:
     return cut + "…"
 
 
+def beat_title(beat: str, text: str, heading: str) -> str:
+    """What a reader sees a beat named by (a description's timestamp, a handout's page, a slide):
+    the chapter's `heading` for its title beat, else the first sentence of its line, cut."""
+    return heading if beat == "title" else short_title(text)
+
+
 def merge_marks(marks: list[Mark], length: float, gap: float = MIN_GAP) -> list[Mark]:
     """Marks at least `gap` seconds apart (in whole seconds, as written), the first at 0, the last
     at least `gap` before `length`: a mark too close to the one before is merged into it."""
@@ -98,7 +104,7 @@ def chapter_marks(result, words) -> list[Mark]:
     """The chapter's beats as marks (merged to MIN_GAP), from its cues as clips.json has them."""
     spans = beat_spans(result)
     heading = words.text("film:heading", chapter=result.chapter, title=result.title)
-    marks = [Mark(s.start / s.fps, heading if s.beat == "title" else short_title(s.text), (s.beat,)) for s in spans]
+    marks = [Mark(s.start / s.fps, beat_title(s.beat, s.text, heading), (s.beat,)) for s in spans]
     return merge_marks(marks, spans[-1].end / spans[-1].fps)
 
 
@@ -113,16 +119,22 @@ def chapter_description(result, bundle, words) -> str:
     return "\n".join(lines)
 
 
+def chapter_starts(results) -> list[float]:
+    """Where each chapter starts in the joined film (seconds): the chapter MP4s end to end."""
+    starts = [0.0]
+    for r in results[:-1]:
+        frames, fps = video_facts(r.final)
+        starts.append(starts[-1] + frames / fps)
+    return starts
+
+
 def film_description(results, bundle, words) -> str:
     lines = [words.text("film:film-title", model=words.model_name(bundle.model)), ""]
     lines += [words.text(f"film:summary-{r.chapter}") for r in results]
     lines += [""] + ([words.text("film:synthetic-mark"), ""] if bundle.synthetic else [])
     lines.append(words.text("film:publish-chapters"))
-    start = 0.0
-    for r in results:
-        frames, fps = video_facts(r.final)
+    for start, r in zip(chapter_starts(results), results):
         lines.append(f"{stamp(start)} {words.text('film:heading', chapter=r.chapter, title=r.title)}")
-        start += frames / fps
     lines += ["", words.text("film:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
     return "\n".join(lines)
 

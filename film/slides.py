@@ -35,6 +35,7 @@ from data.files import FolderLock, write_bytes, write_text
 from film.clips import ClipSet, cut_clips
 from film.jobs import ChapterResult
 from film.keys import sha
+from film.publish import short_title
 from voiceover.captions import is_rtl, read_srt
 from voiceover.media import probe
 from words.catalog import Words
@@ -77,13 +78,22 @@ def deck_words(words) -> dict[str, str]:
             "notes_label": words.text("film:deck-notes"), "captions_label": words.text("film:deck-captions")}
 
 
-def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str]) -> str:
-    """The HTML deck of these clip sets, playing their `fmt` clips; `ui`: its words (deck_words)."""
+def slide_heading(heading: str, e: dict) -> str:
+    """A slide's heading: the catalog's `film:slide-heading` for clip entry `e`, the beat named by
+    the first sentence of its line (film/publish.py `short_title`), as its video chapter is."""
+    return heading.format(chapter=e["chapter"], title=e["title"], beat=short_title(e["text"]))
+
+
+def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str],
+              heading: str = "{chapter} · {title} — {beat}") -> str:
+    """The HTML deck of these clip sets, playing their `fmt` clips; `ui`: its words (deck_words);
+    `heading`: the slide heading's template (film:slide-heading)."""
     slides, chapters = [], []
     for cs in sets:
         chapters.append({"chapter": cs.chapter, "title": cs.title, "first": len(slides)})
         for e in cs.entries:
             slides.append({"id": e["id"], "chapter": e["chapter"], "title": e["title"], "beat": e["beat"],
+                           "heading": slide_heading(heading, e),
                            "clip": e["files"][fmt], "notes": e["text"], "audio": bool(e.get("audio")),
                            "burnt": bool(e.get("burnt_captions")),
                            "cues": [{"start": round(c["start"], 3), "end": round(c["end"], 3), "text": c["text"]}
@@ -184,7 +194,7 @@ def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {tit
             vw, vh = int(w * scale), int(h * scale)
             slide = prs.slides.add_slide(blank)
             tb = slide.shapes.add_textbox(Emu(int(0.2 * EMU_PER_INCH)), 0, prs.slide_width, head_h)
-            tb.text_frame.text = heading.format(chapter=e["chapter"], title=e["title"], beat=e["beat"])
+            tb.text_frame.text = slide_heading(heading, e)
             tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
             if rtl:
                 _right_to_left(tb.text_frame)
@@ -230,7 +240,7 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, mode
     folder = sets[0].folder
     written = []
     page = folder / DECK_NAME
-    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui), force):
+    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui, heading), force):
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     stamp = pptx.with_name(f".{pptx.name}.key")
@@ -238,7 +248,7 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, mode
     thumb_keys = {c: sha256_file(p) if p.is_file() else None for c, p in thumbnails.items()}
     key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
                                           for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys,
-               "version": 2})
+               "version": 3})
     try:        # the stamp holds the key and the sha256 of the file written: a damaged one is made again
         fresh = not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pptx)}"
     except OSError:

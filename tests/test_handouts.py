@@ -108,6 +108,11 @@ def test_every_video_slide_plays_on_entry_and_the_title_slide_shows_the_thumbnai
         assert slides.autoplay_shapes(slide) == [movies[0].shape_id]
         nodes = slide._element.xpath("./p:timing//p:cTn[@nodeType='mainSeq']")
         assert nodes, "no main sequence: the video would wait for a click"
+        heading = slide.shapes[0].text_frame.text
+        assert heading.startswith("02 · ") and not heading.endswith(("— title", "— qkv", "— intro")), heading
+    lines = script.chapter_lines("02", chapter.bundle, chapter.bundle.ledger(), chapter.words)
+    assert [s.shapes[0].text_frame.text.split(" — ", 1)[1] for s in prs.slides] == \
+        [publish.short_title(line.text) for line in lines.values()], "a slide is headed by its beat's id"
     first = prs.slides[0]
     poster = next(s for s in first.shapes if s._element.xpath(".//a:videoFile"))
     blob = poster.part.related_part(poster._element.xpath(".//a:blip/@r:embed")[0]).blob
@@ -183,14 +188,56 @@ def test_the_handout_has_a_page_per_beat_with_its_words_and_numbers_as_text(chap
     text = flat(pdf_text(pdf))
     for span in spans:
         assert flat(span.text) in text, span.beat
+    # each beat is named in words (the first sentence of its line, as the description's timestamps
+    # name it), on the cover with where the video shows it and atop its page, never by its id
+    heading = chapter.words.text("film:heading", chapter="02", title=result.title)
+    for i, span in enumerate(spans, 1):
+        title = publish.beat_title(span.beat, span.text, heading)
+        when = publish.stamp(span.start / span.fps)
+        assert flat(f"{when} {title}") in text, span.beat
+        assert flat(f"{heading} · {i}/{len(spans)} · {when} {title}") in text, span.beat
+        assert f"· {span.beat} " not in text
     numbers = handout.beat_numbers("02", tiny_bundle, chapter.words)
-    assert any(numbers.values())
+    assert sum(map(len, numbers.values())) >= 10
     for beat, values in numbers.items():
-        for name, value in values:
-            assert f"{name} {value}" in text, (beat, name, value)
+        for value, context in values:
+            # every value the line says, with the words around it (not a placeholder's name)
+            assert value in context and flat(context) in text, (beat, value, context)
+    assert "qkv_flops" not in text and "n_head" not in text
     assert tiny_bundle.meta["weights"]["sha256"] in "".join(text.split())
     for step, _, flops, _ in handout.ledger_rows("02", tiny_bundle, chapter.words)[1]:
         assert step in text and f"{flops:,}" in text
+
+
+def test_a_beats_numbers_are_its_values_with_the_words_around_them(tiny_bundle):
+    said = handout.beat_lines("02", tiny_bundle, Words.load("en"))["inputs"]
+    shown = [said.text[a:b] for a, b in said.values]
+    assert shown == [str(tiny_bundle.T), str(tiny_bundle.config["n_embd"])]
+    assert said.numbers(words_around=2) == [
+        (str(tiny_bundle.T), f"That is {tiny_bundle.T} rows, one …"),
+        (str(tiny_bundle.config["n_embd"]), f"… token, each {tiny_bundle.config['n_embd']} numbers wide.")]
+    # in Urdu, right to left, the values are found in its own words
+    ur = handout.beat_lines("02", tiny_bundle, Words.load("ur"))["inputs"]
+    assert [ur.text[a:b] for a, b in ur.values] == shown and ur.text != said.text
+
+
+def test_frames_print_dark_on_white_keeping_their_colours(tmp_path):
+    """The film's frames are light on near-black; printed they would be a sheet of toner with
+    grey words. The handout prints them light: ground white, words dark, a red still red."""
+    from PIL import Image
+    frame = np.zeros((90, 160, 3), np.uint8)
+    frame[:] = (15, 17, 23)                       # the film's ground
+    frame[20:30, 20:60] = (235, 235, 235)         # words
+    frame[40:60, 20:60] = (230, 80, 60)           # a positive cell
+    frame[40:60, 80:120] = (60, 110, 230)         # a negative cell
+    png = tmp_path / "f.png"
+    Image.fromarray(frame).save(png)
+    out = np.asarray(Image.open(handout.for_print(png)).convert("RGB"), dtype=int)
+    grey = np.asarray(Image.open(png).convert("L"), dtype=int)
+    assert grey[0:10, 100:150].min() >= 250, "the ground is not white"
+    assert grey[22:28, 25:55].max() <= 40, "the words are not dark"
+    red, blue = out[50, 40], out[50, 100]
+    assert red[0] > red[2] + 40 and blue[2] > blue[0] + 40, "colours lost their hue"
 
 
 def test_a_chapter_ledger_is_what_its_scenes_pay_for(tiny_bundle):
