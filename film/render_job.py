@@ -15,14 +15,22 @@ dask worker's death) by the next run on the machine that finds PID gone.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
 import sys
 import tempfile
+import time
+import weakref
+from fractions import Fraction
 from pathlib import Path
 
-from manim import tempconfig
+import av
+from manim import Camera, tempconfig
+from manim.renderer.cairo_renderer import CairoRenderer
+from manim.scene.scene_file_writer import SceneFileWriter
+from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from film.request import QUALITIES
 from film.runner import media_folder
@@ -32,11 +40,144 @@ from scenes.text import enable_text_cache
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
-# One encoder thread: with x264's own threads, the same frames came out differently encoded in
-# about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
-# and the cache disagreed. It costs 4-7% wall time on one scene alone and nothing when the pool
-# keeps every core busy (HACKING.md, "Identical frames").
-ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1"}
+# subme=0 (whole-pixel motion search only; issue 24): x264's per-frame cost is mostly fixed work
+# (a held frame cost nearly as much as a moving one), and sub-pixel search is the largest part of
+# it that flat, slow-moving graphics do not need: on 900 frames of chapter 02's Mixing scene at
+# 1080p60 x264 took 24% less CPU, the file came out 4% larger and its frames' SSIM against plain
+# 'veryfast' was 0.999 (bench/render_speed.py --encoders); the whole published chapter came out
+# 1.10x the size, SSIM 0.9987. Faster presets cost far more in size at the same crf ('superfast'
+# 1.7x, 'superfast' crf 25 1.45x for 14% less CPU, 'ultrafast' 4.6x); tune=animation/stillimage
+# cost more CPU for the same size.
+# One encoder thread: with x264's own (frame) threads, the same frames came out differently encoded
+# in about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
+# and the cache disagreed. Sliced threads are deterministic but cost the same CPU (more, for the
+# slices' borders) and help only a scene rendering alone (HACKING.md, "Identical frames").
+ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0"}
+# the colour conversion (RGBA -> the stream's YUV) runs on one thread too: swscale's own threads
+# would make its output depend on the machine's core count
+CONVERT_THREADS = 1
+
+
+class FrameTimes:
+    """Where a scene process's CPU time goes (bench/render_speed.py prints it): drawing (manim's
+    renderer putting mobjects on the frame, in the main thread), converting (RGBA to the stream's
+    YUV, main thread), encoding (x264 and muxing: every thread but the main one)."""
+
+    def __init__(self):
+        self.draw = self.convert = 0.0
+        # pictures drawn (frames, and the backgrounds manim keeps for a play), converted, written
+        self.drawn = self.converted = self.frames = 0
+
+
+class SegmentEncoder(VideoSegmentEncoder):
+    """manim's segment encoder, fed frames already in the stream's pixel format (FilmFileWriter
+    converts them): a held frame (`repeat` > 1, a wait) is converted once and encoded `repeat`
+    times, the same frame at consecutive timestamps, so the frame rate stays constant."""
+
+    def write_frame(self, frame: av.VideoFrame, *, repeat: int = 1) -> None:
+        if self._closed:
+            raise RuntimeError(f"Video segment encoder for {self.target} is closed.")
+        if repeat <= 0:
+            raise ValueError("Frame repeat must be a positive integer.")
+        rate = self.spec.frame_rate
+        time_base = Fraction(rate.denominator, rate.numerator)
+        try:
+            for _ in range(repeat):
+                # the encoder keeps its own reference to what it was sent: setting the next
+                # timestamp on the same frame changes nothing already sent
+                frame.pts = self._next_pts
+                frame.time_base = time_base
+                self._next_pts += 1
+                for packet in self._stream.encode(frame):
+                    self._container.mux(packet)
+        except BaseException as error:
+            raise self._operation_error("encode", error) from error
+
+
+class FilmFileWriter(SceneFileWriter):
+    """Converts each frame to the stream's pixel format as it is written, straight from the
+    camera's pixels (no copy of the RGBA frame, no second copy into an AVFrame), and hands the
+    encoder thread the converted frame."""
+
+    times: FrameTimes | None = None
+
+    def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
+        return SegmentEncoder(target=target, spec=self.video_encoder)
+
+    def write_frame(self, pixels, *, repeat: int = 1) -> None:
+        if not (self.output_spec.is_video and self._current_encode_job is not None):
+            return super().write_frame(pixels, repeat=repeat)
+        t0 = time.thread_time()
+        frame = av.VideoFrame.from_numpy_buffer(pixels, format="rgba").reformat(
+            format=self.video_encoder.pixel_format, threads=CONVERT_THREADS)
+        if self.times is not None:
+            self.times.convert += time.thread_time() - t0
+            self.times.converted += 1
+            self.times.frames += repeat
+        super().write_frame(frame, repeat=repeat)   # the camera may now draw the next frame over `pixels`
+
+
+class FilmCamera(Camera):
+    """manim's Cairo camera, keeping each shape's traced path while its points stay as they were.
+
+    manim traces every shape it draws point by point, in Python, on every frame (a grid that
+    fades in is a few hundred shapes a frame). Here a shape whose points (and point tolerance)
+    are what they were when it was last traced gets that path back whole. The path is kept in
+    the surface's own coordinates (cairo's fixed point, exact in a float), so it is put back
+    exactly as it was traced: the frame comes out the same, pixel for pixel.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._paths: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def set_cairo_context_path(self, ctx, vmobject):
+        points = vmobject.points
+        if len(points) == 0:          # manim leaves the context's path as it is: so do we
+            return super().set_cairo_context_path(ctx, vmobject)
+        seen = (points.shape, points.tobytes(), vmobject.tolerance_for_point_equality)
+        kept = self._paths.get(vmobject)
+        matrix = ctx.get_matrix()
+        if kept is not None and kept[0] == seen:
+            ctx.identity_matrix()
+            ctx.new_path()
+            ctx.append_path(kept[1])
+            ctx.set_matrix(matrix)
+            return self
+        super().set_cairo_context_path(ctx, vmobject)
+        ctx.identity_matrix()
+        self._paths[vmobject] = (seen, ctx.copy_path())
+        ctx.set_matrix(matrix)
+        return self
+
+
+class FilmRenderer(CairoRenderer):
+    """manim's Cairo renderer writing through FilmFileWriter: a frame goes to the writer as the
+    camera's own pixel array (converted there before the camera draws again), not as a copy."""
+
+    def __init__(self, times: FrameTimes | None = None, **kwargs):
+        kwargs.setdefault("camera_class", FilmCamera)
+        super().__init__(file_writer_class=FilmFileWriter, **kwargs)
+        self.times = times
+
+    def init_scene(self, scene, session_spec, file_writer_settings) -> None:
+        super().init_scene(scene, session_spec, file_writer_settings)
+        self.file_writer.times = self.times
+
+    def update_frame(self, *args, **kwargs) -> None:
+        t0 = time.thread_time()
+        super().update_frame(*args, **kwargs)
+        if self.times is not None:
+            self.times.draw += time.thread_time() - t0
+            self.times.drawn += 1
+
+    def render(self, scene, t, moving_mobjects=None) -> None:
+        self.update_frame(scene, moving_mobjects)
+        self.add_frame(self.camera.pixel_array)
+
+    def freeze_current_frame(self, duration: float) -> None:
+        dt = 1 / self.camera.frame_rate          # manim's own frame count for a hold, to the frame
+        self.add_frame(self.camera.pixel_array, num_frames=int(duration / dt))
 
 
 def _terminated(signum, frame):
@@ -45,7 +186,8 @@ def _terminated(signum, frame):
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
                  media_prefix: str | None = None, voice: str = "none", lang: str = "en",
-                 script: Path | None = None) -> Path:
+                 script: Path | None = None, times: FrameTimes | None = None) -> Path:
+    """Render one scene into `out`; `times` (if given) is filled with where the CPU time went."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
                          Path(script) if script else None)
     enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
@@ -63,7 +205,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                          "output_file": scene, "background_color": "#0E1117",
                          "video_encoder_options": ENCODER_OPTIONS}):
-            instance = classes[scene](inputs)
+            instance = classes[scene](inputs, renderer=FilmRenderer(times))
             instance.render()
             movie = Path(instance.renderer.file_writer.movie_file_path)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
@@ -93,8 +235,29 @@ def main(argv=None) -> int:
     p.add_argument("--script", type=Path, help="a lecturer's own words over the catalog (a PO file)")
     a = p.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminated)
-    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script)
+    wall0, times = time.perf_counter(), FrameTimes()
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script, times)
+    report = os.environ.get(TIMES_ENV)     # a process setting, like thread counts: never a scene input
+    if report:
+        write_times(Path(report), times, a, time.perf_counter() - wall0)
     return 0
+
+
+TIMES_ENV = "ONEPASS_FRAME_TIMES"    # a file: each scene process appends where its CPU time went
+
+
+def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:
+    """Append one JSON line: this process's CPU split into drawing, colour conversion, encoding
+    (every thread but the main one: the segment encoders' threads and x264's own) and the rest
+    (imports, building mobjects, animations' arithmetic, joining the segments)."""
+    total, main = time.process_time(), time.thread_time()     # all threads; this (main) thread
+    line = {"chapter": a.chapter, "scene": a.scene, "quality": a.quality, "lang": a.lang, "frames": times.frames,
+            "drawn": times.drawn, "converted": times.converted, "draw_cpu": round(times.draw, 3),
+            "convert_cpu": round(times.convert, 3), "encode_cpu": round(total - main, 3),
+            "other_cpu": round(main - times.draw - times.convert, 3), "process_cpu": round(total, 3),
+            "wall": round(wall, 3)}
+    with open(path, "a", encoding="utf-8") as f:      # one short line per process: appended whole
+        f.write(json.dumps(line) + "\n")
 
 
 if __name__ == "__main__":
