@@ -15,7 +15,7 @@ from scenes.ch00_tokens import accent_room
 from scenes.follow import glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_lines, fit_width, label
-from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, token_row
+from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window, token_row
 from words import numbers as N
 
 MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
@@ -439,14 +439,15 @@ class Residual(EmbeddingScene):
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5
             x1 = lane.get_right()[0] - 0.3
-            step = (x1 - x0) / L
+            shown = layer_window(L)      # every layer, or the first and last few with a '⋯' between
+            step = (x1 - x0) / len(shown)
             bw = min(0.95, step * 0.8)
-            for l in range(L):
-                cx = x0 + step * (l + 0.5)
+            for k, l in enumerate(shown):
+                cx = x0 + step * (k + 0.5)
                 box = RoundedRectangle(corner_radius=0.08, width=bw, height=0.9, stroke_color=S.MUTED,
                                        stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
                 box.next_to(lane, UP, buff=1.1).set_x(cx)      # room for the arrows between
-                num = label(str(l + 1), S.SMALL, S.INK).move_to(box)
+                num = label("⋯" if isinstance(l, tuple) else str(l + 1), S.SMALL, S.INK).move_to(box)
                 blocks.add(VGroup(box, num))
                 read = Arrow([cx - bw * 0.25, lane.get_top()[1], 0], [cx - bw * 0.25, box.get_bottom()[1], 0],
                              buff=GAP.xxs, color=S.MUTED, stroke_width=2, tip_length=0.12)

@@ -52,11 +52,13 @@ class Projections(AttentionScene):
     meter_start = "L0.qkv"
     show_title = True
 
-    def head_strip(self) -> VGroup:
-        """The layer's heads as a row of small boxes, the featured one lit."""
-        boxes = VGroup(*[Rectangle(width=0.42, height=0.42, stroke_width=2, stroke_color=S.MUTED,
+    def head_strip(self, width: float) -> VGroup:
+        """The layer's heads as a row of small boxes, the featured one lit, at most `width` wide."""
+        pitch = min(0.42 + GAP.xs, width / self.H)        # GPT-2 small's boxes, or narrower for more heads
+        size = pitch * 0.42 / (0.42 + GAP.xs)
+        boxes = VGroup(*[Rectangle(width=size, height=size, stroke_width=2, stroke_color=S.MUTED,
                                    fill_color=S.ATTENTION if i == self.h else S.PANEL, fill_opacity=1)
-                         for i in range(self.H)]).arrange(RIGHT, buff=GAP.xs)
+                         for i in range(self.H)]).arrange(RIGHT, buff=pitch - size)
         return boxes
 
     def build(self):
@@ -66,7 +68,7 @@ class Projections(AttentionScene):
             # sentence 0: tokens looking at one another, drawn from this head's own weights
             arcs = AttentionArcs(probs, labels=b.tokens, width=9.0, height=1.0)
             tag = label(self.text("head-tag", head=h + 1, n_head=self.H), S.BODY_SIZE, S.ATTENTION)
-            strip = self.head_strip()
+            strip = self.head_strip(S.TEXT_W - tag.width - GAP.l)
             rule = fit_lines(self.text("head-rule"), S.SMALL, S.MUTED, 11)
             top = VGroup(tag, strip).arrange(S.END, buff=GAP.l)
             group = VGroup(arcs, top, rule).arrange(DOWN, buff=GAP.l)
@@ -321,13 +323,16 @@ class Mixing(AttentionScene):
         with self.beat("out") as beat:
             self.play(FadeOut(row), FadeOut(bill), *([FadeOut(note)] if note else []), run_time=beat.span(0.1))
             # the heads side by side: H boxes of dh numbers, the one we followed lit
-            heads = VGroup(*[Rectangle(width=0.62, height=0.5, stroke_width=2, stroke_color=S.MUTED,
+            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION)
+            # as wide as a line allows: GPT-2 XL's 25 heads still read "64" in every box
+            box_w = min(0.62, (S.TEXT_W - total.width - GAP.m) / self.H)
+            heads = VGroup(*[Rectangle(width=box_w, height=0.5, stroke_width=2, stroke_color=S.MUTED,
                                        fill_color=S.ATTENTION if i == h else S.PANEL, fill_opacity=1)
                              for i in range(self.H)]).arrange(RIGHT, buff=GAP.none)
             nums = VGroup(*[label(str(dh), S.SMALL, S.INK, mono=True).move_to(box) for box in heads])
             for n in nums:
-                fit_width(n, 0.56)
-            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION).next_to(heads, RIGHT, buff=GAP.m)
+                fit_width(n, box_w - 0.06)
+            total.next_to(heads, RIGHT, buff=GAP.m)
             strip = VGroup(heads, nums, total)
             proj = label(f"× W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION)
             names = (self.text("residual"), self.text("plus-attention"), self.text("new-residual"))
@@ -342,6 +347,8 @@ class Mixing(AttentionScene):
             shape = label(self.text("row-of", token=S.show_token(b.tokens[last]), d=d), S.SMALL, S.MUTED, mono=True)
             below(shape, lines, buff=GAP.s, aligned=RIGHT)
             top = VGroup(strip, proj).arrange(RIGHT, buff=GAP.xl)
+            if top.width > S.TEXT_W:      # many heads: the projection goes under the strip
+                top.arrange(DOWN, buff=GAP.m)
             group = VGroup(top, VGroup(lines, shape)).arrange(DOWN, buff=GAP.l)
             fit_to(group, S.CONTENT)
             place_in(group, S.CONTENT)

@@ -1,4 +1,4 @@
-"""Chapter 03 — the full stack: twelve heads, the MLP, twelve layers, the logit lens.
+"""Chapter 03 — the full stack: a layer's heads, the MLP, the stack of layers, the logit lens.
 
 Every number comes from the bundle (attention probabilities, MLP activations, lens
 tensors) or the ledger (the meter). Dimensions come from the config, so the tiny test
@@ -35,6 +35,7 @@ from manim import (
 from data.facts.ch02 import head_facts
 from data.facts.ch03 import (
     head_habits,
+    head_panels,
     lens_facts,
     mlp_facts,
     param_facts,
@@ -46,7 +47,7 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
-from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window, window
+from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, layer_window, token_window, window
 from words import numbers as N
 
 
@@ -97,7 +98,8 @@ class StackScene(ChapterScene):
     def floor_words(self) -> dict:
         """The words on the stack (floors()): each floor's name, its two blocks', the stream's."""
         return {"layers": [self.text("floor-name", layer=l + 1) for l in range(self.L)],
-                "attn": self.text("floor-attn"), "mlp": self.text("mlp"), "stream": self.text("stream")}
+                "attn": self.text("floor-attn"), "mlp": self.text("mlp"), "stream": self.text("stream"),
+                "gap": lambda first, last: self.text("floor-gap", count=last - first + 1, first=first, last=last)}
 
 
 # ---------------------------------------------------------------------------
@@ -131,8 +133,10 @@ class Heads(StackScene):
 
     def panels(self, extra: float = 0.0) -> tuple[Group, dict]:
         """`extra`: more room kept below for a key that wraps to more lines."""
-        b, H, T = self.bundle, self.H, self.bundle.T
+        b, T = self.bundle, self.bundle.T
         featured = head_facts(b)["head_index"]
+        heads = head_panels(b, featured)     # every head, or a window of them holding the followed one
+        H = len(heads)
         cols = min(H, max(4, math.ceil(H / 3)))
         n_rows = math.ceil(H / cols)
         gap_x, gap_y, title_h = 0.5, 0.25, 0.38
@@ -143,7 +147,7 @@ class Heads(StackScene):
         names = {"first token": self.text("habit-first"), "token before": self.text("habit-before"),
                  "itself": self.text("habit-itself"), "spread out": self.text("habit-spread")}
         habits = [names[h["habit"]] for h in head_habits(b)]      # data.facts.ch03's habit, in words
-        cells = Group(*[self.cell(h, size, featured, habits[h]) for h in range(H)])
+        cells = Group(*[self.cell(h, size, featured, habits[h]) for h in heads])
         # columns a title's width apart where the width allows (a title may reach over the gap to
         # its right); a title still too long shrinks
         cell_w = max(Group(c.img, c.frame, c.arcs).width for c in cells)
@@ -172,7 +176,8 @@ class Heads(StackScene):
                     labels.add(t)
         group = Group(cells, labels)
         place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9 + extra))
-        return group, {"featured": featured, "show_labels": show_labels, "cells": cells, "labels": labels}
+        return group, {"featured": featured, "slot": heads.index(featured), "heads": heads,
+                       "show_labels": show_labels, "cells": cells, "labels": labels}
 
     def build(self):
         b = self.bundle
@@ -184,20 +189,24 @@ class Heads(StackScene):
             if extra > 1e-6:     # a key in more lines: the panels make room for it
                 _group, parts = self.panels(extra)
             cells, f = parts["cells"], parts["featured"]
-            one = cells[f]
+            one = cells[parts["slot"]]
             place_in(key, S.CONTENT, DOWN)
             mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
             note = label(self.text("followed-note", head=f + 1), S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
+            shown = parts["heads"]
+            if len(shown) < self.H:      # a window of the heads: which ones, of how many
+                legend = VGroup(label(self.text("heads-shown", first=shown[0] + 1, last=shown[-1] + 1, n=self.H),
+                                      S.SMALL, S.ATTENTION), legend).arrange(S.END, buff=GAP.xl)
             foot = above(VGroup(note, legend).arrange(S.END, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
             # "Chapter two followed one head": that head alone, large, in the middle
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
             place_in(one.scale(k), S.CONTENT)
             self.play(FadeIn(one), run_time=beat.span(0.7))
-            # "Layer one runs twelve of them side by side": it takes its place, the others join it
+            # "Layer one runs H of them side by side": it takes its place, the others join it
             beat.at("side")
-            others = [c for h, c in enumerate(cells) if h != f]
+            others = [c for c in cells if c is not one]
             self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(0.2))
             self.play(LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in others], lag_ratio=0.15),
                       FadeIn(parts["labels"]), run_time=beat.span(0.85))
@@ -230,7 +239,7 @@ class Heads(StackScene):
             below(after, split, buff=GAP.l)
             whole.move_to(split.segs)
             self.play(FadeIn(whole), run_time=beat.span(0.6))
-            # "... cut into twelve slices of sixty-four": the bar splits, one slice per head
+            # "... cut into H slices of d_head": the bar splits, one slice per head
             beat.at("slices")
             self.play(FadeIn(split[0]), FadeOut(whole), run_time=beat.span(0.2))
             self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.1), run_time=beat.span(0.8))
@@ -462,11 +471,27 @@ PAID_STROKE = 2.5                  # the outline of a floor that is paid for
 
 def floors(n_layer: int, words: dict) -> VGroup:
     """The stack, layer 1 at the bottom: each floor an attention block and an MLP block. `words`: the
-    scene's words for it (StackScene.floor_words: each floor's name, the blocks' names, the stream's)."""
+    scene's words for it (StackScene.floor_words: each floor's name, the blocks' names, the stream's,
+    and "gap": the words of the row that stands for the layers a tall stack leaves out).
+
+    A stack taller than widgets.STACK_ROWS shows its first and last floors with one gap row between
+    (widgets.layer_window); `group.layers[k]` is the row layer k is in (a gap row for a hidden layer),
+    `group.spans[i]` the layers row i stands for (first, last)."""
     group = VGroup()
-    for l in range(n_layer):
+    spans = []
+    for row in layer_window(n_layer):
         box = Rectangle(width=FLOOR_W, height=FLOOR_H, stroke_color=S.MUTED, stroke_width=1.5,
                         fill_color=S.PANEL, fill_opacity=1)
+        if isinstance(row, tuple):       # the hidden layers: one row saying which, in the stack's place
+            first, last = row
+            box.set_stroke(opacity=0.6).set_fill(opacity=0.35)
+            text = fit_width(label(words["gap"](first + 1, last + 1), S.SMALL, S.MUTED), FLOOR_W - GAP.m)
+            floor = VGroup(box, text.move_to(box))
+            floor.box, floor.attn, floor.mlp = box, None, None
+            group.add(floor)
+            spans.append(row)
+            continue
+        l = row
         name = label(words["layers"][l], S.SMALL, S.INK).move_to(box).align_to(box, LEFT).shift(RIGHT * GAP.xs)
         a_t = fit_width(label(words["attn"], S.SMALL, S.INK), FLOOR_W)
         attn_w = max(1.0, a_t.width + 0.05)         # a longer word widens the block (the MLP's gives way)
@@ -478,8 +503,11 @@ def floors(n_layer: int, words: dict) -> VGroup:
         floor = VGroup(box, attn, mlp, name, a_t, m_t)
         floor.box, floor.attn, floor.mlp = box, attn, mlp
         group.add(floor)
+        spans.append((l, l))
     group.arrange(UP, buff=FLOOR_PITCH - FLOOR_H)
     group.move_to(STACK_CENTER)
+    group.spans = spans
+    group.layers = [next(i for i, (a, b) in enumerate(spans) if a <= l <= b) for l in range(n_layer)]
     stream = Arrow(group.get_corner(DOWN + LEFT) + LEFT * GAP.l + DOWN * GAP.s,
                    group.get_corner(UP + LEFT) + LEFT * GAP.l + UP * GAP.s, buff=GAP.none, color=S.RESIDUAL,
                    stroke_width=5, max_tip_length_to_length_ratio=0.04)
@@ -492,19 +520,23 @@ def floors(n_layer: int, words: dict) -> VGroup:
 
 
 def lit(floor) -> list:
-    """Animations that light one floor (paid for)."""
+    """Animations that light one floor (paid for); a gap row lights its outline."""
+    if floor.attn is None:
+        return [floor.box.animate.set_stroke(S.FLOPS, width=PAID_STROKE, opacity=1)]
     return [floor.box.animate.set_stroke(S.FLOPS, width=PAID_STROKE), floor.attn.animate.set_fill(opacity=0.85),
             floor.mlp.animate.set_fill(opacity=0.85)]
 
 
 def light_now(floor):
-    floor.box.set_stroke(S.FLOPS, width=PAID_STROKE)
-    floor.attn.set_fill(opacity=0.85)
-    floor.mlp.set_fill(opacity=0.85)
+    floor.box.set_stroke(S.FLOPS, width=PAID_STROKE, opacity=1)
+    if floor.attn is not None:
+        floor.attn.set_fill(opacity=0.85)
+        floor.mlp.set_fill(opacity=0.85)
 
 
 class Climb(StackScene):
-    """Twelve layers; the meter climbs one layer at a time, faster as it goes."""
+    """The stack of layers; the meter climbs one floor at a time, faster as it goes (a tall stack's
+    gap row pays for the layers it stands for at once)."""
 
     def meter_opening(self):
         return self.ledger.after("L0.mlp_down"), ""     # layer 1 is paid for
@@ -512,8 +544,9 @@ class Climb(StackScene):
     def build(self):
         L, led = self.L, self.ledger
         stack = floors(L, self.floor_words())
-        flop_tags = VGroup(*[label(f"+{human(led.layer_flops(l))}", S.SMALL, S.FLOPS, mono=True)
-                             .next_to(stack[l], RIGHT, buff=GAP.s) for l in range(L)])
+        # each row's bill beside it: one layer's, or the hidden layers' together on the gap row
+        flop_tags = VGroup(*[label(f"+{human(sum(led.layer_flops(l) for l in range(a, b + 1)))}", S.SMALL, S.FLOPS,
+                                   mono=True).next_to(row, RIGHT, buff=GAP.s) for row, (a, b) in zip(stack, stack.spans)])
         home = stack.get_center()
         everything = VGroup(stack, stack.stream, flop_tags)
         centred = S.CONTENT.point(np.zeros(3))[0] - everything.get_center()[0]
@@ -522,23 +555,28 @@ class Climb(StackScene):
             # "Attention plus MLP is one layer"
             light_now(stack[0])
             self.play(FadeIn(stack[0], shift=UP * GAP.xs), run_time=beat.span(0.7))
-            # "GPT-2 small stacks twelve of them"
+            # "GPT-2 stacks N of them"
             beat.at("stacks")
             self.play(LaggedStart(*[FadeIn(f, shift=UP * GAP.xxs) for f in stack[1:]], lag_ratio=0.15),
                       run_time=beat.span(0.85))
             # "Each layer adds its edits to the residual stream"
             beat.at("stream")
             self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(0.7))
-            # "Every layer costs the same N FLOPs": the meter climbs one layer at a time, faster as it goes
+            # "Every layer costs the same N FLOPs": the meter climbs one row at a time, faster as it goes
+            # (a gap row pays for all the layers it stands for at once)
             beat.at("cost")
             self.play(FadeIn(flop_tags[0], scale=1.6), FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back),
                       run_time=beat.span(0.25))
-            weights = [0.85 ** j for j in range(L - 1)]
-            budget = max(0.15 * (L - 1), beat.span(1.0) - 0.2)     # the rest of the sentence, less 0.2 s
-            for l, w in zip(range(1, L), weights):
+            rows = list(range(1, len(stack)))
+            weights = [0.85 ** j for j in range(len(rows))]
+            budget = max(0.15 * len(rows), beat.span(1.0) - 0.2)     # the rest of the sentence, less 0.2 s
+            for i, w in zip(rows, weights):
+                a, b = stack.spans[i]
+                step = (self.text("climb-step", layer=b + 1, n_layer=L) if a == b
+                        else self.text("climb-steps", first=a + 1, last=b + 1, n_layer=L))
                 rt = max(0.15, budget * w / sum(weights))
-                self.pay(f"L{l}.qkv", *lit(stack[l]), FadeIn(flop_tags[l]), through=f"L{l}.mlp_down",
-                         step=self.text("climb-step", layer=l + 1, n_layer=L), run_time=rt)     # the whole layer at once
+                self.pay(f"L{a}.qkv", *lit(stack[i]), FadeIn(flop_tags[i]), through=f"L{b}.mlp_down",
+                         step=step, run_time=rt)     # the whole layer (or the gap's layers) at once
         with self.beat("climb_total") as beat:
             per = led.layer_flops(0)
             total = led.after(f"L{L - 1}.mlp_down")
@@ -581,18 +619,28 @@ class Lens(StackScene):
         top = max(r["prob"] for r in rows) or 1.0
         decimals = N.prob_decimals([r["prob"] for r in rows])
         name_w, bar_w = 2.1, 1.6            # the widest name and the longest bar
-        readouts = VGroup()
-        for r in rows:
+        shown = [k for k, (a, b_) in enumerate(stack.spans) if a == b_]     # the rows that are one layer
+        cells = VGroup()
+        for k in shown:
+            r = rows[stack.spans[k][0]]
             final = r["id"] == rows[-1]["id"]
             name = fit_width(label(S.clip_token(r["text"], 12), S.SMALL, S.LOGIT if final else S.INK, mono=True),
                              name_w)
             bar = Rectangle(width=max(0.03, bar_w * r["prob"] / top), height=FLOOR_H - 0.06, stroke_width=0,
                             fill_color=S.LOGIT, fill_opacity=0.85 if final else 0.4)
             pct = label(N.fmt_prob(r["prob"], decimals), S.SMALL, S.INK, mono=True)
-            readouts.add(VGroup(name, bar, pct))
-        # one readout beside each floor: the guess, its probability as a bar and as a number
-        table(readouts, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[f.get_y() for f in stack])
-        readouts.shift((stack.get_right() - readouts.get_left()) * RIGHT + RIGHT * GAP.l)
+            cells.add(VGroup(name, bar, pct))
+        # one readout beside each floor: the guess, its probability as a bar and as a number; beside a
+        # gap row (the layers a tall stack leaves out) a '⋮'
+        table(cells, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[stack[k].get_y() for k in shown])
+        cells.shift((stack.get_right() - cells.get_left()) * RIGHT + RIGHT * GAP.l)
+        readouts, by_row = VGroup(), dict(zip(shown, cells))
+        for k, row in enumerate(stack):
+            if k in by_row:
+                readouts.add(by_row[k])
+            else:
+                dots = label("⋮", S.SMALL, S.MUTED).set_y(row.get_y()).align_to(cells, LEFT)
+                readouts.add(VGroup(dots))
         header = fit_lines(self.text("lens-header", token=S.show_token(b.tokens[-1])), S.SMALL, S.LOGIT, 7.6)
         above(header, readouts, buff=GAP.s, aligned=S.START)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
@@ -620,7 +668,7 @@ class Lens(StackScene):
                 self.play(LaggedStart(*[Indicate(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
                                       lag_ratio=0.2), run_time=beat.span(0.9))
         with self.beat("lens_settle") as beat:
-            agree = VGroup(*readouts[settle:])
+            agree = VGroup(*readouts[stack.layers[settle]:])     # from the row that holds layer `settle`
             box = SurroundingRectangle(agree, color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
             where = (self.text("settle-layers", first=settle + 1, last=L) if settle < L - 1
                      else self.text("settle-layer", layer=L))
@@ -633,8 +681,11 @@ class Lens(StackScene):
             fit_width(note, room)
             note.next_to(box, RIGHT, buff=GAP.s)
             # "… is on top from layer k upward"
-            self.play(pick.animate.become(box), run_time=beat.span(0.35))
+            # the floors that agree lit (a filled box: a visible step even when only the top floor agrees)
+            self.play(pick.animate.become(box), FadeIn(glow(agree, S.LOGIT)), run_time=beat.span(0.35))
+            floors_agree = stack[stack.layers[settle]:]      # and the same floors of the stack, pulsed
             self.play(FadeIn(note), LaggedStart(*[Indicate(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
+                      LaggedStart(*[Indicate(f, color=S.LOGIT, scale_factor=1.05) for f in floors_agree], lag_ratio=0.2),
                       run_time=beat.span(0.9))
             # "… costs nothing on the meter": the meter's step line says what the lens costs
             beat.at("free")

@@ -10,8 +10,9 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut,
                    LaggedStart,
                    Line, Rectangle, Transform, TransformFromCopy, VGroup)
 
-from data.facts.ch06 import loop_facts
-from data.flops import GPT2_SMALL, human
+from data import models
+from data.facts.ch06 import family_facts, loop_facts
+from data.flops import human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, glow, say
@@ -397,44 +398,103 @@ class Square(LoopChapter):
         return prefill, decode
 
 
+NAME_W = 2.4          # the scale table's model names: wider ones ("a GPT-2-shaped model") wrap
+
+
 class Scale(LoopChapter):
-    """The same ledger for GPT-3's shape; a 100-token reply for this model."""
+    """Where this model sits: the GPT-2 family and GPT-3 priced by the same ledger (data.facts.ch06's
+    family_facts), this model's row lit; then a 100-token reply for this model."""
+
+    def family_table(self, below: float) -> tuple[VGroup, VGroup, list[dict]]:
+        """One row per model, smallest first, GPT-3 last: layers, heads, width, parameters, the next
+        token's FLOPs with a KV cache and the numbers its cache keeps per token. Returns the rows (the
+        header first), the rule under the header and the facts of each row."""
+        facts = family_facts(self.bundle)
+        head = [self.text("col-model"), self.text("row-layers"), self.text("row-heads"), self.text("row-width"),
+                self.text("row-params"), self.text("col-token-flops", n=self.f["decode_context"]), self.text("col-kv")]
+        names, body = [], []
+        for r in facts:
+            colour = S.LOGIT if r["key"] == "gpt3" else (S.TOKEN if r["ours"] else S.INK)
+            name = self.text("model-gpt3") if r["key"] == "gpt3" else self.words.model_name(
+                None if r["key"] == "other" else r["key"])
+            names.append((name, colour))
+            nums = (N.fmt_int(r["layers"]), N.fmt_int(r["heads"]), N.fmt_int(r["width"]), N.fmt_short(r["params"]),
+                    N.fmt_short(r["token_flops"]), N.fmt_int(r["kv_numbers"]))
+            body.append([label(n, S.SMALL, colour if r["ours"] else S.INK, mono=True) for n in nums])
+        # each column's header as wide as its numbers plus a share of the room left on the line (the names
+        # keep NAME_W), in proportion to how much wider than its numbers it is: longer words (a translation)
+        # wrap instead of shrinking; a one-word header keeps its width
+        cols = [max(r[j].width for r in body) for j in range(len(head) - 1)]
+        natural = [label(t, S.SMALL, S.MUTED).width for t in head[1:]]
+        fixed = [" " not in t.strip() for t in head[1:]]
+        over = [max(0.0, n - c) for n, c in zip(natural, cols)]
+        spare = (S.FULL_W - NAME_W - sum(cols) - GAP.s * (len(head) - 1)
+                 - sum(o for o, f in zip(over, fixed) if f))
+        wrap = sum(o for o, f in zip(over, fixed) if not f)
+        share = 1.0 if wrap <= spare else max(0.0, spare) / wrap
+        header = [fit_lines(t, S.SMALL, S.MUTED, c + (o if f else o * share))
+                  for t, c, o, f in zip(head[1:], cols, over, fixed)]
+        # the names take what the numbers leave (at least NAME_W): a name wraps only when the line is full
+        name_w = max(NAME_W, S.FULL_W - sum(max(c, h.width) for c, h in zip(cols, header)) - GAP.s * (len(head) - 1))
+        header = [fit_lines(head[0], S.SMALL, S.MUTED, name_w)] + header
+        body = [[fit_lines(name, S.SMALL, colour, name_w)] + r for (name, colour), r in zip(names, body)]
+        cells = [header] + body
+        least = sum(max(r[j].width for r in cells) for j in range(len(head))) + GAP.s * (len(head) - 1)
+        region = S.TEXT if least <= S.TEXT_W else S.FULL      # longer words may use the margin to margin width
+        # the models under their header, spread across the text width from the headline line down; GPT-3
+        # apart; a model outside the family adds a row, and the rows close up so the ratio under them stays
+        # out of the captions
+        line = max(m.height for r in body for m in r[1:])     # one line of numbers
+        lift = max(m.height for m in header) - line      # a header that wraps takes more room above the rows
+        space = {1: GAP.s + lift / 2, len(cells) - 1: GAP.m}
+        for k, r in enumerate(body, start=1):            # a name that wraps: air above and below its row
+            extra = max(0.0, r[0].height - line) / 2
+            space[k] = space.get(k, 0.0) + extra
+            space[k + 1] = space.get(k + 1, 0.0) + extra
+        # rows a GAP.m apart, closer where more rows or taller words would push the line under the table
+        # (`below`: its height and gap) into the captions
+        for row_gap in (GAP.m, GAP.s, GAP.xs):
+            rows = table(cells, "LRRRRRR", gaps=even_gaps(cells, region.width), width=region.width,
+                         pitch=line + row_gap, space_before=space, x=region.left, y=S.HEADLINE_Y, rtl_aligns="RRRRRRR")
+            if rows.get_y(DOWN) - below > S.CAPTION_TOP:
+                break
+        for m in rows[0]:
+            m.align_to(rows[0], DOWN)             # the header's words sit on one line, just over the rule
+        fit_width(rows, S.FULL_W)
+        return rows, rule_under(*rows[:2]), facts
 
     def build(self):
         f = self.f
-        g2, g3 = f["shape"], f["gpt3_shape"]
-        name2 = self.text("model-gpt2-small") if g2 == GPT2_SMALL else self.text("model-this")
-        cells = [[label("", S.SMALL), label(name2, S.BODY_SIZE, S.TOKEN),
-                  label(self.text("model-gpt3"), S.BODY_SIZE, S.LOGIT)]]
-        data = [(self.text("row-layers"), g2.n_layer, g3.n_layer), (self.text("row-heads"), g2.n_head, g3.n_head),
-                (self.text("row-width"), g2.n_embd, g3.n_embd),
-                (self.text("row-params"), f["params"], f["gpt3_params"]),
-                (self.text("row-token-flops", n=f["decode_context"]), f["gpt2_token"], f["gpt3_token"])]
-        for name, a, c in data:
-            cells.append([label(name, S.SMALL, S.INK), label(N.fmt_int(a), S.SMALL, S.INK, mono=True),
-                          label(N.fmt_int(c), S.SMALL, S.INK, mono=True)])
-        # the two models side by side, from the headline line down; the ratio under them
-        rows = table(cells, "LRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.m,
-                     space_before={1: GAP.s}, x=S.TEXT.left, y=S.HEADLINE_Y, rtl_aligns="RRR")
-        for m in rows[-1][1:]:
-            m.set_color(S.FLOPS)
         ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
                           S.TEXT_W)
-        below(ratio, rows, buff=GAP.l)
+        rows, rule, facts = self.family_table(below=ratio.height + GAP.l)
+        head, body = rows[0], rows[1:]
+        ours = body[next(k for k, r in enumerate(facts) if r["ours"])]
+        gpt3 = body[-1]
+        family = body[:-1]
+        # under the table, closer to it when the table is tall (long words, a model outside the family)
+        below(ratio, rows, buff=max(GAP.s, min(GAP.l, rows.get_y(DOWN) - S.CAPTION_TOP - ratio.height - GAP.xs)))
+        with self.beat("family") as beat:
+            # "the same blueprint comes in a family of sizes": the header; then the family, smallest first
+            self.play(FadeIn(head), Create(rule), run_time=beat.span(0.5))
+            say(self, beat, "sizes", LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in family], lag_ratio=0.3),
+                run_time=beat.span(0.6, mark="sizes"))
+            # "this film's model is …": its row lit, then its parameters, its FLOPs per token, its KV cache
+            ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.2)
+            say(self, beat, "ours", ptr.to(ours))
+            for k, into in ((4, 0.3), (5, 0.55), (6, 0.8)):
+                say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
         with self.beat("gpt3") as beat:
-            # "the same blueprint": the names and this model's column; then GPT-3's, figure by figure
-            self.play(FadeIn(rows[0][:2]), *[FadeIn(r[:2]) for r in rows[1:]], run_time=beat.span(0.6))
-            ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
-            say(self, beat, "gpt3", FadeIn(rows[0][2]), ptr.to(rows[0][2]))
-            for k, r in enumerate(rows[1:-1]):
-                say(self, beat, "gpt3", FadeIn(r[2], shift=S.START * GAP.s), ptr.to(r),
-                    into=0.15 + 0.75 * k / max(1, len(rows) - 2), run_time=min(0.8, beat.span(0.2, mark="gpt3")))
-            # "prices one new token at ... against ... for GPT-2 small"
-            last = rows[-1]
-            say(self, beat, "prices", ptr.to(last[0], color=S.INK))
-            say(self, beat, "prices", FadeIn(last[2], shift=S.START * GAP.s), ptr.to(last[2]), into=0.3)
-            say(self, beat, "prices", ptr.to(last[1], color=S.TOKEN), into=0.65)
+            # "print the same blueprint bigger": GPT-3's name; then its figures as they are read
+            self.play(FadeIn(gpt3[0], shift=UP * GAP.xs), ptr.to(gpt3[0], color=S.LOGIT), run_time=beat.span(0.6))
+            for k in range(1, 5):
+                say(self, beat, "gpt3", FadeIn(gpt3[k], shift=S.START * GAP.s), ptr.to(gpt3[k], color=S.LOGIT),
+                    into=0.15 + 0.75 * (k - 1) / 4, run_time=min(0.8, beat.span(0.2, mark="gpt3")))
+            # "prices one new token at … against … for <this model>"
+            say(self, beat, "prices", FadeIn(gpt3[5:], shift=S.START * GAP.s), ptr.to(gpt3[5], color=S.LOGIT), into=0.3)
+            say(self, beat, "prices", ptr.to(ours[5], color=S.TOKEN), into=0.65)
             say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
+        name2 = self.words.model_name(self.bundle.model)
         with self.beat("reply") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
             title = fit_width(label(self.text("reply-title", n=f["reply_tokens"], model=name2), S.BODY_SIZE, S.INK),

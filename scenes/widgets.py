@@ -15,13 +15,24 @@ from words import numbers as N
 from scenes.text import fit_width, label, line_height
 
 
+def light(mob):
+    """`mob` without what its glyphs kept of the SVG they were parsed from (each glyph's svgelements
+    path: a hundred small objects for a number): manim deep-copies them on every copy, and a
+    FadeIn or Transform copies a label two or three times, for nothing, since the glyph's points
+    are all that is drawn and moved. Only the shapes' construction reads that path."""
+    for m in mob.get_family():
+        if getattr(m, "path_obj", None) is not None:
+            m.path_obj = None
+    return mob
+
+
 class TokenChip(VGroup):
     """A token as a rounded chip: its visible text, optionally its id beneath."""
 
     def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
                  max_text_width: float = 2.6):
         super().__init__()
-        self.text_mob = label(S.show_token(text), size, color, mono=True, compact=True)
+        self.text_mob = light(label(S.show_token(text), size, color, mono=True, compact=True))
         natural_w = self.text_mob.width
         fit_width(self.text_mob, max_text_width)
         shrink = self.text_mob.width / natural_w if natural_w > 0 else 1.0
@@ -55,6 +66,21 @@ def window(n: int, limit: int) -> tuple[list[int], bool]:
     if n <= limit:
         return list(range(n)), False
     return list(range(limit - 1)), True
+
+
+STACK_ROWS = 12   # at most this many floors of a layer stack at 480p (GPT-2 small's twelve fit)
+
+
+def layer_window(n_layer: int, limit: int = STACK_ROWS) -> list:
+    """The rows of a stack of `n_layer` layers drawn in at most `limit` rows, bottom first: every
+    layer's index when they fit, else the first and the last few layers with one gap row between
+    them, `(first, last)`: the hidden layers' indexes, inclusive (48 layers -> 0..4, (5, 42), 43..47).
+    The top layer is always the last row, the bottom one the first."""
+    if n_layer <= limit:
+        return list(range(n_layer))
+    low = (limit - 1) // 2
+    high = limit - 1 - low
+    return [*range(low), (low, n_layer - high - 1), *range(n_layer - high, n_layer)]
 
 
 GRID_TOKENS = 8   # at most this many tokens as rows (and columns) of a T x something grid at 480p
@@ -105,7 +131,8 @@ class NumberGrid(VGroup):
                 cell_group.add(cell)
                 if show_values:
                     txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, decimals)
-                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True, compact=True)
+                    t = light(label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True,
+                                    compact=True))
                     fit_width(t, cell_w - 0.08)
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
                     self.values_mobs[(r, c)] = t

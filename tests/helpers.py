@@ -258,6 +258,7 @@ ALLOWED_ENGLISH: set[str] = {
     "GPT", "small", "FLOPs", "LayerNorm", "MLP", "BERT", "GELU", "BPE", "KV", "softmax", "exp", "top", "fp",   # the model, units
     "encoder", "json", "vocab", "bpe",                                   # GPT-2's file names (encoder.json, vocab.bpe)
     "BART", "Claude", "LLaMA", "Whisper",                                # other models, by name
+    "DistilGPT", "medium", "large", "XL",                                # the GPT-2 family's names (Latin in Urdu too)
     "Attention", "Is", "All", "You", "Need",                             # the paper's title
 }
 SYMBOL = re.compile(r"\b\w+_\w+\b")        # W_down, d_head, ln_f: symbols, not words

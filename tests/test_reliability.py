@@ -521,7 +521,7 @@ def test_batch_jobs_that_resolve_to_the_same_folder_cannot_overwrite_each_other(
     """weights "auto" is "random" here: the two jobs write the same chapter file, one burned."""
     from data import extract
     from film import batch
-    monkeypatch.setattr(extract, "find_real_weights", lambda: None)
+    monkeypatch.setattr(extract, "find_real_weights", lambda *a, **k: None)
     job = '[[job]]\nprompt = "hi"\nchapters = ["00"]\nvoice = "none"\nweights = "{}"\n'
     (tmp_path / "c.toml").write_text(job.format("auto") + job.format("random") + "burn_captions = true\n")
     with pytest.raises(batch.ManifestError, match="job 2, out: would overwrite job 1's chapter 00"):

@@ -206,6 +206,19 @@ def spoken_share(x: float, words: Words) -> str:
     return words.text("film:number-percent", value=_spoken(_share_digits(x), words))
 
 
+_SHORT = (("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3))
+
+
+def fmt_short(n: float) -> str:
+    """A large count in three significant digits and an SI letter, in the locale's digits:
+    124439808 -> '124M', 1557611200 -> '1.56G' (Spanish '1,56G'); under 1,000 as it is."""
+    for unit, size in _SHORT:
+        if abs(n) >= size:
+            digits = f"{n / size:.3g}"
+            return _style().local(digits if "e" not in digits else f"{n / size:.0f}") + unit
+    return fmt_int(int(n))
+
+
 def fmt_whole(x: float) -> str:
     """A large ratio rounded to a whole number, with group separators: 1432.6 -> '1,433'."""
     return format_decimal(int(round(x)), locale=_style().locale)

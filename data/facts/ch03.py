@@ -1,4 +1,4 @@
-"""Chapter 03 facts: many heads, the MLP, twelve layers, the logit lens.
+"""Chapter 03 facts: many heads, the MLP, the stack of layers, the logit lens.
 
 Every figure is read from the bundle or the config; scenes/ch03_stack.py and
 voiceover/scripts/ch03.py both use these, so the screen and the narration can never disagree.
@@ -12,6 +12,18 @@ from data.flops import Shape, parameter_counts
 
 
 HABIT_SHARE = 0.5      # a head "mostly reads" a target that holds at least half of its rows
+HEAD_PANELS = 12       # at most this many heads' panels on screen at once (GPT-2 small's twelve)
+
+
+def head_panels(bundle, featured: int, limit: int = HEAD_PANELS) -> list[int]:
+    """The heads of a layer chapter 03 lays out side by side (and its narration counts): all of them
+    when they fit, else `limit` consecutive heads holding the featured one, as near head 1 as they
+    can be (GPT-2 XL's 25 heads, head 18 followed: heads 7-18)."""
+    H = bundle.shape.n_head
+    if H <= limit:
+        return list(range(H))
+    start = min(max(0, featured - limit + 1), H - limit)
+    return list(range(start, start + limit))
 
 
 def head_habits(bundle, layer: int = 0) -> list[dict]:

@@ -6,7 +6,7 @@ screen and the voice cannot disagree.
 """
 from __future__ import annotations
 
-from data import tokenizer
+from data import models, tokenizer
 from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape,
                         attention_grid_flops, attention_pairs, causal_pairs, decode_step_flops,
                         forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
@@ -66,3 +66,29 @@ def loop_facts(bundle) -> dict:
         "reply_cached": generation_flops(shape, T, REPLY_TOKENS, cached=True),
         "reply_full": generation_flops(shape, T, REPLY_TOKENS, cached=False),
     }
+
+
+def family_facts(bundle) -> list[dict]:
+    """Chapter 06's scale table: every GPT-2 family member (data.models), the bundle's own model when it
+    is outside the family, and GPT-3, each priced by the same ledger: its layers, heads, width,
+    parameters, the FLOPs of the token after this prompt with a KV cache (`decode_step_flops` at
+    T + 1, as the gpt3 line prices it), and the numbers its KV cache keeps per token. In the family's
+    order (data.models.FAMILY, smallest first), GPT-3 last; `ours` marks the bundle's row, which is the bundle's own shape (so the screen and the
+    narration agree for any bundle, the shape-alike test models included)."""
+    context = bundle.T + 1
+
+    def row(key, shape, params, ours=False):
+        return {"key": key, "layers": shape.n_layer, "heads": shape.n_head, "width": shape.n_embd,
+                "params": params, "token_flops": decode_step_flops(shape, context),
+                "kv_numbers": kv_cache_numbers_per_token(shape), "ours": ours}
+
+    own = row(bundle.model if bundle.model in models.FAMILY else "other", bundle.shape,
+              bundle.meta["parameters"]["total"], ours=True)
+    rows = [own if m.name == own["key"] else
+            row(m.name, Shape.from_config(m.config()), parameter_counts(Shape.from_config(m.config()),
+                                                                         m.n_positions)["total"])
+            for m in models.FAMILY.values()]
+    if own["key"] == "other":        # a shape outside the family: among the family by its parameters
+        rows.insert(sum(r["params"] <= own["params"] for r in rows), own)
+    rows.append(row("gpt3", GPT3, parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]))
+    return rows

@@ -1,4 +1,4 @@
-"""Chapter 03 narration: many heads, the MLP, twelve layers, the logit lens.
+"""Chapter 03 narration: many heads, the MLP, the stack of layers, the logit lens.
 
 Every figure is read from the ledger or from data/facts (ch03, and ch02 for the featured
 head), which scenes/ch03_stack.py reads too, so the screen and the narration can never disagree.
@@ -6,7 +6,7 @@ head), which scenes/ch03_stack.py reads too, so the screen and the narration can
 from __future__ import annotations
 
 from data.facts.ch02 import head_facts
-from data.facts.ch03 import lens_facts, mlp_facts, param_facts, settle_layer
+from data.facts.ch03 import head_panels, lens_facts, mlp_facts, param_facts, settle_layer
 from words.numbers import (
     fmt_int,
     fmt_ratio,
@@ -24,14 +24,20 @@ def values(bundle, ledger, words) -> dict:
     params = param_facts(bundle)
     lens = lens_facts(bundle)
     settle = settle_layer(lens)
+    featured = head_facts(bundle)["head_index"]
+    shown = head_panels(bundle, featured)
     return {
+        "model": words.model_name(bundle.model),
+        # "Here are all 12 attention patterns" / "Here are 12 of its 25": the heads on screen
+        "shown_heads": (words.text("ch03:heads-all", n=H) if len(shown) == H
+                        else words.text("ch03:heads-some", shown=len(shown), n=H)),
         "n_head": H,
         "n_layer": L,
         "T": bundle.T,
         "d": d,
         "dh": d // H,
         "dff": fmt_int(dff),
-        "head": head_facts(bundle)["head_index"] + 1,
+        "head": featured + 1,
         "last_token": spoken_token(bundle.tokens[-1], words),
         "n_pos": fmt_int(mlp["n_pos"]),
         "n_neg": fmt_int(mlp["n_neg"]),

@@ -6,7 +6,8 @@ cannot disagree.
 """
 from __future__ import annotations
 
-from data.facts.ch06 import loop_facts
+from data import models
+from data.facts.ch06 import family_facts, loop_facts
 from words import numbers as N
 from words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
 
@@ -25,10 +26,20 @@ def _and(items, words) -> str:
 def values(bundle, ledger, words) -> dict:
     f = loop_facts(bundle)
     steps, T = f["steps"], f["T"]
+    family = [r for r in family_facts(bundle) if r["key"] in models.FAMILY]     # smallest first
+    ours = next(r for r in family_facts(bundle) if r["ours"])
     more = steps[1:]
     first_more = more[0] if more else steps[0]
     return {
         "T": T,
+        "model": words.model_name(bundle.model),
+        "smallest": words.model_name(family[0]["key"]),
+        "smallest_layers": family[0]["layers"],
+        "largest": words.model_name(family[-1]["key"]),
+        "largest_layers": family[-1]["layers"],
+        "params": spoken_count(ours["params"], words),
+        "token_flops": spoken_count(ours["token_flops"], words),
+        "kv_numbers": N.fmt_int(ours["kv_numbers"]),
         "first_token": spoken_token(steps[0]["text"], words),
         "first_prob": spoken_prob(steps[0]["prob"], words),
         "next_T": f["decode_context"],
