@@ -217,9 +217,9 @@ def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str
     """(heading, rows of (step, formula, FLOPs, running total)) for a chapter (None: the whole pass)."""
     ledger = bundle.ledger()
     keys = paid_keys(chapter, ledger) if chapter is not None else []
-    heading = words.text("film:handout-ledger")
+    heading = words.text("kit:handout-ledger")
     if not keys:
-        keys, heading = [e.key for e in ledger.entries], words.text("film:handout-ledger-whole")
+        keys, heading = [e.key for e in ledger.entries], words.text("kit:handout-ledger-whole")
     entries = [ledger[k] for k in keys]
     rows: list[tuple[str, str, int, int]] = []
     if len(entries) > LEDGER_ROWS:               # layers after the first: one row each
@@ -227,10 +227,10 @@ def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str
         for e in entries:
             if e.layer is None or e.layer == first_layer:
                 rows.append((step_words(e, bundle, words), e.formula, e.flops, e.total))
-            elif rows and rows[-1][0] == words.text("film:handout-layer", layer=e.layer + 1):
+            elif rows and rows[-1][0] == words.text("kit:handout-layer", layer=e.layer + 1):
                 rows[-1] = (rows[-1][0], "Σ", rows[-1][2] + e.flops, e.total)
             else:
-                rows.append((words.text("film:handout-layer", layer=e.layer + 1), "Σ", e.flops, e.total))
+                rows.append((words.text("kit:handout-layer", layer=e.layer + 1), "Σ", e.flops, e.total))
     else:
         rows = [(step_words(e, bundle, words), e.formula, e.flops, e.total) for e in entries]
     return heading, rows
@@ -361,20 +361,20 @@ def cover_page(title: str, lines: list[str], beats: list[tuple[str, str]], bundl
     listing = "".join(f'<li><span class="t gpt2">{_e(t)}</span> {_e(name)}</li>' if t else f"<li>{_e(name)}</li>"
                       for t, name in beats)
     return (f'<section class="page"><h1>{_e(title)}</h1>{body}'
-            + (f'<h3>{_e(words.text("film:handout-contents"))}</h3><ol class="beats">{listing}</ol>' if beats else "")
+            + (f'<h3>{_e(words.text("kit:handout-contents"))}</h3><ol class="beats">{listing}</ol>' if beats else "")
             + colophon(bundle, words) + "</section>")
 
 
 def colophon(bundle, words) -> str:
     c = citation(bundle)
     extra = f"<p>{_e(words.text('film:synthetic-mark'))}</p>" if c["synthetic"] else ""
-    return (f'<div class="colophon"><h3>{_e(words.text("film:handout-colophon"))}</h3>'
+    return (f'<div class="colophon"><h3>{_e(words.text("kit:handout-colophon"))}</h3>'
             f'<p>{_e(cite_line(bundle, words))}</p>{extra}</div>')
 
 
 def ledger_page(heading_line: str, chapter: str | None, bundle, words) -> str:
     heading, rows = ledger_rows(chapter, bundle, words)
-    cols = [words.text(f"film:handout-{k}") for k in ("step", "formula", "flops", "total")]
+    cols = [words.text(f"kit:handout-{k}") for k in ("step", "formula", "flops", "total")]
     with numbers.language(words.lang):
         body = "".join(f"<tr><td>{_e(s)}</td><td class='mono gpt2'>{_e(f)}</td><td class='n'>{_e(numbers.fmt_int(n))}"
                        f"</td><td class='n'>{_e(numbers.fmt_int(t))}</td></tr>" for s, f, n, t in rows)
@@ -400,8 +400,8 @@ def beat_page(running: str, title: str, span: Span, image: Path, said: Said, wor
     nums = "".join(f"<tr><td class='v'>{_e(v)}</td><td>{_e(c)}</td></tr>" for v, c in rows)
     return (f'<section class="page"><div class="running">{running}</div><h2>{_e(title)}</h2>'
             f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(title)}"></div>'
-            f'<h3>{_e(words.text("film:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
-            + (f'<h3>{_e(words.text("film:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if rows else "")
+            f'<h3>{_e(words.text("kit:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
+            + (f'<h3>{_e(words.text("kit:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if rows else "")
             + "</section>")
 
 
@@ -414,10 +414,10 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
     titles = [beat_title(s.beat, s.text, heading) for s, _ in stills]
     pages = []
     if cover:
-        pages.append(cover_page(heading, [words.text(f"film:summary-{result.chapter}"),
-                                          words.text("film:publish-prompt", prompt=bundle.prompt)],
+        pages.append(cover_page(heading, [words.text(f"kit:summary-{result.chapter}"),
+                                          words.text("kit:publish-prompt", prompt=bundle.prompt)],
                                 [(stamp(s.start / s.fps), t) for (s, _), t in zip(stills, titles)], bundle, words))
-    pages.append(ledger_page(heading + ("" if cover else " — " + words.text(f"film:summary-{result.chapter}")),
+    pages.append(ledger_page(heading + ("" if cover else " — " + words.text(f"kit:summary-{result.chapter}")),
                              result.chapter, bundle, words))
     for i, ((span, png), title) in enumerate(zip(stills, titles), 1):
         image = folder / f"ch{result.chapter}-{i:03d}.png"
@@ -503,7 +503,7 @@ def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = Fals
             def everything(work: Path) -> str:
                 title = words.text("film:film-title", model=words.model_name(bundle.model))
                 starts = chapter_starts(results)
-                pages = [cover_page(title, [words.text("film:publish-prompt", prompt=bundle.prompt)],
+                pages = [cover_page(title, [words.text("kit:publish-prompt", prompt=bundle.prompt)],
                                     [(stamp(t), words.text("film:heading", chapter=r.chapter, title=r.title))
                                      for t, r in zip(starts, results)], bundle, words)]
                 for r in results:

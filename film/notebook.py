@@ -354,8 +354,8 @@ def chapter_notebook(chapter: str, bundle, words):
     from nbformat import v4
     lines = script.chapter_lines(chapter, bundle, bundle.ledger(), words)
     heading = words.text("film:heading", chapter=chapter, title=words.text(f"chapter-{chapter}"))
-    intro = [f"# {heading}", "", words.text("film:notebook-intro", chapter=chapter), "",
-             words.text("film:publish-prompt", prompt=bundle.prompt), "", cite_line(bundle, words)]
+    intro = [f"# {heading}", "", words.text("kit:notebook-intro", chapter=chapter), "",
+             words.text("kit:publish-prompt", prompt=bundle.prompt), "", cite_line(bundle, words)]
     if bundle.synthetic:
         intro += ["", words.text("film:synthetic-mark")]
     cells = [v4.new_markdown_cell("\n".join(intro))]

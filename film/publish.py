@@ -3,7 +3,7 @@
     from film.publish import write_publish
     made = write_publish(results, bundle, words, film=film_path)   # [Path, ...]
 
-* `chNN.description.txt`: the chapter's summary (the catalog's `film:summary-NN`), its beats as
+* `chNN.description.txt`: the chapter's summary (the catalog's `kit:summary-NN`), its beats as
   the timestamps video sites read as chapters ("0:00 Title" lines: the first at 0:00, each at
   least MIN_GAP seconds after the one before and before the end; beats closer than that are
   merged into the one before them), the prompt, and a citation of the bundle (model id,
@@ -54,7 +54,7 @@ def citation(bundle) -> dict:
 
 def cite_line(bundle, words) -> str:
     c = citation(bundle)
-    return words.text("film:cite", version=c["version"], model=c["model"], sha256=c["sha256"], prompt=c["prompt"])
+    return words.text("kit:cite", version=c["version"], model=c["model"], sha256=c["sha256"], prompt=c["prompt"])
 
 
 def stamp(seconds: float) -> str:
@@ -111,11 +111,11 @@ def chapter_marks(result, words) -> list[Mark]:
 def chapter_description(result, bundle, words) -> str:
     marks = chapter_marks(result, words)
     lines = [words.text("film:heading", chapter=result.chapter, title=result.title), "",
-             words.text(f"film:summary-{result.chapter}"), ""]
+             words.text(f"kit:summary-{result.chapter}"), ""]
     if bundle.synthetic:
         lines += [words.text("film:synthetic-mark"), ""]
-    lines += [words.text("film:publish-chapters")] + [f"{stamp(m.seconds)} {m.title}" for m in marks]
-    lines += ["", words.text("film:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
+    lines += [words.text("kit:publish-chapters")] + [f"{stamp(m.seconds)} {m.title}" for m in marks]
+    lines += ["", words.text("kit:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
     return "\n".join(lines)
 
 
@@ -130,12 +130,12 @@ def chapter_starts(results) -> list[float]:
 
 def film_description(results, bundle, words) -> str:
     lines = [words.text("film:film-title", model=words.model_name(bundle.model)), ""]
-    lines += [words.text(f"film:summary-{r.chapter}") for r in results]
+    lines += [words.text(f"kit:summary-{r.chapter}") for r in results]
     lines += [""] + ([words.text("film:synthetic-mark"), ""] if bundle.synthetic else [])
-    lines.append(words.text("film:publish-chapters"))
+    lines.append(words.text("kit:publish-chapters"))
     for start, r in zip(chapter_starts(results), results):
         lines.append(f"{stamp(start)} {words.text('film:heading', chapter=r.chapter, title=r.title)}")
-    lines += ["", words.text("film:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
+    lines += ["", words.text("kit:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
     return "\n".join(lines)
 
 

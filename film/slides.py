@@ -74,12 +74,12 @@ def _script_json(data) -> str:
 
 def deck_words(words) -> dict[str, str]:
     """The deck's own words (its buttons, labels and help) in the film's language."""
-    return {"lang": words.lang, "dir": "rtl" if is_rtl(words.lang) else "ltr", "start": words.text("film:deck-start"), "chapters_label": words.text("film:deck-chapters"),
-            "notes_label": words.text("film:deck-notes"), "captions_label": words.text("film:deck-captions")}
+    return {"lang": words.lang, "dir": "rtl" if is_rtl(words.lang) else "ltr", "start": words.text("kit:deck-start"), "chapters_label": words.text("kit:deck-chapters"),
+            "notes_label": words.text("kit:deck-notes"), "captions_label": words.text("kit:deck-captions")}
 
 
 def slide_heading(heading: str, e: dict) -> str:
-    """A slide's heading: the catalog's `film:slide-heading` for clip entry `e`, the beat named by
+    """A slide's heading: the catalog's `kit:slide-heading` for clip entry `e`, the beat named by
     the first sentence of its line (film/publish.py `short_title`), as its video chapter is."""
     return heading.format(chapter=e["chapter"], title=e["title"], beat=short_title(e["text"]))
 
@@ -87,7 +87,7 @@ def slide_heading(heading: str, e: dict) -> str:
 def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str],
               heading: str = "{chapter} · {title} — {beat}") -> str:
     """The HTML deck of these clip sets, playing their `fmt` clips; `ui`: its words (deck_words);
-    `heading`: the slide heading's template (film:slide-heading)."""
+    `heading`: the slide heading's template (kit:slide-heading)."""
     slides, chapters = [], []
     for cs in sets:
         chapters.append({"chapter": cs.chapter, "title": cs.title, "first": len(slides)})
@@ -233,7 +233,7 @@ def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force
 def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, model: str | None) -> Deck:
     words = words or Words.load()
     title, ui = words.text("film:film-title", model=words.model_name(model)), deck_words(words)
-    heading = words.template("film:slide-heading")
+    heading = words.template("kit:slide-heading")
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
     sets = [cut_clips(r, html_fmt, force) for r in results]
     mp4_sets = sets if html_fmt == "mp4" else [cut_clips(r, "mp4", force) for r in results]

@@ -36,6 +36,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
         t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=size, color=color, **kw)
     if compact:
         compact_text(t)
+    light(t)
     if key is not None:
         _TEXT_CACHE[key] = t.copy()
     return t
@@ -75,7 +76,7 @@ class MonoGlyphs:
         self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
         self.points = {c: g.points - np.array([i * self.advance, 0, 0])
                        for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
-        self.template = compact_text(ref)
+        self.template = light(compact_text(ref))
 
     @classmethod
     def at(cls, size: int) -> "MonoGlyphs | None":
@@ -111,6 +112,17 @@ class MonoGlyphs:
 # Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
 # would otherwise deep-copy them for every label
 _PARSE_ONLY = ("id_to_vgroup_dict", "svg_default", "path_string_config")
+
+
+def light(mob):
+    """`mob` without what its glyphs kept of the SVG they were parsed from (each glyph's svgelements
+    path: a hundred small objects for a number): manim deep-copies them on every copy, and a
+    FadeIn or Transform copies a label two or three times, for nothing, since the glyph's points
+    are all that is drawn and moved. Only the shapes' construction reads that path."""
+    for m in mob.get_family():
+        if getattr(m, "path_obj", None) is not None:
+            m.path_obj = None
+    return mob
 
 
 def compact_text(t: Text) -> Text:

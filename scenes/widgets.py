@@ -15,24 +15,13 @@ from words import numbers as N
 from scenes.text import fit_width, label, line_height
 
 
-def light(mob):
-    """`mob` without what its glyphs kept of the SVG they were parsed from (each glyph's svgelements
-    path: a hundred small objects for a number): manim deep-copies them on every copy, and a
-    FadeIn or Transform copies a label two or three times, for nothing, since the glyph's points
-    are all that is drawn and moved. Only the shapes' construction reads that path."""
-    for m in mob.get_family():
-        if getattr(m, "path_obj", None) is not None:
-            m.path_obj = None
-    return mob
-
-
 class TokenChip(VGroup):
     """A token as a rounded chip: its visible text, optionally its id beneath."""
 
     def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
                  max_text_width: float = 2.6):
         super().__init__()
-        self.text_mob = light(label(S.show_token(text), size, color, mono=True, compact=True))
+        self.text_mob = label(S.show_token(text), size, color, mono=True, compact=True)
         natural_w = self.text_mob.width
         fit_width(self.text_mob, max_text_width)
         shrink = self.text_mob.width / natural_w if natural_w > 0 else 1.0
@@ -131,8 +120,7 @@ class NumberGrid(VGroup):
                 cell_group.add(cell)
                 if show_values:
                     txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, decimals)
-                    t = light(label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True,
-                                    compact=True))
+                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True, compact=True)
                     fit_width(t, cell_w - 0.08)
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
                     self.values_mobs[(r, c)] = t

@@ -142,7 +142,7 @@ def test_the_description_has_chapter_timestamps_at_clip_starts_and_cites_the_bun
     cs = clips.write_clips(chapter.result, "mp4")
     made = publish.write_publish([chapter.result], tiny_bundle, chapter.words)
     text = (chapter.result.final.parent / "ch02.description.txt").read_text(encoding="utf-8")
-    assert chapter.words.text("film:summary-02") in text
+    assert chapter.words.text("kit:summary-02") in text
     assert tiny_bundle.meta["weights"]["sha256"] in text and f"“{tiny_bundle.prompt}”" in text
     stamps = [(publish.parse_stamp(m.group(1)), m.group(2))
               for m in re.finditer(r"^(\d+:\d{2}(?::\d{2})?) (.+)$", text, re.M)]

@@ -163,6 +163,21 @@ def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_
     assert cue["segments"][0]["text"].startswith("A decoder writes one way only")   # the captions' text
 
 
+def test_the_course_kits_words_re_render_no_scene_and_the_films_own_re_render_every_scene(tiny_bundle, tmp_path):
+    """kit.po's words (decks, handouts, descriptions, notebooks) are never in a frame, so rewording
+    one keeps every scene's key; a film-wide word (the furniture) is in every frame."""
+    from film import jobs
+    english = catalog.english()
+    assert english["kit:handout-contents"].forms[0] and all(not m.startswith("film:handout") for m in english)
+    plan = lambda words=None: [j.key for j in jobs.plan(["02"], tiny_bundle, jobs.BuildOptions(out=tmp_path, words=words))["02"]]
+    before = plan()
+    kit = Words.load("en", write_po(tmp_path / "kit.po", {"kit:handout-contents": "What is in it"}))
+    assert kit.text("kit:handout-contents") == "What is in it"
+    assert plan(kit) == before
+    film = Words.load("en", write_po(tmp_path / "film.po", {"film:meter-title": "FLOPs so far"}))
+    assert all(a != b for a, b in zip(plan(film), before))
+
+
 def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again(tiny_bundle, tmp_path):
     """The build with a stand-in renderer (tests/test_lecture.py): the first build renders every
     scene, the same build with a script that rewords one line renders only the scene that says it,

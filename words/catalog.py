@@ -1,4 +1,4 @@
-"""The film's words: gettext PO catalogs, one per chapter (chNN.po) plus film.po, per language.
+"""The film's words: gettext PO catalogs, one per chapter (chNN.po) plus film.po and kit.po, per language.
 
     words/catalogs/en/ch02.po     the source catalog: msgctxt is the message's id, msgid its English
     words/catalogs/<lang>/*.po    a translation: the same ids, msgstr in that language
@@ -6,8 +6,9 @@
 
 Ids: a narration line is `chNN-<beat>` (recorded clips are named by it), its wording for random
 weights `chNN-<beat>.synthetic`; words on screen are `chNN:<name>`; film-wide words (furniture,
-titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`; a model's name
-is `film:model-<hub id>` (`film:model-gpt2` "GPT-2 small"), `film:model-other` for any other shape
+titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`; the course
+kit's words (decks, handouts, descriptions, notebooks: never in a frame, so no scene key holds
+them) are `kit:<name>`; a model's name is `film:model-<hub id>` (`film:model-gpt2` "GPT-2 small"), `film:model-other` for any other shape
 (`model_message`, `Words.model_name`).
 
 `Words.load(lang, script)` is one language with a lecturer's own words (`--script FILE.po`) on
@@ -171,6 +172,13 @@ def read_script(path: str | Path) -> dict[str, Message]:
     return messages
 
 
+def catalog_file(mid: str) -> str:
+    """The file a message belongs in: chNN.po for `chNN-…`/`chNN:…`, kit.po for `kit:…`, else film.po."""
+    if mid.startswith("ch") and not mid.startswith("chapter-"):
+        return f"{mid[:4]}.po"
+    return "kit.po" if mid.startswith("kit:") else "film.po"
+
+
 def model_message(model: str | None) -> str:
     """The id of a model's name: `film:model-<hub id>` for a member of the GPT-2 family
     (data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
@@ -238,8 +246,7 @@ class Words:
     def template(self, mid: str, count: int | None = None) -> str:
         msg = self.messages.get(mid)
         if msg is None:
-            raise CatalogError([f"{self.lang}: no message {mid} (add it to words/catalogs/{SOURCE}/"
-                                f"{mid.split(':')[0].split('-')[0] if mid.startswith('ch') else 'film'}.po)"])
+            raise CatalogError([f"{self.lang}: no message {mid} (add it to words/catalogs/{SOURCE}/{catalog_file(mid)})"])
         if len(msg.forms) == 1:
             return msg.forms[0]
         if count is None:
