@@ -478,10 +478,15 @@ class Scale(LoopChapter):
             # "the same blueprint comes in a family of sizes": the header; then the family, smallest first
             self.play(FadeIn(head), Create(rule), run_time=beat.span(0.5))
             say(self, beat, "sizes", LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in family], lag_ratio=0.3),
-                run_time=beat.span(0.6, mark="sizes"))
-            # "this film's model is …": its row lit, then its parameters, its FLOPs per token, its KV cache
+                run_time=beat.span(0.4, mark="sizes"))
+            # "from the smallest … to the largest …, the ledger prices each one the same way": the two
+            # ends of the family, then the FLOPs column the ledger fills for every row
             ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.2)
-            say(self, beat, "ours", ptr.to(ours))
+            say(self, beat, "sizes", ptr.to(family[0]), into=0.15)
+            say(self, beat, "sizes", ptr.to(family[-1]), into=0.45)
+            say(self, beat, "sizes", ptr.to(VGroup(head[5], *[r[5] for r in family]), color=S.FLOPS), into=0.75)
+            # "this film's model is …": its row lit, then its parameters, its FLOPs per token, its KV cache
+            say(self, beat, "ours", ptr.to(ours, color=S.TOKEN))
             for k, into in ((4, 0.3), (5, 0.55), (6, 0.8)):
                 say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
         with self.beat("gpt3") as beat:
@@ -489,10 +494,13 @@ class Scale(LoopChapter):
             self.play(FadeIn(gpt3[0], shift=UP * GAP.xs), ptr.to(gpt3[0], color=S.LOGIT), run_time=beat.span(0.6))
             for k in range(1, 5):
                 say(self, beat, "gpt3", FadeIn(gpt3[k], shift=S.START * GAP.s), ptr.to(gpt3[k], color=S.LOGIT),
-                    into=0.15 + 0.75 * (k - 1) / 4, run_time=min(0.8, beat.span(0.2, mark="gpt3")))
+                    into=0.15 + 0.8 * (k - 1) / 3, run_time=min(0.8, beat.span(0.2, mark="gpt3")))
             # "prices one new token at … against … for <this model>"
-            say(self, beat, "prices", FadeIn(gpt3[5:], shift=S.START * GAP.s), ptr.to(gpt3[5], color=S.LOGIT), into=0.3)
+            say(self, beat, "prices", FadeIn(gpt3[5:], shift=S.START * GAP.s), run_time=min(0.8, beat.span(0.15)))
+            say(self, beat, "prices", ptr.to(gpt3[5], color=S.LOGIT), into=0.3)
             say(self, beat, "prices", ptr.to(ours[5], color=S.TOKEN), into=0.65)
+            # as the sentence ends, the two prices the ratio divides, together
+            say(self, beat, "prices", ptr.to(VGroup(gpt3[5], ours[5]), color=S.FLOPS), into=0.97)
             say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
         name2 = self.words.model_name(self.bundle.model)
         with self.beat("reply") as beat:

@@ -161,7 +161,7 @@ def test_the_narration_says_this_models_layers_and_heads_and_names_it(mini, mode
     spoken = " ".join(t for ch in CHAPTERS for t in _lines(b, ch).values())
     assert not re.search(r"\btwelve\b", spoken, re.I)
     numbers = lambda text: set(re.findall(r"\d[\d,]*", text))          # noqa: E731
-    assert f"{name} stacks {L} of them" in ch03["climb"] and f"{L} sets of weights" in ch03["climb"]
+    assert f"Stacked {L} high, such layers make {name}:" in ch03["climb"] and f"{L} sets of weights" in ch03["climb"]
     assert f"After layer {L} " in ch03["climb_total"] and f"{L} layers at" in ch03["climb_total"]
     assert f"After layer {L} " in ch03["lens"]
     assert str(H) in numbers(ch03["heads"]) and f"head {b.featured_head() + 1} of {H}" in ch02["intro"]
