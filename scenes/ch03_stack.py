@@ -41,7 +41,6 @@ from data.facts.ch03 import (
     param_facts,
     settle_layer,
 )
-from data.flops import human
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
@@ -545,7 +544,7 @@ class Climb(StackScene):
         L, led = self.L, self.ledger
         stack = floors(L, self.floor_words())
         # each row's bill beside it: one layer's, or the hidden layers' together on the gap row
-        flop_tags = VGroup(*[label(f"+{human(sum(led.layer_flops(l) for l in range(a, b + 1)))}", S.SMALL, S.FLOPS,
+        flop_tags = VGroup(*[label("+" + N.fmt_human(sum(led.layer_flops(l) for l in range(a, b + 1))), S.SMALL, S.FLOPS,
                                    mono=True).next_to(row, RIGHT, buff=GAP.s) for row, (a, b) in zip(stack, stack.spans)])
         home = stack.get_center()
         everything = VGroup(stack, stack.stream, flop_tags)

@@ -12,7 +12,6 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut,
 
 from data import models
 from data.facts.ch06 import family_facts, loop_facts
-from data.flops import human
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, glow, say
@@ -287,7 +286,7 @@ class Square(LoopChapter):
         for r in f["square"]:
             cells.append([label(names[r["key"]], S.SMALL, S.INK), label(N.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
                           label(N.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
-                          label(human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
+                          label(N.fmt_human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
                           label(N.fmt_share(r["share"]), S.SMALL, S.INK, mono=True)])
         grid = table(cells, "LRRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
                      space_before={1: GAP.m}, x=S.TEXT.left, rtl_aligns="RRRRR")

@@ -96,6 +96,10 @@ def test_numbers_are_written_as_each_language_writes_them():
                 (count, pct, signed, ratio), lang
     with N.language("es"):
         assert N.fmt_prob(0.0761) == "7,6\u00a0%" and N.fmt_signed(-0.001, 2) == "0,00"
+    # the short forms of a floor's FLOPs tag and the family table (they were f-strings once)
+    for lang, (tag, short) in {"en": ("307.4M", "1.56G"), "es": ("307,4M", "1,56G"), "ur": ("307.4M", "1.56G")}.items():
+        with N.language(lang):
+            assert (N.fmt_human(307_364_000), N.fmt_short(1_557_611_200)) == (tag, short), lang
 
 
 def test_the_same_digits_in_every_language():

@@ -23,6 +23,7 @@ import numpy as np
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal
 
+from data.flops import human
 from words.catalog import PSEUDO, SOURCE, Words
 
 _LANG: ContextVar[str] = ContextVar("onepass_numbers_language", default=SOURCE)
@@ -217,6 +218,13 @@ def fmt_short(n: float) -> str:
             digits = f"{n / size:.3g}"
             return _style().local(digits if "e" not in digits else f"{n / size:.0f}") + unit
     return fmt_int(int(n))
+
+
+def fmt_human(n: float) -> str:
+    """data.flops.human in the locale's digits: one decimal and an SI letter, '+307.4M' on a
+    floor's tag (Spanish '307,4M'); English is exactly human()'s."""
+    short = human(n)
+    return _style().local(short[:-1]) + short[-1] if short[-1:].isalpha() else fmt_int(int(n))
 
 
 def fmt_whole(x: float) -> str:
