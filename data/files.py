@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from data.bundle import sha256_file
+
 # mkstemp makes its file 0600; the finished file gets what open() would have given it.
 # Read once, at import (changing the umask to read it is not thread-safe later on).
 _UMASK = os.umask(0o022)
@@ -47,6 +49,37 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
 def write_text(path: Path | str, text: str) -> Path:
     """Write `text` (UTF-8) to `path` atomically; returns the path."""
     return write_bytes(path, text.encode("utf-8"))
+
+
+def write_text_if_changed(path: Path | str, text: str, force: bool = False) -> bool:
+    """Write `text` to `path` (atomically) unless it already holds exactly that; True if written."""
+    try:
+        if not force and Path(path).read_text(encoding="utf-8") == text:
+            return False
+    except (OSError, ValueError):
+        pass
+    write_text(path, text)
+    return True
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.key")
+
+
+def stamped(path: Path | str, key: str) -> bool:
+    """True when `path`'s stamp (`.<name>.key` beside it) says it was made for `key` and the file
+    is still the bytes written then (a damaged or replaced file is made again)."""
+    path = Path(path)
+    try:
+        return _stamp_path(path).read_text(encoding="utf-8") == f"{key}\n{sha256_file(path)}"
+    except OSError:
+        return False
+
+
+def write_stamp(path: Path | str, key: str) -> None:
+    """Record that `path`, as it is now, was made for `key` (see `stamped`)."""
+    path = Path(path)
+    write_text(_stamp_path(path), f"{key}\n{sha256_file(path)}")
 
 
 def write_json(path: Path | str, data) -> Path:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from data.bundle import sha256_file
 from data.chapters import CHAPTERS
-from data.files import FolderLock, discard, temp_name, write_text
+from data.files import FolderLock, discard, stamped, temp_name, write_stamp, write_text
 from film.clips import Span, beat_spans
 from film.errors import PipelineError
 from film.keys import ROOT, sha
@@ -460,17 +460,13 @@ def handout_name(chapters: list[str] | None) -> str:
 
 def _make(pdf: Path, key: str, build, force: bool) -> Path:
     """Write `pdf` (via `build(folder) -> html`) unless its stamp says it is this key and these bytes."""
-    stamp = pdf.with_name(f".{pdf.name}.key")
-    try:
-        if not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pdf)}":
-            return pdf
-    except OSError:
-        pass
+    if not force and stamped(pdf, key):
+        return pdf
     with tempfile.TemporaryDirectory(prefix="onepass-handout-", dir=pdf.parent) as work:
         page = Path(work) / "handout.html"
         page.write_text(build(Path(work)), encoding="utf-8")
         print_pdf(page, pdf)
-    write_text(stamp, f"{key}\n{sha256_file(pdf)}")
+    write_stamp(pdf, key)
     return pdf
 
 
@@ -490,7 +486,7 @@ def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = Fals
         for r in results:
             key = sha({**base, "video": sha256_file(r.final), "chapter": r.chapter,
                        "words": {m: words.messages[m].forms for m in sorted(words.messages)
-                                 if m.startswith((f"ch{r.chapter}", "film:"))}})
+                                 if m.startswith((f"ch{r.chapter}", "film:", "kit:"))}})
 
             def one(work: Path, r=r) -> str:
                 pages, _ = chapter_pages(r, bundle, words, work, cover=True)

@@ -27,7 +27,7 @@ from data.facts.ch03 import mlp_facts, param_facts
 from data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
 from data.facts.ch05 import mask_facts
 from data.facts.ch06 import loop_facts
-from data.files import FolderLock, write_text
+from data.files import FolderLock, write_text_if_changed
 from film.publish import cite_line
 from voiceover import script
 
@@ -399,12 +399,6 @@ def write_notebooks(results, bundle, words, force: bool = False) -> list[Path]:
     with FolderLock(results[0].final.parent):
         for r in results:
             path = r.final.parent / notebook_name(r.chapter)
-            text = nbformat.writes(chapter_notebook(r.chapter, bundle, words)) + "\n"
-            try:
-                same = not force and path.read_text(encoding="utf-8") == text
-            except (OSError, ValueError):
-                same = False
-            if not same:
-                write_text(path, text)
+            write_text_if_changed(path, nbformat.writes(chapter_notebook(r.chapter, bundle, words)) + "\n", force)
             made.append(path)
     return made

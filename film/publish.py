@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data.bundle import sha256_file
-from data.files import FolderLock, write_text
+from data.files import FolderLock, stamped, write_stamp, write_text_if_changed
 from film.clips import beat_spans
 from film.identity import project_version
 from film.join import FILM_NAME, settled_moment, thumbnail
@@ -147,22 +147,11 @@ def thumbnail_name(chapter: str) -> str:
     return f"ch{chapter}.thumbnail.png"
 
 
-def _write_if_changed(path: Path, text: str, force: bool) -> bool:
-    try:
-        if not force and path.read_text(encoding="utf-8") == text:
-            return False
-    except (OSError, ValueError):
-        pass
-    write_text(path, text)
-    return True
-
-
 def write_thumbnail(result, words, force: bool = False) -> Path:
     """chNN.thumbnail.png: the chapter's thumbnail frame at THUMB_SIZE, its title band drawn at
     that size; made again only when the chapter MP4 or the band changed (a stamp beside it holds
     the key and the PNG's sha256)."""
     png = result.final.parent / thumbnail_name(result.chapter)
-    stamp_path = png.with_name(f".{png.name}.key")
     cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in result.scenes]
     durations = [s.seconds for s in result.scenes]
     total = sum(durations)
@@ -171,13 +160,10 @@ def write_thumbnail(result, words, force: bool = False) -> Path:
     band = words.text("film:heading", chapter=result.chapter, title=result.title)
     key = sha({"video": sha256_file(result.final), "at": round(at, 3), "band": band, "size": THUMB_SIZE,
                "lang": result.lang, "version": 1})
-    try:
-        if not force and stamp_path.read_text(encoding="utf-8") == f"{key}\n{sha256_file(png)}":
-            return png
-    except OSError:
-        pass
+    if not force and stamped(png, key):
+        return png
     thumbnail(result.final, png, at=at, title=band, lang=result.lang, size=THUMB_SIZE)
-    write_text(stamp_path, f"{key}\n{sha256_file(png)}")
+    write_stamp(png, key)
     return png
 
 
@@ -191,10 +177,10 @@ def write_publish(results, bundle, words, film: Path | None = None, force: bool 
     with FolderLock(folder):
         for r in results:
             path = r.final.parent / description_name(r.chapter)
-            _write_if_changed(path, chapter_description(r, bundle, words), force)
+            write_text_if_changed(path, chapter_description(r, bundle, words), force)
             made += [path, write_thumbnail(r, words, force)]
         if film is not None:
             path = film.parent / f"{FILM_NAME}.description.txt"
-            _write_if_changed(path, film_description(results, bundle, words), force)
+            write_text_if_changed(path, film_description(results, bundle, words), force)
             made.append(path)
     return made

@@ -22,7 +22,6 @@ Neither is rewritten when the clips and lines it would hold are unchanged.
 """
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import json
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data.bundle import sha256_file
-from data.files import FolderLock, write_bytes, write_text
+from data.files import FolderLock, stamped, write_bytes, write_stamp, write_text
 from film.clips import ClipSet, cut_clips
 from film.jobs import ChapterResult
 from film.keys import sha
@@ -243,19 +242,13 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, mode
     if _write_if_changed(page, deck_html(sets, html_fmt, title, ui, heading), force):
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
-    stamp = pptx.with_name(f".{pptx.name}.key")
     thumbnails = {r.chapter: r.final.with_suffix(".png") for r in results}
     thumb_keys = {c: sha256_file(p) if p.is_file() else None for c, p in thumbnails.items()}
     key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
                                           for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys,
                "version": 3})
-    try:        # the stamp holds the key and the sha256 of the file written: a damaged one is made again
-        fresh = not force and stamp.read_text(encoding="utf-8") == f"{key}\n{sha256_file(pptx)}"
-    except OSError:
-        fresh = False
-    if not fresh:
-        data = deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails)
-        write_bytes(pptx, data)
-        write_text(stamp, f"{key}\n{hashlib.sha256(data).hexdigest()}")
+    if force or not stamped(pptx, key):      # a damaged or replaced file is made again
+        write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails))
+        write_stamp(pptx, key)
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

@@ -209,6 +209,19 @@ def test_the_handout_has_a_page_per_beat_with_its_words_and_numbers_as_text(chap
         assert step in text and f"{flops:,}" in text
 
 
+@pytest.mark.skipif(not handout.chromium(), reason="Chromium is not installed")
+def test_a_handout_is_made_again_when_its_own_words_change_and_not_otherwise(chapter, tiny_bundle, tmp_path):
+    """The handout's labels are kit words (kit.po): rewording one makes the PDF again."""
+    from tests.test_words import write_po
+    result = chapter.result
+    pdf, = handout.write_handouts([result], tiny_bundle, chapter.words, force=True)
+    made = pdf.stat().st_mtime_ns
+    assert handout.write_handouts([result], tiny_bundle, chapter.words) == [pdf] and pdf.stat().st_mtime_ns == made
+    mine = Words.load("en", write_po(tmp_path / "kit.po", {"kit:handout-contents": "What is in it"}))
+    handout.write_handouts([result], tiny_bundle, mine)
+    assert pdf.stat().st_mtime_ns != made and "What is in it" in pdf_text(pdf)
+
+
 def test_a_beats_numbers_are_its_values_with_the_words_around_them(tiny_bundle):
     said = handout.beat_lines("02", tiny_bundle, Words.load("en"))["inputs"]
     shown = [said.text[a:b] for a, b in said.values]
