@@ -227,7 +227,7 @@ class Bundle:
         if "model" in self.meta:
             return self.meta["model"]
         from data import models
-        return getattr(models.family_of(self.config), "name", None)
+        return models.member_name(self.config)
 
     @property
     def synthetic(self) -> bool:

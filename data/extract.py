@@ -139,7 +139,7 @@ def weights_model(weights: str) -> str | None:
     if weights in SYNTHETIC or weights == "auto":
         return None
     config = dir_config(weights) if Path(weights).expanduser().is_dir() else None
-    return getattr(models.family_of(config or {}), "name", None)
+    return models.member_name(config)
 
 
 def model_conflict(weights: str, model: str | None, weights_flag: str = "--weights",
@@ -178,7 +178,7 @@ def find_real_weights(model: str = models.DEFAULT) -> str | None:
     env = os.environ.get(WEIGHTS_ENV)
     if env and Path(env).expanduser().is_dir():
         config = dir_config(env)
-        if (getattr(models.family_of(config or {}), "name", None) == model if config is not None
+        if (models.member_name(config) == model if config is not None
                 else model == models.DEFAULT):
             return env
     try:
@@ -546,11 +546,11 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         # the hub id that was loaded; a directory's family member (else "gpt2", the architecture)
         "model_id": f"{'gpt2' if spec.name.startswith('tiny') else spec.model}-architecture ({spec.name} weights)"
         if spec.synthetic else spec.name if spec.name in models.FAMILY
-        else getattr(models.family_of(config), "name", "gpt2"),
+        else (models.member_name(config) or "gpt2"),
         # the family member explained (data.models): the one synthetic weights imitate (a 'mini' keeps
         # its layers and heads), else the one with this architecture; None for any other shape (tiny)
         "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic
-        else getattr(models.family_of(config), "name", None),
+        else models.member_name(config),
         "weights": {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
                     "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None},
         "config": config,

@@ -64,3 +64,9 @@ def family_of(config: dict) -> Model | None:
         if all(config.get(k) == v for k, v in m.config().items()):
             return m
     return None
+
+
+def member_name(config: dict | None) -> str | None:
+    """The hub id of the family member with this architecture (family_of), or None."""
+    found = family_of(config or {})
+    return found.name if found else None
