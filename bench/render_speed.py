@@ -179,7 +179,12 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
 # candidates of issue 24. Every one encodes the same decoded frames of one scene.
 ENCODER_CANDIDATES = (
     ("veryfast (before issue 24)", {"preset": "veryfast", "threads": "1"}),
-    ("veryfast subme=0 (chosen)", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0"}),
+    ("veryfast subme=0 (issue 24, first)", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0"}),
+    ("veryfast subme=0 trellis=0 (chosen)", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0"}),
+    ("veryfast subme=0 trellis=0 bframes=0", {"preset": "veryfast", "threads": "1",
+                                              "x264-params": "subme=0:trellis=0:bframes=0"}),
+    ("veryfast subme=0 trellis=0 no-mbtree", {"preset": "veryfast", "threads": "1",
+                                              "x264-params": "subme=0:trellis=0:mbtree=0"}),
     ("veryfast sliced-threads=1 threads=2", {"preset": "veryfast", "threads": "2", "x264-params": "sliced-threads=1"}),
     ("veryfast tune=animation", {"preset": "veryfast", "tune": "animation", "threads": "1"}),
     ("veryfast tune=stillimage", {"preset": "veryfast", "tune": "stillimage", "threads": "1"}),

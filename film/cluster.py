@@ -314,6 +314,11 @@ def receive(job: SceneJob, payload: dict) -> SceneResult:
     """A task's files -> this machine's cache: narration clips into the voice cache, the cues
     pointing at them, the MP4, then the cache entry."""
     from voiceover.services import cache_root    # the voice cache of this machine (clips named by the worker)
+    # the MP4 as the worker's runner checked it (its packets are what its encoder produced) or nothing
+    sent = ((payload["record"].get("files") or {}).get("mp4") or {}).get("sha256")
+    if sent != hashlib.sha256(payload["mp4"]).hexdigest():
+        raise PipelineError(f"scene {job.scene} of chapter {job.chapter} arrived from {payload['worker']} unlike "
+                            "the file its worker checked (sha256); nothing was cached: run the same command again")
     job.stem.parent.mkdir(parents=True, exist_ok=True)
     cues = payload["cues"]
     for cue in cues:

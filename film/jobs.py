@@ -120,6 +120,12 @@ class SceneJob:
         return self.stem.with_name(self.stem.name + ".json")
 
     @property
+    def packets(self) -> Path:
+        """What the scene process says its encoder produced (packet count and digest): written
+        beside the render in its staging folder, checked against the MP4, never cached."""
+        return self.stem.with_name(self.stem.name + ".packets.json")
+
+    @property
     def log(self) -> Path:
         return self.stem.with_name(self.stem.name + ".log")
 

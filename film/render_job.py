@@ -1,7 +1,8 @@
 """Render one scene of one chapter into one MP4 (run as its own process by film/runner.py).
 
     python -m film.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
-        --out path/scene.mp4 [--cues path/scene.json] [--voice SPEC] [--media /tmp/onepass-media-TAG-]
+        --out path/scene.mp4 [--cues path/scene.json] [--packets path/scene.packets.json] [--voice SPEC]
+        [--media /tmp/onepass-media-TAG-]
 
 Every scene input is an argument (bundle, cues, voice: scenes.base.SceneInputs; the quality),
 none is read from the environment. --voice is a `render.py --voice` spec (default none: silent,
@@ -15,6 +16,7 @@ dask worker's death) by the next run on the machine that finds PID gone.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -27,16 +29,19 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+from av.video.reformatter import VideoReformatter
 from manim import Camera, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+from data.files import write_json
 from film.request import QUALITIES
 from film.runner import media_folder
 from scenes.base import SceneInputs
 from scenes.registry import scenes_of
 from scenes.text import enable_text_cache
+from voiceover.media import packet_hash, packets_digest
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
@@ -72,7 +77,17 @@ class FrameTimes:
 class SegmentEncoder(VideoSegmentEncoder):
     """manim's segment encoder, fed frames already in the stream's pixel format (FilmFileWriter
     converts them): a held frame (`repeat` > 1, a wait) is converted once and encoded `repeat`
-    times, the same frame at consecutive timestamps, so the frame rate stays constant."""
+    times, the same frame at consecutive timestamps, so the frame rate stays constant. It keeps
+    the hash of every packet x264 hands it (`hashes`): what the scene's MP4 must hold."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hashes: list[bytes] = []
+
+    def _mux(self, packets) -> None:
+        for packet in packets:
+            self.hashes.append(packet_hash(bytes(packet), annexb=True))
+            self._container.mux(packet)
 
     def write_frame(self, frame: av.VideoFrame, *, repeat: int = 1) -> None:
         if self._closed:
@@ -88,10 +103,28 @@ class SegmentEncoder(VideoSegmentEncoder):
                 frame.pts = self._next_pts
                 frame.time_base = time_base
                 self._next_pts += 1
-                for packet in self._stream.encode(frame):
-                    self._container.mux(packet)
+                self._mux(self._stream.encode(frame))
         except BaseException as error:
             raise self._operation_error("encode", error) from error
+
+    def finish(self) -> None:
+        """manim's finish (flush x264's delayed packets, close the file), those packets hashed too."""
+        if self._closed:
+            return
+        self._closed = True
+        first_error: Exception | None = None
+        try:
+            try:
+                self._mux(self._stream.encode())
+            except Exception as error:
+                first_error = error
+        finally:
+            try:
+                self._container.close()
+            except Exception as error:
+                first_error = first_error or error
+        if first_error is not None:
+            raise self._operation_error("finish", first_error) from first_error
 
 
 class FilmFileWriter(SceneFileWriter):
@@ -101,15 +134,29 @@ class FilmFileWriter(SceneFileWriter):
 
     times: FrameTimes | None = None
 
+    @functools.cached_property
+    def _reformatter(self) -> VideoReformatter:
+        """One colour converter for the whole scene: a frame's own would set swscale up afresh for
+        every frame (the same pixels out, 10% more of the conversion's CPU)."""
+        return VideoReformatter()
+
     def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
-        return SegmentEncoder(target=target, spec=self.video_encoder)
+        encoder = SegmentEncoder(target=target, spec=self.video_encoder)
+        self.__dict__.setdefault("segment_encoders", {})[str(target)] = encoder
+        return encoder
+
+    def encoded_packets(self) -> list[bytes]:
+        """The hashes of the packets x264 produced, in the order manim joins the segments into the
+        scene's movie (its partial movie files, the skipped plays left out)."""
+        encoders = self.__dict__.get("segment_encoders", {})
+        return [h for path in self.partial_movie_files if path is not None for h in encoders[str(path)].hashes]
 
     def write_frame(self, pixels, *, repeat: int = 1) -> None:
         if not (self.output_spec.is_video and self._current_encode_job is not None):
             return super().write_frame(pixels, repeat=repeat)
         t0 = time.thread_time()
-        frame = av.VideoFrame.from_numpy_buffer(pixels, format="rgba").reformat(
-            format=self.video_encoder.pixel_format, threads=CONVERT_THREADS)
+        frame = self._reformatter.reformat(av.VideoFrame.from_numpy_buffer(pixels, format="rgba"),
+                                           format=self.video_encoder.pixel_format, threads=CONVERT_THREADS)
         if self.times is not None:
             self.times.convert += time.thread_time() - t0
             self.times.converted += 1
@@ -186,8 +233,10 @@ def _terminated(signum, frame):
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
                  media_prefix: str | None = None, voice: str = "none", lang: str = "en",
-                 script: Path | None = None, times: FrameTimes | None = None) -> Path:
-    """Render one scene into `out`; `times` (if given) is filled with where the CPU time went."""
+                 script: Path | None = None, times: FrameTimes | None = None, packets: Path | None = None) -> Path:
+    """Render one scene into `out`; `times` (if given) is filled with where the CPU time went;
+    `packets` (if given) gets the count and digest of the video packets x264 produced, which the
+    runner checks the MP4 against (film.runner: a scene's file is what its encoder made)."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
                          Path(script) if script else None)
     enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
@@ -207,7 +256,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "video_encoder_options": ENCODER_OPTIONS}):
             instance = classes[scene](inputs, renderer=FilmRenderer(times))
             instance.render()
-            movie = Path(instance.renderer.file_writer.movie_file_path)
+            writer = instance.renderer.file_writer
+            movie, encoded = Path(writer.movie_file_path), writer.encoded_packets()
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
         os.close(fd)
         try:
@@ -215,6 +265,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
             os.replace(tmp, out)       # atomic: a finished file or none
         finally:
             Path(tmp).unlink(missing_ok=True)
+        if packets is not None:
+            write_json(Path(packets), {"packets": len(encoded), "sha256": packets_digest(encoded)})
     finally:
         shutil.rmtree(media, ignore_errors=True)
         enable_text_cache(False)   # leave the process as found (tests render in-process)
@@ -229,6 +281,7 @@ def main(argv=None) -> int:
     p.add_argument("--quality", default="low", choices=tuple(QUALITIES))
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--cues", type=Path)
+    p.add_argument("--packets", type=Path, help="write the count and digest of the encoded video packets here (JSON)")
     p.add_argument("--voice", default="none", help="the narration voice, a render.py --voice spec (default: none)")
     p.add_argument("--media", help="prefix (folder + name start) of manim's temporary media folder")
     p.add_argument("--lang", default="en", help="the language of every word (words/catalogs/<lang>, or qps)")
@@ -236,7 +289,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminated)
     wall0, times = time.perf_counter(), FrameTimes()
-    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script, times)
+    render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script, times,
+                 a.packets)
     report = os.environ.get(TIMES_ENV)     # a process setting, like thread counts: never a scene input
     if report:
         write_times(Path(report), times, a, time.perf_counter() - wall0)

@@ -3,6 +3,7 @@ is reported with the tail of its log, a finished one recorded as a cache entry."
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ from data.files import replace_together, write_json
 from film.jobs import SceneJob, SceneResult
 from film.errors import PipelineError
 from film.keys import ROOT
-from voiceover.media import video_facts
+from voiceover.media import MediaError, packet_hashes, packets_digest, video_facts
 
 
 STAGE_PREFIX = "onepass-scene-"     # a scene render's own folder under .scenes/, until it is checked
@@ -102,6 +103,26 @@ def child_env(base: dict | None = None, settings: dict | None = None) -> dict:
     return env
 
 
+def encoding_problem(job: SceneJob) -> str | None:
+    """None when the scene's MP4 holds exactly the packets its process says x264 produced
+    (job.packets); else what is wrong. x264's own packets decode by construction, so this stands in
+    for decoding every frame (the join then checks its packets against the parts': film/join.py)."""
+    try:
+        said = json.loads(job.packets.read_text(encoding="utf-8"))
+        count, digest = int(said["packets"]), str(said["sha256"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"no readable account of its encoded packets ({job.packets.name}: {exc})"
+    try:
+        found = packet_hashes(job.mp4)
+    except MediaError as exc:
+        return str(exc)
+    if len(found) != count:
+        return f"{len(found)} video packets where its encoder produced {count}"
+    if packets_digest(found) != digest:
+        return "its video packets are not the ones its encoder produced"
+    return None
+
+
 class Runner:
     """Runs scene jobs in child processes (the caller decides how many at once); remembers
     them to stop them. A Runner is called with a job (`runner(job)`: `run`), so an executor
@@ -128,7 +149,7 @@ class Runner:
             return self.command(job, cues)
         return [sys.executable, "-m", "film.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
                 "--scene", job.scene, "--quality", self.quality, "--voice", self.voice, "--out", str(job.mp4),
-                "--cues", str(cues), "--media", str(media_root() / media_prefix(job.stem.parent.parent)),
+                "--cues", str(cues), "--packets", str(job.packets), "--media", str(media_root() / media_prefix(job.stem.parent.parent)),
                 "--lang", self.lang, *(["--script", str(self.script)] if self.script else [])]
 
     def __call__(self, job: SceneJob) -> SceneResult:
@@ -178,6 +199,11 @@ class Runner:
             os.replace(staged.log, job.log)
             raise PipelineError(f"scene {job.scene} of chapter {job.chapter} wrote an unreadable video "
                                 f"({exc}); log: {job.log}") from None
+        problem = encoding_problem(staged)
+        if problem:
+            os.replace(staged.log, job.log)
+            raise PipelineError(f"scene {job.scene} of chapter {job.chapter} wrote a damaged video ({problem}); "
+                                f"nothing was cached: run the same command again to render it afresh (log: {job.log})")
         files = {name: {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
                  for name, p in (("mp4", staged.mp4), ("cues", staged.cues))}
         replace_together([(staged.mp4, job.mp4), (staged.cues, job.cues)])

@@ -370,6 +370,18 @@ class Gamma(Base):
 SCENES = [Alpha, Beta, Gamma]
 '''
 
+def packets_account(video: str, out: str) -> str:
+    """Python lines for a stand-in scene process: what film.render_job says of its video (--packets,
+    film.runner checks the MP4 against it), here the packets of the file named by the expression
+    `video`, for the MP4 that the expression `out` names. A stand-in that damages its file afterwards
+    is a render whose file is not what its encoder made."""
+    return (f"import sys as _sys\n_sys.path.insert(0, {str(ROOT)!r})\n"
+            "from voiceover.media import packet_hashes as _hashes, packets_digest as _digest\n"
+            f"_h = _hashes({video})\n"
+            f"json.dump({{'packets': len(_h), 'sha256': _digest(_h)}}, "
+            f"open({out}[:-len('.mp4')] + '.packets.json', 'w'))\n")
+
+
 FAKE_RENDER = '''\
 """Stand-in for film.render_job: N frames of a test picture, cues, a record of the call."""
 import json, os, subprocess, sys, time
@@ -392,7 +404,7 @@ subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
                 tmp], check=True)
 os.replace(tmp, out)
 json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}], open(cues, "w"))
-'''
+''' + packets_account("out", "out")
 
 
 class StandInVoice:

@@ -15,6 +15,7 @@ from film.render_job import ENCODER_OPTIONS, FilmRenderer, FrameTimes
 from scenes import style as S
 from scenes.meter import CountTo, FlopsMeter
 from scenes.widgets import AttentionArcs, NumberGrid
+from voiceover import media
 
 
 class Sampler(Scene):
@@ -65,3 +66,28 @@ def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_
     assert again == ours, "two renders of one scene gave different frames"
     # the holds were converted once and encoded as many times as they last
     assert times.frames == len(ours) and times.converted < times.frames
+
+
+@pytest.mark.render
+def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path):
+    """film.runner caches a scene only if its MP4 holds the packets x264 made (film/render_job.py
+    hashes them as they are muxed, start codes and all): the account must match the file manim
+    assembles from its segments (where the muxer repeats the parameter sets), packet for packet."""
+    with tempconfig({"quality": "low_quality", "media_dir": str(tmp_path), "disable_caching": True,
+                     "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
+                     "output_file": "sampler", "background_color": S.BACKGROUND,
+                     "video_encoder_options": ENCODER_OPTIONS}):
+        scene = Sampler(renderer=FilmRenderer())
+        scene.render()
+        writer = scene.renderer.file_writer
+        movie = Path(writer.movie_file_path)
+    encoded = writer.encoded_packets()
+    held = media.packet_hashes(movie)
+    assert sum(p is not None for p in writer.partial_movie_files) > 3      # several segments joined
+    assert len(encoded) == len(held) == len(framemd5(movie))
+    assert encoded == held
+    # one changed byte in a frame's data is seen
+    data = bytearray(movie.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    movie.write_bytes(bytes(data))
+    assert media.packet_hashes(movie) != encoded

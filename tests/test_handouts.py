@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from film import build, clips, handout, keys, notebook, publish, request, slides  # noqa: E402
+from tests.helpers import packets_account  # noqa: E402
 from voiceover import script  # noqa: E402
 from voiceover.media import probe  # noqa: E402
 from words.catalog import Words  # noqa: E402
@@ -46,7 +47,7 @@ cues = [{"beat": beat, "start": start, "end": end, "text": text, "clip_start": s
          "overrun": 0.0, "segments": [{"start": start, "end": end, "text": text}]}
         for beat, text, start, end in spec["beats"]]
 json.dump(cues, open(spec["cues"], "w"))
-'''
+''' + packets_account('spec["out"]', 'spec["out"]')
 
 
 class Chapter02:

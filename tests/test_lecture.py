@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from film import build, clips, keys, request, slides  # noqa: E402
-from tests.helpers import StandInVoice  # noqa: E402
+from tests.helpers import StandInVoice, packets_account  # noqa: E402
 from words.catalog import Words  # noqa: E402
 from voiceover import captions, script  # noqa: E402
 from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
@@ -60,7 +60,7 @@ for beat, text, start, end, clip in spec["beats"]:
     cues.append({"beat": beat, "start": start, "end": end, "text": text, "segments": segments,
                  "clip_start": start, "cached": True, "clip": clip, "overrun": 0.0})
 json.dump(cues, open(spec["cues"], "w"))
-'''
+''' + packets_account('spec["out"]', 'spec["out"]')
 
 
 class Chapter02:

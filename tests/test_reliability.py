@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from data.bundle import sha256_file  # noqa: E402
-from film import build, runner  # noqa: E402
+from film import build, join, runner  # noqa: E402
 from film import jobs as film_jobs  # noqa: E402
+from tests.helpers import packets_account  # noqa: E402
 from voiceover import media, mixdown  # noqa: E402
 
 FRAMES = {"Alpha": 12, "Beta": 30, "Gamma": 9}
@@ -71,7 +72,8 @@ tmp = out + ".tmp.mp4"
 subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15",
                 "-vf", "noise=alls=30:allf=t", "-frames:v", frames, "-c:v", "libx264", "-pix_fmt", "yuv420p", tmp],
                check=True)
-if scene == cfg.get("damage"):
+''' + packets_account("tmp", "out") + '''\
+if scene == cfg.get("damage"):       # damaged after its encoder made it: not the packets it said
     with open(tmp, "r+b") as f:
         f.seek(os.path.getsize(tmp) // 2)
         f.write(os.urandom(4096))
@@ -247,6 +249,24 @@ def test_ffmpeg_errors_are_caught_even_when_it_exits_0(tmp_path):
         mixdown.join(parts, [[], []], out, voiced=False, durations=[2.0, 2.0])
     assert out.read_bytes() == b"the good file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["joined.mp4", "p0.mp4", "p1.mp4"]
+
+
+def test_a_join_is_checked_packet_for_packet_against_its_parts(tmp_path):
+    """The join is checked without decoding: its picture must be its parts' packets, in order."""
+    parts = []
+    for i in range(2):
+        p = tmp_path / f"p{i}.mp4"
+        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc2=size=160x90:rate=15",
+                        "-vf", f"noise=alls={10 + 20 * i}:allf=t", "-frames:v", "30", "-c:v", "libx264",
+                        "-pix_fmt", "yuv420p", str(p)], check=True)
+        parts.append(p)
+    out = tmp_path / "joined.mp4"
+    mixdown.join(parts, [[], []], out, voiced=False, durations=[2.0, 2.0])
+    assert join.check_joined(out, parts) == (60, 15.0)
+    with pytest.raises(media.MediaError, match="not its parts'"):
+        join.check_joined(out, parts[::-1])            # the same frames in another order
+    with pytest.raises(media.MediaError, match="60 frames but its parts have 30"):
+        join.check_joined(out, parts[:1])
 
 
 # ---------------------------------------------------------------------------------------
