@@ -180,7 +180,9 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
 ENCODER_CANDIDATES = (
     ("veryfast (before issue 24)", {"preset": "veryfast", "threads": "1"}),
     ("veryfast subme=0 (issue 24, first)", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0"}),
-    ("veryfast subme=0 trellis=0 (chosen)", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0"}),
+    ("veryfast subme=0 trellis=0", {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0"}),
+    ("veryfast subme=0 trellis=0 bframes=1 (chosen)", {"preset": "veryfast", "threads": "1",
+                                                       "x264-params": "subme=0:trellis=0:bframes=1"}),
     ("veryfast subme=0 trellis=0 bframes=0", {"preset": "veryfast", "threads": "1",
                                               "x264-params": "subme=0:trellis=0:bframes=0"}),
     ("veryfast subme=0 trellis=0 no-mbtree", {"preset": "veryfast", "threads": "1",

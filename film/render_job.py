@@ -45,22 +45,30 @@ from voiceover.media import packet_hash, packets_digest
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
-# subme=0 (whole-pixel motion search only; issue 24): x264's per-frame cost is mostly fixed work
-# (a held frame cost nearly as much as a moving one), and sub-pixel search is the largest part of
-# it that flat, slow-moving graphics do not need: on 900 frames of chapter 02's Mixing scene at
-# 1080p60 x264 took 24% less CPU, the file came out 4% larger and its frames' SSIM against plain
-# 'veryfast' was 0.999 (bench/render_speed.py --encoders); the whole published chapter came out
-# 1.10x the size, SSIM 0.9987. Faster presets cost far more in size at the same crf ('superfast'
-# 1.7x, 'superfast' crf 25 1.45x for 14% less CPU, 'ultrafast' 4.6x); tune=animation/stillimage
-# cost more CPU for the same size.
+# On top of it (issue 24; bench/render_speed.py --encoders):
+# - subme=0 (whole-pixel motion search only): 0.70x the CPU of plain 'veryfast', 1.04x the size,
+#   SSIM 0.9986 (900 frames of chapter 02's Scores scene at 1080p60). x264's per-frame cost is
+#   mostly fixed work (a held frame costs about as much as a moving one), and sub-pixel search
+#   is a part that flat, slow-moving graphics do not need;
+# - then, on all 1,997 frames of chapter 02's Mixing scene at 1080p60: trellis=0 (no trellis
+#   quantization) 0.98x the CPU, the same size, SSIM 1.0000; bframes=1 (one B-frame between
+#   references, not up to 3) 0.91x, 1.20x the size, SSIM 0.9993. bframes=0 would save more
+#   (0.79x) but cost 1.50x the size, past issue 24's budget for the published file.
+# Faster presets cost far more in size ('superfast' 1.72x for 0.71x, 'ultrafast' 4.3x for 0.47x);
+# no-mbtree cost CPU and size; tune=animation/stillimage cost more CPU for the same size.
 # One encoder thread: with x264's own (frame) threads, the same frames came out differently encoded
 # in about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
-# and the cache disagreed. Sliced threads are deterministic but cost the same CPU (more, for the
-# slices' borders) and help only a scene rendering alone (HACKING.md, "Identical frames").
-ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0"}
+# and the cache disagreed. Sliced threads are deterministic but cost more CPU (the slices' borders)
+# and help only a scene rendering alone (HACKING.md, "Identical frames").
+ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0:bframes=1"}
 # the colour conversion (RGBA -> the stream's YUV) runs on one thread too: swscale's own threads
 # would make its output depend on the machine's core count
 CONVERT_THREADS = 1
+# segments (one per play) encoded at once while the scene draws on: manim's default, 1, makes the
+# drawing wait at the end of every play until x264 has finished it. Each segment has its own
+# single-threaded encoder, so the bytes do not depend on how many run at once (the same MP4 with
+# 1, 2 or 4); a lone 1080p60 scene (chapter 02's Mixing) took 29 s of wall time instead of 34-40
+INFLIGHT_ENCODERS = 2
 
 
 class FrameTimes:
@@ -253,7 +261,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
         with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                          "output_file": scene, "background_color": "#0E1117",
-                         "video_encoder_options": ENCODER_OPTIONS}):
+                         "video_encoder_options": ENCODER_OPTIONS,
+                         "max_inflight_encoders": INFLIGHT_ENCODERS}):
             instance = classes[scene](inputs, renderer=FilmRenderer(times))
             instance.render()
             writer = instance.renderer.file_writer
