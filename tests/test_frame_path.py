@@ -3,6 +3,7 @@ SegmentEncoder) is only faster: the same scene gives the same decoded frames thr
 manim's own renderer and camera, and the same frames on every render."""
 from __future__ import annotations
 
+import gc
 import subprocess
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from manim import DOWN, UP, Create, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from film.render_job import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes
+from film.render_job import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder
 from scenes import style as S
 from scenes.meter import CountTo, FlopsMeter
 from scenes.widgets import AttentionArcs, NumberGrid
@@ -82,6 +83,10 @@ def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path
         scene.render()
         writer = scene.renderer.file_writer
         movie = Path(writer.movie_file_path)
+    # the account keeps the hashes, never a finished encoder (each held its x264 buffers: 2 GB
+    # by the end of a 1080p60 scene)
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, SegmentEncoder)]
     encoded = writer.encoded_packets()
     held = media.packet_hashes(movie)
     assert sum(p is not None for p in writer.partial_movie_files) > 3      # several segments joined
