@@ -152,14 +152,17 @@ class FilmFileWriter(SceneFileWriter):
         encoder = SegmentEncoder(target=target, spec=self.video_encoder)
         # the list its packets' hashes go into, not the encoder: a finished encoder must be freed
         # (holding each one held its x264 buffers, 2 GB by the end of a 1080p60 scene)
-        self.__dict__.setdefault("segment_hashes", {})[str(target)] = encoder.hashes
+        self._segment_hashes[str(target)] = encoder.hashes
         return encoder
+
+    @functools.cached_property
+    def _segment_hashes(self) -> dict[str, list[bytes]]:
+        return {}
 
     def encoded_packets(self) -> list[bytes]:
         """The hashes of the packets x264 produced, in the order manim joins the segments into the
         scene's movie (its partial movie files, the skipped plays left out)."""
-        hashes = self.__dict__.get("segment_hashes", {})
-        return [h for path in self.partial_movie_files if path is not None for h in hashes[str(path)]]
+        return [h for path in self.partial_movie_files if path is not None for h in self._segment_hashes[str(path)]]
 
     def write_frame(self, pixels, *, repeat: int = 1) -> None:
         if not (self.output_spec.is_video and self._current_encode_job is not None):
