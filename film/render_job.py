@@ -16,6 +16,7 @@ dask worker's death) by the next run on the machine that finds PID gone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -36,6 +37,7 @@ from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from data.files import write_json
+from film import holds
 from film.request import QUALITIES
 from film.runner import media_folder
 from scenes.base import SceneInputs
@@ -69,6 +71,12 @@ CONVERT_THREADS = 1
 # single-threaded encoder, so the bytes do not depend on how many run at once (the same MP4 with
 # 1, 2 or 4); a lone 1080p60 scene (chapter 02's Mixing) took 29 s of wall time instead of 34-40
 INFLIGHT_ENCODERS = 2
+# a frozen-frame wait of at least this many frames is encoded as a hold (SegmentEncoder._write_hold):
+# x264 costs about as much for a repeated frame as for a new one (13 ms at 1080p on 2 cores)
+HOLD_MIN_FRAMES = 3
+# the hold's second frame at x264's coarsest quantizer: its macroblocks all come out skipped (at
+# the stream's own quantizer x264 spends it refining the first frame, which no copy may repeat)
+HOLD_ZONE = "zones=1,1,q=51"
 
 
 class FrameTimes:
@@ -84,13 +92,16 @@ class FrameTimes:
 
 class SegmentEncoder(VideoSegmentEncoder):
     """manim's segment encoder, fed frames already in the stream's pixel format (FilmFileWriter
-    converts them): a held frame (`repeat` > 1, a wait) is converted once and encoded `repeat`
-    times, the same frame at consecutive timestamps, so the frame rate stays constant. It keeps
-    the hash of every packet x264 hands it (`hashes`): what the scene's MP4 must hold."""
+    converts them). A held frame (`repeat` > 1, a wait) is converted once; a hold that is the whole
+    segment (manim's frozen-frame wait) goes to x264 as two frames and the rest are copies of
+    x264's 'nothing changed' frame (film/holds.py), at consecutive timestamps: the frame rate
+    stays constant. It keeps the hash of every packet it muxes (`hashes`): what the scene's MP4
+    must hold."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.hashes: list[bytes] = []
+        self._held = False
 
     def _mux(self, packets) -> None:
         for packet in packets:
@@ -98,22 +109,64 @@ class SegmentEncoder(VideoSegmentEncoder):
             self._container.mux(packet)
 
     def write_frame(self, frame: av.VideoFrame, *, repeat: int = 1) -> None:
-        if self._closed:
+        if self._closed or self._held:
             raise RuntimeError(f"Video segment encoder for {self.target} is closed.")
         if repeat <= 0:
             raise ValueError("Frame repeat must be a positive integer.")
-        rate = self.spec.frame_rate
-        time_base = Fraction(rate.denominator, rate.numerator)
         try:
+            if repeat >= HOLD_MIN_FRAMES and self._next_pts == 0 and self._write_hold(frame, repeat):
+                return
             for _ in range(repeat):
-                # the encoder keeps its own reference to what it was sent: setting the next
-                # timestamp on the same frame changes nothing already sent
-                frame.pts = self._next_pts
-                frame.time_base = time_base
-                self._next_pts += 1
-                self._mux(self._stream.encode(frame))
+                self._encode(frame)
         except BaseException as error:
             raise self._operation_error("encode", error) from error
+
+    def _encode(self, frame: av.VideoFrame) -> None:
+        self._mux(self._stream.encode(self._stamped(frame, self._next_pts)))
+        self._next_pts += 1
+
+    def _reopen(self, options: dict) -> None:
+        """A fresh container and encoder on the same target (nothing was written yet)."""
+        with contextlib.suppress(Exception):
+            self._container.close()
+        self.target.unlink(missing_ok=True)
+        self._container = av.open(self.target, mode="w", format=self.spec.container_format)
+        self._stream = self._container.add_stream(self.spec.codec, rate=self.spec.frame_rate, options=options)
+        self._stream.pix_fmt, self._stream.width, self._stream.height = \
+            self.spec.pixel_format, self.spec.width, self.spec.height
+
+    def _write_hold(self, frame: av.VideoFrame, repeat: int) -> bool:
+        """The whole segment is `frame` held `repeat` frames: x264 encodes it twice (its second
+        frame at the coarsest quantizer, so that it comes out all skipped) and the other frames
+        are that second frame again. False (nothing written) where the copy does not decode to
+        the same picture: the caller then encodes every frame."""
+        options = dict(self.spec.options)
+        options["x264-params"] = ":".join(filter(None, (options.get("x264-params", ""), HOLD_ZONE)))
+        self._reopen(options)
+        first = [*self._stream.encode(self._stamped(frame, 0)), *self._stream.encode(self._stamped(frame, 1)),
+                 *self._stream.encode()]
+        copies = holds.hold_copies(self._stream.codec_context.extradata, first)
+        if copies is None:
+            self._reopen(dict(self.spec.options))
+            return False
+        step, last = first[1].pts - first[0].pts, first[1]
+        packets = list(first)
+        for k in range(2, repeat):
+            packet = av.Packet(copies.frame(k))
+            packet.pts, packet.dts = first[0].pts + k * step, last.dts + (k - 1) * step
+            packet.time_base, packet.duration = last.time_base, last.duration
+            packet.stream = self._stream
+            packets.append(packet)
+        self._mux(packets)
+        self._next_pts, self._held = repeat, True
+        return True
+
+    def _stamped(self, frame: av.VideoFrame, pts: int) -> av.VideoFrame:
+        """`frame` as the frame at `pts` (x264 keeps its own reference to what it was sent: setting
+        the next timestamp on the same frame changes nothing already sent)."""
+        rate = self.spec.frame_rate
+        frame.pts, frame.time_base = pts, Fraction(rate.denominator, rate.numerator)
+        return frame
 
     def finish(self) -> None:
         """manim's finish (flush x264's delayed packets, close the file), those packets hashed too."""
@@ -123,7 +176,8 @@ class SegmentEncoder(VideoSegmentEncoder):
         first_error: Exception | None = None
         try:
             try:
-                self._mux(self._stream.encode())
+                if not self._held:          # a hold flushed x264 already
+                    self._mux(self._stream.encode())
             except Exception as error:
                 first_error = error
         finally:

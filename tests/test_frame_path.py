@@ -4,6 +4,7 @@ manim's own renderer and camera, and the same frames on every render."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from manim import DOWN, UP, Create, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from film.render_job import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder
+from film.render_job import ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder
 from scenes import style as S
 from scenes.meter import CountTo, FlopsMeter
 from scenes.widgets import AttentionArcs, NumberGrid
@@ -56,16 +57,38 @@ def framemd5(path: Path) -> list[str]:
     return [line for line in out.splitlines() if line and not line.startswith("#")]
 
 
+def recording(renderer_class, drawn: list):
+    """`renderer_class` noting every picture it hands its file writer: (its pixels' hash, frames)."""
+    class Recording(renderer_class):
+        def add_frame(self, frame, num_frames: int = 1):
+            if not self.skip_animations:
+                drawn.append((hashlib.sha256(frame.tobytes()).hexdigest(), num_frames))
+            super().add_frame(frame, num_frames)
+    return Recording
+
+
 @pytest.mark.render
 def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_path):
-    times = FrameTimes()
-    ours = framemd5(render(lambda: FilmRenderer(times), tmp_path / "ours"))
+    times, drawn, stock_drawn = FrameTimes(), [], []
+    ours = framemd5(render(lambda: recording(FilmRenderer, drawn)(times), tmp_path / "ours"))
     # as a scene process renders: segments encoded while the next ones are drawn
     again = framemd5(render(FilmRenderer, tmp_path / "again", inflight=INFLIGHT_ENCODERS))
-    stock = framemd5(render(CairoRenderer, tmp_path / "stock"))
-    assert len(ours) == len(stock) > 0
-    assert ours == stock, "the film's frame path changed a frame manim would have drawn"
+    stock = framemd5(render(recording(CairoRenderer, stock_drawn), tmp_path / "stock"))
+    assert drawn == stock_drawn, "the film's frame path drew a picture manim would not have drawn"
+    assert len(ours) == len(stock) == sum(n for _, n in drawn) > 0
     assert again == ours, "two renders of one scene gave different frames"
+    # every frame outside a hold is x264's encoding of the same picture, as in manim's own file;
+    # a hold (film/holds.py) shows its first frame for as long as it lasts
+    at, holds_seen = 0, 0
+    for _, n in drawn:
+        if n >= HOLD_MIN_FRAMES:
+            holds_seen += 1
+            assert len({line.split(",")[-1] for line in ours[at:at + n]}) == 1, "a hold's frames differ"
+        else:
+            assert [line.split(",")[-1] for line in ours[at:at + n]] == \
+                [line.split(",")[-1] for line in stock[at:at + n]]
+        at += n
+    assert holds_seen >= 2
     # the holds were converted once and encoded as many times as they last
     assert times.frames == len(ours) and times.converted < times.frames
 
