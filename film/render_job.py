@@ -306,7 +306,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     runner checks the MP4 against (film.runner: a scene's file is what its encoder made)."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
                          Path(script) if script else None)
-    enable_text_cache()      # labels built once per process, numbers composed from pre-shaped glyphs
+    # labels built once per machine (kept in label_shelf()), numbers composed from pre-shaped glyphs
+    enable_text_cache(folder=label_shelf())
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
         raise SystemExit(f"chapter {chapter} has no scene {scene!r}; it has {', '.join(classes)}")
@@ -366,6 +367,20 @@ def main(argv=None) -> int:
 
 
 TIMES_ENV = "ONEPASS_FRAME_TIMES"    # a file: each scene process appends where its CPU time went
+# where scene processes keep the labels they build (scenes.text.Shelf); "off": nowhere. A process
+# setting, not a scene input: a label is stored under a hash of all its outline depends on
+LABELS_ENV = "ONEPASS_LABEL_CACHE"
+
+
+def label_shelf() -> Path | None:
+    """The folder of built labels: $ONEPASS_LABEL_CACHE, else onepass/labels in the user's cache
+    folder ($XDG_CACHE_HOME, else ~/.cache); None when it is "off"."""
+    setting = os.environ.get(LABELS_ENV, "")
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "onepass" / "labels"
 
 
 def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:

@@ -1,11 +1,18 @@
 """The text engine: every string the film draws goes through `label` (plain Pango Text, never TeX).
 
 Render processes switch on a cache (`enable_text_cache`): labels already built are copied, and
-compact monospace numbers are composed from glyph outlines shaped once (`MonoGlyphs`).
+compact monospace numbers are composed from glyph outlines shaped once (`MonoGlyphs`). Given a
+folder, the cache also keeps every label it builds there, for the next scene process (`Shelf`).
 """
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import pickle
+import tempfile
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 from manim import DOWN, RIGHT, Text, VGroup
@@ -29,6 +36,17 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
             t = MonoGlyphs.compose(text, max(size, S.SMALL), color)
             if t is not None:
                 return t          # as cheap as a cached copy: not kept
+    t = _SHELF.get(key) if key is not None and _SHELF is not None else None
+    if t is None:
+        t = _build(text, size, color, mono, compact, **kw)
+        if key is not None and _SHELF is not None:
+            _SHELF.put(key, t)
+    if key is not None:
+        _TEXT_CACHE[key] = t.copy()
+    return t
+
+
+def _build(text: str, size: int, color, mono: bool, compact: bool, **kw) -> Text:
     size = max(size, S.SMALL)
     if S.RTL and has_rtl(text):          # a right-to-left film's words, in its face even where mono was asked
         t = _rtl_text(text, size, color, **kw)
@@ -36,10 +54,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
         t = Text(ltr_safe(text), font=S.MONO if mono else S.SANS, font_size=size, color=color, **kw)
     if compact:
         compact_text(t)
-    light(t)
-    if key is not None:
-        _TEXT_CACHE[key] = t.copy()
-    return t
+    return light(t)
 
 
 # Fast text, for render processes (film/render_job.py switches it on): labels already built
@@ -47,12 +62,69 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
 # from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
 # build). Off elsewhere, so that tests recording every Text construction see each one.
 _TEXT_CACHE: dict | None = None
+_SHELF: "Shelf | None" = None
 
 
-def enable_text_cache(on: bool = True):
-    global _TEXT_CACHE
+def enable_text_cache(on: bool = True, folder: Path | None = None):
+    """Labels built once per process; with `folder`, once per machine (`Shelf`)."""
+    global _TEXT_CACHE, _SHELF
     _TEXT_CACHE = {} if on else None
+    _SHELF = Shelf(Path(folder)) if on and folder else None
     MonoGlyphs.fonts.clear()
+
+
+class Shelf:
+    """Built labels kept on disk between scene processes: building one (Pango lays it out, then
+    manim parses the SVG) takes about 100 ms, loading it back about 5. A label is stored under a
+    hash of everything its outline depends on: its arguments (the cache key), the film's faces and
+    smallest size, this module's code, manim's and ManimPango's versions and the fonts installed
+    (their files' names, sizes and times); anything else changed gives another name, never a stale
+    outline. What cannot be read back is built again and stored over; stores are atomic, so
+    processes sharing the folder never see half a file."""
+
+    FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts")
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._salt: bytes | None = None
+
+    def salt(self) -> bytes:
+        if self._salt is None:
+            import manim
+            import manimpango
+            h = hashlib.sha256()
+            h.update(Path(__file__).read_bytes())
+            h.update(repr((manim.__version__, manimpango.__version__, S.SANS, S.MONO, S.RTL_FACE, S.SMALL)).encode())
+            for root in self.FONT_DIRS:
+                for path, dirs, files in sorted(os.walk(os.path.expanduser(root))):
+                    dirs.sort()
+                    for name in sorted(files):
+                        with contextlib.suppress(OSError):
+                            st = os.stat(os.path.join(path, name))
+                            h.update(f"{path}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            self._salt = h.digest()
+        return self._salt
+
+    def path(self, key) -> Path:
+        return self.folder / (hashlib.sha256(self.salt() + repr(key).encode()).hexdigest()[:32] + ".pickle")
+
+    def get(self, key):
+        try:
+            with open(self.path(key), "rb") as f:
+                return pickle.load(f)
+        except Exception:         # absent, half-copied from elsewhere, another version's: build it again
+            return None
+
+    def put(self, key, mob) -> None:
+        with contextlib.suppress(Exception):     # a full disk, a read-only folder: the next process builds it
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".label.", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    pickle.dump(mob, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, self.path(key))
+            finally:
+                Path(tmp).unlink(missing_ok=True)
 
 
 SPACES = " \u00a0\u202f"     # a space, and the no-break spaces locales put before a % sign
@@ -70,7 +142,12 @@ class MonoGlyphs:
     fonts: dict[int, "MonoGlyphs | None"] = {}
 
     def __init__(self, size: int):
-        ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
+        key = ("MonoGlyphs", self.CHARS, size)
+        ref = _SHELF.get(key) if _SHELF is not None else None
+        if ref is None:
+            ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
+            if _SHELF is not None:
+                _SHELF.put(key, ref)
         if len(ref.submobjects) != len(self.CHARS) + 1:
             raise ValueError("ligatures or missing glyphs")
         self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)

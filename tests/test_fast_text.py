@@ -51,3 +51,43 @@ def test_compact_text_keeps_glyphs_and_place():
     assert len(compact.submobjects) == 1
     assert np.allclose(compact.get_all_points(), np.concatenate([g.points for g in plain.submobjects]))
     assert np.allclose(compact.get_center(), plain.get_center())
+
+
+def family_state(mob):
+    return [(type(m).__name__, m.points.tobytes(), m.get_fill_rgbas().tobytes(), m.get_stroke_width())
+            for m in mob.get_family()]
+
+
+def test_labels_kept_on_the_shelf_come_back_as_built_and_a_bad_file_is_built_again(tmp_path, monkeypatch):
+    """A scene process loads the labels an earlier one built (scenes.text.Shelf) instead of
+    shaping them again: the same outline, colours and attributes, never Pango's work twice; a
+    file that cannot be read is built again and replaced."""
+    built = []
+    real = TX.Text
+
+    def counting(*args, **kw):
+        built.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(TX, "Text", counting)
+    TX.enable_text_cache(folder=tmp_path)
+    try:
+        first = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
+        assert built == ["the score grid"] and len(list(tmp_path.glob("*.pickle"))) == 1
+        TX.enable_text_cache(folder=tmp_path)          # a new process: its memory cache is empty
+        again = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
+        assert built == ["the score grid"], "a kept label was shaped again"
+        assert family_state(again) == family_state(first)
+        assert again.original_text == first.original_text and again.font_size == first.font_size
+        other = TX.label("the score grid", S.SMALL, S.TOKEN, compact=True)     # another colour: its own
+        assert len(built) == 2 and family_state(other) != family_state(first)
+        for f in tmp_path.glob("*.pickle"):
+            f.write_bytes(b"not a pickle")
+        TX.enable_text_cache(folder=tmp_path)
+        rebuilt = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
+        assert len(built) == 3 and family_state(rebuilt) == family_state(first)
+        TX.enable_text_cache(folder=tmp_path)
+        TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
+        assert len(built) == 3, "the damaged file was not replaced"
+    finally:
+        TX.enable_text_cache(False)
