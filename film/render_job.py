@@ -54,15 +54,20 @@ from voiceover.media import packet_hash, packets_digest
 #   is a part that flat, slow-moving graphics do not need;
 # - then, on all 1,997 frames of chapter 02's Mixing scene at 1080p60: trellis=0 (no trellis
 #   quantization) 0.98x the CPU, the same size, SSIM 1.0000; bframes=1 (one B-frame between
-#   references, not up to 3) 0.91x, 1.20x the size, SSIM 0.9993. bframes=0 would save more
-#   (0.79x) but cost 1.50x the size, past issue 24's budget for the published file.
+#   references, not up to 3) 0.91x, 1.20x the size, SSIM 0.9993;
+# - then (this machine, best of 3 interleaved runs on 600 distinct frames of chapter 02's Scores
+#   scene at 1080p60, holds left out since they no longer reach x264): bframes=0 with
+#   rc-lookahead=3 (no B-frames; a 3-frame lookahead for mbtree instead of veryfast's 10) 0.79x
+#   the CPU at 0.97x the size, SSIM 0.9972 against the setting before. No B-frames alone had cost
+#   1.14-1.50x the size; the short lookahead alone saved size (0.86x) but little CPU. b-adapt=0,
+#   scenecut=0 and 8x8dct=0 each measured within this machine's noise (0.9-1.0x).
 # Faster presets cost far more in size ('superfast' 1.72x for 0.71x, 'ultrafast' 4.3x for 0.47x);
 # no-mbtree cost CPU and size; tune=animation/stillimage cost more CPU for the same size.
 # One encoder thread: with x264's own (frame) threads, the same frames came out differently encoded
 # in about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
 # and the cache disagreed. Sliced threads are deterministic but cost more CPU (the slices' borders)
 # and help only a scene rendering alone (HACKING.md, "Identical frames").
-ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0:bframes=1"}
+ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0:bframes=0:rc-lookahead=3"}
 # the colour conversion (RGBA -> the stream's YUV) runs on one thread too: swscale's own threads
 # would make its output depend on the machine's core count
 CONVERT_THREADS = 1
