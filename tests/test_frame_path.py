@@ -157,3 +157,37 @@ def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path
     data[len(data) // 2] ^= 0xFF
     movie.write_bytes(bytes(data))
     assert media.packet_hashes(movie) != encoded
+
+
+def test_the_film_traces_every_shape_as_manim_does():
+    """film.render_job.trace_path makes the cairo path manim's Camera.set_cairo_context_path makes,
+    element for element: closed and open outlines, several subpaths in one shape (a label's glyphs
+    merged), ends that meet within the tolerance and ends that just miss it, a lone point."""
+    from manim import Arc, Camera, Circle, Line, Square, VMobject
+
+    from film.render_job import trace_path
+    from scenes import text as TX
+    camera = Camera()
+    ctx = camera.get_cairo_context(camera.pixel_array)
+    two = Square().append_points(Circle(radius=0.5).shift([3, 0, 0]).points)      # two subpaths
+    near = VMobject().set_points_as_corners([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1e-9, 1e-9, 0]])
+    apart = VMobject().set_points_as_corners([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0.01, 0, 0]])
+    gap = Line([0, 0, 0], [1, 0, 0]).append_points(Line([1.001, 0, 0], [2, 0, 0]).points)
+    lone = VMobject().set_points(np.array([[0.5, 0.5, 0.0]]))
+    label = TX.compact_text(TX.Text("q·kᵀ / √64 = −1.57", font=S.MONO))
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    arcs = AttentionArcs(np.tril(np.random.default_rng(3).random((5, 5))) / 3, layout="row", width=6.0)
+    shapes = [Circle(), Square().rotate(0.3), Arc(angle=2.5), two, near, apart, gap, lone, label,
+              *label.get_family(), *grid.get_family(), *arcs.get_family()]
+    traced = 0
+    for shape in shapes:
+        if not isinstance(shape, VMobject) or not len(shape.points):
+            continue
+        ctx.new_path()
+        Camera.set_cairo_context_path(camera, ctx, shape)
+        theirs = list(ctx.copy_path())
+        ctx.new_path()
+        assert trace_path(ctx, shape)
+        assert list(ctx.copy_path()) == theirs, f"{type(shape).__name__} traced otherwise"
+        traced += 1
+    assert traced > 20
