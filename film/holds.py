@@ -11,7 +11,7 @@ the two fixed-width fields that change from frame to frame; the stream stays con
 every frame is an ordinary coded frame.
 
 The copy is checked before it is used: the IDR, x264's P frame and two rewritten copies are
-decoded and must give the same picture (`hold_packets` returns None otherwise, and the caller
+decoded and must give the same picture (`hold_copies` returns None otherwise, and the caller
 encodes the hold the ordinary way).
 
 Numbers refer to ITU-T H.264 (sections 7.3.2.1 SPS, 7.3.3 slice header, 7.4.1 emulation
@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-START_CODE = b"\x00\x00\x01"
-NAL_SLICE, NAL_IDR, NAL_SPS, NAL_PPS = 1, 5, 7, 8
+from voiceover.media import nal_units
+
+NAL_SLICE, NAL_IDR, NAL_SPS = 1, 5, 7
 # profiles whose SPS carries chroma format and bit depth fields (7.3.2.1.1)
 HIGH_PROFILES = {100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135}
 
@@ -52,10 +53,6 @@ class BitReader:
                 raise Unsupported("bad Exp-Golomb code")
         return (1 << zeros) - 1 + self.u(zeros)
 
-    def se(self) -> int:
-        k = self.ue()
-        return (k + 1) // 2 if k & 1 else -(k // 2)
-
 
 def unescape(nal: bytes) -> bytes:
     """NAL payload -> RBSP: every 00 00 03 loses its 03 (7.4.1)."""
@@ -66,10 +63,6 @@ def escape(rbsp: bytes) -> bytes:
     """RBSP -> NAL payload: 00 00 followed by 00..03 gets an 03 between, and so does 00 00 at the
     very end (7.4.1)."""
     return re.sub(rb"\x00\x00(?=[\x00-\x03]|\Z)", b"\x00\x00\x03", rbsp)
-
-
-def nal_units(annexb: bytes) -> list[bytes]:
-    return [nal.rstrip(b"\x00") for nal in annexb.split(START_CODE)[1:] if nal.strip(b"\x00")]
 
 
 @dataclass(frozen=True)
@@ -145,19 +138,20 @@ class SkipFrames:
     """Copies of x264's all-skip P slice as the k-th frame of its stream (the IDR is frame 0)."""
 
     def __init__(self, extradata: bytes, idr_packet: bytes, p_packet: bytes):
-        sps = [n for n in nal_units(extradata) + nal_units(idr_packet) if n[0] & 0x1F == NAL_SPS]
+        sps = [n for n in nal_units(extradata, annexb=True) + nal_units(idr_packet, annexb=True)
+               if n and n[0] & 0x1F == NAL_SPS]
         if not sps:
             raise Unsupported("no sequence parameter set")
         self.seq = Sequence.parse(sps[0])
-        slices = [n for n in nal_units(p_packet) if n[0] & 0x1F in (NAL_SLICE, NAL_IDR)]
-        if len(slices) != 1 or len(nal_units(p_packet)) != 1 or slices[0][0] & 0x1F != NAL_SLICE:
+        second = nal_units(p_packet, annexb=True)
+        if len(second) != 1 or not second[0] or second[0][0] & 0x1F != NAL_SLICE:
             raise Unsupported("the second frame is not one non-IDR slice")
-        if slices[0][0] & 0x60 == 0:
+        if second[0][0] & 0x60 == 0:
             raise Unsupported("the second frame is not a reference frame")
-        idr = [n for n in nal_units(idr_packet) if n[0] & 0x1F == NAL_IDR]
+        idr = [n for n in nal_units(idr_packet, annexb=True) if n and n[0] & 0x1F == NAL_IDR]
         if len(idr) != 1:
             raise Unsupported("the first frame is not one IDR slice")
-        self.rbsp = unescape(slices[0])
+        self.rbsp = unescape(second[0])
         self.fields = SliceFields.parse(self.rbsp, self.seq, idr=False)
         first = SliceFields.parse(unescape(idr[0]), self.seq, idr=True)
         if self.fields.frame_num != 1 or first.frame_num != 0:

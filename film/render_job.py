@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -35,6 +36,7 @@ import numpy as np
 from av.video.reformatter import VideoReformatter
 from manim import Camera, VMobject, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
+from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
@@ -141,29 +143,28 @@ class SegmentEncoder(VideoSegmentEncoder):
         self._mux(self._stream.encode(self._stamped(frame, self._next_pts)))
         self._next_pts += 1
 
-    def _reopen(self, options: dict) -> None:
-        """A fresh container and encoder on the same target (nothing was written yet)."""
+    def _reopen(self, spec: VideoEncoderSpec) -> None:
+        """A fresh container and encoder on the same target with `spec` (nothing was written yet),
+        opened by manim's own code."""
         with contextlib.suppress(Exception):
             self._container.close()
         self.target.unlink(missing_ok=True)
-        self._container = av.open(self.target, mode="w", format=self.spec.container_format)
-        self._stream = self._container.add_stream(self.spec.codec, rate=self.spec.frame_rate, options=options)
-        self._stream.pix_fmt, self._stream.width, self._stream.height = \
-            self.spec.pixel_format, self.spec.width, self.spec.height
+        VideoSegmentEncoder.__init__(self, target=self.target, spec=spec)
 
     def _write_hold(self, frame: av.VideoFrame, repeat: int) -> bool:
         """The whole segment is `frame` held `repeat` frames: x264 encodes it twice (its second
         frame at the coarsest quantizer, so that it comes out all skipped) and the other frames
         are that second frame again. False (nothing written) where the copy does not decode to
         the same picture: the caller then encodes every frame."""
-        options = dict(self.spec.options)
+        spec = self.spec
+        options = dict(spec.options)
         options["x264-params"] = ":".join(filter(None, (options.get("x264-params", ""), HOLD_ZONE)))
-        self._reopen(options)
+        self._reopen(dataclasses.replace(spec, options=tuple(options.items())))
         first = [*self._stream.encode(self._stamped(frame, 0)), *self._stream.encode(self._stamped(frame, 1)),
                  *self._stream.encode()]
         copies = holds.hold_copies(self._stream.codec_context.extradata, first)
         if copies is None:
-            self._reopen(dict(self.spec.options))
+            self._reopen(spec)
             return False
         step, last = first[1].pts - first[0].pts, first[1]
         packets = list(first)

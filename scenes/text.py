@@ -36,11 +36,7 @@ def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, c
             t = MonoGlyphs.compose(text, max(size, S.SMALL), color)
             if t is not None:
                 return t          # as cheap as a cached copy: not kept
-    t = _SHELF.get(key) if key is not None and _SHELF is not None else None
-    if t is None:
-        t = _build(text, size, color, mono, compact, **kw)
-        if key is not None and _SHELF is not None:
-            _SHELF.put(key, t)
+    t = shelved(key, lambda: _build(text, size, color, mono, compact, **kw))
     if key is not None:
         _TEXT_CACHE[key] = t.copy()
     return t
@@ -71,6 +67,18 @@ def enable_text_cache(on: bool = True, folder: Path | None = None):
     _TEXT_CACHE = {} if on else None
     _SHELF = Shelf(Path(folder)) if on and folder else None
     MonoGlyphs.fonts.clear()
+
+
+def shelved(key, build):
+    """`build()`, or what the shelf kept under `key` from an earlier build (then stored there);
+    a plain build where no shelf is on (or no key)."""
+    if key is None or _SHELF is None:
+        return build()
+    kept = _SHELF.get(key)
+    if kept is None:
+        kept = build()
+        _SHELF.put(key, kept)
+    return kept
 
 
 class Shelf:
@@ -142,12 +150,9 @@ class MonoGlyphs:
     fonts: dict[int, "MonoGlyphs | None"] = {}
 
     def __init__(self, size: int):
-        key = ("MonoGlyphs", self.CHARS, size)
-        ref = _SHELF.get(key) if _SHELF is not None else None
-        if ref is None:
-            ref = Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size)   # ends with the first glyph again
-            if _SHELF is not None:
-                _SHELF.put(key, ref)
+        # ends with the first glyph again
+        ref = shelved(("MonoGlyphs", self.CHARS, size),
+                      lambda: Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size))
         if len(ref.submobjects) != len(self.CHARS) + 1:
             raise ValueError("ligatures or missing glyphs")
         self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
