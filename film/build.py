@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import Callable
 
 from data.files import FolderLock, write_json
+from film import forkserver
 from film.errors import PipelineError
 from film.executors import LocalExecutor
 from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
 from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
-from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, media_prefix, media_root, remove_dead_media
+from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, child_env, media_prefix, media_root, remove_dead_media
 
 __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
 
@@ -53,11 +54,20 @@ def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> 
     scenes are done. Raises PipelineError."""
     o = options or BuildOptions()
     dest = destination(o.out, bundle, o.quality, o.lang)
+    if _renders_here(o) and not all(any(dest.glob(f"ch{c}-*.mp4")) for c in chapters):
+        # likely scenes to render (no joined chapter yet): the scene fork server imports manim
+        # while the keys are read
+        forkserver.prewarm(child_env(o.env))
     plans = plan(chapters, bundle, o)
     log = o.log or (lambda line: print(line, file=sys.stderr))
     with _TermAsInterrupt(), FolderLock(dest, on_wait=log):
         remove_leftovers(dest, log)
         return _render(chapters, bundle, o, plans, dest, log)
+
+
+def _renders_here(o: BuildOptions) -> bool:
+    """Scenes of this build render as processes of this machine's (film/runner.py's own command)."""
+    return o.command is None and (o.executor is None or isinstance(o.executor, LocalExecutor))
 
 
 class _TermAsInterrupt:

@@ -18,6 +18,7 @@ from typing import Callable
 
 from data.bundle import sha256_file
 from data.files import replace_together, write_json
+from film import forkserver
 from film.jobs import SceneJob, SceneResult
 from film.errors import PipelineError
 from film.keys import ROOT
@@ -170,27 +171,29 @@ class Runner:
 
     def _run(self, job: SceneJob, staged: SceneJob) -> SceneResult:
         t0 = time.perf_counter()
-        with open(staged.log, "w", encoding="utf-8") as log:
-            proc = subprocess.Popen(self.argv(staged, staged.cues), cwd=ROOT, env=self.env, stdout=log,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        argv = self.argv(staged, staged.cues)
+        staged.log.touch()
+        # forked from a process that imported manim already (film/forkserver.py), else started afresh
+        child = forkserver.spawn(self.env, argv[3:], staged.log) if self.command is None else None
+        if child is not None:
             with self.lock:
-                self.procs.add(proc)
+                self.procs.add(child)
             try:
-                _, status, usage = os.wait4(proc.pid, 0)
-                proc.returncode = os.waitstatus_to_exitcode(status)
+                returncode, cpu = child.wait(), child.cpu
             finally:
                 with self.lock:
-                    self.procs.discard(proc)
+                    self.procs.discard(child)
+        else:
+            returncode, cpu = self._process(argv, staged.log)
         wall = time.perf_counter() - t0
-        cpu = usage.ru_utime + usage.ru_stime
-        if self.stopping and proc.returncode != 0:
+        if self.stopping and returncode != 0:
             raise PipelineError("stopped")
-        if proc.returncode != 0 or not staged.mp4.is_file() or not staged.cues.is_file():
+        if returncode != 0 or not staged.mp4.is_file() or not staged.cues.is_file():
             text = staged.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
             os.replace(staged.log, job.log)
             tail = "\n".join(text[-15:])
             raise PipelineError(f"scene {job.scene} of chapter {job.chapter} failed to render "
-                                f"(exit {proc.returncode}; log: {job.log}):\n{tail}")
+                                f"(exit {returncode}; log: {job.log}):\n{tail}")
         try:
             frames, fps = video_facts(staged.mp4)
             if frames < 1:
@@ -211,6 +214,21 @@ class Runner:
                               "frames": frames, "fps": fps, "seconds": frames / fps, "files": files,
                               "render_wall": wall, "render_cpu": cpu})
         return SceneResult(job, False, wall, cpu, frames / fps, frames, fps)
+
+    def _process(self, argv: list[str], log_path: Path) -> tuple[int, float]:
+        """`argv` as a child process of this one, its output in `log_path`: exit code, CPU seconds."""
+        with open(log_path, "w", encoding="utf-8") as log:
+            proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+            with self.lock:
+                self.procs.add(proc)
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+            finally:
+                with self.lock:
+                    self.procs.discard(proc)
+        return proc.returncode, usage.ru_utime + usage.ru_stime
 
     def stop(self):
         self.stopping = True

@@ -1,0 +1,126 @@
+"""Scene processes forked from a server that imported manim once (film/forkserver.py): the same
+file as the command makes, the same errors, the same clean ends on stop and on a dead server, and
+never older code than the disk holds."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from film import forkserver, runner
+from film.errors import PipelineError
+from film.jobs import SceneJob
+from voiceover import media
+
+
+def _job(work: Path, chapter: str, scene: str, tag: str) -> SceneJob:
+    return SceneJob(chapter, scene, 0, tag * 64, work / ".scenes" / f"ch{chapter}-{scene}.{tag * 16}")
+
+
+def _media_of(work: Path) -> list[Path]:
+    return list(runner.media_root().glob(runner.media_prefix(work / ".scenes") + "*"))
+
+
+def _cues(job: SceneJob) -> list:
+    """The scene's cues, less whether its voice clips came from the voice cache (the second run's do)."""
+    return [{k: v for k, v in cue.items() if k != "cached"} if isinstance(cue, dict) else cue
+            for cue in json.loads(job.cues.read_text(encoding="utf-8"))]
+
+
+def _server(r: runner.Runner) -> forkserver.Server:
+    return forkserver._servers[tuple(sorted(r.env.items()))]
+
+
+@pytest.mark.render
+def test_a_forked_scene_is_the_file_the_command_makes(tiny_bundle, tmp_path, monkeypatch):
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    forked = r.run(_job(tmp_path / "forked", "00", "SameWord", "a"))
+    assert _server(r).forked, "the scene did not go through the fork server"
+    monkeypatch.setenv(forkserver.SERVER_ENV, "off")
+    fresh = r.run(_job(tmp_path / "fresh", "00", "SameWord", "a"))
+    assert forked.job.mp4.read_bytes() == fresh.job.mp4.read_bytes()
+    assert _cues(forked.job) == _cues(fresh.job)
+    assert forked.frames == fresh.frames > 0 and 0 < forked.cpu
+    assert media.decode_problems(forked.job.mp4) is None
+    assert _media_of(tmp_path / "forked") == []
+
+
+def test_a_failing_scene_says_why_as_the_command_does(tiny_bundle, tmp_path):
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    job = _job(tmp_path, "02", "NoSuchScene", "b")
+    with pytest.raises(PipelineError, match="exit 1") as caught:
+        r.run(job)
+    assert "chapter 02 has no scene 'NoSuchScene'" in str(caught.value)
+    assert _server(r).forked
+    assert "has no scene" in job.log.read_text()
+
+
+def test_code_changed_on_disk_gets_a_server_that_imports_it_anew(tmp_path):
+    env = runner.child_env()
+    first = forkserver._server_for(env)
+    assert first is not None and first.usable()
+    assert any(p.endswith(os.path.join("scenes", "ch02_attention.py")) for p in first.files), \
+        "the server did not import the scenes"
+    path = next(iter(first.files))
+    first.files[path] = [first.files[path][0] - 1, first.files[path][1]]     # as if edited since
+    second = forkserver._server_for(env)
+    assert second is not None and second is not first and second.usable()
+    first.proc.wait(timeout=60)            # the retired one ends (it ran nothing)
+
+
+def _render_in_thread(r: runner.Runner, job: SceneJob) -> tuple[threading.Thread, dict]:
+    out: dict = {}
+
+    def go():
+        try:
+            out["result"] = r.run(job)
+        except BaseException as exc:
+            out["error"] = exc
+    t = threading.Thread(target=go)
+    t.start()
+    return t, out
+
+
+def _wait_for_media(work: Path, t: threading.Thread):
+    for _ in range(1200):
+        if _media_of(work) or not t.is_alive():
+            break
+        time.sleep(0.05)
+    assert _media_of(work), "the scene never made its media folder"
+    time.sleep(1.0)                        # inside manim's render
+
+
+@pytest.mark.render
+def test_stop_ends_a_forked_scene_and_its_media_folder(tiny_bundle, tmp_path):
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    job = _job(tmp_path, "02", "Scores", "c")
+    t, out = _render_in_thread(r, job)
+    _wait_for_media(tmp_path, t)
+    r.stop()
+    t.join(timeout=60)
+    assert isinstance(out.get("error"), PipelineError) and "stopped" in str(out["error"])
+    assert _media_of(tmp_path) == [] and not job.mp4.exists()
+
+
+@pytest.mark.render
+def test_a_server_that_dies_ends_its_scene_and_the_next_gets_a_new_one(tiny_bundle, tmp_path):
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    job = _job(tmp_path, "02", "Scores", "d")
+    t, out = _render_in_thread(r, job)
+    _wait_for_media(tmp_path, t)
+    dead = _server(r)
+    os.kill(dead.proc.pid, signal.SIGKILL)
+    t.join(timeout=60)
+    assert isinstance(out.get("error"), PipelineError) and "failed to render" in str(out["error"])
+    for _ in range(60):                    # the scene got SIGTERM (its parent died) and unwound
+        if not _media_of(tmp_path):
+            break
+        time.sleep(0.05)
+    assert _media_of(tmp_path) == [] and not job.mp4.exists()
+    again = r.run(_job(tmp_path / "again", "00", "SameWord", "e"))
+    assert again.frames > 0 and _server(r) is not dead
