@@ -8,6 +8,7 @@
     jobs.py        BuildOptions, SceneJob / SceneResult / ChapterResult, plan()
     runner.py      one child process per scene (`python -m film.render_job`); a Runner is called
                    with its job
+    forkserver.py  those processes forked from one that imported manim once (same files, less CPU)
     executors.py   where scenes render: Executor (concurrent.futures, renders shared by cache
                    key), LocalExecutor (this machine), open_executor(--scheduler)
     cluster.py     DaskExecutor and the task a dask worker runs (render_task), its files back

@@ -1,5 +1,6 @@
-"""Scene jobs run as child processes (`python -m film.render_job`), one per scene; a failed one
-is reported with the tail of its log, a finished one recorded as a cache entry."""
+"""Scene jobs run as child processes (`python -m film.render_job`, forked from film/forkserver.py's
+server where it can), one per scene; a failed one is reported with the tail of its log, a finished
+one recorded as a cache entry."""
 from __future__ import annotations
 
 import hashlib
@@ -141,7 +142,7 @@ class Runner:
         self.lang, self.script = lang, (Path(script) if script else None)
         self.voice = voice or "none"
         self.env = child_env(env)
-        self.procs: set[subprocess.Popen] = set()
+        self.procs: set = set()      # subprocess.Popen, or forkserver.Child: poll, terminate, kill
         self.lock = threading.Lock()
         self.stopping = False
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,23 @@ def test_a_server_that_dies_ends_its_scene_and_the_next_gets_a_new_one(tiny_bund
     assert _media_of(tmp_path) == [] and not job.mp4.exists()
     again = r.run(_job(tmp_path / "again", "00", "SameWord", "e"))
     assert again.frames > 0 and _server(r) is not dead
+
+
+@pytest.mark.render
+def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    server = forkserver.Server(r.env)           # one of this test's own (not the shared one)
+    job = _job(tmp_path, "02", "Scores", "f")
+    job = replace(job, stem=job.stem.parent / "stage" / job.stem.name)     # where Runner.run stages it
+    job.mp4.parent.mkdir(parents=True)
+    job.log.touch()
+    child = server.fork(r.argv(job, job.cues)[3:], job.log)
+    for _ in range(1200):
+        if _media_of(tmp_path) or child.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert _media_of(tmp_path), job.log.read_text()
+    server.sock.shutdown(socket.SHUT_RDWR)       # as when the render that started it is killed
+    assert child.wait() != 0
+    server.proc.wait(timeout=60)
+    assert _media_of(tmp_path) == [] and not job.mp4.exists()
