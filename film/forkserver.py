@@ -271,14 +271,14 @@ def _run_scene(args: list[str]) -> int:
     return 1
 
 
-def _child(sock: socket.socket, wake: tuple[int, int], args: list[str], log: str) -> None:
+def _child(sock: socket.socket, wake: tuple[int, int], args: list[str], log: str, on_int) -> None:
     """In the forked scene process: its own signals, output and parent's death; then the scene."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
         for sig in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, on_int)
         sock.close()
         for fd in wake:
             os.close(fd)
@@ -305,6 +305,9 @@ def serve(fd: int) -> int:
     """The server: import what a scene needs, say so, then fork a scene per request and report
     each one's end, until told to close (or the caller is gone)."""
     sock = socket.socket(fileno=fd)
+    # a scene takes Ctrl-C as `python -m film.render_job` would: as KeyboardInterrupt, or not at all
+    # where the caller was started with it ignored (as `nohup` or a shell's `&` start it)
+    on_int = signal.SIG_IGN if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else signal.default_int_handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is for the scenes; this waits for them
     try:
         import film.render_job  # noqa: F401  (manim, its plugins, the frame path)
@@ -352,7 +355,7 @@ def serve(fd: int) -> int:
                 elif msg["op"] == "run":
                     pid = os.fork()
                     if pid == 0:
-                        _child(sock, wake, msg["args"], msg["log"])
+                        _child(sock, wake, msg["args"], msg["log"], on_int)
                     running[pid] = msg["id"]
                     _tell(sock, {"id": msg["id"], "pid": pid})
         while running:                    # reap every scene that ended

@@ -357,8 +357,20 @@ class FilmRenderer(CairoRenderer):
         self.add_frame(self.camera.pixel_array, num_frames=int(duration / dt))
 
 
-def _terminated(signum, frame):
-    raise SystemExit(128 + signum)       # unwinds like an interrupt: the media folder is removed
+_unwinding = False
+
+
+def _interrupted(signum, frame):
+    """SIGTERM unwinds like Ctrl-C (the media folder is removed); only the first of them counts: a
+    render stopped by Ctrl-C gets its runner's SIGTERM too, which must not cut short manim's join
+    of its encoder thread or the removal (the thread would write into a folder already removed)."""
+    global _unwinding
+    if _unwinding:
+        return
+    _unwinding = True
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
 
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
@@ -419,7 +431,9 @@ def main(argv=None) -> int:
     p.add_argument("--lang", default="en", help="the language of every word (words/catalogs/<lang>, or qps)")
     p.add_argument("--script", type=Path, help="a lecturer's own words over the catalog (a PO file)")
     a = p.parse_args(argv)
-    signal.signal(signal.SIGTERM, _terminated)
+    signal.signal(signal.SIGTERM, _interrupted)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:     # not where it is ignored
+        signal.signal(signal.SIGINT, _interrupted)
     wall0, times = time.perf_counter(), FrameTimes()
     render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script, times,
                  a.packets)
