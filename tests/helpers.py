@@ -43,6 +43,36 @@ def _test_media_dir() -> str:
     return _MEDIA[0]
 
 
+# Text outlines built so far in this test process: (class, text, args) -> a Text. A scene built
+# again (another test, language or model size) gets copies: building one (Pango, then manim parsing
+# its SVG) is about half of a dry run, a copy a few per cent of that. Keyed on every argument, so a
+# copy is the outline the build would make; the recording below still sees every construction.
+_OUTLINES: dict = {}
+
+
+def _outline_key(self, text, args, kwargs):
+    try:
+        return (type(self), text, repr(args), repr(sorted(kwargs.items())))
+    except TypeError:       # an argument that cannot be ordered: build it each time
+        return None
+
+
+def _copy_into(self, kept):
+    """Make `self` a deep copy of `kept`, as Mobject.__deepcopy__ does with a new object."""
+    import copy
+    memo = {id(kept): self}
+    for k, v in kept.__dict__.items():
+        setattr(self, k, copy.deepcopy(v, memo))
+
+
+def _skip_drawing_when_skipping(renderer, *args, **kwargs):
+    """A dry run's plays are all skipped, yet manim still draws each one's static frame: nothing
+    reads those pixels (the mobjects are what the tests check), so skipped plays draw nothing."""
+    if renderer.skip_animations:
+        return None
+    return _skip_drawing_when_skipping.original(renderer, *args, **kwargs)
+
+
 def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str = "en", script=None):
     """Run a scene's construct() without writing frames (manim dry run); returns the scene.
 
@@ -57,24 +87,35 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
     from unittest import mock
 
     from manim import Text, tempconfig
+    from manim.renderer.cairo_renderer import CairoRenderer
     built: list[str] = []
     original_init = Text.__init__
 
     def recording_init(self, text, *args, **kwargs):
         built.append(text)
+        key = _outline_key(self, text, args, kwargs)
+        if key is not None and key in _OUTLINES:
+            _copy_into(self, _OUTLINES[key])
+            return
         original_init(self, text, *args, **kwargs)
+        if key is not None:
+            _OUTLINES[key] = self.copy()
     from scenes.base import SceneInputs
     from scenes.registry import scenes_of
     inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                 "verbosity": "ERROR", "media_dir": _test_media_dir()}
+    patches = [mock.patch.object(Text, "__init__", recording_init)]
     if not draw:
         settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
-    with tempconfig(settings):
-        with mock.patch.object(Text, "__init__", recording_init):
-            instance = cls(inputs)
-            instance.render()
+        _skip_drawing_when_skipping.original = CairoRenderer.update_frame
+        patches.append(mock.patch.object(CairoRenderer, "update_frame", _skip_drawing_when_skipping))
+    with tempconfig(settings), contextlib.ExitStack() as stack:
+        for p in patches:
+            stack.enter_context(p)
+        instance = cls(inputs)
+        instance.render()
     instance.built_texts = built
     return instance
 

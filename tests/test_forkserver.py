@@ -88,12 +88,13 @@ def _render_in_thread(r: runner.Runner, job: SceneJob) -> tuple[threading.Thread
     return t, out
 
 
-def _wait_for_media(work: Path, t: threading.Thread):
+def _wait_for_media(work: Path, running, why=lambda: "the scene never made its media folder"):
+    """Wait until a scene under `work` has made its media folder, or `running()` says it ended."""
     for _ in range(1200):
-        if _media_of(work) or not t.is_alive():
+        if _media_of(work) or not running():
             break
         time.sleep(0.05)
-    assert _media_of(work), "the scene never made its media folder"
+    assert _media_of(work), why()
     time.sleep(1.0)                        # inside manim's render
 
 
@@ -102,7 +103,7 @@ def test_stop_ends_a_forked_scene_and_its_media_folder(tiny_bundle, tmp_path):
     r = runner.Runner(tiny_bundle.path, "low", "none", None)
     job = _job(tmp_path, "02", "Scores", "c")
     t, out = _render_in_thread(r, job)
-    _wait_for_media(tmp_path, t)
+    _wait_for_media(tmp_path, t.is_alive)
     r.stop()
     t.join(timeout=60)
     assert isinstance(out.get("error"), PipelineError) and "stopped" in str(out["error"])
@@ -114,7 +115,7 @@ def test_a_server_that_dies_ends_its_scene_and_the_next_gets_a_new_one(tiny_bund
     r = runner.Runner(tiny_bundle.path, "low", "none", None)
     job = _job(tmp_path, "02", "Scores", "d")
     t, out = _render_in_thread(r, job)
-    _wait_for_media(tmp_path, t)
+    _wait_for_media(tmp_path, t.is_alive)
     dead = _server(r)
     os.kill(dead.proc.pid, signal.SIGKILL)
     t.join(timeout=60)
@@ -137,11 +138,7 @@ def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
     job.mp4.parent.mkdir(parents=True)
     job.log.touch()
     child = server.fork(r.argv(job, job.cues)[3:], job.log)
-    for _ in range(1200):
-        if _media_of(tmp_path) or child.poll() is not None:
-            break
-        time.sleep(0.05)
-    assert _media_of(tmp_path), job.log.read_text()
+    _wait_for_media(tmp_path, lambda: child.poll() is None, job.log.read_text)
     server.sock.shutdown(socket.SHUT_RDWR)       # as when the render that started it is killed
     assert child.wait() != 0
     server.proc.wait(timeout=60)
