@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from film import build  # noqa: E402
 from scenes import style as S  # noqa: E402
-from scenes.text import LEGIBLE  # noqa: E402
+from scenes.text import LEGIBLE, light  # noqa: E402
 from words.catalog import is_rtl  # noqa: E402
 
 
@@ -99,7 +99,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
             return
         original_init(self, text, *args, **kwargs)
         if key is not None:
-            _OUTLINES[key] = self.copy()
+            _OUTLINES[key] = light(self.copy())     # the film drops each glyph's SVG path anyway
     from scenes.base import SceneInputs
     from scenes.registry import scenes_of
     inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
