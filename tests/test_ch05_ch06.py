@@ -334,9 +334,10 @@ def test_chapter06_words_come_from_the_catalog_and_fit_when_longer(which, name, 
                 if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or sub.width == 0:
                     continue
                 text = sub.original_text
-                if sub.get_left()[0] < S.LEFT_EDGE - 0.01 or sub.get_right()[0] > S.RIGHT_EDGE + 0.01:
+                left, right, bottom, _ = helpers.box(sub)
+                if left < S.LEFT_EDGE - 0.01 or right > S.RIGHT_EDGE + 0.01:
                     found.add((key, text, "beyond the margins"))
-                if sub.get_bottom()[1] < S.CAPTION_TOP - 0.05:
+                if bottom < S.CAPTION_TOP - 0.05:
                     found.add((key, text, "in the caption band"))
                 if sub.font_size < LEGIBLE * S.SMALL - 0.05:
                     found.add((key, text, "too small"))

@@ -22,7 +22,7 @@ from data.flops import GPT3, Shape, decode_step_flops, kv_cache_numbers_per_toke
 from film.keys import chapter_source
 from scenes import style as S
 from scenes.widgets import STACK_ROWS, layer_window
-from tests.helpers import KNOWN_IN_CAPTION_BAND, frame_checks
+from tests.helpers import KNOWN_IN_CAPTION_BAND, box, frame_checks
 from voiceover import script
 from words.catalog import Words
 
@@ -88,8 +88,7 @@ def _visible_outside(scene, caption_band_known: bool = False) -> list[str]:
                 continue
             if not (sub.get_fill_opacity() > 0 or (sub.get_stroke_opacity() > 0 and sub.get_stroke_width() > 0)):
                 continue
-            left, right = sub.get_left()[0], sub.get_right()[0]
-            bottom, top = sub.get_bottom()[1], sub.get_top()[1]
+            left, right, bottom, top = box(sub)
             if left < -S.FRAME_W / 2 - 0.01 or right > S.FRAME_W / 2 + 0.01 or top > S.FRAME_H / 2 + 0.01 \
                     or (bottom < S.CAPTION_TOP - 0.05 and not caption_band_known):
                 out.append(f"{type(sub).__name__} at x {left:.2f}..{right:.2f}, y {bottom:.2f}..{top:.2f}")
@@ -103,8 +102,7 @@ def _overlapping_words(scene) -> list[str]:
     for mob in scene.mobjects:
         for sub in mob.get_family():
             if isinstance(sub, Text) and sub.get_fill_opacity() > 0 and len(sub.get_all_points()):
-                boxes.append((sub.original_text, sub.get_left()[0], sub.get_right()[0], sub.get_bottom()[1],
-                              sub.get_top()[1]))
+                boxes.append((sub.original_text, *box(sub)))
     out = []
     for i, (ta, l1, r1, b1, t1) in enumerate(boxes):
         for tb, l2, r2, b2, t2 in boxes[i + 1:]:
