@@ -58,19 +58,9 @@ def _outline_key(self, text, args, kwargs):
 
 
 def _copy_into(self, kept):
-    """Make `self` a deep copy of `kept`, as Mobject.__deepcopy__ does with a new object."""
+    """Make `self` a deep copy of `kept` (what Mobject.__deepcopy__ does with a new object)."""
     import copy
-    memo = {id(kept): self}
-    for k, v in kept.__dict__.items():
-        setattr(self, k, copy.deepcopy(v, memo))
-
-
-def _skip_drawing_when_skipping(renderer, *args, **kwargs):
-    """A dry run's plays are all skipped, yet manim still draws each one's static frame: nothing
-    reads those pixels (the mobjects are what the tests check), so skipped plays draw nothing."""
-    if renderer.skip_animations:
-        return None
-    return _skip_drawing_when_skipping.original(renderer, *args, **kwargs)
+    self.__dict__.update(copy.deepcopy(kept.__dict__, {id(kept): self}))
 
 
 def box(mob) -> tuple[float, float, float, float]:
@@ -100,7 +90,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
     from manim import Text, tempconfig
     from manim.renderer.cairo_renderer import CairoRenderer
     built: list[str] = []
-    original_init = Text.__init__
+    original_init, original_update_frame = Text.__init__, CairoRenderer.update_frame
 
     def recording_init(self, text, *args, **kwargs):
         built.append(text)
@@ -111,6 +101,12 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
         original_init(self, text, *args, **kwargs)
         if key is not None:
             _OUTLINES[key] = light(self.copy())     # the film drops each glyph's SVG path anyway
+
+    def no_drawing_while_skipping(renderer, *args, **kwargs):
+        """A dry run's plays are all skipped, yet manim still draws each one's static frame: nothing
+        reads those pixels (the mobjects are what the tests check), so skipped plays draw nothing."""
+        if not renderer.skip_animations:
+            original_update_frame(renderer, *args, **kwargs)
     from scenes.base import SceneInputs
     from scenes.registry import scenes_of
     inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
@@ -120,8 +116,7 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
     patches = [mock.patch.object(Text, "__init__", recording_init)]
     if not draw:
         settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
-        _skip_drawing_when_skipping.original = CairoRenderer.update_frame
-        patches.append(mock.patch.object(CairoRenderer, "update_frame", _skip_drawing_when_skipping))
+        patches.append(mock.patch.object(CairoRenderer, "update_frame", no_drawing_while_skipping))
     with tempconfig(settings), contextlib.ExitStack() as stack:
         for p in patches:
             stack.enter_context(p)
