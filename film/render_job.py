@@ -31,6 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import cairo
 import cv2
 import numpy as np
 from av.video.reformatter import VideoReformatter
@@ -106,6 +107,7 @@ class FrameTimes:
         self.draw = self.convert = 0.0
         # pictures drawn (frames, and the backgrounds manim keeps for a play), converted, written
         self.drawn = self.converted = self.frames = 0
+        self.paths: dict[str, int] = {}     # how the shapes drawn got their paths (FilmCamera.paths)
 
 
 class SegmentEncoder(VideoSegmentEncoder):
@@ -251,39 +253,106 @@ class FilmFileWriter(SceneFileWriter):
         super().write_frame(frame, repeat=repeat)   # the camera may now draw the next frame over `pixels`
 
 
+class _Traced:
+    """A shape's traced path (in the surface's coordinates), kept with the points it was traced from
+    (n x 3) and the last points it was put back for (`last`, their bytes; `move`: None, or the
+    surface matrix that carries the traced path onto them)."""
+
+    __slots__ = ("shape", "tolerance", "points", "refs", "spans", "path", "last", "move", "scale", "shift", "off")
+
+    def __init__(self, points, tolerance, path):
+        self.shape, self.tolerance, self.path = points.shape, tolerance, path
+        self.points = points.copy()                 # n x 3
+        # the points that fix a scale along each axis: the lowest and highest x, the lowest and highest y
+        xs, ys = self.points[:, 0], self.points[:, 1]
+        ix0, ix1, iy0, iy1 = int(xs.argmin()), int(xs.argmax()), int(ys.argmin()), int(ys.argmax())
+        self.refs = (ix0, ix1, iy0, iy1)
+        self.spans = (float(xs[ix1] - xs[ix0]), float(ys[iy1] - ys[iy0]))
+        self.last, self.move = points.tobytes(), None
+        # scratch arrays for _move: the scale and shift tried, each point's miss (numpy's per-call
+        # cost, not the arithmetic, is most of a check: no temporaries)
+        self.scale, self.shift, self.off = np.ones(3), np.zeros(3), np.empty_like(self.points)
+
+
 class FilmCamera(Camera):
-    """manim's Cairo camera, keeping each shape's traced path while its points stay as they were.
+    """manim's Cairo camera, tracing a shape's path only when it changed shape.
 
     manim traces every shape it draws point by point, in Python, on every frame (a grid that
-    fades in is a few hundred shapes a frame). Here a shape whose points (and point tolerance)
-    are what they were when it was last traced gets that path back whole. The path is kept in
-    the surface's own coordinates (cairo's fixed point, exact in a float), so it is put back
-    exactly as it was traced: the frame comes out the same, pixel for pixel.
+    fades in is a few hundred shapes a frame). Here a shape keeps the path it was last traced to:
+    - while its points stay as they were, that path is put back whole, exactly as it was traced
+      (cairo's fixed point, kept in the surface's own coordinates: the same pixels);
+    - while its points are those same points shifted and scaled along the axes (a shape sliding
+      into place, growing, a label scaled down: most of what moves in the film), the path is put
+      back through the matrix that shifts and scales it the same way, on the surface. Its
+      coordinates then come out within 1/256 of a pixel of a fresh trace's (cairo rounds a
+      point to 1/256 of a pixel both ways), so an edge pixel's coverage may differ by a level.
+    Everything else is traced afresh (trace_path, or manim's own code).
     """
+
+    # how far (surface pixels) a point may be from where the shift and scale puts it, for the
+    # kept path to be put back moved: well under cairo's own 1/256 of a pixel
+    MOVE_TOLERANCE_PX = 1 / 1024
+    # the most a kept path is enlarged: its points, rounded to cairo's 1/256 of a pixel when traced,
+    # then land within 1/256 of a pixel of exact (a shape growing from nothing is traced afresh
+    # each time it has doubled)
+    MAX_SCALE = 2.0
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._paths: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # shapes put on the surface so far: traced, put back as traced, put back moved (the bench's split)
+        self.paths = {"traced": 0, "kept": 0, "moved": 0}
 
     def set_cairo_context_path(self, ctx, vmobject):
         points = vmobject.points
         if len(points) == 0:          # manim leaves the context's path as it is: so do we
             return super().set_cairo_context_path(ctx, vmobject)
-        seen = (points.shape, points.tobytes(), vmobject.tolerance_for_point_equality)
+        data, tolerance = points.tobytes(), vmobject.tolerance_for_point_equality
         kept = self._paths.get(vmobject)
         matrix = ctx.get_matrix()
-        if kept is not None and kept[0] == seen:
-            ctx.identity_matrix()
-            ctx.new_path()
-            ctx.append_path(kept[1])
-            ctx.set_matrix(matrix)
-            return self
+        if kept is not None and kept.shape == points.shape and kept.tolerance == tolerance:
+            if kept.last != data:
+                move = self._move(kept, points, matrix)
+                if move is not None:
+                    kept.last, kept.move = data, move
+            if kept.last == data:
+                self.paths["moved" if kept.move is not None else "kept"] += 1
+                ctx.set_matrix(kept.move) if kept.move is not None else ctx.identity_matrix()
+                ctx.new_path()
+                ctx.append_path(kept.path)
+                ctx.set_matrix(matrix)
+                return self
         if not trace_path(ctx, vmobject):
             super().set_cairo_context_path(ctx, vmobject)
+        self.paths["traced"] += 1
         ctx.identity_matrix()
-        self._paths[vmobject] = (seen, ctx.copy_path())
+        self._paths[vmobject] = _Traced(points, tolerance, ctx.copy_path())
         ctx.set_matrix(matrix)
         return self
+
+    def _move(self, kept: _Traced, points, matrix):
+        """The surface matrix that carries `kept`'s path onto `points`, where `points` are its
+        points shifted and scaled along the axes (to MOVE_TOLERANCE_PX); else None."""
+        now, was = points.item, kept.points.item
+        ix0, ix1, iy0, iy1 = kept.refs
+        sx = (now(ix1, 0) - now(ix0, 0)) / kept.spans[0] if kept.spans[0] > 1e-9 else 1.0
+        sy = (now(iy1, 1) - now(iy0, 1)) / kept.spans[1] if kept.spans[1] > 1e-9 else 1.0
+        if not (1e-6 < sx <= self.MAX_SCALE and 1e-6 < sy <= self.MAX_SCALE):   # (False for NaN)
+            return None
+        tx, ty = now(ix0, 0) - sx * was(ix0, 0), now(iy0, 1) - sy * was(iy0, 1)
+        scale, shift, off = kept.scale, kept.shift, kept.off
+        scale[0], scale[1] = sx, sy
+        shift[0], shift[1], shift[2] = tx, ty, now(0, 2) - was(0, 2)
+        np.multiply(kept.points, scale, out=off)
+        np.add(off, shift, out=off)
+        np.subtract(off, points, out=off)
+        np.abs(off, out=off)
+        if not off.max() * max(abs(matrix.xx), abs(matrix.yy)) <= self.MOVE_TOLERANCE_PX:   # (False for NaN)
+            return None
+        # surface -> scene (the inverse of `matrix`), the shift and scale, scene -> surface
+        move = cairo.Matrix(*matrix)
+        move.invert()
+        return move.multiply(cairo.Matrix(sx, 0.0, 0.0, sy, tx, ty)).multiply(matrix)
 
 
 # the rtol manim's point comparisons take from numpy.isclose
@@ -400,6 +469,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "max_inflight_encoders": INFLIGHT_ENCODERS}):
             instance = classes[scene](inputs, renderer=FilmRenderer(times))
             instance.render()
+            if times is not None:
+                times.paths = dict(getattr(instance.renderer.camera, "paths", {}))
             writer = instance.renderer.file_writer
             movie, encoded = Path(writer.movie_file_path), writer.encoded_packets()
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
@@ -469,7 +540,7 @@ def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:
             "drawn": times.drawn, "converted": times.converted, "draw_cpu": round(times.draw, 3),
             "convert_cpu": round(times.convert, 3), "encode_cpu": round(total - main, 3),
             "other_cpu": round(main - times.draw - times.convert, 3), "process_cpu": round(total, 3),
-            "wall": round(wall, 3)}
+            "wall": round(wall, 3), "paths": times.paths}
     with open(path, "a", encoding="utf-8") as f:      # one short line per process: appended whole
         f.write(json.dumps(line) + "\n")
 

@@ -191,3 +191,62 @@ def test_the_film_traces_every_shape_as_manim_does():
         assert list(ctx.copy_path()) == theirs, f"{type(shape).__name__} traced otherwise"
         traced += 1
     assert traced > 20
+
+
+class Mover(Scene):
+    """What moves most in the film: labels and boxes sliding into place, shrinking and growing, a
+    shape fading in on its way down (film.render_job.FilmCamera puts their kept paths back moved);
+    then a turn and a growth from nothing, which it must trace."""
+
+    def construct(self):
+        from manim import LEFT, RIGHT, Circle, GrowFromCenter, Rotate, RoundedRectangle, Square
+
+        from scenes import text as TX
+        label = TX.label("Σ FLOPs 24,379,392", mono=True).shift(LEFT * 2 + UP)
+        word = TX.label("attention").shift(DOWN * 2)
+        box = RoundedRectangle(width=2.0, height=1.2, corner_radius=0.15, color=S.ATTENTION, fill_opacity=0.3)
+        self.add(label, word, box)
+        self.play(label.animate.shift(RIGHT * 3.1 + DOWN * 0.37), box.animate.scale(0.45).shift(DOWN * 0.8),
+                  run_time=0.6)
+        self.play(box.animate.scale(3.0), label.animate.scale(0.6), word.animate.stretch(1.3, 0), run_time=0.6)
+        self.play(FadeIn(Circle(radius=0.4, color=S.INK).shift(UP * 2 + RIGHT * 4), shift=DOWN * 0.6), run_time=0.4)
+        # and what must be traced afresh: a turn, and a shape growing from a point (kept paths
+        # are enlarged at most twofold)
+        square = Square(1.5, color=S.KEY, fill_opacity=0.5).shift(LEFT * 4 + DOWN)
+        self.play(Rotate(square, 0.6), GrowFromCenter(Square(2.0, color=S.TOKEN).shift(RIGHT * 4 + DOWN)),
+                  run_time=0.6)
+
+
+def pictures(renderer_class, media: Path, kept: list) -> list[np.ndarray]:
+    """Every picture `renderer_class` hands its file writer while rendering Mover (low quality)."""
+    class Keeping(renderer_class):
+        def add_frame(self, frame, num_frames: int = 1):
+            if not self.skip_animations:
+                kept.append(frame.copy())
+            super().add_frame(frame, num_frames)
+    with tempconfig({"quality": "low_quality", "media_dir": str(media), "disable_caching": True,
+                     "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
+                     "output_file": "mover", "background_color": S.BACKGROUND,
+                     "video_encoder_options": ENCODER_OPTIONS}):
+        scene = Mover(renderer=Keeping())
+        scene.render()
+    return scene.renderer.camera
+
+
+@pytest.mark.render
+def test_a_shape_moved_whole_is_drawn_as_manim_traces_it_to_cairos_rounding(tmp_path):
+    """A shape that only slid or was scaled along the axes gets its kept path back through a matrix
+    instead of being traced again: every picture is manim's own up to the rasterizer's rounding (an
+    edge pixel's coverage changes by at most one of cairo's 15 sub-scanlines when an edge moves by
+    1/256 of a pixel), and two renders draw the same pixels."""
+    ours, again, stock = [], [], []
+    camera = pictures(FilmRenderer, tmp_path / "ours", ours)
+    pictures(FilmRenderer, tmp_path / "again", again)
+    pictures(CairoRenderer, tmp_path / "stock", stock)
+    assert camera.paths["moved"] > 100, f"the moves were traced afresh: {camera.paths}"
+    assert len(ours) == len(stock) > 20
+    assert all(np.array_equal(a, b) for a, b in zip(ours, again)), "two renders drew different pixels"
+    for k, (a, b) in enumerate(zip(ours, stock)):
+        diff = np.abs(a.astype(np.int16) - b)
+        assert diff.max() <= 255 // 15 + 1, f"picture {k}: a pixel {diff.max()} levels off manim's"
+        assert (diff > 1).mean() < 0.001, f"picture {k}: {(diff > 1).mean():.2%} of its pixels differ visibly"
