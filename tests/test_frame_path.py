@@ -1,6 +1,7 @@
 """The scene processes' frame path (film/render_job.py: FilmRenderer, FilmCamera, FilmFileWriter,
 SegmentEncoder) is only faster: the same scene gives the same decoded frames through it as through
-manim's own renderer and camera, and the same frames on every render."""
+manim's own renderer and camera (a shape that only moved: the same to cairo's rounding), and the
+same frames on every render."""
 from __future__ import annotations
 
 import gc
