@@ -251,3 +251,35 @@ def test_a_shape_moved_whole_is_drawn_as_manim_traces_it_to_cairos_rounding(tmp_
         diff = np.abs(a.astype(np.int16) - b)
         assert diff.max() <= 255 // 15 + 1, f"picture {k}: a pixel {diff.max()} levels off manim's"
         assert (diff > 1).mean() < 0.001, f"picture {k}: {(diff > 1).mean():.2%} of its pixels differ visibly"
+
+
+def test_subpaths_are_found_as_manim_finds_them():
+    """film.render_job.subpaths_from_points (every Transform's alignment, in a scene process) splits
+    a shape's points into the subpaths manim's VMobject.get_subpaths_from_points gives: the same
+    splits, the same points, for ends that meet, just miss, are not finite, or trail off."""
+    from manim import Arc, Circle, Line, Square, VMobject
+
+    from film.render_job import _MANIMS_SUBPATHS, subpaths_from_points
+    from scenes import text as TX
+    two = Square().append_points(Circle(radius=0.5).shift([3, 0, 0]).points)
+    near = VMobject().set_points_as_corners([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1e-9, 1e-9, 0]])
+    gap = Line([0, 0, 0], [1, 0, 0]).append_points(Line([1.001, 0, 0], [2, 0, 0]).points)
+    rel = Line([1e6, 0, 0], [2e6, 0, 0]).append_points(Line([2e6 + 5, 0, 0], [3e6, 0, 0]).points)   # rtol's reach
+    odd = VMobject().set_points(np.arange(30, dtype=float).reshape(10, 3))       # not whole curves
+    bad = Line([0, 0, 0], [1, 0, 0]).append_points(Line([1, 0, 0], [2, 0, 0]).points)
+    bad.points[3:5] = [np.nan, 0, 0]
+    far = Line([0, 0, 0], [np.inf, 0, 0]).append_points(Line([np.inf, 0, 0], [2, 0, 0]).points)
+    label = TX.compact_text(TX.Text("q·kᵀ / √64 = −1.57", font=S.MONO))
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    shapes = [Circle(), Arc(angle=2.5), two, near, gap, rel, odd, bad, far, VMobject(), label,
+              *label.get_family(), *grid.get_family()]
+    checked = 0
+    for shape in shapes:
+        if not isinstance(shape, VMobject):
+            continue
+        ours, theirs = subpaths_from_points(shape, shape.points), _MANIMS_SUBPATHS(shape, shape.points)
+        assert len(ours) == len(theirs), f"{type(shape).__name__}: {len(ours)} subpaths, manim finds {len(theirs)}"
+        assert all(a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(ours, theirs))
+        checked += 1
+    assert checked > 20
+    assert len(subpaths_from_points(two, two.points)) == 2 and len(subpaths_from_points(gap, gap.points)) == 2
