@@ -258,10 +258,10 @@ class _Traced:
     (n x 3) and the last points it was put back for (`last`, their bytes; `move`: None, or the
     surface matrix that carries the traced path onto them)."""
 
-    __slots__ = ("shape", "tolerance", "points", "refs", "spans", "path", "last", "move", "scale", "shift", "off")
+    __slots__ = ("tolerance", "points", "refs", "spans", "path", "last", "move", "scale", "shift", "off")
 
     def __init__(self, points, tolerance, path):
-        self.shape, self.tolerance, self.path = points.shape, tolerance, path
+        self.tolerance, self.path = tolerance, path
         self.points = points.copy()                 # n x 3
         # the points that fix a scale along each axis: the lowest and highest x, the lowest and highest y
         xs, ys = self.points[:, 0], self.points[:, 1]
@@ -310,7 +310,7 @@ class FilmCamera(Camera):
         data, tolerance = points.tobytes(), vmobject.tolerance_for_point_equality
         kept = self._paths.get(vmobject)
         matrix = ctx.get_matrix()
-        if kept is not None and kept.shape == points.shape and kept.tolerance == tolerance:
+        if kept is not None and kept.points.shape == points.shape and kept.tolerance == tolerance:
             if kept.last != data:
                 move = self._move(kept, points, matrix)
                 if move is not None:

@@ -45,12 +45,14 @@ class Sampler(Scene):
         self.play(FadeOut(grid), run_time=0.3)
 
 
-def render(make_renderer, media: Path, inflight: int = 1) -> Path:
+def render(make_renderer, media: Path, inflight: int = 1, scene_class=None) -> Path:
+    """Render `scene_class` (Sampler) at low quality into `media`; its movie file."""
+    scene_class = scene_class or Sampler
     with tempconfig({"quality": "low_quality", "media_dir": str(media), "disable_caching": True,
                      "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
-                     "output_file": "sampler", "background_color": S.BACKGROUND,
+                     "output_file": scene_class.__name__.lower(), "background_color": S.BACKGROUND,
                      "video_encoder_options": ENCODER_OPTIONS, "max_inflight_encoders": inflight}):
-        scene = Sampler(renderer=make_renderer())     # made here: its camera takes the quality
+        scene = scene_class(renderer=make_renderer())     # made here: its camera takes the quality
         scene.render()
         return Path(scene.renderer.file_writer.movie_file_path)
 
@@ -218,20 +220,17 @@ class Mover(Scene):
                   run_time=0.6)
 
 
-def pictures(renderer_class, media: Path, kept: list) -> list[np.ndarray]:
-    """Every picture `renderer_class` hands its file writer while rendering Mover (low quality)."""
+def pictures(renderer_class, media: Path, kept: list):
+    """Render Mover through `renderer_class`, every picture it hands its file writer appended to
+    `kept`; the renderer's camera."""
     class Keeping(renderer_class):
         def add_frame(self, frame, num_frames: int = 1):
             if not self.skip_animations:
                 kept.append(frame.copy())
             super().add_frame(frame, num_frames)
-    with tempconfig({"quality": "low_quality", "media_dir": str(media), "disable_caching": True,
-                     "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
-                     "output_file": "mover", "background_color": S.BACKGROUND,
-                     "video_encoder_options": ENCODER_OPTIONS}):
-        scene = Mover(renderer=Keeping())
-        scene.render()
-    return scene.renderer.camera
+    made = []
+    render(lambda: made.append(Keeping()) or made[0], media, scene_class=Mover)
+    return made[0].camera
 
 
 @pytest.mark.render
