@@ -418,11 +418,14 @@ def print_split(run: dict, console):
     t.add_row("[dim]share[/dim]", "", *[f"{total[k] / share:.0%}" for k, _ in SPLIT], "")
     console.print(t)
     run["split_total"] = total
-    # how the shapes drawn got their cairo paths (film/render_job.py FilmCamera)
-    paths = {k: sum(s["split"].get("paths", {}).get(k, 0) for s in rows) for k in ("traced", "kept", "moved")}
+    # how the shapes drawn got their cairo paths (film/render_job.py FilmCamera), and how many
+    # were not drawn: still shapes on the layer a frame starts from (film/still_layer.py)
+    paths = {k: sum(s["split"].get("paths", {}).get(k, 0) for s in rows) for k in ("traced", "kept", "moved", "layered")}
     if any(paths.values()):
-        console.print(f"shapes drawn, all scenes: {sum(paths.values()):,}; traced {paths['traced']:,}, "
-                      f"put back as traced {paths['kept']:,}, put back moved {paths['moved']:,}")
+        drawn = paths["traced"] + paths["kept"] + paths["moved"]
+        console.print(f"shapes drawn, all scenes: {drawn:,}; traced {paths['traced']:,}, "
+                      f"put back as traced {paths['kept']:,}, put back moved {paths['moved']:,}; "
+                      f"not drawn, held still on a layer: {paths['layered']:,}")
         run["paths_total"] = paths
 
 

@@ -17,7 +17,9 @@
     batch.py       a course manifest: load_manifest, run (every job on one executor), summary
     clips.py       a clip per narration beat, cut from a joined chapter
     slides.py      the lecture deck of those clips (offline HTML, PPTX)
-    render_job.py  renders one scene from its arguments (the only module here that imports manim)
+    render_job.py  renders one scene from its arguments
+    still_layer.py its camera draws the shapes that hold still once per play, not per frame
+                   (these two are the only modules here that import manim)
 
 Layers: render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/.
 """

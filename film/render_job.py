@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 from av.video.reformatter import VideoReformatter
 from manim import Camera, VMobject, tempconfig
+from manim.utils.iterables import list_update
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.scene_file_writer import SceneFileWriter
@@ -45,6 +46,7 @@ from data.files import write_json
 from film import holds
 from film.request import QUALITIES
 from film.runner import media_folder
+from film.still_layer import StillLayer
 from scenes.base import SceneInputs
 from scenes.registry import scenes_of
 from scenes.text import enable_text_cache
@@ -296,12 +298,16 @@ class FilmCamera(Camera):
     # then land within 1/256 of a pixel of exact (a shape growing from nothing is traced afresh
     # each time it has doubled)
     MAX_SCALE = 2.0
+    # still shapes drawn once per play onto a layer (film.still_layer) instead of once per frame
+    LAYERED = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._paths: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        # shapes put on the surface so far: traced, put back as traced, put back moved (the bench's split)
-        self.paths = {"traced": 0, "kept": 0, "moved": 0}
+        # shapes put on the surface so far: traced, put back as traced, put back moved; and shapes
+        # not drawn because they were on the layer of still shapes (the bench's split)
+        self.paths = {"traced": 0, "kept": 0, "moved": 0, "layered": 0}
+        self.still = StillLayer(self) if self.LAYERED else None
 
     def set_cairo_context_path(self, ctx, vmobject):
         points = vmobject.points
@@ -440,9 +446,20 @@ class FilmRenderer(CairoRenderer):
         super().init_scene(scene, session_spec, file_writer_settings)
         self.file_writer.times = self.times
 
-    def update_frame(self, *args, **kwargs) -> None:
+    def update_frame(self, scene, mobjects=None, include_submobjects: bool = True, ignore_skipping: bool = True,
+                     **kwargs) -> None:
         t0 = time.thread_time()
-        super().update_frame(*args, **kwargs)
+        camera = self.camera
+        if (include_submobjects and not kwargs and not (self.skip_animations and not ignore_skipping)
+                and getattr(camera, "still", None) is not None):
+            base = self.static_image if self.static_image is not None else camera.background
+            drawn = camera.still.capture(base, mobjects or list_update(scene.mobjects, scene.foreground_mobjects))
+        else:
+            drawn = False
+        if not drawn:
+            if getattr(camera, "still", None) is not None:
+                camera.still.painted = None          # the layer cannot know what manim leaves drawn
+            super().update_frame(scene, mobjects, include_submobjects, ignore_skipping, **kwargs)
         if self.times is not None:
             self.times.draw += time.thread_time() - t0
             self.times.drawn += 1

@@ -282,3 +282,57 @@ def test_subpaths_are_found_as_manim_finds_them():
         checked += 1
     assert checked > 20
     assert len(subpaths_from_points(two, two.points)) == 2 and len(subpaths_from_points(gap, gap.points)) == 2
+
+
+class Layers(Scene):
+    """Still shapes among moving ones, as the film has them: a grid's cells fading in one after
+    another while a bar slides beneath them (drawn before them) and a ring slides over them (drawn
+    after), a square that stops, then changes colour, then moves on."""
+
+    def construct(self):
+        from manim import LEFT, RIGHT, Circle, LaggedStart, Rectangle, Square, UpdateFromAlphaFunc
+
+        rng = np.random.default_rng(5)
+        bar = Rectangle(width=0.8, height=3.6, color=S.KEY, fill_opacity=0.8).shift(LEFT * 6)
+        self.add(bar)                                    # first: under everything added after it
+        grid = NumberGrid(rng.normal(0, 1.5, (4, 6)), vmax=3.0)
+        ring = Circle(radius=0.5, color=S.INK).shift(LEFT * 6 + UP * 0.4)
+        square = Square(0.8, color=S.TOKEN, fill_opacity=0.6).shift(UP * 2.8 + LEFT * 4)
+        self.add(square)
+
+        def recolour(shape, alpha):                     # still for a third, recoloured, still, moved
+            shape.set_fill(S.QUERY if alpha > 0.35 else S.TOKEN)
+            if alpha > 0.7:
+                shape.move_to(UP * 2.8 + LEFT * 4 + RIGHT * 6 * (alpha - 0.7))
+        self.play(LaggedStart(*[FadeIn(cell) for cell in grid.cells.values()], lag_ratio=0.1),
+                  bar.animate.shift(RIGHT * 12), UpdateFromAlphaFunc(square, recolour), run_time=3.0)
+        self.add(ring)
+        self.play(ring.animate.shift(RIGHT * 12), run_time=1.5)
+
+
+def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
+    """film.still_layer draws the shapes that held still onto a layer once and each frame draws only
+    the rest over it: every picture is the one the camera draws without the layer, pixel for pixel,
+    with shapes moving beneath still ones and over them, and a still shape changing colour."""
+    from film.render_job import FilmCamera
+
+    class Unlayered(FilmCamera):
+        LAYERED = False
+
+    def pictures_of(camera_class, media: Path, kept: list):
+        class Keeping(FilmRenderer):
+            def add_frame(self, frame, num_frames: int = 1):
+                if not self.skip_animations:
+                    kept.append(frame.copy())
+                super().add_frame(frame, num_frames)
+        made = []
+        render(lambda: made.append(Keeping(camera_class=camera_class)) or made[0], media, scene_class=Layers)
+        return made[0].camera
+
+    layered, plain = [], []
+    camera = pictures_of(FilmCamera, tmp_path / "layered", layered)
+    pictures_of(Unlayered, tmp_path / "plain", plain)
+    assert camera.paths["layered"] > 200, f"the still shapes were drawn every frame: {camera.paths}"
+    assert len(layered) == len(plain) > 50
+    for k, (a, b) in enumerate(zip(layered, plain)):
+        assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
