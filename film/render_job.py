@@ -35,8 +35,8 @@ import cairo
 import cv2
 import numpy as np
 from av.video.reformatter import VideoReformatter
-from manim import Camera, VMobject, tempconfig
-from manim.utils.iterables import list_update
+from manim import Camera, Mobject, VMobject, tempconfig
+from manim.utils.iterables import list_update, remove_list_redundancies
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.scene_file_writer import SceneFileWriter
@@ -422,15 +422,39 @@ def subpaths_from_points(self, points):
     return [points[a:b] for a, b in zip(bounds, bounds[1:]) if b - a >= 4]
 
 
+_MANIMS_FAMILY = Mobject.get_family
+
+
+def family_of(self, recurse: bool = True) -> list:
+    """Mobject.get_family without a generator per member: the same members in the same order
+    (each before its submobjects, depth first; a member met again further on is kept there; a
+    submobject that contains its own ancestor is not followed back). manim asks for families many
+    times a frame (every shape the camera draws, every updater): at 1080p this was 2 ms a frame."""
+    found: list = []
+    _gather(self, set(), found)
+    # what remove_list_redundancies keeps: each member's last place (nothing to do without repeats)
+    return found if len(set(found)) == len(found) else remove_list_redundancies(found)
+
+
+def _gather(mobject, path: set, found: list) -> None:
+    if mobject in path:
+        return
+    path.add(mobject)
+    found.append(mobject)
+    for sub in mobject.submobjects:
+        _gather(sub, path, found)
+    path.remove(mobject)
+
+
 @contextlib.contextmanager
 def fast_subpaths():
-    """VMobject.get_subpaths_from_points is subpaths_from_points while the block runs (a scene's
-    render), manim's own again after it."""
-    VMobject.get_subpaths_from_points = subpaths_from_points
+    """While the block runs (a scene's render), VMobject.get_subpaths_from_points is
+    subpaths_from_points and Mobject.get_family is family_of; manim's own again after it."""
+    VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
     try:
         yield
     finally:
-        VMobject.get_subpaths_from_points = _MANIMS_SUBPATHS
+        VMobject.get_subpaths_from_points, Mobject.get_family = _MANIMS_SUBPATHS, _MANIMS_FAMILY
 
 
 class FilmRenderer(CairoRenderer):

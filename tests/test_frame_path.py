@@ -336,3 +336,30 @@ def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
     assert len(layered) == len(plain) > 50
     for k, (a, b) in enumerate(zip(layered, plain)):
         assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
+
+
+def test_families_are_listed_as_manim_lists_them():
+    """film.render_job.family_of (every family a scene process asks for) lists a mobject's family
+    as manim's Mobject.get_family does: the same members in the same order, with a member shared
+    by two groups, a group holding itself and one holding its own ancestor."""
+    from manim import Circle, Square, VGroup
+
+    from film.render_job import _MANIMS_FAMILY, family_of
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    shared = Circle()
+    twice = VGroup(VGroup(shared, Square()), VGroup(Square(), shared), shared)
+    looped = VGroup(Square(), Circle())
+    looped.submobjects.append(looped)
+    outer = VGroup(Circle())
+    inner = VGroup(Square(), outer)
+    outer.submobjects.append(inner)
+    meter = FlopsMeter(0, "", widest=10 ** 9, title="Σ FLOPs")
+    for mobject in (grid, twice, looped, outer, inner, meter, Square()):
+        assert family_of(mobject) == _MANIMS_FAMILY(mobject), f"{type(mobject).__name__}: another family"
+    assert len(family_of(twice)) == len(set(family_of(twice))) < len([*_gather_all(twice)])
+
+
+def _gather_all(mobject):
+    yield mobject
+    for sub in mobject.submobjects:
+        yield from _gather_all(sub)
