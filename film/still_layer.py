@@ -261,15 +261,24 @@ class StillLayer:
             m = self.camera.get_cairo_context(self.camera.pixel_array).get_matrix()
             self.to_px = (m.xx, m.x0, m.yy, m.y0)
         sx, tx, sy, ty = self.to_px
-        points = [leaves[i].points for i in indices]
-        starts = np.cumsum([0] + [len(p) for p in points[:-1]])
+        points, sizes, widths, clear = [], [], [], []
+        for i in indices:
+            leaf, look = leaves[i], looks[i]
+            points.append(leaf.points)
+            sizes.append(len(leaf.points))
+            if look:                            # (its widths are in its look)
+                widths.append(look[6] if look[6] > look[7] else look[7])
+                clear.append(not look[0])
+            else:
+                widths.append(max(leaf.get_stroke_width(), leaf.get_stroke_width(True)))
+                clear.append(False)
+        starts = np.cumsum([0, *sizes[:-1]])                               # each shape's first point
         xy = np.concatenate(points)[:, :2]                                 # all points, n x 2
         lo, hi = np.minimum.reduceat(xy, starts), np.maximum.reduceat(xy, starts)   # per shape
-        width = np.array([max(leaves[i].get_stroke_width(), leaves[i].get_stroke_width(True)) for i in indices])
-        pad = 2.0 + 5.0 * width * self.camera.cairo_line_width_multiple * max(abs(sx), abs(sy))
+        pad = 2.0 + np.array(widths) * (5.0 * self.camera.cairo_line_width_multiple * max(abs(sx), abs(sy)))
         xa, xb, ya, yb = sx * lo[:, 0] + tx, sx * hi[:, 0] + tx, sy * lo[:, 1] + ty, sy * hi[:, 1] + ty
         boxes = np.stack([np.minimum(xa, xb) - pad, np.maximum(xa, xb) + pad,
                           np.minimum(ya, yb) - pad, np.maximum(ya, yb) + pad], axis=1)
         boxes[~np.isfinite(boxes).all(axis=1)] = (-np.inf, np.inf, -np.inf, np.inf)
-        boxes[[not visible(looks[i]) for i in indices]] = (np.inf, -np.inf, np.inf, -np.inf)
+        boxes[clear] = (np.inf, -np.inf, np.inf, -np.inf)
         return boxes
