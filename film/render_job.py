@@ -34,6 +34,7 @@ import av
 import cairo
 import cv2
 import numpy as np
+from PIL import Image
 from av.video.reformatter import VideoReformatter
 from manim import Camera, Mobject, VMobject, tempconfig
 from manim.utils.iterables import list_update, remove_list_redundancies
@@ -335,6 +336,18 @@ class FilmCamera(Camera):
         self._paths[vmobject] = _Traced(points, tolerance, ctx.copy_path())
         ctx.set_matrix(matrix)
         return self
+
+    def overlay_PIL_image(self, pixel_array, image) -> None:
+        """manim's overlay of an image mobject (already pasted into a clear frame-sized image)
+        composited over only the part of the frame it covers: the same pixels, since PIL's
+        alpha_composite leaves a pixel under a clear one exactly as it was, without converting the
+        whole frame to PIL and back for each image in each frame."""
+        box = image.getbbox()                 # where it is not clear (alpha_only)
+        if box is None:
+            return
+        left, top, right, bottom = box
+        under = Image.fromarray(np.ascontiguousarray(pixel_array[top:bottom, left:right]))      # RGBA
+        pixel_array[top:bottom, left:right] = np.asarray(Image.alpha_composite(under, image.crop(box)))
 
     def _move(self, kept: _Traced, points, matrix):
         """The surface matrix that carries `kept`'s path onto `points`, where `points` are its

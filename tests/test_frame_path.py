@@ -363,3 +363,40 @@ def _gather_all(mobject):
     yield mobject
     for sub in mobject.submobjects:
         yield from _gather_all(sub)
+
+
+class Pictures(Scene):
+    """Images as the film shows them (chapters 01 and 03: heatmaps): fading in, sliding partly off
+    the frame, scaled, turned, over a still square."""
+
+    def construct(self):
+        from manim import LEFT, RIGHT, ImageMobject, Square
+
+        rng = np.random.default_rng(6)
+        pixels = rng.integers(0, 256, (6, 10, 4), dtype=np.uint8)
+        pixels[..., 3] = rng.integers(0, 256, (6, 10))              # some of it see-through
+        heatmap = ImageMobject(pixels).set_resampling_algorithm(0).scale_to_fit_width(4.0)
+        self.add(Square(2.0, color=S.KEY, fill_opacity=0.7))
+        self.play(FadeIn(heatmap), run_time=0.4)
+        self.play(heatmap.animate.shift(LEFT * 6.5 + UP * 2.5), run_time=0.5)
+        self.play(heatmap.animate.scale(0.4).shift(RIGHT * 7).rotate(0.3), run_time=0.5)
+
+
+def test_images_are_composited_as_manim_composites_them(tmp_path):
+    """FilmCamera composites an image mobject over only the part of the frame it covers: every
+    picture is manim's own, pixel for pixel."""
+    ours, stock = [], []
+
+    def pictures_of(renderer_class, media: Path, kept: list):
+        class Keeping(renderer_class):
+            def add_frame(self, frame, num_frames: int = 1):
+                if not self.skip_animations:
+                    kept.append(frame.copy())
+                super().add_frame(frame, num_frames)
+        render(Keeping, media, scene_class=Pictures)
+
+    pictures_of(FilmRenderer, tmp_path / "ours", ours)
+    pictures_of(CairoRenderer, tmp_path / "stock", stock)
+    assert len(ours) == len(stock) > 15
+    for k, (a, b) in enumerate(zip(ours, stock)):
+        assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
