@@ -220,16 +220,16 @@ class Mover(Scene):
                   run_time=0.6)
 
 
-def pictures(renderer_class, media: Path, kept: list):
-    """Render Mover through `renderer_class`, every picture it hands its file writer appended to
-    `kept`; the renderer's camera."""
+def pictures(renderer_class, media: Path, kept: list, scene_class=None, **renderer_kwargs):
+    """Render `scene_class` (Mover) through `renderer_class` (made with `renderer_kwargs`), every
+    picture it hands its file writer appended to `kept`; the renderer's camera."""
     class Keeping(renderer_class):
         def add_frame(self, frame, num_frames: int = 1):
             if not self.skip_animations:
                 kept.append(frame.copy())
             super().add_frame(frame, num_frames)
     made = []
-    render(lambda: made.append(Keeping()) or made[0], media, scene_class=Mover)
+    render(lambda: made.append(Keeping(**renderer_kwargs)) or made[0], media, scene_class=scene_class or Mover)
     return made[0].camera
 
 
@@ -319,19 +319,9 @@ def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
     class Unlayered(FilmCamera):
         LAYERED = False
 
-    def pictures_of(camera_class, media: Path, kept: list):
-        class Keeping(FilmRenderer):
-            def add_frame(self, frame, num_frames: int = 1):
-                if not self.skip_animations:
-                    kept.append(frame.copy())
-                super().add_frame(frame, num_frames)
-        made = []
-        render(lambda: made.append(Keeping(camera_class=camera_class)) or made[0], media, scene_class=Layers)
-        return made[0].camera
-
     layered, plain = [], []
-    camera = pictures_of(FilmCamera, tmp_path / "layered", layered)
-    pictures_of(Unlayered, tmp_path / "plain", plain)
+    camera = pictures(FilmRenderer, tmp_path / "layered", layered, Layers, camera_class=FilmCamera)
+    pictures(FilmRenderer, tmp_path / "plain", plain, Layers, camera_class=Unlayered)
     assert camera.paths["layered"] > 200, f"the still shapes were drawn every frame: {camera.paths}"
     assert len(layered) == len(plain) > 50
     for k, (a, b) in enumerate(zip(layered, plain)):
@@ -387,16 +377,8 @@ def test_images_are_composited_as_manim_composites_them(tmp_path):
     picture is manim's own, pixel for pixel."""
     ours, stock = [], []
 
-    def pictures_of(renderer_class, media: Path, kept: list):
-        class Keeping(renderer_class):
-            def add_frame(self, frame, num_frames: int = 1):
-                if not self.skip_animations:
-                    kept.append(frame.copy())
-                super().add_frame(frame, num_frames)
-        render(Keeping, media, scene_class=Pictures)
-
-    pictures_of(FilmRenderer, tmp_path / "ours", ours)
-    pictures_of(CairoRenderer, tmp_path / "stock", stock)
+    pictures(FilmRenderer, tmp_path / "ours", ours, Pictures)
+    pictures(CairoRenderer, tmp_path / "stock", stock, Pictures)
     assert len(ours) == len(stock) > 15
     for k, (a, b) in enumerate(zip(ours, stock)):
         assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
