@@ -460,7 +460,7 @@ def _gather(mobject, path: set, found: list) -> None:
 
 
 @contextlib.contextmanager
-def fast_subpaths():
+def faster_manim():
     """While the block runs (a scene's render), VMobject.get_subpaths_from_points is
     subpaths_from_points and Mobject.get_family is family_of; manim's own again after it."""
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
@@ -487,15 +487,15 @@ class FilmRenderer(CairoRenderer):
                      **kwargs) -> None:
         t0 = time.thread_time()
         camera = self.camera
-        if (include_submobjects and not kwargs and not (self.skip_animations and not ignore_skipping)
-                and getattr(camera, "still", None) is not None):
+        still = getattr(camera, "still", None)       # (None: a stock camera, or LAYERED off)
+        drawn = False
+        if (still is not None and include_submobjects and not kwargs
+                and not (self.skip_animations and not ignore_skipping)):
             base = self.static_image if self.static_image is not None else camera.background
-            drawn = camera.still.capture(base, mobjects or list_update(scene.mobjects, scene.foreground_mobjects))
-        else:
-            drawn = False
+            drawn = still.capture(base, mobjects or list_update(scene.mobjects, scene.foreground_mobjects))
         if not drawn:
-            if getattr(camera, "still", None) is not None:
-                camera.still.painted = None          # the layer cannot know what manim leaves drawn
+            if still is not None:
+                still.painted = None                 # the layer cannot know what manim leaves drawn
             super().update_frame(scene, mobjects, include_submobjects, ignore_skipping, **kwargs)
         if self.times is not None:
             self.times.draw += time.thread_time() - t0
@@ -552,7 +552,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "video_encoder_options": ENCODER_OPTIONS,
                          "max_inflight_encoders": INFLIGHT_ENCODERS}):
             instance = classes[scene](inputs, renderer=FilmRenderer(times))
-            with fast_subpaths():
+            with faster_manim():
                 instance.render()
             if times is not None:
                 times.paths = dict(getattr(instance.renderer.camera, "paths", {}))

@@ -8,11 +8,12 @@ picture (the layer), and a frame starts from the layer and draws only the rest o
 
 Each pixel comes out exactly as manim's: cairo paints a shape over what is under it, so two shapes
 painted in the other order give the same pixels wherever they do not both reach. A shape joins the
-layer only if no shape drawn every frame comes before it in draw order and reaches where it does,
-and no layer shape after it in draw order does; every frame checks, on the shapes' boxes, that
-what is drawn over the layer still comes after each layer shape it reaches, and that each layer
-shape still looks as it did and keeps its place. Where that fails the layer is dropped and built
-again from the static picture.
+layer only if no shape drawn every frame comes before it in draw order and reaches where it does;
+every frame checks, on the shapes' boxes, that nothing drawn over the layer comes before a layer
+shape it reaches, and that each layer shape still looks as it did and keeps its place (a shape that
+paints nothing, clear fill and strokes, reaches no pixel and may leave freely). Where that fails
+the layer is dropped and built again from the static picture. A frame then copies back from its
+start picture only the rows the last frame drew over (changed_rows), not the whole picture.
 """
 from __future__ import annotations
 
