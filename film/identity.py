@@ -4,8 +4,6 @@ versions a scene key holds. film/cluster.py checks it before a worker renders an
 """
 from __future__ import annotations
 
-import ast
-import hashlib
 import importlib.metadata
 import re
 from pathlib import Path
@@ -40,8 +38,7 @@ def code_identity(root: Path = ROOT) -> dict:
                    if "__pycache__" not in p.parts)
     stat = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
     if stat not in _IDENTITY:
-        trees = {str(p.relative_to(root)): hashlib.sha256(ast.dump(keys.parse(p)).encode("utf-8")).hexdigest()
-                 for p in files}
+        trees = {str(p.relative_to(root)): keys.code_fingerprint(p) for p in files}
         _IDENTITY.clear()
         _IDENTITY[stat] = {"version": project_version(root), "code": keys.sha(trees)[:16],
                            "tools": keys.tool_versions()}

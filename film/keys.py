@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from film.errors import PipelineError
+from film.source_memo import SourceMemo
 from voiceover.script import line_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,9 @@ PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier rende
 ALWAYS = ("film.render_job",)
 # narration scripts (the values their lines name; the lines are in the catalogs)
 NARRATION_PACKAGE = "voiceover.scripts"
+# each fact this module reads from a file's text, kept on disk under a hash of the text and of
+# this module's code (an unchanged re-run reads its keys without parsing a file)
+MEMO = SourceMemo(Path(__file__))
 
 
 def sha(obj) -> str:
@@ -105,6 +109,12 @@ def parse(path: Path) -> ast.Module:
     return _parse(Path(path).read_text(encoding="utf-8"))
 
 
+def _fact(kind: str, path: Path, args, compute):
+    """compute(tree) for this file, from MEMO when its text was read before."""
+    text = Path(path).read_text(encoding="utf-8")
+    return MEMO.remember(kind, text, args, lambda: compute(_parse(text)))
+
+
 def _where(path: Path, node: ast.AST | None = None, root: Path = ROOT) -> str:
     try:
         shown = Path(path).resolve().relative_to(Path(root).resolve())
@@ -121,7 +131,7 @@ def _assigns(node: ast.stmt, name: str) -> bool:
 
 def code_fingerprint(path: Path, name: str = "", root: Path = ROOT) -> str:
     """Hash of a module's syntax tree (formatting-insensitive)."""
-    return sha(ast.dump(parse(path)).encode("utf-8"))
+    return _fact("fingerprint", path, [], lambda tree: sha(ast.dump(tree).encode("utf-8")))
 
 
 def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:
@@ -136,7 +146,9 @@ def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:
         if path is None:
             continue
         seen[name] = path
-        todo.extend(_imports(parse(path), name, path.name == "__init__.py") - seen.keys())
+        is_package = path.name == "__init__.py"
+        imported = _fact("imports", path, [name, is_package], lambda tree: sorted(_imports(tree, name, is_package)))
+        todo.extend(set(imported) - seen.keys())
     return seen
 
 
@@ -257,7 +269,8 @@ def shared_beats(deps: dict[str, Path], root: Path = ROOT) -> list[str]:
     for name, path in sorted(deps.items()):
         if not name.startswith("scenes.") or re.match(r"scenes\.ch\d+_", name):
             continue
-        beats += [b for b in spoken_beats([parse(path)], path, lines_too=False, root=root) if b not in beats]
+        own = _fact("shared_beats", path, [], lambda tree: spoken_beats([tree], path, lines_too=False, root=root))
+        beats += [b for b in own if b not in beats]
     return beats
 
 
@@ -265,7 +278,11 @@ def chapter_source(module: str, root: Path = ROOT) -> ChapterSource:
     path = module_path(module, root)
     if path is None:
         raise PipelineError(f"chapter module {module} not found under {root}")
-    tree = parse(path)
+    read = _fact("chapter", path, [], lambda tree: _read_chapter(tree, path, root))
+    return ChapterSource(module, path, read["scenes"], read["common"], read["own"], read["beats"])
+
+
+def _read_chapter(tree: ast.Module, path: Path, root: Path) -> dict:
     names = _scene_names(tree, path, root)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef) and n.name in names}
     common_nodes = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in names)]
@@ -287,7 +304,7 @@ def chapter_source(module: str, root: Path = ROOT) -> ChapterSource:
         chain = [classes[c] for c in lineage(name)]
         own[name] = sha([ast.dump(c) for c in chain])
         beats[name] = list(dict.fromkeys(spoken_beats(chain, path, root=root) + common_beats))
-    return ChapterSource(module, path, names, common, own, beats)
+    return {"scenes": names, "common": common, "own": own, "beats": beats}
 
 
 # ---------------------------------------------------------------------------------------
@@ -354,6 +371,19 @@ def _text_names(nodes: list[ast.AST]) -> tuple[list[str], bool]:
     return list(dict.fromkeys(names)), dynamic
 
 
+def _scene_text_names(tree: ast.Module, scenes: list[str], scene: str) -> list:
+    """[names, dynamic] of _text_names for one scene: its class and the classes it derives from,
+    and its chapter module's code outside the scene classes."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    nodes = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in scenes)]
+    chain, name = [], scene
+    while name in classes and name not in [c.name for c in chain]:
+        chain.append(classes[name])
+        bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)]
+        name = bases[0] if bases else ""
+    return list(_text_names(nodes + chain))
+
+
 def screen_words(src: ChapterSource, scene: str, chapter: str, words, deps: dict[str, Path],
                  root: Path = ROOT) -> dict[str, list[str]]:
     """message id -> its templates, for every message the scene can show: the names its class (and
@@ -361,18 +391,11 @@ def screen_words(src: ChapterSource, scene: str, chapter: str, words, deps: dict
     chapter (`chNN:name`) or film-wide (`film:...`), plus every film-wide message and chapter title
     (the furniture). A name no catalog has is refused here, before anything renders; a scene that
     builds a name at run time depends on all of its chapter's words."""
-    tree = parse(src.path)
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    nodes = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name in src.scenes)]
-    chain, name = [], scene
-    while name in classes and name not in [c.name for c in chain]:
-        chain.append(classes[name])
-        bases = [b.id for b in classes[name].bases if isinstance(b, ast.Name)]
-        name = bases[0] if bases else ""
-    names, dynamic = _text_names(nodes + chain)
+    names, dynamic = _fact("scene_words", src.path, [src.scenes, scene],
+                           lambda tree: _scene_text_names(tree, src.scenes, scene))
     for mod, path in sorted(deps.items()):
         if mod.startswith("scenes.") and not re.match(r"scenes\.ch\d+_", mod):
-            names += _text_names([parse(path)])[0]
+            names += _fact("module_words", path, [], lambda tree: _text_names([tree])[0])
     ids = [n if (":" in n or n.startswith("chapter-")) else f"ch{chapter}:{n}" for n in names]
     missing = [i for i in dict.fromkeys(ids) if not words.has(i)]
     if missing:

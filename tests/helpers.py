@@ -493,12 +493,14 @@ class Project:
         return [sys.executable, str(self.fake), str(job.mp4), str(cues), str(FRAMES[job.scene]), job.scene,
                 str(self.record), self.barrier, str(self.barrier_n), self.fail]
 
+    def options(self, jobs: int = 2, **kw):
+        return build.BuildOptions(quality="low", out=self.out, jobs=jobs, titles={"99": "Fake chapter"},
+                                  modules={"99": "scenes.ch99_fake"}, root=self.root,
+                                  lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
+
     def render(self, jobs: int = 2, **kw):
         before = len(self.rendered())
-        options = build.BuildOptions(quality="low", out=self.out, jobs=jobs, titles={"99": "Fake chapter"},
-                                     modules={"99": "scenes.ch99_fake"}, root=self.root,
-                                     lines_of=lambda chapter, bundle: dict(self.lines), command=self.command, **kw)
-        results = build.render(["99"], self.bundle, options)
+        results = build.render(["99"], self.bundle, self.options(jobs, **kw))
         self.last = sorted(self.rendered()[before:])
         return results[0]
 

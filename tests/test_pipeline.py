@@ -83,6 +83,27 @@ def test_comments_and_formatting_do_not_count_as_changes(project):
     assert project.last == []
 
 
+def test_keys_read_from_kept_source_facts_are_the_keys_read_afresh(project, tmp_path, monkeypatch):
+    """An unchanged re-run reads its keys from facts kept on disk (film/source_memo.py): they are
+    the keys a fresh read gives, a damaged fact is read again, an edited file is read afresh."""
+    def stems():
+        return [j.stem.name for j in film_jobs.plan(["99"], project.bundle, project.options())["99"]]
+
+    monkeypatch.setenv("ONEPASS_SOURCE_CACHE", "off")
+    fresh = stems()
+    kept = tmp_path / "facts"
+    monkeypatch.setenv("ONEPASS_SOURCE_CACHE", str(kept))
+    assert stems() == fresh and len(list(kept.glob("*.json"))) > 5        # read, then kept
+    assert stems() == fresh                                                # read back
+    for f in kept.glob("*.json"):
+        f.write_text('{"half')
+    assert stems() == fresh                                                # damaged: read again
+    project.chapter.write_text(CHAPTER.replace("            helper()", "            helper()\n            helper()"))
+    edited = stems()
+    monkeypatch.setenv("ONEPASS_SOURCE_CACHE", "off")
+    assert edited == stems() and [a == b for a, b in zip(edited, fresh)] == [True, False, True]
+
+
 def test_changed_shared_code_rerenders_every_scene_using_it(project):
     project.render()
     project.chapter.write_text(CHAPTER.replace("    return 1", "    return 10"))   # the chapter's own helper
