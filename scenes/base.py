@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from manim import DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write, config
+from manim import DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write, config, there_and_back
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
@@ -27,6 +27,7 @@ from voiceover import guard, services  # noqa: I001
 guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
 from manim_voiceover import VoiceoverScene  # noqa: E402
 from scenes import style as S
+from scenes.follow import Swell, glow
 from scenes.meter import FlopsMeter
 from scenes.text import fit_width, label
 from voiceover import script
@@ -207,6 +208,26 @@ class ChapterScene(VoiceoverScene):
             mark.next_to(heading, DOWN, buff=0.12).align_to(heading, S.START)
             self.random_mark = mark
             self.add(mark)
+
+    def mark_pointers(self, scale: float = 1.15) -> list:
+        """Animations that point at the synthetic-weights mark (none where the weights are real):
+        it swells from its corner at the frame's margin, so it stays inside the frame in either
+        reading direction, under a warm glow that comes and goes."""
+        mark = getattr(self, "random_mark", None)
+        if mark is None:
+            return []
+        corner = UP + S.START
+        swollen = mark.copy().scale(scale, about_edge=corner)     # the glow lights the mark at its largest
+        return [Swell(mark, about_edge=corner, color=S.WARNING, scale_factor=scale),
+                FadeIn(glow(swollen, S.WARNING, opacity=0.3), rate_func=there_and_back)]
+
+    def point_at_mark(self, beat, name: str, share: float = 0.8):
+        """When the line's marker `name` (the honest caveat) is spoken, point at the frame's mark
+        that says the same; nothing where the weights are real."""
+        if getattr(self, "random_mark", None) is None:
+            return
+        beat.at(name)
+        self.play(*self.mark_pointers(), run_time=beat.span(share))
 
     def title_card(self):
         big = fit_width(label(self.title, 48, S.INK), 11)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import textwrap
 
-from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart,
                    Line, Rectangle, RoundedRectangle, Succession, SurroundingRectangle, Transform, VGroup)
 
 from data import tokenizer
 from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
-from scenes.follow import glow, say
+from scenes.follow import Swell, glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_width, label, ltr_safe
 from scenes.widgets import TokenChip, token_row
@@ -285,7 +285,7 @@ class Merges(TokensScene):
             # "where do the pieces come from?": one piece of the prompt; then "byte-pair encoding" names it
             say(self, beat, "question", FadeIn(header[1], shift=DOWN * GAP.s))
             say(self, beat, "bpe", FadeIn(header[0], shift=DOWN * GAP.s),
-                Indicate(header[1], color=S.TOKEN, scale_factor=1.2))
+                Swell(header[1], color=S.TOKEN, scale_factor=1.2))
             # "take <word> from our prompt": the prompt's pieces, the word lit
             prompt_row = token_row(self.chip_texts, max_width=S.CONTENT_W)
             fit_to(prompt_row, width=0.6 * S.CONTENT_W, height=0.8, grow=1.6)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Dot, DoubleArrow, FadeIn, FadeOut,
-                   Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, Indicate, LaggedStart, Line, MoveAlongPath,
+                   Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
                    Rectangle, RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
@@ -12,7 +12,7 @@ from data.facts.ch01 import embed_facts, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.ch00_tokens import accent_room
-from scenes.follow import glow, say
+from scenes.follow import Swell, glow, say
 from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_lines, fit_width, label
 from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window, token_row
@@ -462,7 +462,7 @@ class Residual(EmbeddingScene):
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
             place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path), S.CONTENT)
             self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0.3))
-            say(self, beat, "rows", Indicate(name, color=S.RESIDUAL, scale_factor=1.1))
+            say(self, beat, "rows", Swell(name, color=S.RESIDUAL, scale_factor=1.1))
             # "that flow through all 12 layers": the layers appear and a row travels under them
             say(self, beat, "flow", LaggedStart(*[FadeIn(bk, shift=DOWN * GAP.s) for bk in blocks], lag_ratio=0.06),
                 FadeIn(layers), FadeIn(dot))
@@ -483,7 +483,7 @@ class Residual(EmbeddingScene):
             nxt.align_to(ring, LEFT)
             self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * GAP.xs),
                       first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0.4))
-            say(self, beat, "next", Indicate(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
+            say(self, beat, "next", Swell(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
 
 
 SCENES = [Lookup, Meaning, Positions, Residual]

@@ -7,12 +7,13 @@ lines between the tokens (widgets.AttentionArcs), from the same matrix.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart, Line,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart, Line,
                    Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
 from data.facts.ch02 import head_facts
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import Swell
 from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
@@ -78,10 +79,10 @@ class Projections(AttentionScene):
             beat.at("head")          # "a single head of the first layer: head h of H"
             self.play(FadeIn(tag, shift=UP * GAP.s), LaggedStart(*[FadeIn(bx, shift=DOWN * GAP.s) for bx in strip],
                                                                lag_ratio=0.25), run_time=beat.span(0.6))
-            self.play(Indicate(strip[h], color=S.ATTENTION, scale_factor=1.5), run_time=beat.span(0.8))
+            self.play(Swell(strip[h], color=S.ATTENTION, scale_factor=1.5), run_time=beat.span(0.8))
             beat.at("chosen")        # "picked because its last row is the least uniform"
             self.play(FadeIn(rule), *arcs.focus(b.T - 1), run_time=beat.span(0.4))
-            self.play(Indicate(arcs.marks[-1], color=S.TOKEN), run_time=beat.span(0.5))
+            self.play(Swell(arcs.marks[-1], color=S.TOKEN), run_time=beat.span(0.5))
         with self.beat("inputs") as beat:
             x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=6, rows=rows,
                            shape_text=self.text("x-shape", T=b.T, d=self.d))
@@ -91,7 +92,7 @@ class Projections(AttentionScene):
             self.play(FadeIn(x.cell_group), FadeIn(x.row_label_mobs), *([FadeIn(note)] if note else []),
                       run_time=beat.span(0.6))
             beat.at("rows")          # "T rows, one per token, each d numbers wide"
-            self.play(Indicate(x.row_label_mobs, color=S.TOKEN), run_time=beat.span(0.3))
+            self.play(Swell(x.row_label_mobs, color=S.TOKEN), run_time=beat.span(0.3))
             self.play(LaggedStart(*[FadeIn(t) for t in x.text_group], lag_ratio=0.02),
                       FadeIn(x.ellipses), FadeIn(x.shape_mob), run_time=beat.span(0.6))
         with self.beat("qkv") as beat:
@@ -115,7 +116,7 @@ class Projections(AttentionScene):
             self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * GAP.s) for g in grids], lag_ratio=0.3),
                       run_time=beat.span(0.6))
             beat.at("per-head")      # "for one head each is dh numbers long"
-            self.play(FadeIn(w_text), *[Indicate(g[0].shape_mob, color=S.INK) for g in grids],
+            self.play(FadeIn(w_text), *[Swell(g[0].shape_mob, color=S.INK) for g in grids],
                       run_time=beat.span(0.6))
             beat.at("cost")          # "computing them for all heads costs …"
             self.pay("L0.qkv", run_time=beat.span(0.6))
@@ -179,7 +180,7 @@ class Scores(AttentionScene):
             self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
                       *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(0.6))
             beat.at("grid")          # "the result is a T by T grid of scores, … FLOPs"
-            self.play(FadeIn(shape, shift=UP * GAP.xs), Indicate(grid.cell_group, color=S.INK, scale_factor=1.04),
+            self.play(FadeIn(shape, shift=UP * GAP.xs), Swell(grid.cell_group, color=S.INK, scale_factor=1.04),
                       run_time=beat.span(0.4))
             self.pay("L0.scores", run_time=beat.span(0.5))
         with self.beat("mask") as beat:
@@ -189,7 +190,7 @@ class Scores(AttentionScene):
             self.play(ReplacementTransform(VGroup(formula, root), mask_title), FadeOut(shape),
                       run_time=beat.span(0.3))
             if future:                # "no token may look ahead": the cells where a token would
-                self.play(*[Indicate(grid.cells[rc], color=S.WARNING, scale_factor=1.0) for rc in future],
+                self.play(*[Swell(grid.cells[rc], color=S.WARNING, scale_factor=1.0) for rc in future],
                           run_time=beat.span(0.7))
             beat.at("minus")         # "every score above the diagonal becomes minus infinity"
             if future:
@@ -197,7 +198,7 @@ class Scores(AttentionScene):
                           *self.swap_numbers(grid, masked_grid, future),
                           run_time=beat.span(0.7))
             else:   # one token: nothing lies above the diagonal, the grid stays as it is
-                self.play(Indicate(grid.cell_group, color=S.WARNING), run_time=beat.span(0.7))
+                self.play(Swell(grid.cell_group, color=S.WARNING), run_time=beat.span(0.7))
         with self.beat("softmax") as beat:
             pgrid = self.grid(probs, percent=True)
             sm_title = label(self.text("softmax-title"), S.BODY_SIZE, S.ATTENTION).move_to(mask_title)
@@ -226,7 +227,7 @@ class Scores(AttentionScene):
                       FadeIn(sums_header), run_time=beat.span(0.4))
             zeros = [grid.values_mobs[(r, c)] for (r, c) in grid.values_mobs if c > r]
             if zeros:
-                self.play(*[Indicate(z, color=S.WARNING) for z in zeros], run_time=beat.span(0.5))
+                self.play(*[Swell(z, color=S.WARNING) for z in zeros], run_time=beat.span(0.5))
         with self.beat("arcs") as beat:
             # the lines leave each row of the grid (its queries) for a column of the keys beside it
             cells = grid.cell_group
@@ -245,7 +246,7 @@ class Scores(AttentionScene):
                                     for r in self.rows], lag_ratio=0.3), run_time=beat.span(0.5))
             beat.at("heavier")       # "the heavier the weight, the thicker the line"
             heaviest = max(arcs.weight_of, key=arcs.weight_of.get)
-            self.play(Indicate(grid.values_mobs[heaviest], color=S.TOKEN),
+            self.play(Swell(grid.values_mobs[heaviest], color=S.TOKEN),
                       arcs.arcs[heaviest].animate.set_stroke(color=S.TOKEN), run_time=beat.span(0.5))
             self.play(arcs.arcs[heaviest].animate.set_stroke(color=S.ATTENTION), run_time=beat.span(0.3))
             beat.at("back")          # "every line leads back: to the token itself, or to one before it"
@@ -254,10 +255,10 @@ class Scores(AttentionScene):
             # the cells no line comes from: every one above the diagonal
             ahead = [grid.cells[(r, c)] for (r, c) in grid.cells if c > r]
             if ahead:
-                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.5))
+                self.play(*[Swell(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.5))
             selfs = [arcs.arcs[(r, r)] for r in self.rows if (r, r) in arcs.arcs]
-            self.play(*[Indicate(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
-                      *[Indicate(m, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(0.8))
+            self.play(*[Swell(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
+                      *[Swell(m, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(0.8))
         with self.beat("last_row") as beat:
             box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
             order = np.argsort(-probs[last])[:3]
@@ -268,11 +269,9 @@ class Scores(AttentionScene):
             self.play(ReplacementTransform(back, who), run_time=beat.span(0.3))
             top = int(order[0])
             if (last, top) in arcs.arcs:
-                self.play(Indicate(arcs.key_marks[self.rows.index(top)], color=S.TOKEN),
+                self.play(Swell(arcs.key_marks[self.rows.index(top)], color=S.TOKEN),
                           run_time=beat.span(0.6))
-            if self.bundle.synthetic and getattr(self, "random_mark", None) is not None:
-                beat.at("chance")        # "this one is chance": the mark that says so
-                self.play(Indicate(self.random_mark, color=S.WARNING), run_time=beat.span(0.6))
+            self.point_at_mark(beat, "chance", 0.6)   # random weights: "this one is chance"
 
 
 class Mixing(AttentionScene):
@@ -318,7 +317,7 @@ class Mixing(AttentionScene):
             e = self.ledger["L0.mix"]
             bill = fit_lines(self.text("mix-bill", n_head=self.H, formula=e.formula, flops=N.fmt_int(e.flops)),
                              S.SMALL, S.FLOPS, TITLE_W, mono=True).move_to(UP * TITLE_Y)
-            self.play(FadeIn(bill, shift=UP * GAP.s), Indicate(sigma, color=S.FLOPS), run_time=beat.span(0.4))
+            self.play(FadeIn(bill, shift=UP * GAP.s), Swell(sigma, color=S.FLOPS), run_time=beat.span(0.4))
             self.pay("L0.mix", run_time=beat.span(0.6))
         with self.beat("out") as beat:
             self.play(FadeOut(row), FadeOut(bill), *([FadeOut(note)] if note else []), run_time=beat.span(0.1))
@@ -354,7 +353,7 @@ class Mixing(AttentionScene):
             place_in(group, S.CONTENT)
             self.play(LaggedStart(*[FadeIn(VGroup(bx, n), shift=DOWN * GAP.s) for bx, n in zip(heads, nums)],
                                   lag_ratio=0.3), run_time=beat.span(0.7))
-            self.play(FadeIn(total, shift=LEFT * GAP.s), Indicate(heads[h], color=S.ATTENTION),
+            self.play(FadeIn(total, shift=LEFT * GAP.s), Swell(heads[h], color=S.ATTENTION),
                       run_time=beat.span(0.6))
             beat.at("projection")    # "an output projection mixes them, for … FLOPs"
             self.play(FadeIn(proj, shift=LEFT * GAP.s), FadeIn(lines[1]), run_time=beat.span(0.3))
@@ -368,10 +367,10 @@ class Mixing(AttentionScene):
             self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in receipt], lag_ratio=0.15),
                       run_time=beat.span(0.5))
             # "nearly all of it in the projections"
-            self.play(Indicate(rows[0][2], color=S.FLOPS), Indicate(rows[3][2], color=S.FLOPS),
+            self.play(Swell(rows[0][2], color=S.FLOPS), Swell(rows[3][2], color=S.FLOPS),
                       run_time=beat.span(0.8))
             beat.at("cheap")         # "at T tokens the score grid itself is cheap"
-            self.play(Indicate(rows[1], color=S.KEY), run_time=beat.span(0.7))
+            self.play(Swell(rows[1], color=S.KEY), run_time=beat.span(0.7))
 
     def receipt(self) -> tuple[VGroup, VGroup]:
         """The itemised bill of one attention layer, straight from the ledger (and its rows)."""

@@ -23,7 +23,6 @@ from manim import (
     GrowArrow,
     GrowFromEdge,
     ImageMobject,
-    Indicate,
     LaggedStart,
     Polygon,
     Rectangle,
@@ -44,6 +43,7 @@ from data.facts.ch03 import (
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import Swell
 from scenes.layout import GAP, above, below, fit_to, place_in, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, layer_window, token_window, window
@@ -212,18 +212,18 @@ class Heads(StackScene):
             # "... as a grid and as lines": the key says how to read both
             beat.at("grid")
             self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(0.3))
-            self.play(LaggedStart(*[Indicate(c.arcs, color=S.ATTENTION, scale_factor=1.08) for c in cells],
+            self.play(LaggedStart(*[Swell(c.arcs, color=S.ATTENTION, scale_factor=1.08) for c in cells],
                                   lag_ratio=0.1), run_time=beat.span(0.8))
             # "The title above each names what it mostly reads"
             beat.at("titles")
-            self.play(LaggedStart(*[Indicate(c.title, color=S.INK, scale_factor=1.0) for c in cells],   # no growth: neighbours are close
+            self.play(LaggedStart(*[Swell(c.title, color=S.INK, scale_factor=1.0) for c in cells],   # no growth: neighbours are close
                                   lag_ratio=0.1), run_time=beat.span(0.85))
             # "Head N is the one we followed"
             beat.at("followed")
             self.play(FadeIn(mark), FadeIn(note), run_time=beat.span(0.6))
             if self.bundle.synthetic:        # random weights: point at the patterns the line calls chance
                 beat.at("chance")
-                self.play(LaggedStart(*[Indicate(c.frame, color=S.WARNING, scale_factor=1.05) for c in cells],
+                self.play(LaggedStart(*[Swell(c.frame, color=S.WARNING, scale_factor=1.05) for c in cells],
                                       lag_ratio=0.12), run_time=beat.span(0.85))
         with self.beat("split") as beat:
             # titles and token labels would shrink below legible size: the slices below name the heads
@@ -246,7 +246,7 @@ class Heads(StackScene):
             beat.at("paid")
             self.play(FadeIn(after, shift=UP * GAP.xs), run_time=beat.span(0.3))
             beat.at("paid", 0.55)
-            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.7))
+            self.play(Swell(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.7))
 
     def sequential_legend(self, width: float = 2.4) -> VGroup:
         n = 24
@@ -363,7 +363,7 @@ class Mlp(StackScene):
             beat.at("alone")
             alone = fit_width(label(self.text("alone"), S.SMALL, S.MLP), S.TEXT_W)
             below(alone, cols, buff=GAP.l)
-            self.play(FadeIn(alone), LaggedStart(*[Indicate(c.box, color=S.MLP, scale_factor=1.1)
+            self.play(FadeIn(alone), LaggedStart(*[Swell(c.box, color=S.MLP, scale_factor=1.1)
                                                    for c in columns], lag_ratio=0.2), run_time=beat.span(0.9))
             # "Take <token>: d numbers, after another LayerNorm"
             beat.at("take")
@@ -405,7 +405,7 @@ class Mlp(StackScene):
             # "none is below <min>"
             beat.at("below")
             self.play(FadeIn(rng, shift=UP * GAP.xs), FadeIn(lit_up[2]), run_time=beat.span(0.5))
-            self.play(Indicate(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(0.8))
+            self.play(Swell(rng, color=S.NEGATIVE, scale_factor=1.08), run_time=beat.span(0.8))
         with self.beat("mlp_down") as beat:
             # "A second matrix folds the d_ff back to d"
             down = self.fan(h_img, o_img, self.text("fan-down", dff=N.fmt_int(dff), d=d))
@@ -434,7 +434,7 @@ class Mlp(StackScene):
             # "The MLP is r times the size"
             beat.at("ratio")
             self.play(FadeIn(ratio, shift=UP * GAP.xs), run_time=beat.span(0.4))
-            self.play(Indicate(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(0.8))
+            self.play(Swell(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(0.8))
 
     def param_bars(self) -> VGroup:
         p = param_facts(self.bundle)
@@ -595,7 +595,7 @@ class Climb(StackScene):
             # "After layer 12 the meter reads N FLOPs": the stack steps aside for the sum
             self.play(everything.animate.shift((home - stack.get_center()) * RIGHT),
                       run_time=beat.span(0.3))
-            self.play(FadeIn(lines[-1], shift=S.START * GAP.xs), Indicate(self.meter.counter, color=S.FLOPS,
+            self.play(FadeIn(lines[-1], shift=S.START * GAP.xs), Swell(self.meter.counter, color=S.FLOPS,
                                                                     scale_factor=1.1), run_time=beat.span(0.8))
             # "That is 12 layers at N each, plus M for the positions"
             beat.at("each")
@@ -651,20 +651,20 @@ class Lens(StackScene):
                       run_time=beat.span(0.9))
             if self.bundle.synthetic:    # "these guesses are noise"
                 beat.at("noise")
-                self.play(LaggedStart(*[Indicate(r[0], color=S.WARNING, scale_factor=1.1) for r in readouts],
+                self.play(LaggedStart(*[Swell(r[0], color=S.WARNING, scale_factor=1.1) for r in readouts],
                                       lag_ratio=0.15), run_time=beat.span(0.9))
             # "After layer 1 its guess is …": the bottom floor's readout
             beat.at("first")
             pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            self.play(FadeIn(pick), Indicate(readouts[0][0], color=S.LOGIT), run_time=beat.span(0.6))
+            self.play(FadeIn(pick), Swell(readouts[0][0], color=S.LOGIT), run_time=beat.span(0.6))
             # "After layer 12 it is …": the top floor's
             beat.at("last")
             self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=GAP.xxs,
                                                                stroke_width=3)),
-                      Indicate(readouts[-1][0], color=S.LOGIT), run_time=beat.span(0.6))
+                      Swell(readouts[-1][0], color=S.LOGIT), run_time=beat.span(0.6))
             if self.bundle.synthetic:    # "refined floor by floor": up the readouts
                 beat.at("floors")
-                self.play(LaggedStart(*[Indicate(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
+                self.play(LaggedStart(*[Swell(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
                                       lag_ratio=0.2), run_time=beat.span(0.9))
         with self.beat("lens_settle") as beat:
             agree = VGroup(*readouts[stack.layers[settle]:])     # from the row that holds layer `settle`
@@ -683,13 +683,13 @@ class Lens(StackScene):
             # the floors that agree lit (a filled box: a visible step even when only the top floor agrees)
             self.play(pick.animate.become(box), FadeIn(glow(agree, S.LOGIT)), run_time=beat.span(0.35))
             floors_agree = stack[stack.layers[settle]:]      # and the same floors of the stack, pulsed
-            self.play(FadeIn(note), LaggedStart(*[Indicate(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
-                      LaggedStart(*[Indicate(f, color=S.LOGIT, scale_factor=1.05) for f in floors_agree], lag_ratio=0.2),
+            self.play(FadeIn(note), LaggedStart(*[Swell(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
+                      LaggedStart(*[Swell(f, color=S.LOGIT, scale_factor=1.05) for f in floors_agree], lag_ratio=0.2),
                       run_time=beat.span(0.9))
             # "… costs nothing on the meter": the meter's step line says what the lens costs
             beat.at("free")
             self.pay_total(self.meter.value, self.text("lens-step"),
-                           Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.8))
+                           Swell(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.8))
 
 
 SCENES = [Heads, Mlp, Climb, Lens]

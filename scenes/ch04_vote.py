@@ -21,7 +21,6 @@ from manim import (
     Dot,
     FadeIn,
     FadeOut,
-    Indicate,
     LaggedStart,
     Line,
     Polygon,
@@ -41,6 +40,7 @@ from data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import Swell
 from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
@@ -68,16 +68,6 @@ class VoteScene(ChapterScene):
 
     def meter_opening(self):
         return self.ledger.total, ""      # scenes after the unembedding: the meter shows the whole pass
-
-    def point_at_mark(self, beat, name: str):
-        """Synthetic weights: when the line's marker `name` (the honest caveat) is spoken, point at the
-        frame's mark that says the same."""
-        mark = getattr(self, "random_mark", None)
-        if mark is None:
-            return
-        beat.at(name)
-        self.play(Indicate(mark, color=S.WARNING, scale_factor=1.15),
-                  FadeIn(glow(mark, S.WARNING, opacity=0.3), rate_func=there_and_back), run_time=beat.span(0.8))
 
 
 # the thing a sentence names, lit up (scenes/follow.py), a little tighter around this chapter's cells
@@ -289,7 +279,7 @@ class Softmax(VoteScene):
             read = 1 if self.bundle.synthetic else 3
             for r in range(min(read, len(bars.rows))):
                 beat.at("top", r / read)
-                self.play(Indicate(bars.rows[r], color=S.LOGIT, scale_factor=1.08), run_time=beat.span(0.8 / read))
+                self.play(Swell(bars.rows[r], color=S.LOGIT, scale_factor=1.08), run_time=beat.span(0.8 / read))
             if self.bundle.synthetic:     # "An even split would give each token …": that level
                 beat.at("even")
                 even = self.even_mark(bars, 1 / V, left, self.text("even-split", p=N.fmt_prob(1 / V)))
@@ -319,7 +309,7 @@ class Softmax(VoteScene):
             # under the plot: below the bars (and a far-down watch row) it would reach the caption band
             mass.next_to(plot.axes, DOWN, buff=GAP.m).align_to(plot.axes, LEFT)
             top_dot = Dot(plot.point(len(f["top"]), plot.cum[len(f["top"]) - 1]), color=S.INK, radius=0.06)
-            self.play(FadeIn(mass), FadeIn(top_dot, scale=2), Indicate(VGroup(*[r.bar for r in bars.rows]),
+            self.play(FadeIn(mass), FadeIn(top_dot, scale=2), Swell(VGroup(*[r.bar for r in bars.rows]),
                                                                         color=S.LOGIT), run_time=beat.span(0.8))
             # "It takes n tokens to hold 90 percent"
             beat.at("nucleus")
@@ -346,7 +336,7 @@ class Softmax(VoteScene):
             # "And <token>?"
             if extra is None:
                 row = bars.rows[w["rank"] - 1]
-                self.play(FadeIn(glow(row, S.TOKEN)), Indicate(row.name, color=S.TOKEN), run_time=beat.span(0.9))
+                self.play(FadeIn(glow(row, S.TOKEN)), Swell(row.name, color=S.TOKEN), run_time=beat.span(0.9))
             else:
                 self.play(FadeIn(extra, shift=UP * GAP.xs), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0.9))
             # "It ranks …": its place on the curve
@@ -428,9 +418,9 @@ class Shaping(VoteScene):
                 self.play(FadeIn(lit), run_time=beat.span(0.6))
             # "Low temperature sharpens the vote; high temperature flattens it"
             beat.at("sharpens")
-            self.play(Indicate(coolest, color=S.LOGIT), coolest.animate.set_opacity(1), lit.animate.move_to(coolest),
+            self.play(Swell(coolest, color=S.LOGIT), coolest.animate.set_opacity(1), lit.animate.move_to(coolest),
                       run_time=beat.span(0.4))
-            self.play(Indicate(hottest, color=S.LOGIT), FadeIn(foot), lit.animate.move_to(hottest),
+            self.play(Swell(hottest, color=S.LOGIT), FadeIn(foot), lit.animate.move_to(hottest),
                       run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
@@ -460,7 +450,7 @@ class Shaping(VoteScene):
             self.play(FadeIn(sub[1]), *[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
                       run_time=beat.span(0.45))
             kept = glow(VGroup(*[r.pct for r in bars.rows[:k]]), S.LOGIT)
-            self.play(Indicate(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.2), FadeIn(kept),
+            self.play(Swell(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.2), FadeIn(kept),
                       run_time=beat.span(0.8))
         with self.beat("topp") as beat:
             n_p = f["n_p"]
@@ -495,7 +485,7 @@ class Shaping(VoteScene):
             anims = [FadeIn(VGroup(*sub2[1:]))]
             if keep < len(bars.rows):      # every bar below rank n is cut
                 anims.append(VGroup(*bars.rows[keep:], *sums[keep:]).animate.set_opacity(0.2))
-            anims.append(Indicate(sums[keep - 1], color=S.LOGIT, scale_factor=1.2))
+            anims.append(Swell(sums[keep - 1], color=S.LOGIT, scale_factor=1.2))
             anims.append(FadeIn(glow(VGroup(*bars.rows[:keep], *sums[:keep]), S.LOGIT, opacity=0.15)))
             self.play(*anims, run_time=beat.span(0.7))
             # "The less sure the model, the longer that list"
@@ -574,7 +564,7 @@ class Pick(VoteScene):
             self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0.8))
             # "Chapter six sends these T+1 tokens through the whole pass again"
             beat.at("again")
-            self.play(FadeIn(note), Indicate(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
+            self.play(FadeIn(note), Swell(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
                       run_time=beat.span(0.7))
 
     @staticmethod

@@ -7,13 +7,14 @@ backwards only under the mask, both ways without it. Each beat steps with its li
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, Indicate, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
 from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
+from scenes.follow import Swell
 from scenes.layout import GAP, below, columns, keep_inside, place_in, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
@@ -132,13 +133,13 @@ class MaskOff(EncoderDecoderScene):
             beat.at("masked")        # "every cell above the diagonal was minus infinity … exactly zero"
             self.play(Create(triangle), run_time=beat.span(0.3))
             if ahead:
-                self.play(*[Indicate(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.6))
+                self.play(*[Swell(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.6))
             beat.at("lines")         # "drawn as lines, every token reads only backwards"
             self.play(FadeIn(back.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
             if len(back.lines):       # one token has no other token to read
                 self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(0.7))
             beat.at("decoder")       # "this is what makes GPT a decoder"
-            self.play(Indicate(titles["decoder"], color=S.WARNING), Indicate(triangle, color=S.WARNING),
+            self.play(Swell(titles["decoder"], color=S.WARNING), Swell(triangle, color=S.WARNING),
                       run_time=beat.span(0.7))
         with self.beat("encoder") as beat:
             self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0.3))
@@ -164,7 +165,7 @@ class MaskOff(EncoderDecoderScene):
             if new:                   # one token: nothing lies ahead of it to read
                 self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(0.8))
             beat.at("encoder")       # "that is all an encoder is"
-            self.play(Indicate(titles["encoder"], color=S.ATTENTION), run_time=beat.span(0.7))
+            self.play(Swell(titles["encoder"], color=S.ATTENTION), run_time=beat.span(0.7))
         lines = VGroup(*[back.arcs[qk] for qk in back.arcs if qk in both.arcs], *new, back.key_marks)
         with self.beat("changes") as beat:
             # the lines make way for the change column; the grid and the column centred together
@@ -193,18 +194,16 @@ class MaskOff(EncoderDecoderScene):
                       FadeIn(summary[1]), run_time=beat.span(0.6))
             if self.bundle.synthetic:   # "these weights are random … but the rule is not"
                 beat.at("random")
-                mark = getattr(self, "random_mark", None)
-                self.play(Create(column), *([Indicate(mark, color=S.WARNING)] if mark else []),
-                          run_time=beat.span(0.5))
+                self.play(Create(column), *self.mark_pointers(), run_time=beat.span(0.5))
                 changed = [cell for rr in self.rows if rr in f["changed"] for cell in causal.row_cells(rr)]
                 if changed:           # cell by cell: a new group would be drawn over the numbers
-                    self.play(*[Indicate(cell, color=S.ATTENTION, scale_factor=1.0) for cell in changed],
+                    self.play(*[Swell(cell, color=S.ATTENTION, scale_factor=1.0) for cell in changed],
                               run_time=beat.span(0.7))
                 else:                 # one token: no row has anything ahead of it, so none changes
                     self.wait(beat.span(0.7))
             beat.at("biggest")       # "the biggest shift is in the row of …"
             big_row = list(causal.row_cells(r)) if r in self.rows else [VGroup()]
-            self.play(*[Indicate(cell, color=S.TOKEN, scale_factor=1.0) for cell in big_row],
+            self.play(*[Swell(cell, color=S.TOKEN, scale_factor=1.0) for cell in big_row],
                       run_time=beat.span(0.6))
             beat.at("weight")        # "its weight on … goes from … to …"
             self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(0.3))
@@ -217,9 +216,9 @@ class MaskOff(EncoderDecoderScene):
                           run_time=beat.span(0.35))
                 self.play(cell.animate.set_fill(colour), FadeOut(was), FadeIn(now), run_time=beat.span(0.6))
             beat.at("last")          # "the last row does not move at all"
-            self.play(Create(last_box), Indicate(changes[-1], color=S.KEY), run_time=beat.span(0.7))
+            self.play(Create(last_box), Swell(changes[-1], color=S.KEY), run_time=beat.span(0.7))
             beat.at("sees")          # "it could already see every token"
-            self.play(*[Indicate(cell, color=S.KEY, scale_factor=1.0) for cell in causal.row_cells(last)],
+            self.play(*[Swell(cell, color=S.KEY, scale_factor=1.0) for cell in causal.row_cells(last)],
                       run_time=beat.span(0.7))
         with self.beat("same_cost") as beat:
             grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"],
@@ -228,11 +227,11 @@ class MaskOff(EncoderDecoderScene):
             self.play(FadeOut(grid_group), run_time=beat.span(0.3))
             self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rows], lag_ratio=0.3), run_time=beat.span(0.7))
             beat.at("ledger")        # "the ledger already charges the full T by T grid"
-            self.play(FadeIn(head_line), *[Indicate(r[2], color=S.INK) for r in rows], run_time=beat.span(0.6))
+            self.play(FadeIn(head_line), *[Swell(r[2], color=S.INK) for r in rows], run_time=beat.span(0.6))
             beat.at("holds")         # "a mask costs nothing, so the meter holds at …"
-            self.play(FadeIn(total, shift=UP * GAP.xs), *[Indicate(r[3], color=S.FLOPS) for r in rows],
+            self.play(FadeIn(total, shift=UP * GAP.xs), *[Swell(r[3], color=S.FLOPS) for r in rows],
                       run_time=beat.span(0.4))
-            self.play(Indicate(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.6))
+            self.play(Swell(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.6))
 
     def receipt(self):
         """Both kinds of model pay the same ledger line for the full grid of scores."""
@@ -313,18 +312,18 @@ class Towers(EncoderDecoderScene):
                       run_time=beat.span(0.5))
         with self.beat("cross") as beat:
             # "they meet in cross-attention"
-            self.play(Indicate(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0.8))
+            self.play(Swell(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0.8))
             beat.at("queries")       # "the queries from the decoder, the keys and values from the encoder's output"
             self.play(Create(q), FadeIn(q_label), run_time=beat.span(0.4))
             self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.span(0.6))
             beat.at("asks")          # "the writer asks, and the reader's tower answers"
-            self.play(Indicate(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(0.45))
-            self.play(Indicate(VGroup(enc_attn, enc_mlp, kv), color=S.KEY, scale_factor=1.05),
+            self.play(Swell(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(0.45))
+            self.play(Swell(VGroup(enc_attn, enc_mlp, kv), color=S.KEY, scale_factor=1.05),
                       run_time=beat.span(0.8))
             beat.at("translation")   # "where a translation crosses from one language to the other"
-            self.play(Indicate(enc_in, color=S.TOKEN), run_time=beat.span(0.35))
-            self.play(Indicate(kv, color=S.TOKEN), run_time=beat.span(0.4))
-            self.play(Indicate(dec_out, color=S.LOGIT), run_time=beat.span(0.8))
+            self.play(Swell(enc_in, color=S.TOKEN), run_time=beat.span(0.35))
+            self.play(Swell(kv, color=S.TOKEN), run_time=beat.span(0.4))
+            self.play(Swell(dec_out, color=S.LOGIT), run_time=beat.span(0.8))
 
 
 class Families(EncoderDecoderScene):
@@ -409,29 +408,29 @@ class Families(EncoderDecoderScene):
         with self.beat("decoder_only") as beat:
             # "decoder-only models such as … see only the past"
             self.play(FadeIn(VGroup(*dec.body[:3]), shift=rise), run_time=beat.span(0.4))
-            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
+            self.play(Swell(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
             beat.at("write")         # "they write one token at a time"
             self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=rise), run_time=beat.span(0.6))
             beat.at("ours")          # "GPT-2, the model in this film, is one of them"
             ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=GAP.xs)
-            self.play(Create(ours), Indicate(dec.examples[0], color=S.TOKEN, scale_factor=1.3),
+            self.play(Create(ours), Swell(dec.examples[0], color=S.TOKEN, scale_factor=1.3),
                       run_time=beat.span(0.5))
             self.play(FadeOut(ours), run_time=beat.span(0.5))
         with self.beat("encoder_decoder") as beat:
             # "encoder-decoders such as … keep both towers"
             self.play(FadeIn(VGroup(*both.body[:3]), shift=rise), run_time=beat.span(0.4))
-            self.play(Indicate(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0.6))
+            self.play(Swell(both.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0.6))
             beat.at("read-write")    # "they read one text and write another"
             self.play(FadeIn(VGroup(both.can, both.cannot), shift=rise), run_time=beat.span(0.6))
         with self.beat("verdict") as beat:
             # "take the names away and the difference is a single triangle of minus infinity"
             frame = SurroundingRectangle(dec, color=S.WARNING, buff=GAP.s, corner_radius=0.1)
             self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.4))
-            self.play(Indicate(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
+            self.play(Swell(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
             beat.at("same")          # "the arithmetic, and its cost, is the same"
             self.play(FadeIn(verdict, shift=UP * GAP.xs), *[c.name.animate.set_opacity(1) for c in cols],
                       run_time=beat.span(0.5))
-            self.play(Indicate(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(0.8))
+            self.play(Swell(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(0.8))
 
 
 SCENES = [MaskOff, Towers, Families]

@@ -12,15 +12,49 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 """
 from __future__ import annotations
 
-from manim import FadeIn, FadeOut, SurroundingRectangle, Transform, Wait
+from manim import FadeIn, FadeOut, Indicate, SurroundingRectangle, Transform, Wait
 
 from scenes import style as S
+from scenes.layout import keep_inside
 
 
 def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.22, stroke: float = 3.0):
     """A filled, outlined box over `mob`: the thing a sentence names, lit up."""
     return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=stroke, fill_color=color,
                                 fill_opacity=opacity, corner_radius=0.08)
+
+
+# where a swelling label may reach: the frame less half the margin the layout keeps
+SWELL_ROOM = S.Region(-S.FRAME_W / 2 + S.MARGIN / 2, S.FRAME_W / 2 - S.MARGIN / 2,
+                      -S.FRAME_H / 2 + S.MARGIN / 2, S.FRAME_H / 2 - S.MARGIN / 2)
+
+
+class Swell(Indicate):
+    """The film's Indicate: the mobject swells and takes a colour, and back, never past the frame's
+    edge. It grows about its centre, or about `about_edge` (a label at the frame's margin grows into
+    the picture), at most to the size of SWELL_ROOM, and where its swollen self would still poke out
+    of the room it is shifted back in (a table row as wide as the frame); a swell that stays inside
+    is manim's Indicate exactly."""
+
+    def __init__(self, mobject, *args, about_edge=None, **kwargs):
+        self.about_edge = about_edge
+        super().__init__(mobject, *args, **kwargs)
+
+    def create_target(self):
+        target = self.mobject.copy()
+        factor = self.scale_factor
+        if factor > 1:      # no larger than the room (a row as wide as the frame swells a little)
+            w, h = target.width, target.height
+            factor = min(factor, max(1.0, min(SWELL_ROOM.width / w if w else factor,
+                                              SWELL_ROOM.height / h if h else factor)))
+        if self.about_edge is None:
+            target.scale(factor)
+        else:
+            target.scale(factor, about_edge=self.about_edge)
+        if factor > 1:
+            keep_inside(target, SWELL_ROOM)
+        target.set_color(self.color)
+        return target
 
 
 def say(scene, beat, mark: str, *animations, into: float = 0.0, share: float = 0.35,

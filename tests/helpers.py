@@ -219,11 +219,29 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                             KNOWN_SMALL_LANG.get(lang, {}).get(f"{chapter} {name}/{key}", 99.0))
                 if sub.font_size < floor - 0.05:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
+    def begin_checked(self):
+        """Text an animation carries off the frame on its way (an Indicate's swell at the peak of
+        its there-and-back): its target, which the checks at the end of a beat never see."""
+        begin(self)
+        for animation in self.animations or []:
+            target = getattr(animation, "target_copy", None)
+            for sub in target.get_family() if target is not None else []:
+                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.get_all_points()) == 0:
+                    continue
+                left, right, _, top = box(sub)
+                if left < -S.FRAME_W / 2 - EDGE or right > S.FRAME_W / 2 + EDGE or top > S.FRAME_H / 2 + EDGE:
+                    problems.append(f"{name}, play {self.renderer.num_plays}: {type(animation).__name__} takes "
+                                    f"{sub.original_text!r} off the frame")
+    begin = base.ChapterScene.begin_animations
+    monkeypatch.setattr(base.ChapterScene, "begin_animations", begin_checked)
     monkeypatch.setattr(base.ChapterScene, "beat", checked)
     scene = build_scene(bundle, chapter, name, draw=False, lang=lang)
     if built is not None:
         built.append(scene)
     return problems
+
+
+EDGE = 1e-3      # scene units: a rounding error is not off the frame
 
 
 # Beats where English text already shrinks below LEGIBLE · S.SMALL on some test bundle (the check

@@ -59,3 +59,27 @@ def test_below_and_place_row():
     assert np.isclose(cells[0].get_left()[0], S.TEXT.left) and np.isclose(cells[3].get_right()[0], S.TEXT.right)
     assert np.allclose(cells[2].get_center(), [0, 0.5, 0])
     assert np.isclose(cells[0].get_critical_point(RIGHT)[1], 0.5)
+
+
+def test_a_swell_stays_inside_the_frame_and_is_manims_indicate_where_it_fits():
+    """The film's Indicate (scenes/follow.Swell): a label at the frame's margin, a row as wide as the
+    frame and a label grown from its edge all stay inside at their largest; in the middle of the
+    frame the swell is manim's own."""
+    from manim import Indicate
+
+    from scenes.follow import SWELL_ROOM, Swell
+
+    def inside(m):
+        return (m.get_left()[0] >= SWELL_ROOM.left - 1e-6 and m.get_right()[0] <= SWELL_ROOM.right + 1e-6
+                and m.get_top()[1] <= SWELL_ROOM.top + 1e-6 and m.get_bottom()[1] >= SWELL_ROOM.bottom - 1e-6)
+
+    at_margin = box(5, 0.3).to_corner(UL, buff=S.MARGIN)
+    full_row = box(S.FULL_W, 0.4)
+    for mob, kw in [(at_margin, {}), (full_row, {}), (at_margin, {"about_edge": UL})]:
+        assert not inside(mob.copy().scale(1.2))            # what manim's Indicate would reach
+        target = Swell(mob, scale_factor=1.2, **kw).create_target()
+        assert inside(target) and target.width > mob.width
+    grown = Swell(at_margin, scale_factor=1.2, about_edge=UL).create_target()
+    assert np.allclose(grown.get_corner(UL), at_margin.get_corner(UL))   # grown from its corner, not moved
+    middle = box(2, 1)
+    assert np.allclose(Swell(middle).create_target().points, Indicate(middle).create_target().points)
