@@ -219,7 +219,7 @@ class ChapterScene(VoiceoverScene):
         corner = UP + S.START
         swollen = mark.copy().scale(scale, about_edge=corner)     # the glow lights the mark at its largest
         return [Swell(mark, about_edge=corner, color=S.WARNING, scale_factor=scale),
-                FadeIn(glow(swollen, S.WARNING, opacity=0.3), rate_func=there_and_back)]
+                FadeIn(glow(swollen, S.WARNING, opacity=0.3), rate_func=there_and_back, remover=True)]
 
     def point_at_mark(self, beat, name: str, share: float = 0.8):
         """When the line's marker `name` (the honest caveat) is spoken, point at the frame's mark
