@@ -564,8 +564,8 @@ class Climb(StackScene):
             # "Every layer costs the same N FLOPs": the meter climbs one row at a time, faster as it goes
             # (a gap row pays for all the layers it stands for at once)
             beat.at("cost")
-            self.play(FadeIn(flop_tags[0], scale=1.6), FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back),
-                      run_time=beat.span(0.25))
+            self.play(FadeIn(flop_tags[0], scale=1.6),
+                      FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back, remover=True), run_time=beat.span(0.25))
             rows = list(range(1, len(stack)))
             weights = [0.85 ** j for j in range(len(rows))]
             budget = max(0.15 * len(rows), beat.span(1.0) - 0.2)     # the rest of the sentence, less 0.2 s

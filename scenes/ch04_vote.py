@@ -283,7 +283,8 @@ class Softmax(VoteScene):
             if self.bundle.synthetic:     # "An even split would give each token …": that level
                 beat.at("even")
                 even = self.even_mark(bars, 1 / V, left, self.text("even-split", p=N.fmt_prob(1 / V)))
-                self.play(FadeIn(even), FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back),
+                self.play(FadeIn(even),
+                          FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back, remover=True),
                           run_time=beat.span(0.8))
             self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
         mass = label(self.text("top-mass", n=len(f["top"]), p=N.fmt_prob(f["top_mass"])), S.SMALL, S.INK)
