@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from manim import DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write, config, there_and_back
+from manim import (DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write,
+                   config, there_and_back)
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
@@ -224,10 +225,10 @@ class ChapterScene(VoiceoverScene):
     def point_at_mark(self, beat, name: str, share: float = 0.8):
         """When the line's marker `name` (the honest caveat) is spoken, point at the frame's mark
         that says the same; nothing where the weights are real."""
-        if getattr(self, "random_mark", None) is None:
-            return
-        beat.at(name)
-        self.play(*self.mark_pointers(), run_time=beat.span(share))
+        pointers = self.mark_pointers()
+        if pointers:
+            beat.at(name)
+            self.play(*pointers, run_time=beat.span(share))
 
     def title_card(self):
         big = fit_width(label(self.title, 48, S.INK), 11)

@@ -47,10 +47,7 @@ class Swell(Indicate):
             w, h = target.width, target.height
             factor = min(factor, max(1.0, min(SWELL_ROOM.width / w if w else factor,
                                               SWELL_ROOM.height / h if h else factor)))
-        if self.about_edge is None:
-            target.scale(factor)
-        else:
-            target.scale(factor, about_edge=self.about_edge)
+        target.scale(factor, about_edge=self.about_edge)     # about_edge None: about its centre
         if factor > 1:
             keep_inside(target, SWELL_ROOM)
         target.set_color(self.color)

@@ -188,12 +188,12 @@ MIN_CONTENT_SHARE = 0.5
 def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, lang: str = "en",
                  built: list | None = None):
     """Build a scene (in language `lang`) and, at the end of every beat, collect text that is
-    off-frame or too small; `built`, when given, receives the scene.
+    off-frame or too small, and text any animation's target takes off the frame; `built`, when
+    given, receives the scene.
 
     `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
     ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
     import scenes.base as base
-    from manim import Text
     problems = []
     original = base.ChapterScene.beat
 
@@ -206,12 +206,10 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
             if width > 0:
                 spans[f"{chapter} {name}/{key}"] = round(width / S.CONTENT_W, 2)
         for mob in self.mobjects:
-            for sub in mob.get_family():
-                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.get_all_points()) == 0:
-                    continue
+            for sub in shown_texts(mob):
                 left, right, bottom, top = box(sub)
                 where = f"{name}/{key}: {sub.original_text!r}"
-                if left < -S.FRAME_W / 2 or right > S.FRAME_W / 2 or top > S.FRAME_H / 2:
+                if off_frame(left, right, top):
                     problems.append(f"{where} leaves the frame")
                 if bottom < S.CAPTION_TOP - 0.05 and f"{chapter} {name}/{key}" not in KNOWN_IN_CAPTION_BAND:
                     problems.append(f"{where} is in the caption band (bottom {bottom:.2f})")
@@ -225,11 +223,9 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
         begin(self)
         for animation in self.animations or []:
             target = getattr(animation, "target_copy", None)
-            for sub in target.get_family() if target is not None else []:
-                if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or len(sub.get_all_points()) == 0:
-                    continue
+            for sub in shown_texts(target) if target is not None else []:
                 left, right, _, top = box(sub)
-                if left < -S.FRAME_W / 2 - EDGE or right > S.FRAME_W / 2 + EDGE or top > S.FRAME_H / 2 + EDGE:
+                if off_frame(left, right, top):
                     problems.append(f"{name}, play {self.renderer.num_plays}: {type(animation).__name__} takes "
                                     f"{sub.original_text!r} off the frame")
     begin = base.ChapterScene.begin_animations
@@ -241,7 +237,15 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
     return problems
 
 
-EDGE = 1e-3      # scene units: a rounding error is not off the frame
+def shown_texts(mob):
+    """The Text in mob's family that paints something."""
+    from manim import Text
+    return [s for s in mob.get_family() if isinstance(s, Text) and s.get_fill_opacity() != 0
+            and len(s.get_all_points()) != 0]
+
+
+def off_frame(left: float, right: float, top: float) -> bool:
+    return left < -S.FRAME_W / 2 or right > S.FRAME_W / 2 or top > S.FRAME_H / 2
 
 
 # Beats where English text already shrinks below LEGIBLE · S.SMALL on some test bundle (the check
