@@ -48,6 +48,7 @@ import numpy as np
 from data.files import remove_stale_parts, write_json
 from voiceover import align, audio, guard
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
+from words import lexicon
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "ONEPASS_VOICE_CACHE"
@@ -94,12 +95,19 @@ class OnepassService:
         raise NotImplementedError
 
     def chunks(self, text: str, line_id: str | None) -> list[tuple[str, np.ndarray]]:
-        """[(sentence, audio at 48 kHz)] for a whole line."""
+        """[(sentence, audio at 48 kHz)] for a whole line: the voice is given each sentence as
+        voice_text says it, the captions keep the sentence as written."""
         out = []
         for sentence in split_sentences(text):
-            x, sr = self.speak(sentence)
+            x, sr = self.speak(self.voice_text(sentence))
             out.append((sentence, audio.resample(x, sr)))
         return out
+
+    def voice_text(self, text: str) -> str:
+        """What the voice is given for `text`: the lexicon of the language it speaks (respellings,
+        numbers as the language says them: words/lexicon); never the captions or the screen. A voice
+        of no one language (recordings, silence, network services) gets the text as it is."""
+        return lexicon.for_voice(text, self.language)
 
     def source_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
         """What besides the text and settings the clip is made from (recordings: the file, and
@@ -114,10 +122,14 @@ class OnepassService:
         return self.generate_from_text(" ".join(text.split()), **kwargs)
 
     def cache_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
-        return {"text": text, "voice": self.name, "settings": self.settings(),
-                "source": self.source_key(text, line_id, [list(m) for m in marks], lang),
-                "mastering": {"pipeline": audio.PIPELINE, "lufs": audio.TARGET_LUFS, "ceiling": audio.CEILING_DBTP,
-                              "sr": audio.SR, "pause": audio.SENTENCE_PAUSE, "gap": audio.LINE_GAP}}
+        key = {"text": text, "voice": self.name, "settings": self.settings(),
+               "source": self.source_key(text, line_id, [list(m) for m in marks], lang),
+               "mastering": {"pipeline": audio.PIPELINE, "lufs": audio.TARGET_LUFS, "ceiling": audio.CEILING_DBTP,
+                             "sr": audio.SR, "pause": audio.SENTENCE_PAUSE, "gap": audio.LINE_GAP}}
+        voiced = self.voice_text(text)
+        if voiced != text:              # a lexicon entry (or number rule) it uses changes the clip
+            key["voiced"] = voiced
+        return key
 
     def generate_from_text(self, text: str, cache_dir=None, path=None, **kwargs) -> dict:
         line_id = kwargs.get("line_id")

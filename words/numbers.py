@@ -14,6 +14,7 @@ by the scene and the narration builder); spoken forms use the language of the `w
 """
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -153,33 +154,71 @@ def _spoken(digits: str, words: Words) -> str:
 _LARGE = (("trillion", 1e12), ("billion", 1e9), ("million", 1e6))
 
 
+def _trim(digits: str) -> str:
+    """Digits as said: no decimals that are all zeros ('100.0' -> '100', '2.50' stays)."""
+    whole, dot, frac = digits.partition(".")
+    return whole if dot and not frac.strip("0") else digits
+
+
 def spoken_count(n: int, words: Words) -> str:
-    """23669760 -> '23.7 million'; small numbers stay exact with separators."""
+    """23669760 -> '23.7 million'; small numbers stay exact with separators. Exactly one of a unit
+    is the catalog's singular, which names no digit: 'a million', 'un millón', 'mil millones'."""
     for unit, size in _LARGE:
         if abs(n) >= size:
-            digits = f"{n / size:.3g}"          # one: "1 millón"; 1.5, 2, ...: "millones"
+            digits = f"{n / size:.3g}"
+            if "e" in digits:                   # 1000 trillion and more: whole trillions
+                return words.text(f"film:number-{unit}", count=2, value=format_decimal(
+                    round(n / size), locale=style_for(words.lang).locale))
             return words.text(f"film:number-{unit}", count=1 if digits == "1" else 2, value=_spoken(digits, words))
     return format_decimal(int(n), locale=style_for(words.lang).locale)
 
 
+SMALLEST_SAID = 1e-4     # percent: smaller probabilities are said as "less than 0.0001 percent"
+
+
 def spoken_pct(p: float, words: Words) -> str:
-    """0.412 -> '41.2 percent'."""
-    return words.text("film:number-percent", value=_spoken(f"{100 * p:.1f}", words))
+    """0.412 -> '41.2 percent' (1.0 -> '100 percent')."""
+    return words.text("film:number-percent", value=_spoken(_trim(f"{100 * p:.1f}"), words))
 
 
 def spoken_prob(p: float, words: Words) -> str:
-    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0."""
+    """Probabilities as said aloud, with enough digits that random weights' tiny values do not read 0;
+    under 0.0001 percent, 'less than 0.0001 percent' (the screen's '<0.0001%'), never '4.2e-25'."""
     pct = 100 * p
+    if 0 < pct < SMALLEST_SAID:
+        return words.text("film:number-below-percent", value=_spoken(f"{SMALLEST_SAID:f}".rstrip("0"), words))
     value = f"{pct:.1f}" if pct >= 0.05 or pct == 0 else f"{pct:.2g}"
-    return words.text("film:number-percent", value=_spoken(value, words))
+    return words.text("film:number-percent", value=_spoken(_trim(value), words))
 
 
 def spoken_signed(x: float, decimals: int, words: Words) -> str:
-    """-0.12 -> 'minus 0.12' (fixed decimals)."""
+    """-0.12 -> 'minus 0.12' (fixed decimals); -inf -> 'minus infinity' in the language's words."""
+    if np.isneginf(x):
+        return words.text("film:number-negative", value=words.text("film:infinity"))
     text = f"{x:.{decimals}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
     if text.startswith("-"):
         return words.text("film:number-negative", value=_spoken(text[1:], words))
     return _spoken(text, words)
+
+
+def spoken_ordinal(n: int, words: Words, feminine: bool = False) -> str:
+    """A rank, layer or row as an ordinal the language says: first to tenth as words (the catalog's
+    film:ordinal-N, '.f' feminine: Spanish primera, Urdu پہلی; never Urdu's '1واں'), larger ones as
+    the language writes them (English 21st, Spanish and Urdu the number with Urdu's واں/ویں)."""
+    n = int(n)
+    mid = f"film:ordinal-{n}" + (".f" if feminine else "")
+    if 1 <= n <= 10 and words.has(mid):
+        return words.text(mid)
+    value = format_decimal(n, locale=style_for(words.lang).locale)
+    lang = words.lang.split("-")[0]
+    if lang in ("en", PSEUDO):
+        last = 0 if 10 <= n % 100 <= 20 else n % 10
+        return value + {1: "st", 2: "nd", 3: "rd"}.get(last, "th")
+    if lang == "ur":
+        return value + ("ویں" if feminine else "واں")
+    return value
 
 
 def spoken_token(text: str, words: Words) -> str:
@@ -204,7 +243,7 @@ def fmt_share(x: float) -> str:
 
 def spoken_share(x: float, words: Words) -> str:
     """fmt_share as said aloud: '12.3 percent'."""
-    return words.text("film:number-percent", value=_spoken(_share_digits(x), words))
+    return words.text("film:number-percent", value=_spoken(_trim(_share_digits(x)), words))
 
 
 _SHORT = (("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3))
@@ -230,3 +269,110 @@ def fmt_human(n: float) -> str:
 def fmt_whole(x: float) -> str:
     """A large ratio rounded to a whole number, with group separators: 1432.6 -> '1,433'."""
     return format_decimal(int(round(x)), locale=_style().locale)
+
+
+# -- what the voice is given ---------------------------------------------------------------
+# A line's text is written (captions, the screen); `voice_numbers` turns the numbers in it into what
+# a native speaker says, where the voice would read the digits wrongly. words/lexicon applies it,
+# with the respellings, to the text handed to the voice only.
+_SIGNED = re.compile(r"(?<![\w.,])[−-](\d(?:[\d.,]*\d)?)")
+_DIGITS_INT = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+|\d+)(?![\d]|[.,]\d)")
+_UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0600-\u06ff])")
+
+# Spanish: what follows a number that is not a noun it counts ("1 de 12", "21 por ciento")
+_ES_NOT_NOUN = frozenset("""a al con contra coma como de del e en entre es frente la las lo los más menos
+    o para por que se sin son sobre u y""".split())
+# Spanish nouns of the film that are feminine: "una fila", "veintiuna capas", "doscientas filas"
+_ES_FEMININE = frozenset("""activación activaciones barra barras cabeza cabezas capa capas celda celdas cifra
+    cifras clave claves columna columnas consulta consultas copia copias dimensión dimensiones entrada entradas
+    familia familias fila filas frase frases fusión fusiones letra letras línea líneas lista listas máscara
+    máscaras matriz matrices mitad mitades multiplicación multiplicaciones operación operaciones palabra
+    palabras parte partes pasada pasadas pieza piezas porción porciones posición posiciones probabilidad
+    probabilidades proyección proyecciones puntuación puntuaciones respuesta respuestas ronda rondas semilla
+    semillas suma sumas tabla tablas tirada tiradas torre torres unidad unidades vez veces vuelta vueltas""".split())
+_ES_UNITS = ("", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve", "diez", "once",
+             "doce", "trece", "catorce", "quince", "dieciséis", "diecisiete", "dieciocho", "diecinueve", "veinte",
+             "veintiuno", "veintidós", "veintitrés", "veinticuatro", "veinticinco", "veintiséis", "veintisiete",
+             "veintiocho", "veintinueve")
+_ES_TENS = {3: "treinta", 4: "cuarenta", 5: "cincuenta", 6: "sesenta", 7: "setenta", 8: "ochenta", 9: "noventa"}
+_ES_HUNDREDS = {1: "ciento", 2: "doscientos", 3: "trescientos", 4: "cuatrocientos", 5: "quinientos",
+                6: "seiscientos", 7: "setecientos", 8: "ochocientos", 9: "novecientos"}
+
+
+def _es_below_1000(n: int, one: str, feminine: bool) -> str:
+    """0 < n < 1000 in Spanish words, its last 'uno' said as `one` (uno, un, una), its hundreds
+    agreeing with a feminine noun (doscientas)."""
+    h, r = divmod(n, 100)
+    out = []
+    if h:
+        word = "cien" if (h == 1 and r == 0) else _ES_HUNDREDS[h]
+        out.append(word[:-2] + "as" if feminine and h > 1 else word)
+    if r:
+        if r < 30:
+            word = _ES_UNITS[r]
+        else:
+            t, u = divmod(r, 10)
+            word = _ES_TENS[t] + (" y " + _ES_UNITS[u] if u else "")
+        if word.endswith("uno"):
+            word = word[:-3] + {"un": "ún" if r == 21 else "un", "una": "una"}.get(one, "uno")
+        out.append(word)
+    return " ".join(out)
+
+
+def _es_said(n: int, feminine: bool) -> str | None:
+    """Spanish words for n before a noun, where espeak-ng's reading of the digits is wrong ('uno
+    millones', 'veintiuno tokens', 'doscientos filas'); None where the digits read right."""
+    if not 0 < n < 10 ** 9:
+        return None
+    millions, thousands, rest = n // 10 ** 6, n // 1000 % 1000, n % 1000
+    groups = [g for g in (millions, thousands, rest) if g]
+    ends_in_one = any(g % 10 == 1 and g % 100 != 11 for g in (thousands, rest)) or millions % 10 == 1
+    if not ends_in_one and not (feminine and any(g % 1000 >= 200 for g in (thousands, rest))):
+        return None
+    out = []
+    if millions:
+        out.append("un millón" if millions == 1 else _es_below_1000(millions, "un", False) + " millones")
+    if thousands:
+        out.append("mil" if thousands == 1 else _es_below_1000(thousands, "un", feminine) + " mil")
+    if rest:
+        out.append(_es_below_1000(rest, "una" if feminine else "un", feminine))
+    return " ".join(out) if groups else None
+
+
+# Spanish nouns a number names rather than counts ("la capa 1 lee", "el puesto 21"): left as digits
+_ES_LABELS = frozenset("""cabeza capa capítulo columna fila id número paso posición puesto semilla tabla
+    temperatura token versión""".split())
+
+
+def _es_numbers(text: str) -> str:
+    def one(m: re.Match) -> str:
+        after = text[m.end():m.end() + 40]
+        word = re.match(r"\s+([^\W\d_]+)", after)
+        before = re.search(r"([^\W\d_]+)\s+$", text[max(0, m.start() - 40):m.start()])
+        if not word or word.group(1).lower() in _ES_NOT_NOUN or (before and before.group(1).lower() in _ES_LABELS):
+            return m.group(0)
+        said = _es_said(int(m.group(1).replace(".", "")), word.group(1).lower() in _ES_FEMININE)
+        return said or m.group(0)
+    return _DIGITS_INT.sub(one, text)
+
+
+def _ur_ordinals(text: str, words: Words) -> str:
+    """'3واں' -> 'تیسرا', '1ویں' -> 'پہلی': first to tenth are words in Urdu."""
+    def one(m: re.Match) -> str:
+        n = int(m.group(1))
+        return spoken_ordinal(n, words, feminine=m.group(2) != "واں") if 1 <= n <= 10 else m.group(0)
+    return _UR_ORDINAL.sub(one, text)
+
+
+def voice_numbers(text: str, words: Words) -> str:
+    """The numbers of a line as its language says them, for the voice (captions keep the digits):
+    a sign before a number is the language's word ('−0.17' -> 'منفی 0.17', read before the number
+    in right-to-left text too), Spanish 'un'/'una'/'veintiún'/'doscientas' where a count agrees with
+    its noun, Urdu's first to tenth as words."""
+    text = _SIGNED.sub(lambda m: words.text("film:number-negative", value=m.group(1)), text)
+    lang = words.lang.split("-")[0]
+    if lang == "es":
+        text = _es_numbers(text)
+    elif lang == "ur":
+        text = _ur_ordinals(text, words)
+    return text
