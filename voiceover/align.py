@@ -7,6 +7,12 @@ so captions and markers land on the words, not on the silence before them.
 """
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -54,26 +60,97 @@ def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, f
     return a + runs[0][0] * frame, min(b, a + (runs[-1][1] + 1) * frame)
 
 
-def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en") -> list[tuple[float, float]]:
-    """When each of `pieces` (the line's text cut in order) is said in `clip`: (start, end) seconds."""
-    from aeneas.executetask import ExecuteTask   # deferred: only recorded narration needs it
+# Each alignment runs in a fresh Python process: aeneas's C extension for espeak-ng (cew) blocks
+# forever on a second synthesis in one process (issue 41), where no signal reaches Python. The
+# child gets a folder of its own (line.wav, line.txt, aeneas's temporary WAVs, result.json) named
+# with this process's id, is killed on a timeout, an interrupt or SIGTERM (KeyboardInterrupt here),
+# dies with its parent (PR_SET_PDEATHSIG), and a later alignment removes a folder whose owner is gone.
+ALIGN_PREFIX = "onepass-align-"
+_OWNER = re.compile(r"^onepass-align-p(\d+)-")
+TIMEOUT = 60.0                       # seconds, plus SECONDS_PER_SECOND of the clip's length
+SECONDS_PER_SECOND = 2.0
+
+_CHILD = r"""
+import ctypes, json, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG: die with the caller
+except Exception:
+    pass
+if os.getppid() != int(sys.argv[3]):     # the caller died before that took effect
+    sys.exit(3)
+folder, lang = sys.argv[1], sys.argv[2]
+out = {}
+try:
+    from aeneas.executetask import ExecuteTask
+    from aeneas.runtimeconfiguration import RuntimeConfiguration
     from aeneas.task import Task
-    with tempfile.TemporaryDirectory(prefix="onepass-align-") as tmp:
+    task = Task(config_string="task_language=" + lang + "|is_text_type=plain|os_task_file_format=json")
+    task.audio_file_path_absolute = folder + "/line.wav"
+    task.text_file_path_absolute = folder + "/line.txt"
+    ExecuteTask(task, rconf=RuntimeConfiguration("tmp_path=" + folder)).execute()
+    out["times"] = [[float(f.begin), float(f.end)] for f in task.sync_map_leaves() if f.fragment_type == 0]
+except Exception as exc:             # aeneas raises its own kinds for every failure
+    out["error"] = str(exc) or type(exc).__name__
+with open(folder + "/result.json", "w", encoding="utf-8") as f:
+    json.dump(out, f)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:          # another user's process: alive
+        return True
+    return True
+
+
+def remove_dead_folders(root: Path | None = None) -> int:
+    """Remove the alignment folders (`onepass-align-p<PID>-*`) in `root` (default: the system temp
+    folder) whose process no longer runs (one killed with SIGKILL cannot remove its own); a live
+    process's folder is kept. Returns how many were removed."""
+    removed = 0
+    try:
+        entries = list(os.scandir(root or tempfile.gettempdir()))
+    except OSError:
+        return 0
+    for e in entries:
+        m = _OWNER.match(e.name)
+        if m and not _alive(int(m.group(1))) and e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+            removed += not os.path.exists(e.path)
+    return removed
+
+
+def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
+          timeout: float | None = None) -> list[tuple[float, float]]:
+    """When each of `pieces` (the line's text cut in order) is said in `clip`: (start, end) seconds.
+    Runs aeneas in a child process of its own (see above); AlignmentError when it fails or takes
+    longer than `timeout` (default: TIMEOUT plus twice the clip's length)."""
+    remove_dead_folders()
+    limit = timeout if timeout is not None else TIMEOUT + SECONDS_PER_SECOND * len(clip) / max(sr, 1)
+    with tempfile.TemporaryDirectory(prefix=f"{ALIGN_PREFIX}p{os.getpid()}-") as tmp:
         wav, txt = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
         audio.write_wav(wav, clip, sr)
         txt.write_text("\n".join(" ".join(p.split()) for p in pieces) + "\n", encoding="utf-8")
-        task = Task(config_string=f"task_language={LANGUAGES.get(lang, 'eng')}|is_text_type=plain|"
-                                  "os_task_file_format=json")
-        task.audio_file_path_absolute = str(wav)
-        task.text_file_path_absolute = str(txt)
         try:
-            ExecuteTask(task).execute()
-        except Exception as exc:        # aeneas raises its own kinds for every failure
-            raise AlignmentError(f"alignment failed: {exc}") from None
-        leaves = [f for f in task.sync_map_leaves() if f.fragment_type == 0]   # REGULAR: not head/tail
+            # run() kills the child on any exception here: a timeout, Ctrl-C, SIGTERM raised as KeyboardInterrupt
+            proc = subprocess.run([sys.executable, "-c", _CHILD, tmp, LANGUAGES.get(lang, "eng"), str(os.getpid())],
+                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise AlignmentError(f"alignment did not finish in {limit:.0f} s") from None
+        try:
+            result = json.loads((Path(tmp) / "result.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            tail = (proc.stderr or "").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+            raise AlignmentError(f"alignment failed: {tail[0][:300]}") from None
+    if "error" in result:
+        raise AlignmentError(f"alignment failed: {result['error'][:300]}")
+    leaves = result["times"]
     if len(leaves) != len(pieces):
         raise AlignmentError(f"alignment found {len(leaves)} pieces for {len(pieces)}")
-    return [(float(f.begin), float(f.end)) for f in leaves]
+    return [(float(a), float(b)) for a, b in leaves]
 
 
 def plausible(seconds: float, expected: float) -> str | None:
