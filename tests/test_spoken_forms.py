@@ -166,3 +166,245 @@ def test_a_voice_of_no_one_language_gets_the_text_as_it_is():
     line = "927 million FLOPs, q·k and −0.17."
     assert services.SilentService().voice_text(line) == line
     assert services.SilentService().cache_key(line, "ch99-a").get("voiced") is None
+
+
+# -- numbers as the voice receives them, for the default prompt ---------------------------------
+# Each class is a table of (pattern, what is wrong) per language, run over what the voice is given.
+_UR_PLURALS = "ٹوکنز|قطاریں|لیئرز|ہیڈز|بائٹس|پیرامیٹرز|پاسز|اسکورز|بارز|کیز|ویلیوز|کوئریز|ایمبیڈنگز|پوزیشنز|حروف|الفاظ"
+_ES_FEMININE_PLURAL = "filas|capas|cabezas|posiciones|fusiones|palabras|pasadas|puntuaciones|entradas|columnas|letras|barras|celdas"
+_ES_LABEL = r"(?<!capa )(?<!cabeza )(?<!fila )(?<!puesto )(?<!id )(?<!semilla )(?<!capítulo )(?<!columna )"
+_ES_NOT_NOUN = "por|de|del|y|o|e|a|al|en|es|son|que|con|sin|para|entre|más|menos|coma|la|las|el|los|se"
+CLASSES = {
+    "number words": {
+        "*": [(r"\d[eE][-+]?\d", "scientific notation"),
+              (r"\b\d+[.,]0+ (?:percent|por ciento|فیصد)", "a decimal of zeros said")],
+        "en": [(r"(?<![\d.,])1 (?:million|billion|trillion)\b", "'1 million': the film says 'a million'")],
+        "es": [(r"(?<![\d.,])(?:\d*[02-9])?1 (?:mil|millón|millones|billón|billones)\b", "'uno millones', 'veintiuno mil'"),
+               (r"\buno (?:mil|millón|millones|billón|billones)\b", "'uno' before a number word")],
+        "ur": [(r"(?<![\d.,])1 (?:ملین|ارب|ٹریلین)", "'1 ملین': the film says 'ایک ملین'")],
+    },
+    "one before a noun": {
+        "es": [(_ES_LABEL + r"(?<![\d.,])(?:\d*[02-9])?1 (?!(?:" + _ES_NOT_NOUN + r")\b)[a-záéíóúñ]+",
+                "'uno' where the noun needs 'un'/'una' (veintiún tokens, una fila)"),
+               (r"(?<![\d.,])[2-9]\d\d (?:" + _ES_FEMININE_PLURAL + r")\b", "'doscientos filas': hundreds agree with a feminine noun")],
+    },
+    "counts of one": {
+        "en": [(r"(?<![\d.,])1 (?!(?:is|was|has|plus|minus|its|this|as|across|times)\b)[a-z]+s\b", "'1 tokens'")],
+        "es": [(r"(?<![\d.,])(?:1|un|una) (?!(?:más|menos|es|veces)\b)[a-záéíóúñ]+s\b", "'1 tokens'")],
+        "ur": [(r"(?<![\d.,])(?:1|ایک) (?:" + _UR_PLURALS + r")(?![\u0620-\u065f\u066e-\u06d3])", "'1 ٹوکنز'")],
+    },
+    "ordinals": {
+        "es": [(r"\d\.?[ºª]", "'1.º' is read 'uno punto o'")],
+        "ur": [(r"(?<![\d.,])(?:[1-9]|10)\s?(?:واں|ویں)(?![\u0620-\u065f\u066e-\u06d3])", "a digit with a suffix: Urdu says پہلا, دوسرا, تیسرا")],
+    },
+    "signs and symbols": {
+        "*": [(r"(?<![\w.,])[−-]\d", "a sign the voice reads on the wrong side or in English"),
+              (r"[−∞√×·Σᵀ]|\be\^", "a symbol the voice drops or reads in another language")],
+    },
+    "function words": {
+        "ur": [(r"(?<![\u0620-\u065f\u066e-\u06d3])ان ایمبیڈنگ(?![\u0620-\u065f\u066e-\u06d3])", "ان read as the pronoun"),
+               (r"(?<![\u0620-\u065f\u066e-\u06d3])کیز(?![\u0620-\u065f\u066e-\u06d3])", "'keys' spelt from the postposition کی"),
+               (r"(?:ایک|ہر) کی (?:اور|سے)", "'key' spelt as the postposition کی")],
+    },
+}
+
+
+def spoken_problems(text: str, lang: str) -> list[str]:
+    out = []
+    for cls, table in CLASSES.items():
+        for pattern, why in table.get("*", []) + table.get(lang, []):
+            for m in re.finditer(pattern, text):
+                out.append(f"{cls}: {why}: …{text[max(0, m.start() - 25):m.end() + 25]}…")
+    return out
+
+
+@pytest.mark.parametrize("lang, bad, good", [
+    ("en", "That is 4.2e-25 percent.", "That is less than 0.0001 percent."),
+    ("en", "It is 100.0 percent.", "It is 100 percent."),
+    ("en", "It costs 1 billion FLOPs.", "It costs a billion FLOPs."),
+    ("en", "The set holds 1 tokens.", "The set holds 1 token."),
+    ("en", "Every score above it is −5.", "Every score above it is minus 5."),
+    ("en", "Each q·k is a number.", "Each q dot k is a number."),
+    ("es", "Son 1 millones.", "Son un millón."),
+    ("es", "Son 21 millones.", "Son veintiún millones."),
+    ("es", "Hay 1 marcador y 21 tokens.", "Hay un marcador y veintiún tokens."),
+    ("es", "Las primeras 256 filas.", "Las primeras doscientas cincuenta y seis filas."),
+    ("es", "El conjunto tiene 1 tokens.", "El conjunto tiene un token."),
+    ("es", "Es el 1.º de la lista.", "Es el primero de la lista."),
+    ("ur", "اس کا درجہ 3واں ہے۔", "اس کا درجہ تیسرا ہے۔"),
+    ("ur", "یہ 1 ٹوکنز ہیں۔", "یہ ایک ٹوکن ہے۔"),
+    ("ur", "کوئی بھی −0.17 سے نیچے نہیں۔", "کوئی بھی منفی 0.17 سے نیچے نہیں۔"),
+    ("ur", "ہر کوئری کا ہر کی سے موازنہ", "ہر کوئری کا ہر کلید سے موازنہ"),
+    ("ur", "یہ ان ایمبیڈنگ ہے۔", "یہ اَن ایمبیڈنگ ہے۔"),
+])
+def test_each_class_of_spoken_defect_is_caught(lang, bad, good):
+    assert spoken_problems(bad, lang), f"{bad!r} passed"
+    assert not spoken_problems(good, lang), spoken_problems(good, lang)
+
+
+def test_a_number_that_names_is_not_a_count():
+    """'la capa 1 lee' (layer one reads): no 'un' there."""
+    assert not spoken_problems("la capa 1 lee 5 tokens; el puesto 21 tiene 5 filas", "es")
+
+
+def voiced_lines(bundle, lang: str) -> dict[str, str]:
+    """line id -> the text the voice is given, for every line of every chapter, as the film speaks it
+    (espeak's service's voice_text where espeak-ng is installed; the same lexicon otherwise)."""
+    words = Words.load(lang)
+    give = services.EspeakService(None, lang).voice_text if HAS_ESPEAK else (lambda t: lexicon.for_voice(t, lang))
+    out = {}
+    for chapter in script_chapters():
+        for beat, line in script.chapter_lines(chapter, bundle, bundle.ledger(), words).items():
+            out[f"ch{chapter}-{beat}"] = give(line.text)
+    return out
+
+
+def script_chapters() -> list[str]:
+    from data.chapters import titles
+    return list(titles())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("weights", ["tiny_bundle", "tiny_peaked_bundle"])
+def test_the_voice_reads_every_number_of_the_default_prompt_as_a_native_speaker(lang, weights, request):
+    bundle = request.getfixturevalue(weights)
+    found = [f"{lid}: {p}" for lid, text in voiced_lines(bundle, lang).items() for p in spoken_problems(text, lang)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("lang, n, expected", [
+    ("en", 1_000_000, "a million"), ("en", 3_800_000_000, "3.8 billion"), ("en", 10 ** 12, "a trillion"),
+    ("es", 1_000_000, "un millón"), ("es", 21_000_000, "21 millones"), ("es", 1_000_000_000, "mil millones"),
+    ("es", 10 ** 12, "un billón"), ("es", 1_500_000, "1,5 millones"),
+    ("ur", 1_000_000, "ایک ملین"), ("ur", 1_000_000_000, "ایک ارب"), ("ur", 17_700_000, "17.7 ملین"),
+])
+def test_spoken_counts_say_one_of_a_unit_as_the_language_does(lang, n, expected):
+    assert N.spoken_count(n, Words.load(lang)) == expected
+
+
+@pytest.mark.parametrize("lang, n, feminine, expected", [
+    ("en", 1, False, "first"), ("en", 22, False, "22nd"), ("en", 46718, False, "46,718th"),
+    ("es", 1, False, "primero"), ("es", 1, True, "primera"), ("es", 46718, False, "46.718"),
+    ("ur", 1, False, "پہلا"), ("ur", 1, True, "پہلی"), ("ur", 3, False, "تیسرا"), ("ur", 46718, False, "46,718واں"),
+])
+def test_ordinals_are_words_up_to_ten(lang, n, feminine, expected):
+    assert N.spoken_ordinal(n, Words.load(lang), feminine=feminine) == expected
+
+
+@pytest.mark.parametrize("lang, written, said", [
+    ("es", "Hay 1 marcador, 21 tokens y 1 fila.", "Hay un marcador, veintiún tokens y una fila."),
+    ("es", "Son 201 capas y 21.000 filas.", "Son doscientas una capas y veintiún mil filas."),
+    ("es", "La capa 1 lee 31 millones, el 21 por ciento, 1 de 12.", "La capa 1 lee treinta y un millones, el 21 por ciento, 1 de 12."),
+    ("es", "Entre −0,03 y 0,07.", "Entre menos 0,03 y 0,07."),
+    ("ur", "درجہ 2واں، 1ویں لیئر، 46,718واں۔", "درجہ دوسرا، پہلی لیئر، 46,718واں۔"),
+    ("ur", "اسکور −0.03 اور 0.07 کے درمیان۔", "اسکور منفی 0.03 اور 0.07 کے درمیان۔"),
+    ("en", "Between −0.03 and 0.07.", "Between minus 0.03 and 0.07."),
+])
+def test_voice_numbers_say_what_the_digits_mean(lang, written, said):
+    assert N.voice_numbers(written, Words.load(lang)) == said
+
+
+def test_probabilities_too_small_for_digits_are_said_as_a_bound():
+    for lang, expected in (("en", "less than 0.0001 percent"), ("es", "menos del 0,0001 por ciento"),
+                           ("ur", "0.0001 فیصد سے کم")):
+        assert N.spoken_prob(4.2e-27, Words.load(lang)) == expected
+    assert N.spoken_prob(1.0, Words.load("en")) == "100 percent"
+    assert N.spoken_signed(float("-inf"), 2, Words.load("ur")) == "منفی لامتناہی"
+
+
+# -- signs in right-to-left text, on screen --------------------------------------------------------
+import ast                                  # noqa: E402
+from pathlib import Path                    # noqa: E402
+
+from words import catalog                   # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+LRI, RLI, FSI, PDI = "\u2066", "\u2067", "\u2068", "\u2069"
+SIGNED_FORMATS = {"fmt_signed", "fmt_cos"}           # words/numbers.py forms that write a minus sign
+SIGNED_NAMES = {"cosine", "cos_min", "cos_max", "min", "max", "mean", "dot", "score"}
+
+
+def signed_placeholders() -> dict[str, set[str]]:
+    """message name -> its placeholders that scenes fill with a signed number (read from the scenes'
+    source: `.text("name", x=N.fmt_signed(...))`), plus the names that always hold one."""
+    out: dict[str, set[str]] = {}
+    for path in (ROOT / "scenes").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "text" and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                continue
+            for kw in node.keywords:
+                call = kw.value
+                name = getattr(getattr(call, "func", None), "attr", None) or getattr(getattr(call, "func", None), "id", None)
+                if isinstance(call, ast.Call) and name in SIGNED_FORMATS:
+                    out.setdefault(node.args[0].value.split(":")[-1], set()).add(kw.arg)
+    return out
+
+
+def isolated(template: str, at: int) -> bool:
+    """Whether position `at` lies inside a LEFT-TO-RIGHT ISOLATE ... POP DIRECTIONAL ISOLATE."""
+    stack = []
+    for c in template[:at]:
+        if c in (LRI, RLI, FSI):
+            stack.append(c)
+        elif c == PDI and stack:
+            stack.pop()
+    return bool(stack) and stack[-1] == LRI
+
+
+def rtl_sign_problems(mid: str, template: str, signed: set[str]) -> list[str]:
+    out = []
+    for m in re.finditer(r"(?<![\w])[−-](?=[\d∞])|" + "|".join(re.escape("{" + n + "}") for n in sorted(signed) or ["\0"]), template):
+        if not isolated(template, m.start()):
+            out.append(f"{mid}: {m.group(0)!r} in right-to-left words without ⁦…⁩ (its sign shows on the wrong side)")
+    return out
+
+
+def test_a_negative_number_in_urdu_words_keeps_its_sign_on_the_left():
+    """On screen: a signed number or −∞ inside Urdu words is an LTR isolate (⁦−0.17⁩): the
+    bidi algorithm puts a bare sign to the right of the number ('0.17−'). Spoken, it is منفی before it."""
+    signed, found = signed_placeholders(), []
+    for mid, msg in Words.load("ur").messages.items():
+        if ":" not in mid or not any(text_has_rtl(f) for f in msg.forms):
+            continue
+        names = signed.get(mid.split(":", 1)[1], set()) | (SIGNED_NAMES & set().union(*map(placeholders, msg.forms)))
+        for form in msg.forms:
+            found += rtl_sign_problems(mid, form, names)
+    assert not found, "\n".join(found)
+
+
+def text_has_rtl(text: str) -> bool:
+    return bool(re.search("[\u0600-\u06ff]", text))
+
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{([A-Za-z_]\w*)\}", text))
+
+
+def test_the_rtl_sign_check_can_fail():
+    assert rtl_sign_problems("x", "−∞ کی تکون", set())
+    assert not rtl_sign_problems("x", "⁦−∞⁩ کی تکون", set())
+    assert rtl_sign_problems("x", "کم ترین {min}", {"min"})
+    assert not rtl_sign_problems("x", "کم ترین ⁦{min}⁩", {"min"})
+
+
+# -- the deck's help names the key that advances it -------------------------------------------------
+def test_the_decks_start_prompt_names_the_arrow_that_advances_it_in_every_language():
+    deck = (ROOT / "film" / "templates" / "deck.html").read_text(encoding="utf-8")
+    forward = re.search(r"const next = \[rtl \? \"(\w+)\" : \"(\w+)\"", deck)
+    assert forward, "deck.html no longer says which arrow goes forward in each direction"
+    arrow = {"ArrowLeft": "←", "ArrowRight": "→"}
+    rtl_next, ltr_next = arrow[forward.group(1)], arrow[forward.group(2)]
+    for lang in LANGS:
+        start = Words.load(lang).text("kit:deck-start")
+        want, wrong = (rtl_next, ltr_next) if catalog.is_rtl(lang) else (ltr_next, rtl_next)
+        assert want in start and wrong not in start, f"{lang}: {start!r} (the forward arrow is {want})"
+
+
+# -- each translation says how it was checked ------------------------------------------------------
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+@pytest.mark.parametrize("name", ["kit.po", "film.po"])
+def test_the_kit_and_film_headers_say_what_was_checked_and_how(lang, name):
+    head = (catalog.CATALOGS / lang / name).read_text(encoding="utf-8").split("msgid", 1)[0].lower()
+    for word in ("translated", "reviewed", "placeholders", "glossary", "audio", "espeak-ng", "test_spoken_forms"):
+        assert word in head, f"{lang}/{name}: the header does not say {word!r}"

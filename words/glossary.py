@@ -49,7 +49,7 @@ class Avoid:
     why: str
 
     def pattern(self) -> re.Pattern:
-        return re.compile(rf"(?<![\w\u0600-\u06ff]){re.escape(self.avoid)}(?![\w\u0600-\u06ff])")
+        return re.compile(rf"(?<![\w\u0620-\u065f\u066e-\u06d3]){re.escape(self.avoid)}(?![\w\u0620-\u065f\u066e-\u06d3])")
 
 
 def _rows(path: Path) -> tuple[list[str], list[list[str]]]:

@@ -277,7 +277,7 @@ def fmt_whole(x: float) -> str:
 # with the respellings, to the text handed to the voice only.
 _SIGNED = re.compile(r"(?<![\w.,])[−-](\d(?:[\d.,]*\d)?)")
 _DIGITS_INT = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+|\d+)(?![\d]|[.,]\d)")
-_UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0600-\u06ff])")
+_UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0620-\u065f\u066e-\u06d3])")   # not a longer word
 
 # Spanish: what follows a number that is not a noun it counts ("1 de 12", "21 por ciento")
 _ES_NOT_NOUN = frozenset("""a al con contra coma como de del e en entre es frente la las lo los más menos
