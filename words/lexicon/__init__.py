@@ -89,20 +89,19 @@ def respell(text: str, lang: str | None) -> tuple[str, tuple[Entry, ...]]:
 
 @lru_cache(maxsize=16)
 def _words(lang: str):
+    """The catalog whose number words a voice language says (None: no catalog for it)."""
     from words.catalog import Words, languages
     code = base_language(lang)
-    return Words.load(code if code in languages() else "en")
+    return Words.load(code) if code in languages() else None
 
 
 def for_voice(text: str, lang: str | None) -> str:
     """What the voice is given for `text` (a sentence or a line) in `lang` (a voice's language:
     en-us, es, ur): respelled by the lexicon, its numbers as the language says them. A language
     without a catalog (or None: a voice that speaks anything) gets the text as it is."""
-    if not lang:
-        return text
-    from words.catalog import languages
-    if base_language(lang) not in languages():
+    words = _words(lang) if lang else None
+    if words is None:
         return text
     from words import numbers
     said, _ = respell(text, lang)
-    return numbers.voice_numbers(said, _words(lang))
+    return numbers.voice_numbers(said, words)
