@@ -326,7 +326,8 @@ def _es_said(n: int, feminine: bool) -> str | None:
         return None
     millions, thousands, rest = n // 10 ** 6, n // 1000 % 1000, n % 1000
     groups = [g for g in (millions, thousands, rest) if g]
-    ends_in_one = any(g % 10 == 1 and g % 100 != 11 for g in (thousands, rest)) or millions % 10 == 1
+    ends_in_one = (rest % 10 == 1 and rest % 100 != 11) or millions % 10 == 1 or \
+        (thousands % 10 == 1 and thousands % 100 != 11 and thousands != 1)      # 1.000 is "mil": right
     if not ends_in_one and not (feminine and any(g % 1000 >= 200 for g in (thousands, rest))):
         return None
     out = []
@@ -344,7 +345,13 @@ _ES_LABELS = frozenset("""cabeza capa capítulo columna fila id número paso pos
     temperatura token versión""".split())
 
 
+_ES_MILLIONS = re.compile(r"\b(millón|millones|billón|billones) (?=([^\W\d_]+))")
+
+
 def _es_numbers(text: str) -> str:
+    # "47,2 millones de FLOPs": a number word before the noun it counts takes "de"
+    text = _ES_MILLIONS.sub(lambda m: m.group(0) if m.group(2).lower() in _ES_NOT_NOUN else m.group(0) + "de ", text)
+
     def one(m: re.Match) -> str:
         after = text[m.end():m.end() + 40]
         word = re.match(r"\s+([^\W\d_]+)", after)
@@ -368,7 +375,8 @@ def voice_numbers(text: str, words: Words) -> str:
     """The numbers of a line as its language says them, for the voice (captions keep the digits):
     a sign before a number is the language's word ('−0.17' -> 'منفی 0.17', read before the number
     in right-to-left text too), Spanish 'un'/'una'/'veintiún'/'doscientas' where a count agrees with
-    its noun, Urdu's first to tenth as words."""
+    its noun and 'de' after a number word before its noun ('47,2 millones de FLOPs'), Urdu's first
+    to tenth as words."""
     text = _SIGNED.sub(lambda m: words.text("film:number-negative", value=m.group(1)), text)
     lang = words.lang.split("-")[0]
     if lang == "es":
