@@ -89,10 +89,19 @@ def respell(text: str, lang: str | None) -> tuple[str, tuple[Entry, ...]]:
 
 @lru_cache(maxsize=16)
 def _words(lang: str):
-    """The catalog whose number words a voice language says (None: no catalog for it)."""
-    from words.catalog import Words, languages
+    """The film-wide words (film.po: number words, ordinals) a voice language says them with, English
+    beneath; None for a language with no catalog. Only film.po is read: a voice's cache key is
+    worked out on every build, and the chapters' catalogs are not needed for it."""
+    from words import catalog
     code = base_language(lang)
-    return Words.load(code) if code in languages() else None
+    own = catalog.CATALOGS / code / "film.po"
+    if not own.is_file():
+        return None
+    base, rule = catalog.read_po(catalog.CATALOGS / catalog.SOURCE / "film.po", source=True)
+    if code != catalog.SOURCE:
+        found, rule = catalog.read_po(own, source=False)
+        base = {**base, **found}
+    return catalog.Words(code, base, catalog.plural_rule(rule))
 
 
 def for_voice(text: str, lang: str | None) -> str:
