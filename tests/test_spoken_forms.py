@@ -269,12 +269,12 @@ def one_chapter(tmp_path, monkeypatch):
     cat._catalog.cache_clear()
 
 
-def voiced_lines(bundle, lang: str, chapter: str) -> dict[str, str]:
-    """line id -> the text the voice is given, for every line of a chapter, as the film speaks it
-    (espeak's service's voice_text where espeak-ng is installed; the same lexicon otherwise)."""
+def voiced_lines(bundle, lang: str, chapter: str) -> dict[str, tuple[str, str]]:
+    """line id -> (its caption, the text the voice is given), for every line of a chapter, as the film
+    speaks it (espeak's service's voice_text where espeak-ng is installed; the same lexicon otherwise)."""
     words = Words.load(lang)
     give = services.EspeakService(None, lang).voice_text if HAS_ESPEAK else (lambda t: lexicon.for_voice(t, lang))
-    return {f"ch{chapter}-{beat}": give(line.text)
+    return {f"ch{chapter}-{beat}": (line.text, give(line.text))
             for beat, line in script.chapter_lines(chapter, bundle, bundle.ledger(), words).items()}
 
 
@@ -290,8 +290,11 @@ def test_the_voice_reads_every_number_of_the_default_prompt_as_a_native_speaker(
                                                                                  one_chapter):
     bundle = request.getfixturevalue(weights)
     one_chapter(chapter)
-    found = [f"{lid}: {p}" for lid, text in voiced_lines(bundle, lang, chapter).items()
-             for p in spoken_problems(text, lang)]
+    found = []
+    for lid, (caption, voiced) in voiced_lines(bundle, lang, chapter).items():
+        found += [f"{lid}: {p}" for p in spoken_problems(voiced, lang)]
+        if catalog.is_rtl(lang):         # the caption shows the sign: on the number's left, or said in words
+            found += [f"caption {p}" for p in rtl_sign_problems(lid, caption, set())]
     assert not found, "\n".join(found)
 
 
