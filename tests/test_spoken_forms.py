@@ -334,7 +334,7 @@ def test_voice_numbers_say_what_the_digits_mean(lang, written, said):
 
 
 def test_probabilities_too_small_for_digits_are_said_as_a_bound():
-    for lang, expected in (("en", "less than 0.0001 percent"), ("es", "menos del 0,0001 por ciento"),
+    for lang, expected in (("en", "less than 0.0001 percent"), ("es", "0,0001 por ciento o menos"),
                            ("ur", "0.0001 فیصد سے کم")):
         assert N.spoken_prob(4.2e-27, Words.load(lang)) == expected
     assert N.spoken_prob(1.0, Words.load("en")) == "100 percent"
