@@ -16,7 +16,9 @@ from manim import (
     RESAMPLING_ALGORITHMS,
     RIGHT,
     UP,
+    AnimationGroup,
     Arrow,
+    Create,
     FadeIn,
     FadeOut,
     Group,
@@ -24,10 +26,13 @@ from manim import (
     GrowFromEdge,
     ImageMobject,
     LaggedStart,
+    Line,
     Polygon,
     Rectangle,
     SurroundingRectangle,
+    Transform,
     VGroup,
+    VMobject,
     there_and_back,
 )
 
@@ -37,14 +42,17 @@ from data.facts.ch03 import (
     head_panels,
     lens_facts,
     mlp_facts,
+    norm_facts,
     param_facts,
     settle_layer,
+    token_mlp_rows,
 )
 from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell
 from scenes.layout import GAP, above, below, fit_to, place_in, table
+from scenes.pictures_ch03 import norm_picture, token_paths
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, layer_window, token_window, window
 from words import numbers as N
@@ -203,12 +211,15 @@ class Heads(StackScene):
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
             place_in(one.scale(k), S.CONTENT)
             self.play(FadeIn(one), run_time=beat.span(0.7))
-            # "Layer one runs H of them side by side": it takes its place, the others join it
-            beat.at("side")
+            # "How does the model build a prediction out of many?": it takes its place among empty frames
+            beat.at("question")
             others = [c for c in cells if c is not one]
-            self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(0.2))
-            self.play(LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in others], lag_ratio=0.15),
-                      FadeIn(parts["labels"]), run_time=beat.span(0.85))
+            self.play(one.animate.scale(1 / k).move_to(home), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(c.frame) for c in others], lag_ratio=0.1), run_time=beat.span(0.6))
+            # "Layer one runs H of them at once": the others fill in
+            beat.at("side")
+            self.play(LaggedStart(*[FadeIn(Group(c.img, c.arcs, c.title), shift=UP * GAP.xs) for c in others],
+                                  lag_ratio=0.15), FadeIn(parts["labels"]), run_time=beat.span(0.85))
             # "... as a grid and as lines": the key says how to read both
             beat.at("grid")
             self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(0.3))
@@ -218,6 +229,13 @@ class Heads(StackScene):
             beat.at("titles")
             self.play(LaggedStart(*[Swell(c.title, color=S.INK, scale_factor=1.0) for c in cells],   # no growth: neighbours are close
                                   lag_ratio=0.1), run_time=beat.span(0.85))
+            if not self.bundle.synthetic:    # "many park it on the first token": every grid's first column lit
+                beat.at("sink")
+                sinks = VGroup(*[Rectangle(width=c.frame.width / b.T, height=c.frame.height, stroke_color=S.TOKEN,
+                                           stroke_width=2.5, fill_color=S.TOKEN, fill_opacity=0.25)
+                                 .align_to(c.frame, LEFT).align_to(c.frame, UP) for c in cells])
+                self.play(FadeIn(sinks), run_time=beat.span(0.4))
+                self.play(FadeOut(sinks), run_time=beat.span(0.5))
             # "Head N is the one we followed"
             beat.at("followed")
             self.play(FadeIn(mark), FadeIn(note), run_time=beat.span(0.6))
@@ -322,30 +340,6 @@ class Mlp(StackScene):
         g = NumberGrid(np.asarray(values)[None, :], max_cols=n, shape_text=caption)
         return fit_width(g, 5.0).next_to(block, S.END, buff=GAP.l)
 
-    def per_token(self) -> VGroup:
-        """The tokens (the last few of a long prompt), each with its own arrow into its own MLP box."""
-        b = self.bundle
-        shown = token_window(b.T, 6)
-        cols = VGroup()
-        for i in shown:
-            chip = TokenChip(S.clip_token(b.tokens[i], 8), color=S.TOKEN, max_text_width=1.8)
-            box = Rectangle(width=max(1.7, chip.width), height=0.9, stroke_color=S.MLP, stroke_width=2,
-                            fill_color=S.MLP, fill_opacity=0.25)
-            box.add(label(self.text("mlp"), S.BODY_SIZE, S.INK).move_to(box))
-            box.next_to(chip, DOWN, buff=1.1)
-            arrow = Arrow(chip.get_bottom(), box.get_top(), buff=GAP.xs, color=S.RESIDUAL, stroke_width=4,
-                          max_tip_length_to_length_ratio=0.2)
-            col = VGroup(chip, arrow, box)
-            col.chip, col.box = chip, box
-            cols.add(col)
-        cols.arrange(RIGHT, buff=GAP.l, aligned_edge=UP)
-        first_chip = cols[0].chip
-        if shown[0] > 0:
-            cols.add_to_back(label(self.text("earlier", count=shown[0]), S.SMALL, S.MUTED).next_to(first_chip, LEFT,
-                                                                                                  buff=GAP.m))
-        fit_width(cols, S.TEXT_W)
-        return place_in(cols, S.CONTENT)
-
     def build(self):
         b, d, dff = self.bundle, self.d, self.dff
         f = mlp_facts(b)
@@ -354,27 +348,59 @@ class Mlp(StackScene):
         # input, hidden and output top to bottom, the fans between them
         place_in(Group(x_img, h_img, o_img).arrange(DOWN, buff=GAP.xl), S.CONTENT, UP, buff=GAP.xs)
         with self.beat("mlp_in") as beat:
-            # "each token visits ... the MLP": every token, its own box
-            cols = self.per_token()
-            columns = [c for c in cols if hasattr(c, "box")]
-            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in cols], lag_ratio=0.2),
-                      run_time=beat.span(0.85))
-            # "It never looks at other tokens": one box per token, nothing runs between them
+            # "Attention moved information between tokens": the tokens' rows, attention's lines between them
+            paths = token_paths(self, token_mlp_rows(b))
+            rows = paths.rows
+            self.play(FadeIn(paths.mix), LaggedStart(*[FadeIn(Group(r.chip, r.x), shift=RIGHT * GAP.xs) for r in rows],
+                                                     lag_ratio=0.15), FadeIn(paths.heads[0]), run_time=beat.span(0.85))
+            # "The MLP works on each token alone": the lines go; each row widens on its own
             beat.at("alone")
-            alone = fit_width(label(self.text("alone"), S.SMALL, S.MLP), S.TEXT_W)
-            below(alone, cols, buff=GAP.l)
-            self.play(FadeIn(alone), LaggedStart(*[Swell(c.box, color=S.MLP, scale_factor=1.1)
-                                                   for c in columns], lag_ratio=0.2), run_time=beat.span(0.9))
-            # "Take <token>: d numbers, after another LayerNorm"
-            beat.at("take")
-            x_lab = self.side_label(x_img, [(self.text("input-name", token=tok), S.TOKEN),
-                                            (self.text("input-shape", d=d), S.INK)])
-            x_win = self.value_window(f["x"], x_img, 5, "x")
-            self.play(FadeOut(VGroup(*[c for c in cols if c is not columns[-1]]), alone),
-                      columns[-1].animate.next_to(x_img, DOWN, buff=GAP.m).set_opacity(0), FadeIn(x_img),
-                      FadeIn(x_lab), run_time=beat.span(0.4))
-            self.remove(columns[-1])
-            self.play(FadeIn(x_win), run_time=beat.span(0.6))
+            self.play(FadeOut(paths.mix), run_time=beat.span(0.2))
+            self.play(LaggedStart(*[FadeIn(Group(r.up, r.h), shift=RIGHT * GAP.xs) for r in rows], lag_ratio=0.2),
+                      FadeIn(paths.heads[1]), run_time=beat.span(0.8))
+            # "Every token's row goes through the same weights": the matrices named once, for every row
+            beat.at("same")
+            self.play(LaggedStart(*[FadeIn(Group(r.down, r.out), shift=RIGHT * GAP.xs) for r in rows], lag_ratio=0.2),
+                      FadeIn(paths.heads[2]), run_time=beat.span(0.5))
+            self.play(FadeIn(paths.weights), *[FadeIn(w.bar) for w in paths.weights], FadeIn(paths.same),
+                      run_time=beat.span(0.6))
+            # "This is where the token thinks over what it gathered": the hidden column lit
+            beat.at("why")
+            hidden = glow(Group(*[r.h for r in rows]), S.MLP)
+            self.play(FadeIn(hidden), run_time=beat.span(0.5))
+            self.play(Swell(paths.heads[1], color=S.MLP, scale_factor=1.1), run_time=beat.span(0.8))
+        with self.beat("norm") as beat:
+            # "Before each half of the layer, LayerNorm steadies the numbers": the row as a histogram
+            nf = norm_facts(b)
+            pic = norm_picture(self, nf)
+            self.play(FadeOut(paths), FadeOut(hidden), run_time=beat.span(0.15))
+            self.play(FadeIn(pic.axis), FadeIn(pic.ticks), GrowFromEdge(pic.raw, DOWN), run_time=beat.span(0.8))
+            # "Here is <token>'s row ...: a spread of s": its mean and spread named
+            beat.at("row")
+            self.play(FadeIn(pic.raw_note, shift=UP * GAP.xs), FadeIn(glow(pic.raw, S.RESIDUAL),
+                                                                   rate_func=there_and_back, remover=True),
+                      run_time=beat.span(0.6))
+            # "LayerNorm shifts them to average zero and a spread of about one": the same numbers, normalised
+            beat.at("rescale")
+            self.play(Transform(pic.raw, pic.normed), Transform(pic.raw_note, pic.normed_note),
+                      run_time=beat.span(0.7))
+            # "Without it, sizes drift as the layers stack up": the stream's spread layer by layer
+            beat.at("drift")
+            stream, after = pic.charts
+            self.play(FadeIn(stream.head), FadeIn(stream[1]), LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in stream.bars],
+                                                                          lag_ratio=0.1), FadeIn(stream.ends),
+                      run_time=beat.span(0.85))
+            # "... yet every layer reads numbers of one size": after LayerNorm, level
+            beat.at("level")
+            self.play(FadeIn(after.head), FadeIn(after[1]), LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in after.bars],
+                                                                        lag_ratio=0.1), FadeIn(after.ends),
+                      run_time=beat.span(0.85))
+            # "That stability is what lets a deep stack be trained": both charts lit
+            beat.at("train")
+            self.play(FadeIn(glow(after.bars, S.INK), rate_func=there_and_back, remover=True),
+                      Swell(after.head, color=S.INK, scale_factor=1.05), run_time=beat.span(0.8))
+        x_lab = self.side_label(x_img, [(self.text("input-name", token=tok), S.TOKEN),
+                                        (self.text("input-shape", d=d), S.INK)])
         with self.beat("mlp_up") as beat:
             # "A matrix widens them to d_ff, and GELU bends each one"
             up = self.fan(x_img, h_img, self.text("fan-up", d=d, dff=N.fmt_int(dff)))
@@ -391,16 +417,18 @@ class Mlp(StackScene):
                         S.SMALL, S.MUTED, mono=True)
             counts = VGroup(pos, neg, rng).arrange(S.END, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeOut(x_win), FadeIn(up), run_time=beat.span(0.2))
+            self.play(FadeOut(Group(pic.axis, pic.ticks, pic.raw, pic.raw_note, pic.charts)), FadeIn(x_img), FadeIn(x_lab), FadeIn(up), run_time=beat.span(0.25))
             self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0.35))
             self.pay("L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
             beat.at("counts")
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(0.3))
             lit_up = VGroup(glow(pos, S.POSITIVE), glow(neg, S.NEGATIVE), glow(rng, S.MUTED))
-            beat.at("counts", 0.4)
+            self.play(Swell(h_img, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.6))
+            # "Of these activations, n came out positive": the counts, the negatives' halfway in
+            beat.at("positive")
             self.play(FadeIn(pos, shift=UP * GAP.xs), FadeIn(lit_up[0]), run_time=beat.span(0.35))
-            beat.at("counts", 0.7)
+            beat.at("positive", 0.5)
             self.play(FadeIn(neg, shift=UP * GAP.xs), FadeIn(lit_up[1]), run_time=beat.span(0.8))
             # "none is below <min>"
             beat.at("below")
@@ -537,6 +565,14 @@ class Climb(StackScene):
     """The stack of layers; the meter climbs one floor at a time, faster as it goes (a tall stack's
     gap row pays for the layers it stands for at once)."""
 
+    def layer_note(self, rows, text: str) -> VGroup:
+        """A bracket beside some floors of the stack and what they tend to do, to the stack's right."""
+        bar = Line(rows[0].box.get_corner(DOWN + RIGHT), rows[-1].box.get_corner(UP + RIGHT), color=S.INK,
+                   stroke_width=3).shift(RIGHT * GAP.s)
+        note = fit_lines(text, S.SMALL, S.INK, S.RIGHT_EDGE - bar.get_x() - GAP.l)
+        note.next_to(bar, RIGHT, buff=GAP.s)
+        return VGroup(bar, note)
+
     def meter_opening(self):
         return self.ledger.after("L0.mlp_down"), ""     # layer 1 is paid for
 
@@ -558,12 +594,27 @@ class Climb(StackScene):
             beat.at("stacks")
             self.play(LaggedStart(*[FadeIn(f, shift=UP * GAP.xxs) for f in stack[1:]], lag_ratio=0.15),
                       run_time=beat.span(0.85))
-            # "Each layer adds its edits to the residual stream"
+            # "No layer replaces the stream; each adds its edits to it": the stream, a short arrow from
+            # every floor into it
             beat.at("stream")
-            self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(0.7))
+            x_stream = stack.stream[0].get_x()
+            edits = VGroup(*[Arrow(row.box.get_left(), [x_stream, row.get_y(), 0], buff=GAP.xxs, color=S.RESIDUAL,
+                                   stroke_width=3, max_tip_length_to_length_ratio=0.35) for row in stack])
+            self.play(GrowArrow(stack.stream[0]), FadeIn(stack.stream[1]), run_time=beat.span(0.5))
+            self.play(LaggedStart(*[GrowArrow(e) for e in edits], lag_ratio=0.1), run_time=beat.span(0.8))
+            # "In a trained model, early layers handle spelling, grammar and nearby words": the lowest floors
+            beat.at("early")
+            third = max(1, len(stack) // 3)
+            early = self.layer_note(stack[:third], self.text("early-layers"))
+            late = self.layer_note(stack[-third:], self.text("late-layers"))
+            self.play(FadeIn(early, shift=S.START * GAP.xs), run_time=beat.span(0.6))
+            # "in the late layers the prediction takes shape": the highest
+            beat.at("late")
+            self.play(FadeIn(late, shift=S.START * GAP.xs), run_time=beat.span(0.6))
             # "Every layer costs the same N FLOPs": the meter climbs one row at a time, faster as it goes
             # (a gap row pays for all the layers it stands for at once)
             beat.at("cost")
+            self.play(FadeOut(early), FadeOut(late), run_time=beat.span(0.1))
             self.play(FadeIn(flop_tags[0], scale=1.6),
                       FadeIn(glow(stack[0], S.FLOPS), rate_func=there_and_back, remover=True), run_time=beat.span(0.25))
             rows = list(range(1, len(stack)))
@@ -644,25 +695,36 @@ class Lens(StackScene):
         above(header, readouts, buff=GAP.s, aligned=S.START)
         if header.get_top()[1] > S.CONTENT_TOP + 0.2:   # a tall stack: say it beside the floors instead
             header.next_to(readouts, RIGHT, buff=GAP.m).align_to(readouts, DOWN)
+        # the guess's path up the floors: a line through the end of each floor's bar
+        tips = [by_row[k][1].get_right() for k in shown]
+        trace = VMobject(stroke_color=S.LOGIT, stroke_width=3).set_points_as_corners(tips) if len(tips) > 1 else VGroup()
         with self.beat("lens") as beat:
-            # "The logit lens decodes the last token's residual stream after every layer"
-            self.play(FadeIn(header), run_time=beat.span(0.1))
-            self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * GAP.s) for r in readouts], lag_ratio=0.25),
-                      run_time=beat.span(0.9))
-            if self.bundle.synthetic:    # "these guesses are noise"
+            # "Does the stack build its answer all at once, or bit by bit?": the floors, the question's header
+            self.play(FadeIn(header), LaggedStart(*[Swell(f.box, color=S.LOGIT, scale_factor=1.03) for f in stack],
+                                                  lag_ratio=0.08), run_time=beat.span(0.9))
+            # "The logit lens reads the stream after each layer ...: after layer 1 the top guess is …"
+            beat.at("first")
+            pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
+            first = readouts[0]
+            self.play(FadeIn(first[0]), GrowFromEdge(first[1], LEFT) if len(first) > 1 else FadeIn(first),
+                      *([FadeIn(first[2])] if len(first) > 2 else []), run_time=beat.span(0.5))
+            self.play(FadeIn(pick), Swell(first[0], color=S.LOGIT), run_time=beat.span(0.6))
+            # "Watch that guess climb the floors": each floor's readout, bottom to top, its bar growing
+            beat.at("climb")
+            grow = [AnimationGroup(FadeIn(r[0]), GrowFromEdge(r[1], LEFT), FadeIn(r[2])) if len(r) > 1 else FadeIn(r)
+                    for r in readouts[1:]]
+            self.play(LaggedStart(*grow, lag_ratio=0.35), run_time=beat.span(0.7))
+            self.play(Create(trace), run_time=beat.span(0.6))
+            if self.bundle.synthetic:    # "these guesses are noise: no real sharpening to see"
                 beat.at("noise")
                 self.play(LaggedStart(*[Swell(r[0], color=S.WARNING, scale_factor=1.1) for r in readouts],
                                       lag_ratio=0.15), run_time=beat.span(0.9))
-            # "After layer 1 its guess is …": the bottom floor's readout
-            beat.at("first")
-            pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            self.play(FadeIn(pick), Swell(readouts[0][0], color=S.LOGIT), run_time=beat.span(0.6))
-            # "After layer 12 it is …": the top floor's
+            # "After layer L it is …": the top floor's
             beat.at("last")
             self.play(pick.animate.become(SurroundingRectangle(readouts[-1], color=S.LOGIT, buff=GAP.xxs,
                                                                stroke_width=3)),
                       Swell(readouts[-1][0], color=S.LOGIT), run_time=beat.span(0.6))
-            if self.bundle.synthetic:    # "refined floor by floor": up the readouts
+            if self.bundle.synthetic:    # "trained weights: one guess sharpening floor by floor": up the readouts
                 beat.at("floors")
                 self.play(LaggedStart(*[Swell(r, color=S.LOGIT, scale_factor=1.05) for r in readouts],
                                       lag_ratio=0.2), run_time=beat.span(0.9))

@@ -93,3 +93,45 @@ def settle_layer(rows: list[dict]) -> int:
     while k > 0 and rows[k - 1]["id"] == final:
         k -= 1
     return k
+
+
+def token_mlp_rows(bundle, layer: int = 0, limit: int = 5) -> dict:
+    """Each shown token's own path through `layer`'s MLP (the last `limit` tokens): its row in (the
+    MLP's LayerNorm output), its hidden activations after GELU and its row out, one row per token.
+    "vmax": per stage, the largest magnitude over the shown rows (one colour scale per stage).
+    "mix": the layer's attention averaged over its heads between the shown tokens (what moved
+    between them before the MLP), [i, j] for shown rows i and j."""
+    T = bundle.T
+    shown = list(range(max(0, T - limit), T))
+    x = np.asarray(bundle["ln2"][layer], dtype=np.float64)[shown]
+    h = np.asarray(bundle["mlp_hidden"][layer], dtype=np.float64)[shown]
+    out = np.asarray(bundle["mlp_out"][layer], dtype=np.float64)[shown]
+    mix = np.asarray(bundle["probs"][layer], dtype=np.float64).mean(axis=0)[np.ix_(shown, shown)]
+    vmax = {k: float(np.abs(v).max()) or 1.0 for k, v in (("x", x), ("hidden", h), ("out", out))}
+    return {"layer": layer, "tokens": shown, "x": x, "hidden": h, "out": out, "mix": mix, "vmax": vmax}
+
+
+def norm_facts(bundle, layer: int = 0) -> dict:
+    """LayerNorm on the last token's row as it enters `layer` (the first LayerNorm, before attention):
+    the row, its mean and spread (standard deviation, as LayerNorm computes it), the row normalised to
+    mean 0 and spread 1 (before the learned scale and shift), and the model's own output (ln1).
+    "spread": the stream's spread entering every layer (the last row), "ln_spread": the spread of what
+    each layer's attention reads after LayerNorm, "growth": the last layer's spread over the first's."""
+    last = bundle.T - 1
+    x = np.asarray(bundle["resid_pre"][layer, last], dtype=np.float64)
+    eps = float(bundle.config.get("layer_norm_epsilon", 1e-5))
+    mean, std = float(x.mean()), float(x.std())
+    normed = (x - mean) / np.sqrt(std ** 2 + eps)
+    spread = np.asarray(bundle["resid_pre"][:, last], dtype=np.float64).std(axis=-1)
+    ln_spread = np.asarray(bundle["ln1"][:, last], dtype=np.float64).std(axis=-1)
+    return {"layer": layer, "token": last, "x": x, "mean": mean, "std": std, "normed": normed,
+            "ln": np.asarray(bundle["ln1"][layer, last], dtype=np.float64),
+            "spread": [float(s) for s in spread], "ln_spread": [float(s) for s in ln_spread],
+            "growth": float(spread[-1] / spread[0]) if spread[0] > 0 else 1.0}
+
+
+def histogram(values, lo: float, hi: float, bins: int) -> list[int]:
+    """How many of `values` fall in each of `bins` equal bins over [lo, hi] (outside ones in the end bins)."""
+    edges = np.linspace(lo, hi, bins + 1)
+    counts, _ = np.histogram(np.clip(np.asarray(values, dtype=np.float64), lo, hi), bins=edges)
+    return [int(c) for c in counts]

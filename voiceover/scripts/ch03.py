@@ -6,7 +6,7 @@ head), which scenes/ch03_stack.py reads too, so the screen and the narration can
 from __future__ import annotations
 
 from data.facts.ch02 import head_facts
-from data.facts.ch03 import head_panels, lens_facts, mlp_facts, param_facts, settle_layer
+from data.facts.ch03 import head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer
 from words.numbers import (
     fmt_int,
     fmt_ratio,
@@ -26,6 +26,8 @@ def values(bundle, ledger, words) -> dict:
     settle = settle_layer(lens)
     featured = head_facts(bundle)["head_index"]
     shown = head_panels(bundle, featured)
+    norm = norm_facts(bundle)
+    growth = norm["growth"]
     return {
         "model": words.model_name(bundle.model),
         # "Here are all 12 attention patterns" / "Here are 12 of its 25": the heads on screen
@@ -53,6 +55,10 @@ def values(bundle, ledger, words) -> dict:
         "lens_first_p": spoken_prob(lens[0]["prob"], words),
         "lens_last": spoken_token(lens[-1]["text"], words),
         "lens_last_p": spoken_prob(lens[-1]["prob"], words),
+        # LayerNorm: the last row's spread entering layer 1, and how much the stream's spread grows by the
+        # last layer (a whole number from 10 up, one decimal below)
+        "std": spoken_signed(norm["std"], 2, words),
+        "growth": spoken_signed(growth, 1 if growth < 10 else 0, words),
         "settle_layer": settle + 1,
         "settle_count": L - settle,
     }
