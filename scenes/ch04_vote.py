@@ -18,12 +18,14 @@ from manim import (
     UP,
     Create,
     DashedLine,
+    DashedVMobject,
     Dot,
     FadeIn,
     FadeOut,
     LaggedStart,
     Line,
     Polygon,
+    Rotate,
     Rectangle,
     SurroundingRectangle,
     Transform,
@@ -41,6 +43,7 @@ from scenes import follow
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell
+from scenes.pictures_ch04 import AgreementStrips, DieBar, Die, EntropyScale, GreedyRun
 from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
@@ -137,15 +140,50 @@ class LastRow(VoteScene):
         rows = token_window(b.T)
         last = b.T - 1
         with self.beat("last_row") as beat:
-            # "12 layers have refined T rows"
+            # "After all that arithmetic, how does the model choose one next word?": the prompt, then a gap
+            prompt = flow_chips(list(b.tokens), list(b.ids), lambda n: self.text("earlier-tokens", count=n))
+            slot_mark = label(self.text("next-slot"), S.BODY_SIZE, S.LOGIT)
+            slot = VGroup(DashedVMobject(SurroundingRectangle(slot_mark, buff=GAP.m, color=S.LOGIT)), slot_mark)
+            slot.next_to(prompt.chips[-1].box, RIGHT, buff=GAP.s)
+            opening = VGroup(prompt, slot)
+            place_in(fit_width(opening, S.TEXT_W), S.CONTENT)
+            self.play(FadeIn(VGroup(*prompt.head, *prompt.chips)), run_time=beat.span(0.35))
+            self.play(FadeIn(slot, shift=LEFT * GAP.s), run_time=beat.span(0.4))
+            self.play(Swell(slot, color=S.LOGIT), run_time=beat.span(0.8))
+            # "The 12 layers have refined T rows, one for each token"
+            beat.at("rows")
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
                               shape_text=self.text("grid-shape", n_layer=b.config["n_layer"], T=b.T, d=d))
-            place_in(fit_width(grid, 11), S.CONTENT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
-            self.play(FadeIn(grid), run_time=beat.span(0.8))
-            # "Only the last one … picks the next token"
+            fit_width(grid, S.TEXT_W - 2.4)
+            place_in(grid, S.CONTENT, LEFT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
+            self.play(FadeOut(opening), FadeIn(grid), run_time=beat.span(0.7))
+            # "Each row guesses the token that follows its own … you already know the answer": each
+            # earlier row's next token, already in the prompt
             beat.at("only")
+            nexts = VGroup()
+            for i, r in enumerate(rows):
+                cells = grid.row_cells(r)
+                colour = S.TOKEN if r != last else S.LOGIT
+                word = S.clip_token(b.tokens[r + 1], 8) if r != last else self.text("next-slot")
+                tag = VGroup(label("→", S.SMALL, colour), label(word, S.SMALL, colour, mono=True)).arrange(
+                    RIGHT, buff=GAP.xs)
+                tag.next_to(grid, RIGHT, buff=GAP.m).match_y(cells)
+                nexts.add(tag)
+            keep_inside(nexts, S.CONTENT)
+            known = [t for t, r in zip(nexts, rows) if r != last]
+            self.play(LaggedStart(*[FadeIn(t, shift=RIGHT * GAP.xs) for t in known], lag_ratio=0.3) if known else Wait(),
+                      run_time=beat.span(0.4))
+            beat.at("only", 0.5)
+            known_tag = label(self.text("known"), S.SMALL, S.TOKEN)
+            if known:
+                known_tag.next_to(VGroup(*known), UP, buff=GAP.s).align_to(VGroup(*known), LEFT)
+            keep_inside(known_tag, S.CONTENT)
+            self.play(FadeIn(known_tag), FadeIn(glow(VGroup(*known), S.TOKEN)) if known else Wait(),
+                      run_time=beat.span(0.6))
+            # "Only the last row … guesses a word that is not there yet"
+            beat.at("seen")
             others = VGroup(*[m for r in rows if r != last for m in (*grid.row_cells(r), *grid.row_values(r))],
-                            *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last])
+                            *[grid.row_label_mobs[i] for i, r in enumerate(rows) if r != last], *known, known_tag)
             box = SurroundingRectangle(VGroup(grid.row_cells(last), grid.row_label_mobs[-1]), color=S.TOKEN,
                                        buff=GAP.xxs, stroke_width=3)
             goes_on = below(label(self.text("goes-on"), S.SMALL, S.TOKEN), box, buff=GAP.s, aligned=RIGHT)
@@ -153,21 +191,21 @@ class LastRow(VoteScene):
             if shape_at.get_bottom()[1] < S.CAPTION_TOP:      # no room under the note: over the grid
                 shape_at.next_to(grid, UP, buff=GAP.xs).align_to(box, RIGHT)
             self.play(others.animate.set_opacity(0.2), FadeIn(box), grid.shape_mob.animate.move_to(shape_at),
-                      run_time=beat.span(0.35))
+                      Swell(nexts[-1], color=S.LOGIT), run_time=beat.span(0.35))
             self.play(FadeIn(goes_on), run_time=beat.span(0.3))
-            # "… the only row that has seen the whole prompt": every token it has read
-            beat.at("only", 0.55)
+            # "… and only it has read the whole prompt": every token it has read
+            beat.at("seen", 0.55)
             seen = glow(VGroup(*grid.row_label_mobs), S.TOKEN)
             self.play(FadeIn(seen), run_time=beat.span(0.6))
-            # "The others have done their part, as keys and values"
+            # "The other rows have done their part, as keys and values"
             beat.at("others")
             done = label(self.text("others"), S.SMALL, S.MUTED)
             fit_width(done, S.TEXT_W)
-            done.next_to(grid, UP, buff=GAP.m)
+            done.next_to(grid, UP, buff=GAP.m).align_to(grid, LEFT)
             keep_inside(done, S.CONTENT)
             rest = VGroup(*[m for r in rows if r != last for m in grid.row_cells(r)])
-            self.play(FadeOut(seen), FadeIn(done), FadeIn(glow(rest, S.MUTED, opacity=0.3)) if len(rest) else Wait(),
-                      run_time=beat.span(0.8))
+            self.play(FadeOut(seen), FadeOut(known_tag), FadeIn(done),
+                      FadeIn(glow(rest, S.MUTED, opacity=0.3)) if len(rest) else Wait(), run_time=beat.span(0.8))
         with self.beat("unembed") as beat:
             vec = NumberGrid(b["ln_f"][last][None, :], row_labels=[b.tokens[last]], max_cols=3, cell_w=1.0,
                              shape_text=f"1 × {d}")
@@ -183,22 +221,46 @@ class LastRow(VoteScene):
                                 shape_text=self.text("scores-shape", V=N.fmt_int(V)))
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)
             eqn = VGroup(vec, times, wte, eq, scores).arrange(RIGHT, buff=GAP.m)
-            place_in(fit_width(eqn, S.FULL_W), S.CONTENT)
+            place_in(fit_width(eqn, S.FULL_W), S.CONTENT, UP)
+            f = self.facts
+            best = f["agree"][0]
+            strips = AgreementStrips(f["h"], best["row"], best["products"],
+                                     (self.text("agree-title", token=S.show_token(best["text"])),
+                                      self.text("agree-products"),
+                                      self.text("agree-sum", d=d, score=N.fmt_signed(best["score"], 2))),
+                                     width=S.LEFT_HALF.width)
+            below(strips, eqn, buff=GAP.l).align_to(eqn, LEFT)
+            tied = fit_lines(self.text("tied-note", n=N.fmt_short(f["table_params"])), S.SMALL, S.TOKEN,
+                             S.RIGHT_HALF.width - GAP.l)
+            below(tied, eqn, buff=GAP.l).align_to(eqn, RIGHT)
             formula = label(self.text("unembed-formula", formula=self.ledger["unembed"].formula,
                                       flops=N.fmt_int(self.ledger["unembed"].flops)), S.SMALL, S.FLOPS, mono=True)
-            below(fit_width(formula, S.TEXT_W), eqn, buff=GAP.l)
-            # "Its d numbers meet the embedding table …, used transposed"
+            fit_width(formula, S.RIGHT_HALF.width - GAP.l)
+            below(formula, tied, buff=GAP.l, aligned=RIGHT)
+            keep_inside(VGroup(strips, tied, formula), S.CONTENT)
+            # "To turn that row into a word, GPT-2 reads the embedding table … backwards"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
                         and m is not getattr(self, "random_mark", None)], FadeIn(vec),
                       run_time=beat.span(0.3))
             self.play(FadeIn(times), FadeIn(wte, shift=LEFT * GAP.s), run_time=beat.span(0.7))
-            # "Out comes one score for each of the V entries"
+            # "The row is set against every token's embedding, and out comes one score for each token"
             beat.at("scores")
-            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * GAP.s), run_time=beat.span(0.7))
-            # "That one product costs N FLOPs"
+            self.play(FadeIn(eq), FadeIn(scores, shift=LEFT * GAP.s), run_time=beat.span(0.5))
+            self.play(FadeIn(glow(scores, S.LOGIT, opacity=0.15)), run_time=beat.span(0.6))
+            # "Each score is a dot product: the more the row and an embedding agree …": one token's
+            # embedding under the row, their products, and the sum that is its score
+            beat.at("agree")
+            self.play(FadeIn(strips.title), FadeIn(strips.h), FadeIn(strips.e), run_time=beat.span(0.35))
+            self.play(FadeIn(strips.p), FadeIn(strips.prod_name), run_time=beat.span(0.45))
+            self.play(FadeIn(strips.sum, shift=UP * GAP.xs), FadeIn(glow(strips.sum, S.LOGIT)), run_time=beat.span(0.8))
+            # "So one table of N numbers works both ways"
+            beat.at("same")
+            self.play(FadeIn(tied), Swell(wte, color=S.TOKEN), FadeIn(glow(wte, S.TOKEN, opacity=0.15)),
+                      run_time=beat.span(0.7))
+            # "This last product costs N FLOPs"
             beat.at("cost")
             self.play(FadeIn(formula, shift=UP * GAP.xs), FadeIn(glow(formula, S.FLOPS)), run_time=beat.span(0.6))
-            # "It brings the whole pass to N"
+            # "The whole pass now comes to N"
             beat.at("total")
             self.pay("unembed", run_time=beat.span(0.9))
 
@@ -287,6 +349,11 @@ class Softmax(VoteScene):
                           FadeIn(glow(even, S.WARNING, opacity=0.2), rate_func=there_and_back, remover=True),
                           run_time=beat.span(0.8))
             self.point_at_mark(beat, "opinion")      # random weights: "none of this is GPT-2's opinion"
+            if "unsure" in beat.marks:      # trained weights: what a favourite's share says about the model
+                beat.at("unsure")
+                spread = VGroup(*[r.bar for r in bars.rows])
+                self.play(FadeIn(glow(spread, S.LOGIT, opacity=0.15)), run_time=beat.span(0.4))
+                self.play(Swell(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.3), run_time=beat.span(0.6))
         mass = label(self.text("top-mass", n=len(f["top"]), p=N.fmt_prob(f["top_mass"])), S.SMALL, S.INK)
         height = 3.1
         for _ in range(2):      # a second time, shorter, where a wrapped rank name pushes the note under it too low
@@ -423,6 +490,29 @@ class Shaping(VoteScene):
                       run_time=beat.span(0.4))
             self.play(Swell(hottest, color=S.LOGIT), FadeIn(foot), lit.animate.move_to(hottest),
                       run_time=beat.span(0.8))
+        with self.beat("spread") as beat:
+            # "How spread out is a vote?": a line from certainty to an even split
+            scale_ = EntropyScale([t["entropy"] for t in temps], f["max_entropy"],
+                                  ["T = " + N.fmt_fixed(t["t"], 1) for t in temps],
+                                  (self.text("entropy-certain"), self.text("entropy-even")),
+                                  self.text("entropy-title"), width=S.TEXT_W - GAP.xl * 2)
+            place_in(scale_, S.CONTENT)
+            self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0.3))
+            self.play(Create(scale_.axis), run_time=beat.span(0.6))
+            # "Entropy measures it, in nats …"
+            beat.at("nats")
+            self.play(FadeIn(scale_.title), FadeIn(scale_.ticks), run_time=beat.span(0.5))
+            self.play(FadeIn(glow(scale_.title, S.LOGIT, opacity=0.2)), run_time=beat.span(0.6))
+            # "Zero nats means one token is certain, and an even split … gives N"
+            beat.at("zero")
+            self.play(FadeIn(scale_.ends[0]), Swell(scale_.ticks[1], color=S.LOGIT), run_time=beat.span(0.4))
+            self.play(FadeIn(scale_.ends[1]), Swell(scale_.ticks[3], color=S.LOGIT), run_time=beat.span(0.8))
+            # "At temperature 1.0, this vote spreads over N nats": the three temperatures, that one lit
+            beat.at("here")
+            self.play(LaggedStart(*[FadeIn(VGroup(d_, t_), shift=DOWN * GAP.xs)
+                                    for d_, t_ in zip(scale_.dots, scale_.tags)], lag_ratio=0.3), run_time=beat.span(0.5))
+            self.play(FadeIn(glow(VGroup(scale_.dots[plain], scale_.tags[plain]), S.LOGIT)),
+                      Swell(scale_.dots[plain], color=S.LOGIT, scale_factor=1.5), run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
             # "Top-k keeps a fixed shortlist"
@@ -435,7 +525,8 @@ class Shaping(VoteScene):
                                S.SIDE_PANEL.width)
             info = VGroup(title, sub).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
             place_in(fit_width(info, S.SIDE_PANEL.width), S.SIDE_PANEL, S.START).align_to(bars_k, UP)   # level with the top bar
-            self.play(FadeOut(VGroup(bars, now, formula, record, foot, lit)), run_time=beat.span(0.2))
+            self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
+                        and m is not getattr(self, "random_mark", None)], run_time=beat.span(0.2))
             self.play(FadeIn(bars_k), FadeIn(bars_k_head), FadeIn(title), run_time=beat.span(0.7))
             bars = bars_k
             cut = VGroup(*bars.rows[k:])
@@ -476,9 +567,14 @@ class Shaping(VoteScene):
                 sub2 = lines_within([(t, S.SMALL, S.INK) for t in lines], panel.width)
                 info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
             place_in(fit_width(info2, panel.width), panel, S.START).align_to(bars, UP)
-            # "Top-p keeps the smallest set that holds 90 percent": the running sums, bar by bar
+            # "A fixed shortlist is too long when the model is sure, and too short when it is not"
             self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
-                      cut.animate.set_opacity(1), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0.25))
+                      cut.animate.set_opacity(1), run_time=beat.span(0.35))
+            fixed = glow(VGroup(*bars.rows[:k]), S.MUTED, opacity=0.2)
+            self.play(FadeIn(fixed), run_time=beat.span(0.7))
+            # "Top-p adapts: it keeps the fewest tokens that hold 90 percent": the running sums, bar by bar
+            beat.at("adapts")
+            self.play(FadeOut(fixed), FadeIn(title2), FadeIn(sub2[0]), run_time=beat.span(0.25))
             self.play(LaggedStart(*[FadeIn(m, shift=LEFT * GAP.xs) for m in sums], lag_ratio=0.2),
                       run_time=beat.span(0.9))
             # "Here that is n tokens, …": where the sum first reaches p
@@ -496,48 +592,73 @@ class Shaping(VoteScene):
 
 # ---------------------------------------------------------------------------
 class Pick(VoteScene):
-    """Greedy vs sampled; the greedy pick appended to the prompt."""
+    """Greedy (and its loops) vs sampling (the die roll on the bar of all the probability); the greedy
+    pick appended to the prompt."""
 
     def build(self):
         b, f = self.bundle, self.facts
         bars = place_in(top_bars(f, bar_max=2.4), S.LEFT_COLUMN, UP + LEFT)
-        g, s = f["greedy"], f["sample"]
-        # the panel: the greedy pick over the sampled one, the two centred in the content's height
-        title = fit_lines(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT, S.SIDE_PANEL.width)
+        g, s, run = f["greedy"], f["sample"], f["greedy_run"]
+        panel = S.SIDE_PANEL.with_(top=S.CONTENT.top, bottom=S.CONTENT.bottom)
+        # the greedy panel: the pick, then the bundle's greedy run
+        title = fit_lines(self.text("greedy-title"), S.BODY_SIZE, S.LOGIT, panel.width)
         chip = TokenChip(g["text"], g["id"], color=S.LOGIT)
-        gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=S.START), S.SIDE_PANEL.width)
+        gl = fit_width(VGroup(title, chip).arrange(DOWN, buff=GAP.m, aligned_edge=S.START), panel.width)
+        looped = GreedyRun(run["texts"], run["ids"], run["repeated"], self.text("greedy-run"), self.text("repeat"),
+                           panel.width)
+        below(looped, gl, buff=GAP.xl, aligned=S.START)
+        place_in(VGroup(gl, looped), panel, S.START)
+        # the sampling panel: the die and its one random step, the bar it lands on, the token
         title2 = fit_lines(self.text("sample-title", t=N.fmt_fixed(s["temperature"], 1), seed=s["seed"]), S.BODY_SIZE,
-                           S.TOKEN, S.SIDE_PANEL.width)
-        strip = self.mass_strip(f, width=S.SIDE_PANEL.width, caption=self.text("strip-caption"))
+                           S.TOKEN, panel.width)
+        die = Die()
+        only = fit_lines(self.text("only-random"), S.SMALL, S.TOKEN, panel.width - die.width - GAP.m)
+        die_row = VGroup(die, only).arrange(S.END, buff=GAP.m)
+        roll = f["roll"]
+        digits = 2 if roll["end"] - roll["start"] >= 0.01 else 4
+        bar = DieBar(f, panel.width - GAP.l, (self.text("roll-value", u=N.fmt_fixed(roll["u"], digits)),
+                                              self.text("zoom", a=N.fmt_int(max(1, roll["rank"] - 3)),
+                                                        b=N.fmt_int(min(len(f["order"]), roll["rank"] + 3)))))
         chip2 = TokenChip(s["text"], s["id"], color=S.TOKEN)
         where = label(self.text("sample-rank", rank=N.fmt_int(s["rank"]), p=N.fmt_prob(s["prob"])), S.SMALL, S.INK,
                       mono=True)
         picked = VGroup(chip2, where).arrange(S.END, buff=GAP.m)
-        sl = VGroup(title2, strip, picked)
-        strip.next_to(title2, DOWN, buff=GAP.l).align_to(title2, S.START)      # room for the pointer over it
-        below(picked, strip, buff=GAP.m, aligned=S.START)
-        if S.SMALL * S.SIDE_PANEL.width / sl.width < LEGIBLE * S.SMALL:    # too wide: the rank under the token
+        if picked.width > panel.width:      # too wide: the rank under the token
             picked.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
-            below(picked, strip, buff=GAP.m, aligned=S.START)
-        fit_width(sl, S.SIDE_PANEL.width)
-        place_in(VGroup(gl, below(sl, gl, buff=GAP.xl, aligned=S.START)), S.SIDE_PANEL.with_(top=S.CONTENT.top,
-                                                                                              bottom=S.CONTENT.bottom), S.START)
+        sl = VGroup(title2, die_row, bar, picked)
+        die_row.next_to(title2, DOWN, buff=GAP.m).align_to(title2, S.START)
+        bar.next_to(die_row, DOWN, buff=GAP.l).align_to(title2, S.START)      # room for the die's number over it
+        below(picked, bar.zoom if bar.thin else bar.ends, buff=GAP.m, aligned=S.START)
+        place_in(sl, panel, S.START)
+        keep_inside(sl, S.CONTENT)
         with self.beat("greedy") as beat:
+            # "Now one token must be picked"
+            self.play(FadeIn(bars), run_time=beat.span(0.6))
             # "Greedy decoding simply takes the top bar: …"
-            self.play(FadeIn(bars), run_time=beat.span(0.3))
+            beat.at("takes")
             mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
-            self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0.5))
-            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0.9))
+            self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0.4))
+            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0.8))
             self.point_at_mark(beat, "noise")      # random weights: "a pick of noise"
+            # "Always taking the top token tends to loop …": the bundle's own greedy run, repeats marked
+            beat.at("loop")
+            self.play(FadeIn(looped.head), LaggedStart(*[FadeIn(c, shift=LEFT * GAP.s) for c in looped.chips],
+                                                       lag_ratio=0.3), run_time=beat.span(0.45))
+            beat.at("loop", 0.5)
+            self.play(FadeIn(looped.marks) if len(looped.marks) else Swell(looped.chips, color=S.LOGIT),
+                      run_time=beat.span(0.7))
         with self.beat("sample") as beat:
-            # "Sampling rolls a die against the odds instead": all the probability as one strip
-            pointer = self.pointer(strip, s["rank"], f)
-            self.play(FadeIn(title2), run_time=beat.span(0.3))
-            self.play(FadeIn(strip), run_time=beat.span(0.8))
-            # "With seed …, the roll lands on …"
+            # "Sampling rolls a die against the odds instead, and that is the way out of a loop"
+            self.play(FadeOut(VGroup(title, chip, looped)), FadeIn(title2), run_time=beat.span(0.35))
+            self.play(FadeIn(bar.slices), FadeIn(bar.frame), FadeIn(bar.ends), run_time=beat.span(0.8))
+            # "This roll is the only randomness in the whole pass …"
+            beat.at("only")
+            self.play(FadeIn(die, scale=0.5), Rotate(die, angle=math.pi), run_time=beat.span(0.4))
+            self.play(FadeIn(only), FadeIn(glow(only, S.TOKEN, opacity=0.2)), run_time=beat.span(0.7))
+            # "The die gives a number between zero and one, here …, and it lands in the slice of …"
             beat.at("lands")
-            self.play(FadeIn(glow(title2, S.TOKEN, opacity=0.3)), run_time=beat.span(0.3))
-            self.play(FadeIn(pointer, shift=DOWN * GAP.s), run_time=beat.span(0.4))
+            self.play(FadeIn(bar.pointer, shift=DOWN * GAP.s), run_time=beat.span(0.35))
+            self.play(FadeIn(bar.chosen), *([FadeIn(bar.zoom)] if bar.thin else []), run_time=beat.span(0.4))
             self.play(FadeIn(chip2), run_time=beat.span(0.8))
             # "That is rank …, with probability …"
             beat.at("rank")
@@ -546,7 +667,7 @@ class Pick(VoteScene):
                 anims.append(FadeIn(glow(bars.rows[s["rank"] - 1], S.TOKEN)))
             self.play(*anims, run_time=beat.span(0.6))
         with self.beat("append") as beat:
-            # "The greedy pick … is appended to the prompt"
+            # "Take the greedy pick … and append it to the prompt"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
                         and m is not getattr(self, "random_mark", None)], run_time=beat.span(0.15))
             texts, ids = list(b.tokens) + [g["text"]], list(b.ids) + [g["id"]]
@@ -563,44 +684,10 @@ class Pick(VoteScene):
                 below(tag, note, buff=GAP.s)
                 tag.become(label(self.text("greedy-tag-below"), S.SMALL, S.LOGIT).move_to(tag))
             self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0.8))
-            # "Chapter six sends these T+1 tokens through the whole pass again"
+            # "In chapter six, these T+1 tokens go through the whole pass again"
             beat.at("again")
             self.play(FadeIn(note), Swell(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
                       run_time=beat.span(0.7))
-
-    @staticmethod
-    def mass_strip(f: dict, width: float, caption: str) -> VGroup:
-        """All probability as one strip, tokens in rank order: the top bars' segments, then the rest;
-        `caption` under it."""
-        segs, lefts, x = [], [], 0.0
-        for i, c in enumerate(f["top"]):
-            w = width * c["prob"]
-            segs.append(Rectangle(width=max(w, 1e-3), height=0.4, stroke_width=0, fill_color=S.LOGIT,
-                                  fill_opacity=0.9 if i % 2 == 0 else 0.55))
-            lefts.append(x)
-            x += w
-        segs.append(Rectangle(width=max(width - x, 1e-3), height=0.4, stroke_width=0, fill_color=S.MUTED,
-                              fill_opacity=0.35))      # the rest of the vocabulary
-        lefts.append(x)
-        strip = place_row(segs, lefts, "L" * len(segs), 0.0)     # each token's slice where its mass begins
-        frame = Rectangle(width=width, height=0.4, stroke_color=S.MUTED, stroke_width=1.5).move_to(strip, LEFT)
-        caption = fit_lines(caption, S.SMALL, S.MUTED, width)
-        below(caption, frame, buff=GAP.xs, aligned=S.START)
-        group = VGroup(strip, frame, caption)
-        group.frame = frame
-        return group
-
-    @staticmethod
-    def pointer(strip: VGroup, rank: int, f: dict) -> VGroup:
-        """A marker over the sampled token's slice of the strip (cumulative mass before it + half its own)."""
-        probs = f["probs"]
-        before = float(probs[f["order"][:rank - 1]].sum())
-        mid = before + float(probs[f["order"][rank - 1]]) / 2
-        frame = strip.frame
-        x = frame.get_left()[0] + frame.width * mid
-        tip = Triangle(color=S.TOKEN, fill_opacity=1, stroke_width=0).scale(0.12).rotate(math.pi)
-        tip.next_to(frame, UP, buff=GAP.xxs).set_x(x)
-        return VGroup(tip)
 
 
 SCENES = [LastRow, Softmax, Shaping, Pick]

@@ -4,6 +4,14 @@
 logits (temperatures, entropies, the top-p count, ranks); scenes/ch04_vote.py and
 voiceover/scripts/ch04.py both use it, so screen and narration agree by construction.
 
+The die roll (`roll`): the bundle's `sample` is a real draw, made at extraction by
+torch.multinomial with the stored seed, which races exponential clocks and keeps no single
+number. The film draws a sampled token the way a lecturer explains it, as one uniform number
+u in [0, 1) landing in the token's slice of the cumulative probability bar. `roll_point`
+places u inside the sampled token's slice (at a fraction of the slice drawn from the same
+seed), so u is a uniform number whose slice is exactly the token torch drew: the token is the
+bundle's, the number is one roll that gives it.
+
 The token of interest is the bundle's meta["watch"], chosen at extraction: the prompt's
 entry in data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or render.py's
 --watch TOKEN (one GPT-2 token, or 'none').
@@ -51,6 +59,44 @@ def candidate(probs: np.ndarray, token_id: int) -> dict:
             "rank": rank_of(probs, int(token_id))}
 
 
+def roll_point(probs: np.ndarray, order: np.ndarray, token_id: int, seed: int) -> dict:
+    """Where a uniform roll that picks `token_id` lies on the cumulative bar (tokens in `order`):
+    the slice [start, end) of the token and a point u inside it (see the module's docstring)."""
+    rank = int(np.nonzero(order == token_id)[0][0]) + 1
+    start = float(np.asarray(probs, dtype=np.float64)[order[:rank - 1]].sum())
+    width = float(probs[token_id])
+    frac = float(np.random.default_rng(seed).random())
+    return {"u": start + width * frac, "start": start, "end": start + width, "rank": rank}
+
+
+def greedy_run(bundle) -> dict:
+    """The greedy continuation stored in the bundle (meta['generated'], the top token each step)
+    and how many of its tokens repeat one it wrote before (a loop, the trap of always the top)."""
+    gen = bundle.meta["generated"]
+    ids = [int(g["id"]) for g in gen]
+    repeats = sum(1 for i, t in enumerate(ids) if t in ids[:i])
+    return {"ids": ids, "texts": [tokenizer.readable(i) for i in ids], "repeats": repeats,
+            "repeated": [t in ids[:i] for i, t in enumerate(ids)]}
+
+
+def agreement(bundle) -> list[dict]:
+    """The tied unembedding read on the rows the bundle holds: the prompt's own tokens' embeddings
+    (wte_rows) against the last row after the final LayerNorm. Each score is a dot product, and it
+    is that token's logit (the unembedding is the embedding table, used transposed). One entry per
+    distinct token, best agreement first: text, id, score, the products dimension by dimension."""
+    h = np.asarray(bundle["ln_f"][-1], dtype=np.float64)
+    rows = np.asarray(bundle["wte_rows"], dtype=np.float64)
+    out, seen = [], set()
+    for i, tid in enumerate(bundle.ids):
+        if int(tid) in seen:
+            continue
+        seen.add(int(tid))
+        products = h * rows[i]
+        out.append({"id": int(tid), "text": bundle.tokens[i], "row": rows[i], "products": products,
+                    "score": float(products.sum()), "logit": float(bundle["logits"][-1][int(tid)])})
+    return sorted(out, key=lambda r: -r["score"])
+
+
 def vote_facts(bundle) -> dict:
     """Everything chapter 04 shows, from the last row of logits."""
     z = bundle["logits"][-1].astype(np.float64)
@@ -79,4 +125,9 @@ def vote_facts(bundle) -> dict:
         "greedy": candidate(probs, order[0]),
         "sample": dict(candidate(probs, sample["id"]), seed=sample["seed"], temperature=sample["temperature"]),
         "max_entropy": math.log(len(probs)),
+        "roll": roll_point(probs, order, sample["id"], sample["seed"]),
+        "greedy_run": greedy_run(bundle),
+        "table_params": int(bundle.config["vocab_size"]) * int(bundle.config["n_embd"]),
+        "h": np.asarray(bundle["ln_f"][-1], dtype=np.float64),
+        "agree": agreement(bundle),
     }

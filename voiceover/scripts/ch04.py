@@ -13,8 +13,11 @@ from words.numbers import (
     fmt_int,
     spoken_count,
     spoken_prob,
+    spoken_signed,
     spoken_token,
 )
+
+SURE_LOW, SURE_HIGH = 0.2, 0.6     # the favourite's share below which the model is called unsure, above which sure
 
 
 def ordinal(n: int, words) -> str:
@@ -60,7 +63,15 @@ def values(bundle, ledger, words) -> dict:
         "sampled": spoken_token(f["sample"]["text"], words),
         "sampled_rank": fmt_int(f["sample"]["rank"]),
         "sampled_p": spoken_prob(f["sample"]["prob"], words),
+        "roll": spoken_signed(f["roll"]["u"], 2 if f["roll"]["end"] - f["roll"]["start"] >= 0.01 else 4, words),
+        "table_params": spoken_count(f["table_params"], words),
+        "max_H": spoken_signed(f["max_entropy"], 1, words),
+        "sure_note": words.text("ch04:sure-low" if top[0]["prob"] < SURE_LOW
+                                else "ch04:sure-high" if top[0]["prob"] > SURE_HIGH else "ch04:sure-mid"),
     }
+    run = f["greedy_run"]
+    said = words.text("ch04:run-sep").join(spoken_token(t, words) for t in run["texts"]) if run["texts"] else ""
+    out["loop_note"] = words.text("ch04:loop-seen" if run["repeats"] else "ch04:loop-not", run=said)
     for i in range(3):
         c = top[min(i, len(top) - 1)]
         out[f"top{i + 1}"] = spoken_token(c["text"], words)
@@ -68,7 +79,7 @@ def values(bundle, ledger, words) -> dict:
     for i, t in enumerate(temps):
         out[f"t{i}"] = fmt_fixed(t["t"], 1)
         out[f"t{i}_top"] = spoken_prob(t["top"], words)
-        out[f"t{i}_H"] = fmt_fixed(t["entropy"], 2)
+        out[f"t{i}_H"] = spoken_signed(t["entropy"], 2, words)
     w = f["watch"]
     # without a token of interest the 'interest' beat is skipped; its fields still need values
     out["watch"] = spoken_token(w["text"], words) if w else ""
