@@ -131,3 +131,155 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     assert proc.returncode == 0, err
     assert list((tmp_path / "out").rglob("ch00-*.mp4"))
     assert _leftovers(tmp) == []
+
+
+# -- 2. a clip that is not a reading of its line is named by its id before anything renders -------------
+
+def _bad_clips(lines, folder: Path) -> dict[str, str]:
+    """Lines 1-3's clips replaced: 2 s of silence, another line's text read at length, and
+    the right reading followed by ten minutes of silence. -> {line id: what is wrong}."""
+    import numpy as np
+    from voiceover import audio
+    (silent, _), (wrong, _), (long, long_text) = lines[1], lines[2], lines[3]
+    audio.write_wav(folder / f"{silent}.wav", np.zeros(2 * 22050, dtype=np.float32), 22050)
+    mine = dict(lines)[wrong]
+    other = min((t for lid, t in lines if lid != wrong), key=lambda t: abs(len(t) - len(mine)))
+    subprocess.run([ESPEAK, "-v", "en-us", "-w", str(folder / f"{wrong}.wav"), other], check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+    x, sr = audio.read_wav(folder / f"{long}.wav")
+    audio.write_wav(folder / f"{long}.wav", np.concatenate([x, np.zeros(600 * sr, dtype=np.float32)]), sr)
+    return {silent: "silent", wrong: "does not follow this line's words", long: "far longer"}
+
+
+@needs_espeak
+def test_silence_other_words_and_a_far_too_long_clip_are_named_by_line_id(tiny_bundle, tmp_path, monkeypatch):
+    from voiceover import services
+    monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
+    lines = _sheet_lines(tiny_bundle, "00", tmp_path)
+    folder = _record(lines, tmp_path / "rec")
+    bad = _bad_clips(lines, folder)
+    problems = services.make_service(f"recorded:{folder}").check([(lid, t, []) for lid, t in lines[:5]])
+    named = {p.split(":")[0]: p for p in problems}
+    assert set(named) == set(bad), problems          # the two good clips among the five pass
+    for lid, why in bad.items():
+        assert why in named[lid], named[lid]
+
+
+# -- 6, 13b. bundle meta's inner values and its tensors are checked at load ---------------------------
+
+def _chapter_facts(b):
+    """What chapters 01, 04 and 06 compute from the bundle's meta (the readers of its inner values)."""
+    from data.facts import ch01, ch04, ch06
+    return ch01.embed_facts(b), ch04.vote_facts(b), ch06.loop_facts(b)
+
+
+ISSUE_META = {        # the issue's cases: each ended in a traceback inside a chapter
+    "parameters {}": ("parameters", {}),
+    "sample {}": ("sample", {}),
+    "watch 'abc'": ("watch", "abc"),
+    "watch id past the vocabulary": ("watch", {"text": " mat", "id": 10 ** 6}),
+    "cosine [{'a': 1}]": ("cosine", [{"a": 1}]),
+}
+
+
+@pytest.fixture(scope="module")
+def meta_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("meta-cache")
+
+
+@pytest.mark.parametrize("case", list(ISSUE_META))
+def test_a_cached_bundle_with_bad_inner_meta_is_extracted_again(meta_cache, case):
+    from data import bundle as bundle_io
+    from data import extract
+    first = extract.extract("Hello there", "tiny", root=meta_cache, log=lambda m: None)
+    meta_path = first.path / bundle_io.META
+    meta = json.loads(meta_path.read_text())
+    key, value = ISSUE_META[case]
+    meta[key] = value
+    meta_path.write_text(json.dumps(meta))
+    said = []
+    again = extract.extract("Hello there", "tiny", root=meta_cache, log=said.append)
+    assert any("unusable" in s for s in said) and not any("reusing" in s for s in said), said
+    assert json.loads((again.path / bundle_io.META).read_text())[key] != value
+    _chapter_facts(again)
+
+
+@pytest.mark.parametrize("case", list(ISSUE_META))
+def test_bad_inner_meta_given_as_bundle_is_one_clear_line(tiny_bundle, tmp_path, case):
+    mine = tmp_path / "mine"
+    shutil.copytree(tiny_bundle.path, mine)
+    meta = json.loads((mine / "meta.json").read_text())
+    key, value = ISSUE_META[case]
+    meta[key] = value
+    (mine / "meta.json").write_text(json.dumps(meta))
+    rc, _, err = run_main("--inspect", "--bundle", str(mine))
+    assert rc == 2
+    assert repr(key) in one_clear_line(err)
+
+
+def _json_values():
+    from hypothesis import strategies as st
+    scalars = (st.none() | st.booleans() | st.integers(min_value=-2 ** 70, max_value=2 ** 70)
+               | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8))
+    return st.recursive(scalars, lambda kids: st.lists(kids, max_size=3)
+                        | st.dictionaries(st.sampled_from(["a", "b", "id", "text", "seed", "temperature", "cosine",
+                                                           "context_tokens", "wte", "total", "prob", "x"]),
+                                          kids, max_size=4), max_leaves=8)
+
+
+INNER_PATHS = [("parameters",), ("parameters", "wte"), ("parameters", "total"), ("parameters", "wpe"),
+               ("sample",), ("sample", "id"), ("sample", "seed"), ("sample", "temperature"),
+               ("watch",), ("watch", "id"), ("watch", "text"), ("generated",), ("generated", 0),
+               ("generated", 0, "id"), ("generated", 0, "context_tokens"), ("cosine",), ("cosine", 0),
+               ("cosine", 0, "a"), ("cosine", 0, "cosine"), ("cosine", 1, "b"), ("model",)]
+
+
+def test_any_inner_meta_value_loads_and_serves_the_chapters_or_is_refused(tiny_bundle, tmp_path_factory):
+    """Hypothesis: any JSON value at any place inside meta.json that the chapters read either loads
+    and every chapter's facts compute, or is refused on load (BundleError): never a traceback later."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from data import bundle as bundle_io
+    folder = tmp_path_factory.mktemp("fuzz")
+    os.link(tiny_bundle.path / bundle_io.TENSORS, folder / bundle_io.TENSORS)
+    base = json.loads((tiny_bundle.path / bundle_io.META).read_text())
+    if base.get("watch") is None:
+        base["watch"] = {"text": " mat", "id": 2603}
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(path=st.sampled_from(INNER_PATHS), value=_json_values())
+    def check(path, value):
+        meta = json.loads(json.dumps(base))
+        node = meta
+        for step in path[:-1]:
+            node = node[step]
+        node[path[-1]] = value
+        (folder / bundle_io.META).write_text(json.dumps(meta))
+        try:
+            b = bundle_io.load(folder)
+        except bundle_io.BundleError:
+            return
+        _chapter_facts(b)
+    check()
+
+
+def test_nan_or_infinite_tensors_are_refused_at_load(tiny_bundle, tmp_path):
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    from data import bundle as bundle_io
+    for name, bad in [("logits", np.nan), ("probs", np.nan), ("resid_post", np.inf)]:
+        mine = tmp_path / f"{name}"
+        shutil.copytree(tiny_bundle.path, mine)
+        tensors = load_file(str(mine / bundle_io.TENSORS))
+        tensors[name] = np.full_like(tensors[name], bad)
+        save_file(tensors, str(mine / bundle_io.TENSORS))
+        meta = json.loads((mine / bundle_io.META).read_text())
+        meta["tensors_sha256"] = bundle_io.sha256_file(mine / bundle_io.TENSORS)
+        (mine / bundle_io.META).write_text(json.dumps(meta))
+        with pytest.raises(bundle_io.BundleError, match=name):
+            bundle_io.load(mine)
+        rc, _, err = run_main("--inspect", "--bundle", str(mine))
+        assert rc == 2 and name in one_clear_line(err)
+    bundle_io.load(tiny_bundle.path)        # the masked scores' -inf is the future, by design

@@ -21,7 +21,7 @@ import numpy as np
 from voiceover import audio
 from voiceover.script import WORDS_PER_SECOND
 
-VERSION = 1          # enters recorded clips' cache keys: a change here re-aligns them
+VERSION = 2          # enters recorded clips' cache keys: a change here re-aligns them
 # the film's language -> aeneas's (ISO 639-3); anything else is aligned with English's phonemes
 LANGUAGES = {"en": "eng", "es": "spa", "ur": "urd"}
 # a clip this much shorter or longer than the text takes to say is not a reading of that text
@@ -67,6 +67,11 @@ def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, f
 # dies with its parent (PR_SET_PDEATHSIG), and a later alignment removes a folder whose owner is gone.
 ALIGN_PREFIX = "onepass-align-"
 _OWNER = re.compile(r"^onepass-align-p(\d+)-")
+# a reading of a line follows espeak-ng's reading of it at most this fraction of the cost of the same
+# words backwards (espeak readings in other voices: 0.72-0.79; another line's text: 0.93-1.04)
+FIT_RATIO = 0.88
+MIN_WORDS_TO_CHECK = 4               # a title of a word or two reads alike backwards
+ESPEAK_VOICES = {"en": "en-us", "es": "es", "ur": "ur"}
 TIMEOUT = 60.0                       # seconds, plus SECONDS_PER_SECOND of the clip's length
 SECONDS_PER_SECOND = 2.0
 
@@ -89,6 +94,18 @@ try:
     task.text_file_path_absolute = folder + "/line.txt"
     ExecuteTask(task, rconf=RuntimeConfiguration("tmp_path=" + folder)).execute()
     out["times"] = [[float(f.begin), float(f.end)] for f in task.sync_map_leaves() if f.fragment_type == 0]
+    if os.path.exists(folder + "/ref.wav"):
+        # how well the recording follows the text read by espeak-ng, and the same words backwards
+        from aeneas.audiofilemfcc import AudioFileMFCC
+        from aeneas.dtw import DTWExact
+        rconf = RuntimeConfiguration("tmp_path=" + folder)
+        heard = AudioFileMFCC(folder + "/line.wav", rconf=rconf).all_mfcc
+        def cost(name):
+            said = AudioFileMFCC(folder + "/" + name, rconf=rconf).all_mfcc
+            dtw = DTWExact(heard, said, rconf=rconf)
+            acc = dtw.compute_accumulated_cost_matrix()
+            return float(acc[-1, -1]) / len(dtw.compute_path()[0])
+        out["fit"] = [cost("ref.wav"), cost("rev.wav")]
 except Exception as exc:             # aeneas raises its own kinds for every failure
     out["error"] = str(exc) or type(exc).__name__
 with open(folder + "/result.json", "w", encoding="utf-8") as f:
@@ -123,17 +140,35 @@ def remove_dead_folders(root: Path | None = None) -> int:
     return removed
 
 
+def _say(binary: str, lang: str, text: str, out: Path):
+    subprocess.run([binary, "-v", ESPEAK_VOICES.get(lang, "en-us"), "-w", str(out), text], check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
 def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
-          timeout: float | None = None) -> list[tuple[float, float]]:
+          timeout: float | None = None, check_words: bool = True) -> list[tuple[float, float]]:
     """When each of `pieces` (the line's text cut in order) is said in `clip`: (start, end) seconds.
     Runs aeneas in a child process of its own (see above); AlignmentError when it fails or takes
-    longer than `timeout` (default: TIMEOUT plus twice the clip's length)."""
+    longer than `timeout` (default: TIMEOUT plus twice the clip's length), and (`check_words`) when
+    the clip is not a reading of these words: aeneas places any text on any sound, so the clip is
+    also compared (MFCC, DTW) with espeak-ng reading the text and reading its words backwards; a
+    reading of the text follows the first clearly better (cost ratio under FIT_RATIO), other words
+    or noise follow both alike."""
     remove_dead_folders()
     limit = timeout if timeout is not None else TIMEOUT + SECONDS_PER_SECOND * len(clip) / max(sr, 1)
     with tempfile.TemporaryDirectory(prefix=f"{ALIGN_PREFIX}p{os.getpid()}-") as tmp:
         wav, txt = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
         audio.write_wav(wav, clip, sr)
+        words = " ".join(" ".join(pieces).split())
         txt.write_text("\n".join(" ".join(p.split()) for p in pieces) + "\n", encoding="utf-8")
+        espeak = shutil.which("espeak-ng") if check_words and len(words.split()) >= MIN_WORDS_TO_CHECK else None
+        if espeak:
+            try:
+                _say(espeak, lang, words, Path(tmp) / "ref.wav")
+                _say(espeak, lang, " ".join(words.split()[::-1]), Path(tmp) / "rev.wav")
+            except (OSError, subprocess.SubprocessError):
+                for name in ("ref.wav", "rev.wav"):
+                    (Path(tmp) / name).unlink(missing_ok=True)
         try:
             # run() kills the child on any exception here: a timeout, Ctrl-C, SIGTERM raised as KeyboardInterrupt
             proc = subprocess.run([sys.executable, "-c", _CHILD, tmp, LANGUAGES.get(lang, "eng"), str(os.getpid())],
@@ -147,10 +182,32 @@ def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
             raise AlignmentError(f"alignment failed: {tail[0][:300]}") from None
     if "error" in result:
         raise AlignmentError(f"alignment failed: {result['error'][:300]}")
+    if result.get("fit") and result["fit"][0] > FIT_RATIO * result["fit"][1]:
+        raise AlignmentError("the clip does not follow this line's words (it matches them no better than the "
+                             "same words read backwards)")
     leaves = result["times"]
     if len(leaves) != len(pieces):
         raise AlignmentError(f"alignment found {len(leaves)} pieces for {len(pieces)}")
     return [(float(a), float(b)) for a, b in leaves]
+
+
+# a recording this far under full scale throughout holds no speech
+SILENT_BELOW_DBFS = -50.0
+# a file this many seconds longer than MAX_RATIO times its text's speaking time is not that line's
+# recording, whatever its silences (trimming would otherwise keep a reading inside a long file)
+SLACK_SECONDS = 10.0
+
+
+def raw_problem(x: np.ndarray, sr: int, expected: float) -> str | None:
+    """None when a recording as decoded (before trimming and mastering) may hold a reading of a
+    text that takes about `expected` seconds to say; else why not (silent, far too long)."""
+    seconds = len(x) / max(sr, 1)
+    if seconds > MAX_RATIO * expected + SLACK_SECONDS:
+        return (f"the file is {seconds:.1f} s long, far longer than its text takes to say (about "
+                f"{expected:.0f} s)")
+    if len(x) == 0 or not np.all(np.isfinite(x)) or float(audio.frame_db(x, sr).max()) < SILENT_BELOW_DBFS:
+        return f"the clip is silent ({seconds:.1f} s with no sound above {SILENT_BELOW_DBFS:.0f} dBFS)"
+    return None
 
 
 def plausible(seconds: float, expected: float) -> str | None:

@@ -416,7 +416,11 @@ class RecordedService(OnepassService):
     def produce(self, text: str, line_id: str | None, marks=(), lang: str = "en"):
         """The recording, mastered, with each sentence and marker timed by forced alignment of the
         text against it (voiceover/align.py): AlignmentError, naming the line, when they do not match."""
-        clip, _, stats = audio.master([(text, audio.decode(self.clip(line_id)))])
+        raw = audio.decode(self.clip(line_id))
+        problem = align.raw_problem(raw, audio.SR, estimated_seconds(text))   # silent, or far too long
+        if problem:
+            raise align.AlignmentError(f"{line_id}: {problem}: is it a reading of this line? {text[:80]!r}")
+        clip, _, stats = audio.master([(text, raw)])
         speech = clip[: max(1, len(clip) - int(round(audio.LINE_GAP * self.sample_rate)))]
         sentences = split_sentences(text)
         problem = align.plausible(len(speech) / self.sample_rate, estimated_seconds(text))
