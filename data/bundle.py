@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -319,6 +320,75 @@ def meta_problems(meta) -> list[str]:
                                                if bad else "is empty"))
     if "synthetic" not in meta["weights"] or "sha256" not in meta["weights"]:
         problems.append(f"{META}'s 'weights' lacks 'synthetic' or 'sha256'")
+    if not problems:
+        problems += inner_problems(meta)
+    return problems
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _shown_text(x) -> bool:
+    """A string the film may draw: no control characters (as a prompt), not absurdly long."""
+    return isinstance(x, str) and len(x) <= 200 and not control_characters(x)
+
+
+def inner_problems(meta: dict) -> list[str]:
+    """What in the values inside meta.json the chapters read cannot be used (issue 41): the
+    parameter counts (chapters 01, 06), the sampled token (04), the watched token (04), the
+    generated steps (04, 06), the embedding cosine pairs (01), the model's name. Called by
+    meta_problems once the top level is right."""
+    problems, vocab, positions = [], meta["config"]["vocab_size"], meta["config"]["n_positions"]
+
+    def token_id(x) -> bool:
+        return _is_int(x) and 0 <= x < vocab
+    params = meta["parameters"]
+    if not all(_is_int(params.get(k)) and params[k] >= 1 for k in ("wte", "total")) \
+            or params["wte"] > params["total"]:
+        problems.append(f"{META}'s 'parameters' must hold whole-number counts 'wte' and 'total' (wte at most total)")
+    elif not all(_is_int(v) and v >= 0 for v in params.values()):
+        problems.append(f"{META}'s 'parameters' must all be whole-number counts")
+    sample = meta["sample"]
+    if not (_is_int(sample.get("seed")) and _is_number(sample.get("temperature")) and sample["temperature"] > 0
+            and token_id(sample.get("id"))):
+        problems.append(f"{META}'s 'sample' must hold a whole-number 'seed', a positive 'temperature' and a "
+                        "token 'id' below the vocabulary size")
+    watch = meta.get("watch")
+    if watch is not None and not (isinstance(watch, dict) and token_id(watch.get("id"))
+                                  and _shown_text(watch.get("text")) and watch["text"]):
+        problems.append(f"{META}'s 'watch' must be null or a token's 'text' and its 'id' below the vocabulary size")
+    gen = meta["generated"]
+    if len(gen) > positions or not all(isinstance(g, dict) and token_id(g.get("id")) and _is_int(g.get("context_tokens"))
+                                       and 1 <= g["context_tokens"] <= positions for g in gen):
+        problems.append(f"{META}'s 'generated' must list steps, each a token 'id' below the vocabulary size and "
+                        "its 'context_tokens' (1 to the model's positions)")
+    cosine = meta["cosine"]
+    if not cosine or len(cosine) > 64 or not all(
+            isinstance(c, dict) and _shown_text(c.get("a")) and _shown_text(c.get("b")) and c["a"] and c["b"]
+            and _is_number(c.get("cosine")) and -1.0 <= c["cosine"] <= 1.0 for c in cosine):
+        problems.append(f"{META}'s 'cosine' must list word pairs, each two words 'a' and 'b' and their 'cosine' "
+                        "(a number from -1 to 1)")
+    if "model" in meta and meta["model"] is not None and not _shown_text(meta["model"]):
+        problems.append(f"{META}'s 'model' must be null or a model's name")
+    return problems
+
+
+def tensor_problems(tensors: dict[str, np.ndarray]) -> list[str]:
+    """Numbers no chapter can show: NaN in any tensor, an infinity anywhere but the masked scores'
+    -inf (the future positions, by design). Each scene would otherwise fail, or draw 'nan'."""
+    problems = []
+    for name in SCHEMA:
+        x = tensors.get(name)
+        if x is None or x.dtype.kind != "f":
+            continue
+        finite = np.isfinite(x)
+        if finite.all():
+            continue
+        if np.isnan(x).any():
+            problems.append(f"tensor {name!r} holds NaN ({int(np.isnan(x).sum())} of {x.size} values)")
+        elif name != "scores_masked" or np.isposinf(x).any():
+            problems.append(f"tensor {name!r} holds infinite values")
     return problems
 
 
@@ -349,6 +419,7 @@ def load(directory: Path, advice: str = ADVICE) -> Bundle:
     except Exception as exc:  # safetensors raises its own error types
         raise refuse(f"{tensor_path} cannot be read ({exc})") from None
     problems = schema_problems(tensors, meta, extra_ok=True)   # as before: extra tensors are ignored
+    problems = problems or tensor_problems(tensors)
     if problems:
         raise refuse(f"{directory}: {problems[0]}")
     if list(tensors["token_ids"]) != meta["token_ids"]:
