@@ -2,23 +2,35 @@
 (the meter's first move: T x n_embd additions), and the residual stream every layer reads."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Dot, DoubleArrow, FadeIn, FadeOut,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, CurvedArrow, Dot, DoubleArrow, FadeIn, FadeOut,
                    Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
-                   Rectangle, RoundedRectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup)
+                   Rectangle, ReplacementTransform, Rotate, RoundedRectangle, SurroundingRectangle, Transform,
+                   TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
-from data.facts.ch01 import embed_facts, sinusoidal_table
+from data.facts.ch01 import SHOWN_TOKENS, embed_facts, order_strips, sinusoidal_table
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.ch00_tokens import accent_room
 from scenes.follow import Swell, glow, say
-from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
+from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
 from scenes.text import fit_lines, fit_width, label
-from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window, token_row
+from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
 from words import numbers as N
 
-MAX_ROWS = 8          # token rows shown in a T x d grid before '⋮'
+MAX_ROWS = SHOWN_TOKENS    # token rows shown in a T x d grid before '⋮'
+ICON_W, ICON_H = 1.6, 2.8  # the token table drawn small (training, the copied rows)
+TRAIN_W = 7.0              # the training text's line of tokens at most this wide
+NUDGE_GAP = 1.4            # between the training text and the table: room for the nudge's arrow
+ARC_ANGLE = np.pi / 2      # each token's arrow to the next bows under the line
+ANGLE_R, ARC_R = 2.4, 0.8  # the two rows' arrows and the arc of the angle between them
+READOUT_W = 2.6            # room right of the arrows for the angle and its cosine
+STRIP_W, STRIP_H = 0.5, 1.3    # a vector's first numbers as a column of colours under its token
+SIGMA_GAP = 0.9            # between a row of tokens and the strip of their sum
+SUM_ROOM = 2.0             # what the sum's strip and its name take at the end of a row of tokens
 
 
 def colour_array(values: np.ndarray, vmax: float) -> np.ndarray:
@@ -61,10 +73,74 @@ class EmbeddingScene(ChapterScene):
 
 
 class Lookup(EmbeddingScene):
-    """Each id picks a row of the token-embedding table."""
+    """Why an id is not enough, the lookup in the token table, how the table was learned, and the
+    prompt as a T x d grid copied out of it (no arithmetic: the meter stays at 0)."""
     show_title = True
 
+    def question(self):
+        """An id is a label, a place in a list: its size and its neighbours mean nothing."""
+        b, f = self.bundle, self.facts
+        V, idf = f["V"], f["ids"]
+        with self.beat("question") as beat:
+            head = fit_width(label(self.text("question"), S.BODY_SIZE, S.INK), S.CONTENT_W)
+            head.move_to(UP * S.HEADLINE_Y)
+            chips = VGroup(*[TokenChip(b.tokens[i], b.ids[i], size=S.BODY_SIZE) for i in self.rows])
+            chips.arrange(RIGHT, buff=GAP.l, aligned_edge=UP)
+            # the same chips in the order of their ids: where each sits in the vocabulary's list
+            order = sorted(range(len(chips)), key=lambda k: (b.ids[self.rows[k]], k))
+            slots = VGroup(*[chips[k].copy() for k in order]).arrange(RIGHT, buff=GAP.l, aligned_edge=UP)
+            compare = label(self.text("bigger", high=idf["high_id"], low=idf["low_id"]), S.BODY_SIZE, S.INK, mono=True)
+            strike = Line(compare.get_corner(DOWN + LEFT), compare.get_corner(UP + RIGHT), color=S.WARNING,
+                          stroke_width=5)
+            no_meaning = below(label(self.text("no-meaning"), S.SMALL, S.WARNING), compare, buff=GAP.xs)
+            comparison = VGroup(compare, strike, no_meaning)
+            axis = Line(LEFT * S.CONTENT_W / 2, RIGHT * S.CONTENT_W / 2, color=S.MUTED, stroke_width=3)
+            axis_name = below(label(self.text("id-axis", V=N.fmt_int(V)), S.SMALL, S.MUTED), axis, buff=GAP.l)
+            ends = VGroup(below(label(N.fmt_int(0), S.SMALL, S.MUTED, mono=True), axis, buff=GAP.xs, aligned=LEFT),
+                          below(label(N.fmt_int(V - 1), S.SMALL, S.MUTED, mono=True), axis, buff=GAP.xs, aligned=RIGHT))
+            line = VGroup(axis, axis_name, ends)
+            block = VGroup(comparison, VGroup(chips, slots), line).arrange(DOWN, buff=GAP.xl)
+            slots.move_to(chips)
+            room = S.CONTENT.with_(top=head.get_bottom()[1] - GAP.s)
+            place_in(fit_to(block, room), room)
+            ticks, leaders = VGroup(), VGroup()
+            for k, chip in enumerate(slots):
+                x = axis.get_left()[0] + b.ids[self.rows[order[k]]] / max(1, V - 1) * axis.width
+                tick = Line([x, axis.get_y() + GAP.s, 0], [x, axis.get_y() - GAP.s, 0], color=S.TOKEN, stroke_width=3)
+                ticks.add(tick)
+                leaders.add(Line(chip.get_bottom(), tick.get_top(), color=S.TOKEN, stroke_width=1.5, stroke_opacity=0.7))
+            note = self.window_note()
+            if note is not None:
+                above(note, chips, buff=GAP.s, aligned=LEFT)
+            self.play(LaggedStart(*[FadeIn(c, shift=DOWN * GAP.s) for c in chips], lag_ratio=0.15),
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0.7))
+            # "a place in a list": the chips take their places in id order, each over its spot on the line
+            say(self, beat, "line", *[chips[k].animate.move_to(slots[j]) for j, k in enumerate(order)],
+                Create(axis), FadeIn(ends), FadeIn(axis_name))
+            sorted_chips = [chips[k] for k in order]
+            say(self, beat, "line", LaggedStart(*[Create(ln) for ln in leaders], lag_ratio=0.1),
+                LaggedStart(*[GrowFromCenter(t) for t in ticks], lag_ratio=0.1), into=0.5)
+            head_lit = glow(head, color=S.INK, opacity=0.12)
+            say(self, beat, "ask", FadeIn(head, shift=DOWN * GAP.xs))
+            say(self, beat, "compute", FadeIn(head_lit), Swell(head, color=S.INK, scale_factor=1.05))
+            lit = VGroup(*[glow(chips[i], color=S.WARNING, opacity=0.15) for i in (idf["high"], idf["low"])])
+            say(self, beat, "more", FadeIn(lit), FadeIn(compare, shift=DOWN * GAP.xs))
+            say(self, beat, "bigger", Create(strike), FadeIn(no_meaning))
+            if idf["near"] is not None:
+                i, j = idf["near"]
+                pair = VGroup(chips[i], chips[j])
+                near = above(label(self.text("near-ids", gap=N.fmt_int(idf["near_gap"])), S.SMALL, S.TOKEN), pair,
+                             buff=GAP.s)
+                keep_inside(near, S.CONTENT)
+                say(self, beat, "near", FadeOut(comparison), Transform(lit, glow(pair, color=S.TOKEN, opacity=0.15)),
+                    FadeIn(near))
+                comparison = near
+            else:
+                say(self, beat, "near", Transform(lit, glow(VGroup(*sorted_chips), color=S.TOKEN, opacity=0.15)))
+        self.question_mobs = [head, head_lit, chips, comparison, line, ticks, leaders, lit, *([note] if note else [])]
+
     def build(self):
+        self.question()
         b, f = self.bundle, self.facts
         V, d = f["V"], f["d"]
         with self.beat("table") as beat:
@@ -116,8 +192,9 @@ class Lookup(EmbeddingScene):
             note = self.window_note()
             if note is not None:
                 note.next_to(chips, UP, buff=GAP.s).align_to(chips, S.START)
+            self.play(*[FadeOut(m) for m in self.question_mobs], run_time=beat.span(0.2))
             self.play(LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.s) for c in chips], lag_ratio=0.15),
-                      *([FadeIn(note)] if note else []), run_time=beat.span(0.8))
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0.7))
             say(self, beat, "keeps", FadeIn(wte), FadeIn(name))
             say(self, beat, "one-row", LaggedStart(*[GrowArrow(a) for a in arrows], lag_ratio=0.1),
                 LaggedStart(*[Create(s) for s in stripes], lag_ratio=0.1))
@@ -155,37 +232,154 @@ class Lookup(EmbeddingScene):
                                label(self.text("seeded-noise"), S.SMALL, S.WARNING).next_to(strip, UP, buff=GAP.s)
                                .align_to(strip, S.END))
                 say(self, beat, "noise", FadeIn(noise))
-        with self.beat("grid") as beat:
+        with self.beat("learned") as beat:
+            icon = self.table_icon()
+            chips = VGroup()                    # the training text: the prompt's tokens, as many as fit on a line
+            for i in self.rows:
+                chip = TokenChip(b.tokens[i], size=S.SMALL)
+                if len(chips) > 1 and chips.width + chip.width + GAP.xl > TRAIN_W:
+                    break
+                chips.add(chip)
+                chips.arrange(RIGHT, buff=GAP.xl)
+            # each token points at the one after it: what the model had to guess there
+            arcs = VGroup(*[CurvedArrow(chips[k].get_bottom() + DOWN * GAP.xs, chips[k + 1].get_bottom() + DOWN * GAP.xs,
+                                        angle=ARC_ANGLE, color=S.TOKEN, stroke_width=3, tip_length=0.15)
+                            for k in range(len(chips) - 1)])
+            guess = below(label(self.text("guess"), S.SMALL, S.TOKEN), VGroup(chips, arcs), buff=GAP.s)
+            inside = VGroup(chips, arcs, guess)
+            panel = SurroundingRectangle(inside, buff=GAP.m, color=S.MUTED, stroke_width=2, corner_radius=0.1)
+            corpus = above(label(self.text("corpus"), S.SMALL, S.MUTED), panel, buff=GAP.xs, aligned=LEFT)
+            text_side = VGroup(corpus, panel, inside)
+            row = VGroup(text_side, icon).arrange(RIGHT, buff=NUDGE_GAP)
+            nudge = Arrow(panel.get_right(), icon[0].get_left(), buff=GAP.s, color=S.TOKEN, stroke_width=4)
+            nudge_words = fit_width(label(self.text("nudge"), S.SMALL, S.TOKEN), S.CONTENT_W)
+            learned_all = label(self.text("learned-all"), S.SMALL, S.INK)
+            block = VGroup(row, nudge, below(nudge_words, row, buff=GAP.l), above(learned_all, row, buff=GAP.l))
+            place_in(fit_to(block, S.CONTENT), S.CONTENT)
+            learned_all.align_to(icon, S.END)
+            keep_inside(learned_all, S.CONTENT)
             self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend, *([noise] if noise else []))],
-                      run_time=beat.share(0.1))
+                      FadeIn(icon, shift=LEFT * GAP.s), run_time=beat.span(0.6))
+            say(self, beat, "training", Swell(icon[0], color=S.TOKEN, scale_factor=1.1))
+            say(self, beat, "corpus", Create(panel), FadeIn(corpus),
+                LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.xs) for c in chips], lag_ratio=0.15))
+            say(self, beat, "guess", LaggedStart(*[Create(a) for a in arcs], lag_ratio=0.3), FadeIn(guess))
+            say(self, beat, "nudge", GrowArrow(nudge), FadeIn(nudge_words, shift=UP * GAP.xs))
+            say(self, beat, "little", Swell(VGroup(icon[0], icon[1]), color=S.TOKEN, scale_factor=1.08))
+            lit = glow(icon[0], color=S.TOKEN, opacity=0.2)
+            say(self, beat, "every", FadeIn(lit), Swell(icon[1], color=S.TOKEN, scale_factor=1.1))
+            all_lit = glow(learned_all, color=S.INK, opacity=0.1)
+            say(self, beat, "all", FadeIn(learned_all, shift=DOWN * GAP.xs), FadeIn(all_lit))
+            training = [panel, corpus, inside, nudge, nudge_words, learned_all, lit, all_lit]
+            if self.bundle.synthetic:     # random weights: nothing here was trained
+                never = label(self.text("never-trained"), S.SMALL, S.WARNING).move_to(learned_all).align_to(learned_all, S.END)
+                keep_inside(never, S.CONTENT)
+                say(self, beat, "random", Transform(lit, glow(icon[0], color=S.WARNING, opacity=0.3)))
+                say(self, beat, "never", Transform(learned_all, never),
+                    Transform(all_lit, glow(never, color=S.WARNING, opacity=0.15)))
+        with self.beat("grid") as beat:
+            icon2 = self.table_icon()
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
                            shape_text=f"{b.T} × {N.fmt_int(d)}")
             title = label(self.text("grid-title"), S.BODY_SIZE, S.INK)
-            group = VGroup(title, g).arrange(DOWN, buff=GAP.m)
+            right = VGroup(title, g).arrange(DOWN, buff=GAP.m)
+            group = VGroup(icon2, right).arrange(RIGHT, buff=NUDGE_GAP)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.6)    # a line under it for the FLOPs note
             place_in(fit_to(group, width=room.width, height=room.height + accent_room(title)), room)
             copied = label(self.text("copied"), S.BODY_SIZE, S.FLOPS)
             fit_width(copied, S.CONTENT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeIn(title), FadeIn(g.cell_group), FadeIn(g.row_label_mobs), run_time=beat.span(0.2))
-            # "every token gets its row": the numbers arrive row by row
-            rows_text = [g.row_values(r) for r in g.rows]
-            self.play(LaggedStart(*[FadeIn(t) for t in rows_text], lag_ratio=0.6), FadeIn(g.ellipses),
-                      run_time=beat.span(0.6))
+            self.play(*[FadeOut(m) for m in training], ReplacementTransform(icon, icon2), FadeIn(title),
+                      FadeIn(g.row_label_mobs), run_time=beat.span(0.25))
+            # "every token gets its row": each row copied out of the table into the grid
+            stripes = icon2[1]
+            self.play(LaggedStart(*[AnimationGroup(TransformFromCopy(stripes[k], g.row_cells(r)), FadeIn(g.row_values(r)))
+                                    for k, r in enumerate(g.rows)], lag_ratio=0.5),
+                      FadeIn(g.ellipses), run_time=beat.span(0.7))
             say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0.12)))
-            say(self, beat, "copying", FadeIn(copied, shift=UP * GAP.xs))
+            say(self, beat, "copying", *[TransformFromCopy(stripes[k], glow(g.row_cells(r), color=S.TOKEN, buff=GAP.xxs,
+                                                                             opacity=0.15))
+                                         for k, r in enumerate(g.rows)])
+            say(self, beat, "none", FadeIn(copied, shift=UP * GAP.xs), FadeIn(glow(copied, color=S.FLOPS, opacity=0.1)))
             ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
             beat.at("meter")
             run = beat.span(0.4)
             self.pay("embed", FadeIn(ring), run_time=run)
 
+    def table_icon(self) -> VGroup:
+        """The token table, small: its frame, a stripe at each shown token's row, its name above."""
+        b, f = self.bundle, self.facts
+        rect = Rectangle(width=ICON_W, height=ICON_H, stroke_color=S.MUTED, stroke_width=2, fill_color=S.PANEL,
+                         fill_opacity=1)
+        stripes = VGroup()
+        for i in self.rows:
+            y = rect.get_top()[1] - (b.ids[i] + 0.5) / f["V"] * rect.height
+            stripes.add(Line(rect.get_left() + RIGHT * GAP.xs, rect.get_right() + LEFT * GAP.xs, color=S.TOKEN,
+                             stroke_width=3).set_y(y))
+        name = above(fit_width(label(self.text("table-name", V=N.fmt_int(f["V"]), d=N.fmt_int(f["d"])), S.SMALL, S.INK),
+                               ICON_W * 2), rect, buff=GAP.xs)
+        return VGroup(rect, stripes, name)
+
 
 class Meaning(EmbeddingScene):
-    """Cosine similarity between real embedding rows for the lecture's word pairs."""
+    """Meaning as direction: the cosine of the angle between two rows (an angle drawn from the bundle's
+    pair), then the cosines of the lecture's word pairs."""
+
+    def angle_state(self, origin, deg: float, cos: float, spot) -> VGroup:
+        """The arc from row a to row b at `deg` degrees, b's name at its tip and the readout (degrees,
+        cosine) at `spot`."""
+        t = np.radians(deg)
+        tip = origin + ANGLE_R * np.array([np.cos(t), np.sin(t), 0])
+        arc = Arc(radius=ARC_R, start_angle=0, angle=max(t, 1e-3), arc_center=origin, color=S.INK, stroke_width=3)
+        readout = VGroup(label(self.text("degrees", degrees=N.fmt_int(int(round(deg)))), S.BODY_SIZE, S.INK, mono=True),
+                         label(self.text("cos-readout", value=N.fmt_cos(cos)), S.BODY_SIZE, S.INK))
+        readout.arrange(DOWN, buff=GAP.s, aligned_edge=LEFT).move_to(spot, aligned_edge=LEFT)
+        name = label(self.text("row-b"), S.BODY_SIZE, S.RESIDUAL).next_to(tip, UP, buff=GAP.s)
+        return VGroup(arc, readout, name)
 
     def build(self):
-        pairs = self.facts["cosine"]
+        f = self.facts
+        pairs = f["cosine"]
+        featured, angle0 = f["featured"], f["featured_angle"]
+        formula = label(self.text("cosine-formula"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
+        under_formula = S.CONTENT.with_(top=formula.get_bottom()[1])
+        with self.beat("angle") as beat:
+            # a half disc of room (b turns from 0 to 180 degrees) and the readout to its right
+            room = Rectangle(width=ANGLE_R + ANGLE_R, height=ANGLE_R + GAP.xl, stroke_width=0)
+            spot = Rectangle(width=READOUT_W, height=ANGLE_R, stroke_width=0).next_to(room, RIGHT, buff=GAP.xl)
+            place_in(VGroup(room, spot), under_formula)
+            origin = room.get_bottom() + UP * GAP.l
+            spot = spot.get_left()
+            va = Arrow(origin, origin + RIGHT * ANGLE_R, buff=GAP.none, color=S.TOKEN, stroke_width=6)
+            t0 = np.radians(angle0)
+            vb = Arrow(origin, origin + ANGLE_R * np.array([np.cos(t0), np.sin(t0), 0]), buff=GAP.none,
+                       color=S.RESIDUAL, stroke_width=6)
+            name_a = label(self.text("row-a"), S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), DOWN, buff=GAP.s)
+            state = self.angle_state(origin, angle0, featured["cosine"], spot)
+            self.play(FadeIn(formula, shift=DOWN * GAP.xs), FadeIn(glow(formula, color=S.INK, opacity=0.08)),
+                      run_time=beat.span(0.5))
+            say(self, beat, "space", GrowArrow(va), FadeIn(name_a))
+            say(self, beat, "both", GrowArrow(vb), FadeIn(state[2]))
+            say(self, beat, "measure", Create(state[0]), FadeIn(state[1][0], shift=LEFT * GAP.xs))
+            say(self, beat, "agree", FadeIn(state[1][1], shift=LEFT * GAP.xs))
+            # the scale's ends and middle: the same way, a right angle, opposite ways
+            at = angle0
+            for mark, (deg, cos) in zip(("same", "square", "opposite"), f["tour"]):
+                say(self, beat, mark, Rotate(vb, np.radians(deg - at), about_point=origin),
+                    Transform(state, self.angle_state(origin, deg, cos, spot)))
+                at = deg
+            # back to the pair's own angle, the arrows named by its two words
+            chip_a = TokenChip(" " + featured["a"], size=S.SMALL).next_to(va.get_end(), DOWN, buff=GAP.s)
+            final = self.angle_state(origin, angle0, featured["cosine"], spot)
+            arc, readout, name_b = final
+            final = VGroup(arc, readout, TokenChip(" " + featured["b"], color=S.RESIDUAL, size=S.SMALL).move_to(name_b))
+            lit = glow(final[1], color=S.INK, opacity=0.1)
+            say(self, beat, "pair", Rotate(vb, np.radians(angle0 - at), about_point=origin), Transform(state, final),
+                ReplacementTransform(name_a, chip_a))
+            say(self, beat, "value", FadeIn(lit), Swell(state[1][1], color=S.INK, scale_factor=1.1))
+            if self.bundle.synthetic:      # random weights: the angle is chance
+                say(self, beat, "chance", Transform(lit, glow(final[1], color=S.WARNING, opacity=0.2)))
+            figure = [va, vb, state, chip_a, lit]
         with self.beat("cosine") as beat:
-            formula = label(self.text("cosine-formula"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             axis_w = 5.0
             rows = VGroup()
             for p in pairs:
@@ -213,24 +407,9 @@ class Meaning(EmbeddingScene):
             below(fit_width(src, S.CONTENT_W), block)
             under_formula = S.CONTENT.with_(top=formula.get_bottom()[1])
             place_in(VGroup(block, src), under_formula)
-            # the angle between two rows, drawn as two arrows from one point
-            origin, a_angle, b_angle = np.zeros(3), 0.35, 1.15
-            a_dir, b_dir = (np.array([np.cos(t), np.sin(t), 0]) for t in (a_angle, b_angle))
-            va = Arrow(origin, origin + 2.6 * a_dir, buff=GAP.none, color=S.TOKEN, stroke_width=6)
-            vb = Arrow(origin, origin + 2.6 * b_dir, buff=GAP.none, color=S.RESIDUAL, stroke_width=6)
-            arc = Arc(radius=0.9, start_angle=a_angle, angle=b_angle - a_angle, arc_center=origin, color=S.INK,
-                      stroke_width=3)
-            between = (a_dir + b_dir) / np.linalg.norm(a_dir + b_dir)     # halfway between the two rows
-            theta = label(self.text("angle"), S.BODY_SIZE, S.INK).next_to(origin + arc.radius * between, between, buff=GAP.s)
-            names = VGroup(label(self.text("row-a"), S.BODY_SIZE, S.TOKEN).next_to(va.get_end(), RIGHT, buff=GAP.s),
-                           label(self.text("row-b"), S.BODY_SIZE, S.RESIDUAL).next_to(vb.get_end(), UP, buff=GAP.s))
-            angle = VGroup(va, vb, arc, theta, names)
-            place_in(angle, under_formula)
-            self.play(FadeIn(formula), run_time=beat.span(0.3))
-            say(self, beat, "angle", GrowArrow(va), GrowArrow(vb), Create(arc), FadeIn(theta), FadeIn(names))
             # the pairs, then their scores, one bar after another as they are read
             # (the rest of the pairs' sentence is shared among the rows, from where they are introduced)
-            say(self, beat, "pairs", FadeOut(angle),
+            say(self, beat, "pairs", *[FadeOut(m) for m in figure],
                 LaggedStart(*[FadeIn(r[0], shift=RIGHT * GAP.s) for r in rows], lag_ratio=0.2),
                 *[FadeIn(r[1][:2]) for r in rows], FadeIn(ticks))
             reading = glow(rows[0], color=S.INK, opacity=0.1)
@@ -241,14 +420,18 @@ class Meaning(EmbeddingScene):
             self.play(FadeOut(reading), run_time=0.3)
             related = [r for r, p in zip(rows, pairs) if p.get("related")]
             others = [r for r, p in zip(rows, pairs) if not p.get("related")]
-            if self.bundle.synthetic and related and others:   # random weights: what a trained table shows
-                say(self, beat, "related", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15))
-                                             for r in related])
-                say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, opacity=0.15)) for r in others])
-                say(self, beat, "meaning", FadeIn(src), into=0.9)
+            src_lit = glow(src, color=S.INK, opacity=0.1)
+            if self.bundle.synthetic:      # random weights: the scores are chance; what a trained table shows
+                say(self, beat, "scores", FadeIn(glow(VGroup(*[r[2] for r in rows]), color=S.WARNING, opacity=0.15)))
+                if related and others:
+                    say(self, beat, "meaning", FadeIn(src), FadeIn(src_lit))
+                    say(self, beat, "related", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in related])
+                    say(self, beat, "unrelated", *[FadeIn(glow(r, color=S.MUTED, opacity=0.15)) for r in others])
+                else:
+                    say(self, beat, "meaning", FadeIn(src), FadeIn(src_lit))
             else:
-                say(self, beat, "meaning", FadeIn(src),
-                    *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in related])
+                say(self, beat, "meaning", FadeIn(src), FadeIn(src_lit))
+                say(self, beat, "pulled", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in (related or rows)])
 
 
 def grow_cosine(row):
@@ -266,38 +449,87 @@ class Positions(EmbeddingScene):
         b, f = self.bundle, self.facts
         d, T = f["d"], b.T
         with self.beat("order") as beat:
-            shown = self.rows
-            forward = token_row([b.tokens[i] for i in shown], max_width=S.CONTENT_W)
-            backward = token_row([b.tokens[i] for i in reversed(shown)], max_width=S.CONTENT_W)
+            # as many of the prompt's tokens as fit on one line, with room for the sum's strip
+            n = 0
+            width = 0.0
+            for i in self.rows:
+                chip_w = TokenChip(b.tokens[i], size=S.BODY_SIZE).width + GAP.xl
+                if n > 1 and width + chip_w > S.CONTENT_W - SUM_ROOM:
+                    break
+                n, width = n + 1, width + chip_w
+            shown = self.rows[:n]
+            strips = order_strips(b, n)
+            vmax = robust_vmax(np.concatenate([strips["plain"], strips["placed"]]))
+
+            def chips_of(order):
+                return VGroup(*[TokenChip(b.tokens[i], size=S.BODY_SIZE) for i in order]).arrange(RIGHT, buff=GAP.xl)
+
+            def strip(values, scale=vmax):
+                """A vector's first numbers as a column of colours, under its token."""
+                return heatmap(np.asarray(values)[:, None], scale, STRIP_W, STRIP_H)
+
+            forward, backward = chips_of(shown), chips_of(list(reversed(shown)))
             tag_f = label(self.text("as-written"), S.SMALL, S.MUTED)
             tag_b = label(self.text("reversed"), S.SMALL, S.MUTED)
             same = fit_width(label(self.text("same-set"), S.BODY_SIZE, S.INK), S.CONTENT_W)   # shrinks only longer words
-            # the position each token would carry, under each chip
-            pos_f = VGroup(*[below(label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True), c, buff=GAP.xs)
-                             for k, c in enumerate(forward)])
-            pos_b = VGroup(*[below(label(str(k), S.BODY_SIZE, S.RESIDUAL, mono=True), c, buff=GAP.xs)
-                             for k, c in enumerate(backward)])
-            block = VGroup(VGroup(tag_f, VGroup(forward, pos_f)).arrange(DOWN, buff=GAP.s),
-                           VGroup(tag_b, VGroup(backward, pos_b)).arrange(DOWN, buff=GAP.s), same).arrange(DOWN, buff=GAP.l)
+            differ = fit_width(label(self.text("now-differ"), S.BODY_SIZE, S.RESIDUAL), S.CONTENT_W)
+            rows = []
+            for chips, plain, placed in ((forward, strips["plain"], strips["placed"]),
+                                          (backward, strips["plain_reversed"], strips["placed_reversed"])):
+                cols = Group(*[strip(v) for v in plain])
+                moved = Group(*[strip(v) for v in placed])
+                for chip, c, m in zip(chips, cols, moved):
+                    below(c, chip, buff=GAP.xs)
+                    m.move_to(c)
+                slots = VGroup(*[below(label(N.fmt_int(k), S.SMALL, S.RESIDUAL, mono=True), c, buff=GAP.xs)
+                                 for k, c in enumerate(cols)])
+                total = plain.sum(axis=0)
+                sigma = strip(total, robust_vmax(total)).next_to(cols, RIGHT, buff=SIGMA_GAP)
+                sigma_name = above(label("Σ " + self.text("sum-of"), S.SMALL, S.INK), sigma, buff=GAP.xs)
+                rows.append(SimpleNamespace(chips=chips, cols=cols, moved=moved, slots=slots, sigma=sigma,
+                                            sigma_name=sigma_name, all=Group(chips, cols, slots, sigma, sigma_name)))
+            top, bottom = rows
+
+            def into_sum(r):
+                """Each vector of a row flies into the row's sum strip, which appears."""
+                return [FadeOut(c.copy(), target_position=r.sigma, scale=0.5) for c in r.cols] + [FadeIn(r.sigma)]
+            block = Group(Group(tag_f, top.all).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT),
+                          Group(tag_b, bottom.all).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT),
+                          Group(same, differ)).arrange(DOWN, buff=GAP.m)
+            differ.move_to(same)
             room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.4)    # the content box less a line for the window note
             place_in(fit_to(block, room), room)
+            for r in rows:
+                for c, m in zip(r.cols, r.moved):
+                    m.move_to(c)
             note = self.window_note()
             if note is not None:
                 below(note, block, buff=GAP.s)
-            self.play(FadeIn(tag_f), FadeIn(forward), *([FadeIn(note)] if note else []), run_time=beat.span(0.25))
-            # "shuffle the tokens": the same chips, in the other order
+            self.play(FadeIn(tag_f), FadeIn(top.chips), *([FadeIn(note)] if note else []), run_time=beat.span(0.6))
+            # "attention mixes the tokens' vectors": each token's vector under it
+            say(self, beat, "attn", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in top.cols], lag_ratio=0.15))
+            # "by adding them up": the sum, which does not care about order
+            say(self, beat, "sum", *into_sum(top), FadeIn(top.sigma_name))
+            # "shuffle the words": the same chips and vectors, in the other order
+            k_last = len(shown) - 1
             say(self, beat, "shuffle", FadeIn(tag_b),
-                *[TransformFromCopy(forward[k], backward[len(backward) - 1 - k]) for k in range(len(forward))])
+                *[TransformFromCopy(top.chips[k], bottom.chips[k_last - k]) for k in range(len(shown))],
+                *[TransformFromCopy(top.cols[k], bottom.cols[k_last - k]) for k in range(len(shown))])
             same_lit = glow(same, color=S.INK, opacity=0.1)
-            block.add(same_lit)
-            say(self, beat, "same", FadeIn(same), FadeIn(same_lit))
-            # "each token's position has to be written into its vector": the positions under each row
-            lit = glow(VGroup(forward, pos_f), color=S.RESIDUAL, opacity=0.15)
-            block.add(lit)
-            say(self, beat, "position", FadeOut(same_lit), FadeIn(lit),
-                LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_f], lag_ratio=0.2))
-            say(self, beat, "vector", Transform(lit, glow(VGroup(backward, pos_b), color=S.RESIDUAL, opacity=0.15)),
-                LaggedStart(*[FadeIn(m, shift=DOWN * GAP.xs) for m in pos_b], lag_ratio=0.2))
+            say(self, beat, "same", *into_sum(bottom), FadeIn(bottom.sigma_name))
+            # "dog bites man and man bites dog would look alike": the two sums, one and the same
+            sums_lit = glow(Group(top.sigma, bottom.sigma), color=S.INK, opacity=0.15)
+            say(self, beat, "alike", FadeIn(sums_lit), FadeIn(same), FadeIn(same_lit))
+            # "each token's position has to be written into its vector": the slot's row added, row by row
+            say(self, beat, "position", FadeOut(same_lit), FadeOut(same), FadeOut(sums_lit),
+                *[FadeOut(m) for r in rows for m in (r.sigma, r.sigma_name)],
+                *[Transform(c, m) for c, m in zip(top.cols, top.moved)],
+                LaggedStart(*[FadeIn(s, shift=DOWN * GAP.xs) for s in top.slots], lag_ratio=0.2))
+            differ_lit = glow(differ, color=S.RESIDUAL, opacity=0.12)
+            say(self, beat, "vector", *[Transform(c, m) for c, m in zip(bottom.cols, bottom.moved)],
+                LaggedStart(*[FadeIn(s, shift=DOWN * GAP.xs) for s in bottom.slots], lag_ratio=0.2),
+                FadeIn(differ), FadeIn(differ_lit))
+            block = Group(tag_f, tag_b, *[m for r in rows for m in (r.chips, r.cols, r.slots)], differ, differ_lit)
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {N.fmt_int(d)}"
@@ -342,6 +574,14 @@ class Positions(EmbeddingScene):
             run = beat.span(0.4)
             lit.add(glow(self.meter, color=S.FLOPS, opacity=0.15))
             self.pay("positions", FadeIn(lit[1]), run_time=run)
+            # "adding keeps every vector just as wide": the sum has the token vectors' shape
+            widths = VGroup(*[glow(g.shape_mob, color=S.RESIDUAL, buff=GAP.xs, opacity=0.2) for g in (tok, pos, out)])
+            lit.add(widths)
+            say(self, beat, "width", LaggedStart(*[FadeIn(w) for w in widths], lag_ratio=0.3),
+                Swell(out.shape_mob, color=S.RESIDUAL, scale_factor=1.2))
+            wide = glow(out.cell_group, color=S.RESIDUAL, buff=GAP.xs, opacity=0.15)
+            lit.add(wide)
+            say(self, beat, "grow", FadeIn(wide))
         with self.beat("tables") as beat:
             self.play(FadeOut(group), FadeOut(lit), run_time=beat.share(0.1))
             Pn, Dn = f["P_shown"], f["d_shown"]
@@ -415,9 +655,17 @@ class Positions(EmbeddingScene):
                 trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
                     Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))
+            # "it has 1,024 rows and no more": the table's last row, over the foot of its picture
+            ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.INK, ours.width - GAP.xl)
+            ceiling.next_to(ours.get_bottom(), UP, buff=GAP.s)
+            say(self, beat, "ceiling", FadeIn(glow(ceiling, color=S.WARNING, buff=GAP.xs, opacity=0.85)), FadeIn(ceiling))
+            say(self, beat, "past", FadeIn(glow(shown_note, color=S.WARNING, opacity=0.15)),
+                FadeIn(glow(panels[0][3], color=S.WARNING, opacity=0.15)))
+            say(self, beat, "limit", Swell(ceiling, color=S.WARNING, scale_factor=1.1))
             say(self, beat, "right", FadeIn(images[1]), FadeIn(panels[1]))
             say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.0, stroke=5)))
             say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, opacity=0.1)))
+            say(self, beat, "longer", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.12)))
             band = bands(min(T, Pn) - 1)
             say(self, beat, "own-pattern", Create(band))
             say(self, beat, "every", Transform(band, bands(Pn // 2)), into=0.95)
@@ -460,7 +708,13 @@ class Residual(EmbeddingScene):
             below(formula, name, buff=GAP.m).align_to(lane, S.END)
             dot = Dot(color=S.RESIDUAL, radius=0.12).next_to(start, RIGHT, buff=GAP.xxs)
             path = Line(dot.get_center(), [x1 + 0.2, dot.get_center()[1], 0])
-            place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path), S.CONTENT)
+            kept = above(label(self.text("kept"), S.SMALL, S.RESIDUAL), lane, buff=GAP.s).align_to(start, LEFT)
+            # training's way back down: one straight arrow along the lane, from the last layer to the first
+            back = Arrow([x1, lane.get_bottom()[1] + GAP.xs, 0], [x0, lane.get_bottom()[1] + GAP.xs, 0], buff=GAP.none,
+                         color=S.TOKEN, stroke_width=4, tip_length=0.2)
+            short = below(label(self.text("short-path"), S.SMALL, S.TOKEN), formula, buff=GAP.s, aligned=S.END)
+            place_in(VGroup(lane, name, start, blocks, arrows, plus, layers, formula, dot, path, kept, back, short),
+                     S.CONTENT)
             self.play(GrowFromEdge(lane, LEFT), FadeIn(start), FadeIn(name), run_time=beat.span(0.3))
             say(self, beat, "rows", Swell(name, color=S.RESIDUAL, scale_factor=1.1))
             # "that flow through all 12 layers": the layers appear and a row travels under them
@@ -476,13 +730,19 @@ class Residual(EmbeddingScene):
                 *[bk[0].animate.set_fill(S.PANEL, opacity=1) for bk in blocks])
             say(self, beat, "layers-add", FadeIn(formula, shift=UP * GAP.xs),
                 FadeIn(glow(formula, color=S.RESIDUAL, opacity=0.15)))
+            # "the word and its position ride all the way up": the start of the lane is still there
+            say(self, beat, "erase", LaggedStart(*[Swell(p, color=S.RESIDUAL, scale_factor=1.6) for p in plus], lag_ratio=0.1),
+                FadeIn(glow(lane, color=S.RESIDUAL, buff=GAP.xxs, opacity=0.1)))
+            say(self, beat, "keep", FadeIn(glow(start, color=S.RESIDUAL, opacity=0.3)), FadeIn(kept, shift=DOWN * GAP.xs))
+            say(self, beat, "path", GrowArrow(back))
+            say(self, beat, "short", FadeIn(short, shift=UP * GAP.xs), FadeIn(glow(short, color=S.TOKEN, opacity=0.1)))
         with self.beat("handoff") as beat:
             first = blocks[0]
             ring = SurroundingRectangle(first, color=S.ATTENTION, buff=GAP.xs, stroke_width=4)
             nxt = label(self.text("next-attention"), S.BODY_SIZE, S.ATTENTION).next_to(ring, UP, buff=GAP.m)
             nxt.align_to(ring, LEFT)
-            self.play(FadeOut(dot), FadeOut(layers), Create(ring), FadeIn(nxt, shift=DOWN * GAP.xs),
-                      first[0].animate.set_fill(S.ATTENTION, opacity=0.35), run_time=beat.span(0.4))
+            self.play(FadeOut(dot), FadeOut(layers), Create(ring), run_time=beat.span(0.3))
+            say(self, beat, "layer-one", FadeIn(nxt, shift=DOWN * GAP.xs), first[0].animate.set_fill(S.ATTENTION, opacity=0.35))
             say(self, beat, "next", Swell(VGroup(ring, nxt), color=S.ATTENTION, scale_factor=1.08))
 
 

@@ -232,7 +232,7 @@ def test_chapter01_narration_is_honest_about_random_weights(tiny_bundle):
     real = dict(b.meta, weights=dict(b.meta["weights"], synthetic=False))
     with mock.patch.object(b, "meta", real):
         honest = {k: v.text for k, v in script.chapter_lines("01", b, led, EN).items()}
-    for p in b.meta["cosine"]:
+    for p in ch01.embed_facts(b)["spoken_pairs"]:       # the pairs read aloud (all of them are on screen)
         assert ch01_script.spoken_cos(p["cosine"], EN) in honest["cosine"]
     assert "Nobody programmed" in honest["cosine"] and "noise" not in honest["row"]
 
@@ -263,17 +263,24 @@ MARKERS = {
     "ch00-case": {"capital", "invisible"}, "ch00-bytes": {"question", "bpe", "word"},
     "ch00-merges": {"merge", "outcome"}, "ch00-vocab": {"parts", "total"},
     "ch00-ratio": {"became", "letters"}, "ch00-other": {"greeting", "loose", "english"},
+    "ch01-question": {"line", "ask", "compute", "more", "bigger", "near"},
     "ch01-table": {"table", "keeps", "one-row", "parameters", "percent"},
     "ch01-row": {"becomes", "numbers"}, "ch01-row.synthetic": {"becomes", "numbers", "noise"},
-    "ch01-grid": {"grid", "copying", "meter"},
-    "ch01-cosine": {"angle", "pairs", "meaning"},
-    "ch01-cosine.synthetic": {"angle", "pairs", "meaning", "related", "unrelated"},
-    "ch01-order": {"shuffle", "same", "position", "vector"},
-    "ch01-add": {"second", "row-zero", "row-one", "so-on", "additions"},
-    "ch01-tables": {"left", "right", "waves", "formula", "every", "own-pattern"},
-    "ch01-tables.synthetic": {"left", "noise", "structured", "right", "waves", "formula", "every", "own-pattern"},
-    "ch01-stream": {"rows", "flow", "reads", "computes", "adds", "layers-add"},
-    "ch01-handoff": {"next"},
+    "ch01-learned": {"training", "corpus", "guess", "nudge", "little", "every", "all"},
+    "ch01-learned.synthetic": {"training", "corpus", "guess", "nudge", "little", "every", "all", "random", "never"},
+    "ch01-grid": {"grid", "copying", "none", "meter"},
+    "ch01-angle": {"space", "both", "measure", "agree", "same", "square", "opposite", "pair", "value"},
+    "ch01-angle.synthetic": {"space", "both", "measure", "agree", "same", "square", "opposite", "pair", "value",
+                             "chance"},
+    "ch01-cosine": {"pairs", "meaning", "pulled"},
+    "ch01-cosine.synthetic": {"pairs", "scores", "meaning", "related", "unrelated"},
+    "ch01-order": {"attn", "sum", "shuffle", "same", "alike", "position", "vector"},
+    "ch01-add": {"second", "row-zero", "row-one", "so-on", "additions", "width", "grow"},
+    "ch01-tables": {"left", "ceiling", "past", "limit", "right", "waves", "formula", "longer", "every", "own-pattern"},
+    "ch01-tables.synthetic": {"left", "noise", "structured", "ceiling", "past", "limit", "right", "waves", "formula",
+                              "longer", "every", "own-pattern"},
+    "ch01-stream": {"rows", "flow", "reads", "computes", "adds", "layers-add", "erase", "keep", "path", "short"},
+    "ch01-handoff": {"layer-one", "next"},
 }
 
 
@@ -287,7 +294,7 @@ def test_every_line_marks_where_its_picture_moves(tiny_bundle, tiny_long_bundle)
         lines = script.chapter_lines("01", b, b.ledger(), EN)
         table = lines["table"]
         at = dict(table.marks)
-        assert table.text[at["percent"]:].startswith("percent of the whole model")
+        assert table.text[at["percent"]:].startswith("percent of all the model's parameters")
         assert table.text[at["table"]:].startswith("GPT-2 keeps a table")
         assert lines["add"].text[dict(lines["add"].marks)["additions"]:].startswith(f"{b.T} positions")
 

@@ -7,6 +7,12 @@ import numpy as np
 # the heatmaps show at most this many positions and dimensions of the position tables
 HEATMAP_POSITIONS = 256
 HEATMAP_DIMS = 256
+# the token rows a picture shows at most (a longer prompt's first ones, with a note)
+SHOWN_TOKENS = 8
+# the order beat's small strips under each token: this many of a vector's first numbers
+STRIP_DIMS = 24
+# the angle picture's tour before the featured pair: the angles (degrees) whose cosines define the scale
+ANGLE_TOUR = (0.0, 90.0, 180.0)
 
 
 def row_index(tokens: list[str]) -> int:
@@ -30,18 +36,66 @@ def sinusoidal_table(n_positions: int, d: int) -> np.ndarray:
 RELATED_PAIRS = {("king", "queen"), ("Monday", "Tuesday")}
 
 
+def id_facts(ids: list[int]) -> dict:
+    """Why an id is not a vector: the largest and smallest of the ids shown (indices into `ids`),
+    and the two distinct ids nearest each other on the list of the vocabulary (None for fewer than
+    two distinct ids)."""
+    high = max(range(len(ids)), key=lambda i: (ids[i], -i))
+    low = min(range(len(ids)), key=lambda i: (ids[i], i))
+    near, gap = None, None
+    for i in range(len(ids)):
+        for j in range(len(ids)):
+            g = ids[j] - ids[i]
+            if g > 0 and (gap is None or g < gap):
+                near, gap = (i, j), g
+    return {"high": high, "low": low, "high_id": ids[high], "low_id": ids[low], "near": near, "near_gap": gap}
+
+
+def angle_of(cosine: float) -> float:
+    """The angle (degrees) between two vectors whose cosine is `cosine`."""
+    return float(np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0))))
+
+
+def contrast_pairs(pairs: list[dict]) -> list[dict]:
+    """The pairs read aloud: the related pair that agrees most, then an unrelated pair that shares its
+    first word (else the unrelated pair that agrees least); every pair if none is marked related."""
+    related = [p for p in pairs if p.get("related")]
+    others = [p for p in pairs if not p.get("related")]
+    if not related or not others:
+        return list(pairs)
+    top = max(related, key=lambda p: p["cosine"])
+    partners = [p for p in others if p["a"] == top["a"]] or others
+    return [top, min(partners, key=lambda p: p["cosine"])]
+
+
+def order_strips(bundle, n: int, dims: int = STRIP_DIMS) -> dict:
+    """The order beat's vectors (first `dims` numbers) for the first n tokens, as written and reversed:
+    each token's own row (the same in either order: attention without positions sees the same set),
+    then with the position row of the slot it stands in added (the same token now differs by slot)."""
+    wte = np.asarray(bundle["wte_rows"], dtype=np.float64)[:n, :dims]
+    wpe = np.asarray(bundle["wpe_rows"], dtype=np.float64)[:n, :dims]
+    back = wte[::-1]
+    return {"plain": wte, "plain_reversed": back, "placed": wte + wpe, "placed_reversed": back + wpe}
+
+
 def embed_facts(bundle) -> dict:
     """Everything chapter 01 shows, shared by the scenes and the script."""
     cfg = bundle.config
     params = bundle.meta["parameters"]
     i = row_index(bundle.tokens)
+    cosine = [dict(p, related=(p["a"], p["b"]) in RELATED_PAIRS) for p in bundle.meta["cosine"]]
+    spoken = contrast_pairs(cosine)
+    featured = spoken[0]
     return {
         "V": cfg["vocab_size"], "d": cfg["n_embd"], "P": cfg["n_positions"], "n_layer": cfg["n_layer"],
         "T": bundle.T,
         "wte_params": params["wte"], "total_params": params["total"],
         "wte_share": params["wte"] / params["total"],
         "row_index": i, "row_id": bundle.ids[i], "row_token": bundle.tokens[i],
-        "cosine": [dict(p, related=(p["a"], p["b"]) in RELATED_PAIRS) for p in bundle.meta["cosine"]],
+        "cosine": cosine, "spoken_pairs": spoken,
+        "featured": featured, "featured_angle": angle_of(featured["cosine"]),
+        "tour": [(a, float(np.cos(np.radians(a)))) for a in ANGLE_TOUR],
+        "ids": id_facts(list(bundle.ids[:SHOWN_TOKENS])),
         "P_shown": min(cfg["n_positions"], HEATMAP_POSITIONS),
         "d_shown": min(cfg["n_embd"], HEATMAP_DIMS),
     }

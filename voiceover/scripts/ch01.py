@@ -1,10 +1,11 @@
-"""Chapter 01 narration: ids -> vectors, positions, the residual stream. Every figure is read
+"""Chapter 01 narration: why an id becomes a vector, how training filled the table, meaning as
+direction, why positions are added, and the residual stream. Every figure is read
 from data/facts/ch01.py (config, parameter counts, embedding rows, cosine pairs) or the ledger;
 every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
 from data.facts.ch01 import embed_facts
-from words.numbers import fmt_fixed, spoken_count, spoken_signed, spoken_token
+from words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
 
 
 def spoken_cos(c: float, words) -> str:
@@ -26,13 +27,19 @@ def values(bundle, ledger, words) -> dict:
     f = embed_facts(bundle)
     pairs = f["cosine"]
     cos = [p["cosine"] for p in pairs]
+    ids, toks = f["ids"], bundle.tokens
+    featured = f["featured"]
     return {
+        "high_id": ids["high_id"], "low_id": ids["low_id"],
+        "high_token": spoken_token(toks[ids["high"]], words), "low_token": spoken_token(toks[ids["low"]], words),
+        "a_word": featured["a"], "b_word": featured["b"],
+        "degrees": fmt_whole(f["featured_angle"]), "pair_cos": spoken_cos(featured["cosine"], words),
         "V": spoken_count(f["V"], words), "d": spoken_count(f["d"], words), "P": spoken_count(f["P"], words),
         "T": spoken_count(f["T"], words), "n_layer": spoken_count(f["n_layer"], words),
         "wte_params": spoken_count(f["wte_params"], words),
         "wte_pct": fmt_fixed(100 * f["wte_share"], 0),
         "row_id": f["row_id"], "row_token": spoken_token(f["row_token"], words),
-        "pairs_spoken": pairs_said(pairs, words),
+        "pairs_spoken": pairs_said(f["spoken_pairs"], words),
         "n_pairs": spoken_count(len(pairs), words),
         "cos_min": spoken_cos(min(cos), words), "cos_max": spoken_cos(max(cos), words),
         "pos_flops": spoken_count(ledger["positions"].flops, words),
