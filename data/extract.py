@@ -183,8 +183,7 @@ def find_real_weights(model: str = models.DEFAULT) -> str | None:
             return env
     try:
         from huggingface_hub import try_to_load_from_cache  # only for --weights auto; optional
-        if isinstance(try_to_load_from_cache(model, "model.safetensors"), str) or \
-                isinstance(try_to_load_from_cache(model, "pytorch_model.bin"), str):
+        if isinstance(try_to_load_from_cache(model, "model.safetensors"), str):   # never a pickle (.bin)
             return model
     except Exception:  # an unusual hub install: treat as "not cached"
         pass
@@ -262,13 +261,29 @@ def load_model(spec: WeightsSpec):
               f"GPT2LMHeadModel.from_pretrained('{hub}')\"), or pass a local directory with "
               f"--weights PATH (or set {WEIGHTS_ENV}), or render with --weights random "
               "(GPT-2's exact shapes with random numbers; probabilities are then noise).")
+    if os.path.isdir(source):
+        found = sorted(p.name for p in Path(source).iterdir())
+        if not any(n.endswith(".safetensors") for n in found):
+            pickles = [n for n in found if n.endswith((".bin", ".pt", ".pth", ".ckpt", ".pkl"))]
+            if pickles:
+                raise ExtractError(f"the weights in {source} are {pickles[0]}, a pickle (loading one can run any code "
+                                   "it holds): onepass reads weights only from model.safetensors; save them as "
+                                   "safetensors with a tool you trust, or use --weights random")
+    from safetensors import SafetensorError
     for local_only in (True, False):
         if not local_only and (os.environ.get("HF_HUB_OFFLINE") == "1" or os.path.isdir(source)):
             break
         try:
-            return GPT2LMHeadModel.from_pretrained(source, attn_implementation="eager",
+            # use_safetensors: never a pickle (pytorch_model.bin), whatever the folder or cache holds
+            return GPT2LMHeadModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
                                                    local_files_only=local_only).eval()
-        except (OSError, ValueError) as exc:
+        except SafetensorError as exc:      # a truncated or damaged file
+            raise ExtractError(f"the weights in {source} cannot be read ({str(exc).splitlines()[0][:200]}): the "
+                               "file is truncated or damaged; copy it again, or use --weights random") from None
+        except (OSError, ValueError, RuntimeError, KeyError) as exc:
+            if os.path.isdir(source) and any(Path(source).glob("*.safetensors")):
+                raise ExtractError(f"the weights in {source} cannot be read ({str(exc).splitlines()[0][:200]}): "
+                                   "copy them again, or use --weights random") from None
             last = exc
     raise ExtractError(f"{how_to}\n(detail: {str(last).splitlines()[0]})")
 

@@ -283,3 +283,41 @@ def test_nan_or_infinite_tensors_are_refused_at_load(tiny_bundle, tmp_path):
         rc, _, err = run_main("--inspect", "--bundle", str(mine))
         assert rc == 2 and name in one_clear_line(err)
     bundle_io.load(tiny_bundle.path)        # the masked scores' -inf is the future, by design
+
+
+# -- 7. weights that cannot be read: one clear line, never unpickled ------------------------------------
+
+class _Canary:
+    """A pickle that, if ever loaded, leaves a file behind (what a malicious .bin could do instead)."""
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+def test_truncated_safetensors_weights_are_one_clear_line(saved_weights, tmp_path):
+    broken = tmp_path / "truncated"
+    shutil.copytree(saved_weights("tiny"), broken)
+    f = broken / "model.safetensors"
+    with open(f, "r+b") as fh:
+        fh.truncate(f.stat().st_size // 2)
+    rc, _, err = run_main("--inspect", "--weights", str(broken), "--prompt", "Hello there",
+                          "--out", str(tmp_path / "out"))
+    assert rc == 2
+    line = one_clear_line(err)
+    assert str(broken) in line and "cannot be read" in line
+
+
+def test_a_pickled_bin_is_refused_and_never_unpickled(saved_weights, tmp_path):
+    import pickle
+    pickled = tmp_path / "pickled"
+    pickled.mkdir()
+    shutil.copy(saved_weights("tiny") / "config.json", pickled / "config.json")
+    canary = tmp_path / "canary"
+    (pickled / "pytorch_model.bin").write_bytes(pickle.dumps(_Canary(canary)))
+    rc, _, err = run_main("--inspect", "--weights", str(pickled), "--prompt", "Hello there")
+    assert rc == 2
+    line = one_clear_line(err)
+    assert "pytorch_model.bin" in line and "pickle" in line
+    assert not canary.exists()
