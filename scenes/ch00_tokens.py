@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
-from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart, Create,
                    Line, Rectangle, RoundedRectangle, Succession, SurroundingRectangle, Transform, VGroup)
 
 from data import tokenizer
@@ -15,8 +15,9 @@ from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell, glow, say
-from scenes.layout import GAP, below, fit_to, keep_inside, place_in, table
-from scenes.text import fit_width, label, ltr_safe
+from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
+from scenes.text import fit_lines, fit_width, label, ltr_safe
+from scenes.pieces_ch00 import VocabStrip, byte_grid, callouts, squares_pair
 from scenes.widgets import TokenChip, token_row
 from words import numbers as N
 
@@ -112,6 +113,12 @@ class TokensScene(ChapterScene):
         pieces = {*f["case_words"], lad["word"], *(symbol_text(s) for step in lad["steps"] for s in step),
                   tokenizer.EOT, f["other_text"], *(visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"])}
         self.gpt2_texts = {form for p in pieces for form in (p, S.show_token(p), ltr_safe(p), ltr_safe(S.show_token(p)))}
+
+    def picture_out(self) -> list:
+        """FadeOuts of everything on screen but the furniture (meter, heading, random-weights mark)."""
+        keep = {id(m) for part in (self.meter, self.heading, getattr(self, "random_mark", None)) if part is not None
+                for m in part.get_family()}
+        return [FadeOut(m) for m in self.mobjects if id(m) not in keep]
 
 
 class Prompt(TokensScene):
@@ -230,6 +237,139 @@ class SameWord(TokensScene):
             say(self, beat, "invisible", *[c[1].text_mob.animate.set_opacity(0.25) for c in cols], into=0.5)
 
 
+class WhyPieces(TokensScene):
+    """Why pieces: whole words would need a list without end and miss new words; characters make the
+    sequence long, and attention's comparisons grow with the square of its length; subword pieces sit
+    between, and stand on bytes, so any text at all can be written."""
+
+    def headline(self, name: str):
+        return fit_width(label(self.text(name), S.BODY_SIZE, S.INK), S.CONTENT_W).move_to(UP * S.HEADLINE_Y)
+
+    @staticmethod
+    def in_halves(parts, room: S.Region):
+        """Two parts of a picture, one in each half of `room`, the first where the reader starts."""
+        halves = [S.LEFT_HALF, S.RIGHT_HALF][::-1 if S.RTL else 1]
+        for part, half in zip(parts, halves):
+            box = half.with_(top=room.top, bottom=room.bottom)
+            place_in(fit_to(part, box.with_(left=box.left + GAP.m, right=box.right - GAP.m)), box)
+        return parts
+
+    def words_picture(self, f, room: S.Region) -> tuple:
+        """A word list (the prompt's words, then more without end) and a word it lacks, answered by '?'."""
+        words = list(dict.fromkeys(f["prompt"].split()))[:4]
+        self.gpt2_texts.update(words)
+        rows = VGroup(*[TokenChip(w, size=S.BODY_SIZE) for w in words])
+        more = VGroup(*[TokenChip("…", size=S.BODY_SIZE, color=S.MUTED) for _ in range(3)])
+        # the words and the list's unending rest, as a paragraph no wider than half the frame
+        flow([*rows, *more], S.LEFT_HALF.width - 2 * GAP.xl, GAP.s, GAP.s)
+        panel = SurroundingRectangle(VGroup(rows, more), buff=GAP.m, corner_radius=0.1, color=S.MUTED,
+                                     stroke_width=2, fill_color=S.PANEL, fill_opacity=0.6)
+        name = label(self.text("word-list"), S.SMALL, S.INK)
+        above(name, panel, buff=GAP.s)
+        endless = fit_lines(self.text("word-list-endless"), S.SMALL, S.MUTED, S.LEFT_HALF.width - 2 * GAP.xl)
+        below(endless, panel, buff=GAP.s)
+        left = VGroup(name, panel, rows, more, endless)
+        typo = TokenChip(f["typo"], size=S.TITLE_SIZE)
+        unknown = label("?", S.TITLE_SIZE, S.WARNING)
+        box = SurroundingRectangle(unknown, buff=GAP.m, corner_radius=0.1, color=S.WARNING, stroke_width=3,
+                                   fill_color=S.PANEL, fill_opacity=1)
+        no_number = fit_lines(self.text("no-number"), S.SMALL, S.WARNING, S.RIGHT_HALF.width - 2 * GAP.xl)
+        answer = VGroup(VGroup(box, unknown), no_number).arrange(DOWN, buff=GAP.s)
+        right = VGroup(typo, answer).arrange(DOWN, buff=GAP.xl)
+        picture = VGroup(left, right)
+        self.in_halves(picture, room)
+        asks = Arrow(typo.get_bottom(), answer.get_top(), buff=GAP.xs, color=S.WARNING, stroke_width=4)
+        return picture, (name, panel, rows), (more, endless), (typo, asks, answer)
+
+    def squares_picture(self, f, room: S.Region) -> VGroup:
+        """The prompt as tokens and as characters: each a strip of positions and, under it, the square of
+        comparisons attention makes over it, at one scale."""
+        T, chars = f["T"], f["chars"]
+        names = [label(self.text("token-count", count=T, n=N.fmt_int(T)), S.SMALL, S.TOKEN),
+                 label(self.text("character-count", count=chars, n=N.fmt_int(chars)), S.SMALL, S.INK)]
+        sums = [label(self.text("comparisons", n=N.fmt_int(n), total=N.fmt_int(n * n)), S.SMALL, colour)
+                for n, colour in ((T, S.TOKEN), (chars, S.INK))]
+        words_h = max(m.height for m in names) + max(m.height for m in sums) + 2 * GAP.xs
+        side = min((room.height - words_h) * chars / (chars + 1), room.width / 2)
+        strips, squares, _ = squares_pair((T, chars), side, (S.TOKEN, S.MUTED))
+        pairs = VGroup()
+        for nm, st, sq, sm in zip(names, strips, squares, sums):
+            above(nm, st, buff=GAP.xs, aligned=LEFT)
+            below(sm, sq, buff=GAP.xs, aligned=LEFT)
+            pairs.add(VGroup(nm, st, sq, sm))
+        pairs.arrange(S.END, buff=GAP.xl, aligned_edge=UP)
+        place_in(fit_to(pairs, room), room)
+        return pairs
+
+    def subwords_picture(self, f, room: S.Region) -> tuple:
+        """A common word as one token, the made-up word as pieces, and the 256 bytes all of them stand on."""
+        lad = f["ladder"]
+        rows = VGroup()
+        for word, ids in ((lad["word"], lad["ids"]), (f["typo"], f["typo_ids"])):
+            pieces = VGroup(*[TokenChip(chip_text(tokenizer.readable(i), i), i, size=S.BODY_SIZE) for i in ids])
+            pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)
+            chip = TokenChip(word, size=S.BODY_SIZE)
+            arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
+            rows.add(VGroup(chip, arrow, pieces).arrange(RIGHT, buff=GAP.s))
+        rows.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
+        lit = set(f["typo_bytes"]) | set(lad["word"].encode("utf-8"))
+        grid = byte_grid(lit, 0.2)
+        grid_note = fit_lines(self.text("bytes-note", n=N.fmt_int(f["vocab"].byte_tokens)), S.SMALL, S.MUTED,
+                              S.RIGHT_HALF.width - 2 * GAP.xl)
+        below(grid_note, grid, buff=GAP.s)
+        right = VGroup(grid, grid_note)
+        # the grid at the end of the line, the words in all the width it leaves
+        place_in(fit_to(right, room), room, S.END)
+        rest = room.with_(right=right.get_left()[0] - GAP.xl) if not S.RTL else room.with_(left=right.get_right()[0] + GAP.xl)
+        place_in(fit_to(rows, rest), rest)
+        return rows, right
+
+    def build(self):
+        f = self.facts
+        lad = f["ladder"]
+        for i in [*f["typo_ids"], *lad["ids"]]:
+            t = chip_text(tokenizer.readable(i), i)
+            self.gpt2_texts.update({t, S.show_token(t)})
+        self.gpt2_texts.update({f["typo"], S.show_token(f["typo"]), "…", "?"})
+        rise = UP * GAP.s
+        # whole words: a list that never ends, and a word it lacks
+        with self.beat("words") as beat:
+            title = self.headline("words-title")
+            room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.m)
+            picture, (name, panel, rows), (more, endless), (typo, asks, answer) = self.words_picture(f, room)
+            self.play(FadeIn(title, shift=-rise), FadeIn(name), FadeIn(panel),
+                      LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in rows], lag_ratio=0.3),
+                      run_time=beat.span(0.8))
+            say(self, beat, "endless", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in more], lag_ratio=0.4))
+            say(self, beat, "endless", FadeIn(endless, shift=rise), FadeIn(glow(more, color=S.MUTED, buff=GAP.xs)),
+                into=0.45)
+            say(self, beat, "unknown", FadeIn(typo, shift=DOWN * GAP.s), FadeIn(glow(typo, color=S.WARNING)))
+            say(self, beat, "unknown", GrowArrow(asks), FadeIn(answer, shift=rise), into=0.5)
+        # characters: a long sequence, and the square of comparisons attention makes over it
+        with self.beat("letters") as beat:
+            title = self.headline("letters-title")
+            room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)
+            pairs = self.squares_picture(f, room)
+            self.squares = [sq for _, _, sq, _ in pairs]
+            self.play(*self.picture_out(), FadeIn(title, shift=-rise), run_time=beat.span(0.6))
+            say(self, beat, "long", *[FadeIn(VGroup(nm, st), shift=RIGHT * GAP.s) for nm, st, _, _ in pairs])
+            say(self, beat, "square", GrowFromEdge(pairs[0][2], UP), FadeIn(pairs[0][3], shift=rise))
+            say(self, beat, "square", GrowFromEdge(pairs[1][2], UP), into=0.3)
+            say(self, beat, "square", FadeIn(pairs[1][3], shift=rise),
+                FadeIn(glow(pairs[1][2], color=S.WARNING, buff=GAP.xs, opacity=0.12)), into=0.65)
+        # subwords: common words whole, rare ones in pieces, and bytes underneath everything
+        with self.beat("subwords") as beat:
+            title = self.headline("subwords-title")
+            room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.m)
+            rows, right = self.subwords_picture(f, room)
+            self.play(*self.picture_out(), FadeIn(title, shift=-rise), run_time=beat.span(0.6))
+            say(self, beat, "common", FadeIn(rows[0], shift=RIGHT * GAP.s))
+            say(self, beat, "common", FadeIn(rows[1], shift=RIGHT * GAP.s), into=0.45)
+            say(self, beat, "bytes", FadeIn(right[0], shift=rise), FadeIn(glow(rows[1][2], buff=GAP.xs)))
+            say(self, beat, "bytes", FadeIn(right[1], shift=rise), FadeIn(glow(rows[1][0], buff=GAP.xs)), into=0.4)
+            say(self, beat, "bytes", FadeIn(glow(right[0], buff=GAP.xs, opacity=0.12)), into=0.75)
+
+
 def symbol_text(symbol: str) -> str:
     return visible_bytes(tokenizer.symbol_bytes(symbol))
 
@@ -306,29 +446,63 @@ class Merges(TokensScene):
             last = glow(rows[-1][1])
             say(self, beat, "outcome", FadeIn(last))
             say(self, beat, "outcome", FadeIn(result, shift=UP * GAP.s), into=0.6)
+            # "a common word is merged all the way": the ranks, low for frequent pairs, and the one id
+            ranks = VGroup(*[r[2] for r in rows[1:]])
+            rank_note = fit_lines(self.text("rank-note"), S.SMALL, S.INK, S.CONTENT_W)
+            keep_inside(below(rank_note, ladder, buff=GAP.l), S.CONTENT)
+            say(self, beat, "common", FadeIn(rank_note, shift=UP * GAP.xs),
+                *([FadeIn(glow(ranks, color=S.MUTED, buff=GAP.xs, opacity=0.12))] if len(ranks) else []))
+            say(self, beat, "common", Swell(result, color=S.TOKEN), FadeIn(glow(result, buff=GAP.xs)), into=0.5)
         with self.beat("vocab") as beat:
-            self.play(FadeOut(header), FadeOut(ladder), FadeOut(last), run_time=beat.share(0.12))
-            parts = [(N.fmt_int(vf.byte_tokens), self.text("vocab-bytes")), (N.fmt_int(vf.merges), self.text("vocab-merges")),
-                     (N.fmt_int(vf.special), tokenizer.EOT)]
-            boxes = VGroup()
-            for num, what in parts:
-                n_mob = label(num, S.TITLE_SIZE, S.TOKEN, mono=True)
-                w_mob = label(what, S.SMALL, S.MUTED, mono=what == tokenizer.EOT)
-                inner = VGroup(n_mob, w_mob).arrange(DOWN, buff=GAP.s)
-                box = SurroundingRectangle(inner, buff=(GAP.m, GAP.s), corner_radius=0.1, color=S.TOKEN,
-                                           stroke_width=2, fill_color=S.PANEL, fill_opacity=1)
-                boxes.add(VGroup(box, inner))
-            total = VGroup(label(N.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
-                           label(self.text("vocab-tokens"), S.SMALL, S.MUTED)).arrange(DOWN, buff=GAP.s)
-            ops = [label(s, S.TITLE_SIZE, S.MUTED) for s in ("+", "+", "=")]
-            eq = VGroup(boxes[0], ops[0], boxes[1], ops[1], boxes[2], ops[2], total).arrange(RIGHT, buff=GAP.l)
-            fit_width(eq, S.CONTENT_W)
-            src = below(label(self.text("vocab-source"), S.SMALL, S.MUTED), eq, buff=GAP.l)
-            place_in(VGroup(eq, src), S.CONTENT)
-            # bytes, merges, marker: each box as it is named, then the total
-            for k, m in enumerate((eq[:1], eq[1:3], eq[3:6])):
-                say(self, beat, "parts", FadeIn(m, shift=UP * GAP.s), into=(0.25, 0.5, 0.78)[k])
-            say(self, beat, "total", FadeIn(total, scale=1.1), FadeIn(src), FadeIn(glow(total, buff=GAP.s)))
+            strip, parts, total, order_note = self.vocab_picture(vf)
+            marks = self.prompt_callouts(strip)
+            self.callout_chips = list(marks[0])
+            self.play(*self.picture_out(), run_time=beat.share(0.12))
+            # bytes, merges, marker: each part of the list as it is named, then the total
+            for k, part in enumerate(parts):
+                say(self, beat, "parts", FadeIn(strip.parts[k], shift=RIGHT * GAP.s), FadeIn(part, shift=UP * GAP.xs),
+                    into=(0.2, 0.45, 0.75)[k])
+            say(self, beat, "total", FadeIn(total, scale=1.1), FadeIn(glow(strip, buff=GAP.xs, opacity=0.1)))
+            # "an id is a place in this list": the prompt's ids on the strip, the earliest merges at the left
+            say(self, beat, "order", FadeOut(total), FadeIn(order_note, shift=UP * GAP.xs), Create(marks[2]))
+            say(self, beat, "order", Create(marks[1]), LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in marks[0]],
+                                                                  lag_ratio=0.2), into=0.35)
+            hot = [c for c in marks[0] if c.token_id == f["case_ids"][1]]
+            if hot:
+                say(self, beat, "order", FadeIn(glow(hot[0], buff=GAP.xs)), into=0.7)
+
+    def vocab_picture(self, vf):
+        """The vocabulary as one long strip (VocabStrip), its three parts named under it, the total above."""
+        strip = VocabStrip(vf.byte_tokens, vf.merges, vf.special, S.CONTENT_W - GAP.xl, GAP.xl, GAP.l)
+        place_in(strip, S.CONTENT, y=S.CONTENT_Y - GAP.l)
+        parts = VGroup()
+        for k, (num, what) in enumerate(((N.fmt_int(vf.byte_tokens), self.text("vocab-bytes")),
+                                         (N.fmt_int(vf.merges), self.text("vocab-merges")),
+                                         (N.fmt_int(vf.special), tokenizer.EOT))):
+            if k >= len(strip.parts):
+                break
+            part = VGroup(label(num, S.NUMBER_SIZE, S.TOKEN, mono=True),
+                          label(what, S.SMALL, S.MUTED, mono=what == tokenizer.EOT)).arrange(DOWN, buff=GAP.xs)
+            below(part, strip.parts[k], buff=GAP.s)
+            parts.add(part)
+        parts[0].align_to(strip, LEFT)
+        parts[-1].align_to(strip, RIGHT)
+        total = VGroup(label(N.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
+                       label(self.text("vocab-tokens"), S.SMALL, S.MUTED)).arrange(RIGHT, buff=GAP.s)
+        above(total, strip, buff=GAP.l)
+        order_note = fit_lines(self.text("learned-order"), S.SMALL, S.INK, S.CONTENT_W)
+        below(order_note, parts, buff=GAP.l)
+        keep_inside(order_note, S.CONTENT)
+        return strip, parts, total, order_note
+
+    def prompt_callouts(self, strip):
+        """The prompt's ids (and " the"'s, when the prompt lacks it) as chips above their places on the strip."""
+        f = self.facts
+        pairs = dict(zip(f["ids"], self.chip_texts))
+        if f["case_ids"][1] not in pairs:
+            pairs[f["case_ids"][1]] = f["case_words"][1]
+        ids = list(pairs)[:8]
+        return callouts(strip, [pairs[i] for i in ids], ids, S.SMALL, GAP.xl)
 
 
 class Compression(TokensScene):
@@ -415,7 +589,42 @@ class Compression(TokensScene):
             loose_chips = [c for c, t in zip(chips, texts) if "<" in t]
             if loose_chips:
                 say(self, beat, "loose", *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs)) for c in loose_chips])
+            say(self, beat, "loose", FadeIn(glow(tally, color=S.WARNING, buff=GAP.xs, opacity=0.12)),
+                into=0.0 if not loose_chips else 0.45)
             say(self, beat, "english", FadeIn(glow(compare[0])))
+            say(self, beat, "english", FadeIn(glow(chips, color=S.WARNING, buff=GAP.xs, opacity=0.1)), into=0.5)
+            # "more tokens: more to pay for, less of the context left"
+            cost = fit_lines(self.text("cost-note"), S.SMALL, S.WARNING, S.CONTENT_W)
+            keep_inside(below(cost, cmp_group, buff=GAP.s), S.CONTENT)
+            say(self, beat, "cost", FadeIn(glow(compare[1], color=S.WARNING)), FadeIn(cost, shift=UP * GAP.xs))
+            say(self, beat, "cost", Swell(compare[1][1], color=S.WARNING), into=0.5)
+        with self.beat("handoff") as beat:
+            strip = VocabStrip(f["vocab"].byte_tokens, f["vocab"].merges, f["vocab"].special, S.CONTENT_W - GAP.xl,
+                               GAP.xl, GAP.l)
+            place_in(strip, S.CONTENT, y=S.CONTENT_Y)
+            chips, lines, ticks = callouts(strip, self.chip_texts[:8], f["ids"][:8], S.SMALL, GAP.xl)
+            list_name = label(self.text("vocab-list", n=N.fmt_int(f["vocab"].total)), S.SMALL, S.MUTED)
+            below(list_name, strip, buff=GAP.s)
+            # the next chapter's table: one row per id, each a row of numbers
+            nxt = fit_lines(self.text("next-chapter"), S.SMALL, S.INK, S.CONTENT_W / 2)
+            rows = VGroup(*[Rectangle(width=nxt.width, height=GAP.s, stroke_color=S.MUTED, stroke_width=1,
+                                      fill_color=S.PANEL, fill_opacity=1) for _ in range(5)]).arrange(DOWN, buff=GAP.none)
+            first = next(k for k, c in enumerate(chips) if c.token_id == f["ids"][0])
+            lit_row = rows[2].copy().set_fill(S.TOKEN, opacity=0.8)
+            table_part = VGroup(rows, lit_row, nxt)
+            nxt.next_to(rows, S.END, buff=GAP.m)
+            below(table_part, list_name, buff=GAP.l)
+            keep_inside(table_part, S.CONTENT)
+            x0 = strip.x_of(f["ids"][0])
+            drop = Arrow([x0, list_name.get_bottom()[1], 0], lit_row.get_top(), buff=GAP.xs, color=S.TOKEN,
+                         stroke_width=4)
+            self.play(*self.picture_out(), FadeIn(strip.parts, shift=RIGHT * GAP.s), FadeIn(list_name),
+                      run_time=beat.span(0.6))
+            say(self, beat, "places", Create(ticks), Create(lines),
+                LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.2))
+            say(self, beat, "places", FadeIn(glow(chips[first], buff=GAP.xs)), into=0.6)
+            say(self, beat, "next", FadeIn(rows, shift=UP * GAP.xs), FadeIn(nxt))
+            say(self, beat, "next", GrowArrow(drop), FadeIn(lit_row), into=0.5)
 
 
-SCENES = [Prompt, SameWord, Merges, Compression]
+SCENES = [Prompt, SameWord, WhyPieces, Merges, Compression]

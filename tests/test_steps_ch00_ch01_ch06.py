@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import build_scene
 from tests.helpers import assert_picture_follows_words
 
-SCENES = [("00", "Prompt"), ("00", "SameWord"), ("00", "Merges"), ("00", "Compression"),
+SCENES = [("00", "Prompt"), ("00", "SameWord"), ("00", "WhyPieces"), ("00", "Merges"), ("00", "Compression"),
           ("01", "Lookup"), ("01", "Meaning"), ("01", "Positions"), ("01", "Residual"),
           ("06", "Loop"), ("06", "Cache"), ("06", "Square"), ("06", "Scale")]
 

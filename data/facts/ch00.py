@@ -79,14 +79,36 @@ def partial_byte_tokens(ids: list[int]) -> int:
     return n
 
 
+def typo_of(word: str) -> str:
+    """A word no word list would hold: `word` with its last letter doubled (again, while GPT-2 still has
+    the result as one token), so that byte-pair encoding must spell it from pieces."""
+    typo = word + (word.strip()[-1:] or "x")
+    while len(tokenizer.encode(typo)) < 2 and len(typo) < 4 * max(1, len(word)):
+        typo += typo.strip()[-1:] or "x"
+    return typo
+
+
+def merge_rank_of(token_id: int) -> int | None:
+    """Where a token's merge sits in the merge list (0: the first merge learned), or None for a single
+    byte or the end-of-text marker. GPT-2's ids after the 256 bytes are the merges, in the order
+    they were learned."""
+    vf = tokenizer.vocab_facts()
+    rank = token_id - vf.byte_tokens
+    return rank if 0 <= rank < vf.merges else None
+
+
 def token_facts(bundle) -> dict:
     """Everything chapter 00 shows, shared by the scenes and the script."""
     prompt = bundle.prompt
     other_ids = tokenizer.encode(OTHER_LANGUAGE)
     vf = tokenizer.vocab_facts()
+    ladder = pick_word(prompt)
+    typo = typo_of(ladder["word"])
+    typo_ids = tokenizer.encode(typo)
+    chars = characters(prompt)
     return {
         "prompt": prompt,
-        "chars": characters(prompt),
+        "chars": chars,
         "words": len(prompt.split()),
         "T": bundle.T,
         "ids": list(bundle.ids),
@@ -94,7 +116,16 @@ def token_facts(bundle) -> dict:
         "cpt": len(prompt) / bundle.T,
         "case_words": CASE_WORDS,
         "case_ids": case_ids(),
-        "ladder": pick_word(prompt),
+        "ladder": ladder,
+        # why not letters: attention compares every position with every other, T x T of them
+        "pairs_tokens": bundle.T * bundle.T,
+        "pairs_chars": chars * chars,
+        # why not whole words: a word no list would hold, spelled from pieces
+        "typo": typo,
+        "typo_ids": typo_ids,
+        "typo_bytes": list(typo.encode("utf-8")),
+        # the ids are places in the vocabulary's list: the merges come in the order they were learned
+        "id_ranks": [merge_rank_of(i) for i in bundle.ids],
         "vocab": vf,
         "other_text": OTHER_LANGUAGE,
         "other_ids": other_ids,

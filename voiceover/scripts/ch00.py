@@ -6,8 +6,9 @@ from __future__ import annotations
 from data.facts.ch00 import token_facts
 from words.numbers import fmt_ratio, spoken_count, spoken_token
 
-# Ids read out one by one up to this many tokens; longer prompts get first and last.
-SPOKEN_IDS = 6
+# Ids read out one by one up to this many tokens; longer prompts get first and last (a line reads
+# at most about three numbers: the rest are on screen).
+SPOKEN_IDS = 2
 
 
 def counted(n: int, message: str, words) -> str:
@@ -36,6 +37,14 @@ def merge_outcome(lad: dict, words) -> str:
                       tokens=counted(len(lad["ids"]), "ch00:token-count", words))
 
 
+def word_whole(lad: dict, words) -> str:
+    """'“cat” is one token', or, for a word the merges leave in pieces, '“x” is 2 tokens'."""
+    word = spoken_token(lad["word"], words)
+    if len(lad["ids"]) == 1:
+        return words.text("ch00:word-whole", word=word)
+    return words.text("ch00:word-pieces", word=word, tokens=counted(len(lad["ids"]), "ch00:token-count", words))
+
+
 def values(bundle, ledger, words) -> dict:
     f = token_facts(bundle)
     lad = f["ladder"]
@@ -51,6 +60,11 @@ def values(bundle, ledger, words) -> dict:
         "id_bare": f["case_ids"][2],
         "word": spoken_token(lad["word"], words),
         "word_bytes": spoken_count(lad["n_bytes"], words),
+        "common_word": word_whole(lad, words),
+        "typo": spoken_token(f["typo"], words),
+        "typo_tokens": counted(len(f["typo_ids"]), "ch00:token-count", words),
+        "first_token": spoken_token(f["tokens"][0], words),
+        "first_id": f["ids"][0],
         "merge_outcome": merge_outcome(lad, words),
         "n_byte_tokens": spoken_count(vf.byte_tokens, words),
         "n_merges": spoken_count(vf.merges, words),
