@@ -7,15 +7,17 @@ lines between the tokens (widgets.AttentionArcs), from the same matrix.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart, Line,
-                   Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
+                   Line, Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
-from data.facts.ch02 import head_facts
+from data.facts.ch02 import agreement_facts, blend_facts, budget_facts, head_facts, root_facts
 from scenes import style as S
+from scenes.attention_pictures_ch02 import (BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips,
+                                            BudgetBar)
 from scenes.base import ChapterScene
-from scenes.follow import Swell
-from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
-from scenes.text import fit_lines, fit_width, label
+from scenes.follow import Swell, glow
+from scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in, table
+from scenes.text import fit_lines, fit_width, label, line_height
 from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
 from words import numbers as N
 
@@ -66,7 +68,7 @@ class Projections(AttentionScene):
         b, h, rows = self.bundle, self.h, self.rows
         probs = b["probs"][0, h]
         with self.beat("intro") as beat:
-            # sentence 0: tokens looking at one another, drawn from this head's own weights
+            # the question, over the tokens; then their looks at one another, from this head's own weights
             arcs = AttentionArcs(probs, labels=b.tokens, width=9.0, height=1.0)
             tag = label(self.text("head-tag", head=h + 1, n_head=self.H), S.BODY_SIZE, S.ATTENTION)
             strip = self.head_strip(S.TEXT_W - tag.width - GAP.l)
@@ -74,13 +76,15 @@ class Projections(AttentionScene):
             top = VGroup(tag, strip).arrange(S.END, buff=GAP.l)
             group = VGroup(arcs, top, rule).arrange(DOWN, buff=GAP.l)
             place_in(group, S.CONTENT)
-            self.play(FadeIn(arcs.marks, shift=UP * GAP.xs), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(m, shift=UP * GAP.xs) for m in arcs.marks], lag_ratio=0.2),
+                      run_time=beat.span(0.6))
+            beat.at("look")          # "each token looks back at the tokens before it"
             self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.05), run_time=beat.span(0.7))
-            beat.at("head")          # "a single head of the first layer: head h of H"
+            beat.at("head")          # "one head of the first layer: head h of H"
             self.play(FadeIn(tag, shift=UP * GAP.s), LaggedStart(*[FadeIn(bx, shift=DOWN * GAP.s) for bx in strip],
                                                                lag_ratio=0.25), run_time=beat.span(0.6))
             self.play(Swell(strip[h], color=S.ATTENTION, scale_factor=1.5), run_time=beat.span(0.8))
-            beat.at("chosen")        # "picked because its last row is the least uniform"
+            beat.at("chosen")        # "chosen because its last row is the least uniform"
             self.play(FadeIn(rule), *arcs.focus(b.T - 1), run_time=beat.span(0.4))
             self.play(Swell(arcs.marks[-1], color=S.TOKEN), run_time=beat.span(0.5))
         with self.beat("inputs") as beat:
@@ -96,16 +100,21 @@ class Projections(AttentionScene):
             self.play(LaggedStart(*[FadeIn(t) for t in x.text_group], lag_ratio=0.02),
                       FadeIn(x.ellipses), FadeIn(x.shape_mob), run_time=beat.span(0.6))
         with self.beat("qkv") as beat:
-            grids = VGroup()
-            for name, colour in (("q", S.QUERY), ("k", S.KEY), ("v", S.VALUE)):
-                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows, shape_text=f"{b.T} × {self.dh}")
+            grids, roles = VGroup(), VGroup()
+            for name, colour, role in (("q", S.QUERY, self.text("role-query")), ("k", S.KEY, self.text("role-key")),
+                                       ("v", S.VALUE, self.text("role-value"))):
+                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows, shape_text=f"{b.T} × {self.dh}",
+                               cell_h=0.5 if len(rows) <= 6 else 0.4)     # a long prompt: room for the roles
                 title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=GAP.s)
                 frame = SurroundingRectangle(g.cell_group, color=colour, buff=GAP.xxs, stroke_width=3)
                 grids.add(VGroup(g, title, frame))
+                roles.add(fit_lines(role, S.SMALL, colour, g.width + GAP.l))
             grids.arrange(RIGHT, buff=GAP.l)
             x_small = x.copy()
             target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
             place_in(fit_width(target, S.FULL_W), S.CONTENT)
+            for role, g in zip(roles, grids):   # what each is for, under its grid
+                keep_inside(below(role, g, buff=GAP.s), S.FULL)
             arrow = Arrow(x_small.get_right(), grids.get_left(), buff=GAP.xs, color=S.MUTED, stroke_width=3)
             w_text = fit_lines(self.text("qkv-note", dh=self.dh), S.SMALL, S.MUTED, S.TEXT_W)
             w_text.next_to(grids, UP, buff=GAP.m)
@@ -115,10 +124,13 @@ class Projections(AttentionScene):
             self.play(GrowArrow(arrow), run_time=beat.span(0.15))
             self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * GAP.s) for g in grids], lag_ratio=0.3),
                       run_time=beat.span(0.6))
-            beat.at("per-head")      # "for one head each is dh numbers long"
+            for mark, g, role, colour in zip(("query", "key", "value"), grids, roles, (S.QUERY, S.KEY, S.VALUE)):
+                beat.at(mark)        # "the query says what this token is looking for", the key, the value
+                self.play(FadeIn(role, shift=UP * GAP.s), Swell(g[2], color=colour, scale_factor=1.06),
+                          run_time=beat.span(0.5))
+            beat.at("cost")          # "each is dh numbers long; for all heads it costs …"
             self.play(FadeIn(w_text), *[Swell(g[0].shape_mob, color=S.INK) for g in grids],
-                      run_time=beat.span(0.6))
-            beat.at("cost")          # "computing them for all heads costs …"
+                      run_time=beat.span(0.3))
             self.pay("L0.qkv", run_time=beat.span(0.6))
 
 
@@ -160,7 +172,9 @@ class Scores(AttentionScene):
         # the dot products before the scaling, from the bundle's own q and k (same colour scale as after)
         dots = b["q"][0, h].astype(np.float64) @ b["k"][0, h].astype(np.float64).T
         vmax = float(np.abs(scaled).max())
+        fan = self.agreement(note)
         with self.beat("scores") as beat:
+            self.play(FadeOut(fan), run_time=beat.span(0.1))
             dot_formula = label("q · k", S.BODY_SIZE, S.INK).move_to(UP * TITLE_Y)
             formula = label(self.text("score-formula", dh=self.dh), S.BODY_SIZE, S.INK)
             root = label(f"√{self.dh} = {N.fmt_general(np.sqrt(self.dh))}", S.BODY_SIZE, S.MUTED)
@@ -171,8 +185,7 @@ class Scores(AttentionScene):
             keep_inside(below(shape, grid.cell_group, buff=GAP.s, aligned=RIGHT),
                         S.FULL.with_(bottom=S.CAPTION_TOP - 0.04))   # taller letters: out of the caption band
             self.play(Write(dot_formula), FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs),
-                      FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), *([FadeIn(note)] if note else []),
-                      run_time=beat.span(0.4))
+                      FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), run_time=beat.span(0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0.7))
             beat.at("scale")         # "each product is divided by the square root of dh, which is …"
             self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=S.START * GAP.s),
@@ -192,16 +205,49 @@ class Scores(AttentionScene):
             if future:                # "no token may look ahead": the cells where a token would
                 self.play(*[Swell(grid.cells[rc], color=S.WARNING, scale_factor=1.0) for rc in future],
                           run_time=beat.span(0.7))
+            else:
+                self.play(Swell(grid.cell_group, color=S.WARNING, scale_factor=1.0), run_time=beat.span(0.7))
+            # training: each row learned to predict the token after it (the last row's is not known yet)
+            answers = VGroup(*[
+                label(S.clip_token(b.tokens[r + 1], 7) if r + 1 < b.T else self.text("next-unknown"), S.SMALL,
+                      S.TOKEN, mono=True).next_to(grid.row_cells(r), RIGHT, buff=GAP.l) for r in self.rows])
+            for a in answers:
+                a.align_to(answers, LEFT)
+            header = fit_lines(self.text("next-header"), S.SMALL, S.MUTED, 2.2).next_to(answers, UP, buff=GAP.m)
+            header.align_to(answers, LEFT)
+            side = VGroup(answers, header)
+            keep_inside(side, S.FULL)
+            beat.at("training")      # "training asks every position for its next token at once"
+            self.play(FadeIn(header), LaggedStart(*[FadeIn(a, shift=LEFT * GAP.s) for a in answers], lag_ratio=0.15),
+                      run_time=beat.span(0.4))
+            beat.at("training", into=0.5)    # "… at once, in a single pass": every row with its answer together
+            self.play(Swell(grid.row_label_mobs, color=S.TOKEN), Swell(answers, color=S.TOKEN),
+                      run_time=beat.span(0.6))
+            # the cell where a row would look at its own answer: one step right of the diagonal
+            peeks = [(r, r + 1) for r in self.rows if (r, r + 1) in grid.cells]
+            lights = VGroup(*[glow(grid.cells[rc], color=S.WARNING, buff=GAP.xxs) for rc in peeks])
+            beat.at("answer")        # "a position that could see the token after it would read its answer"
+            if peeks:
+                self.play(LaggedStart(*[FadeIn(g) for g in lights], lag_ratio=0.15),
+                          *[Swell(answers[self.rows.index(r)], color=S.WARNING) for r, _ in peeks],
+                          run_time=beat.span(0.6))
+            else:
+                self.play(Swell(answers, color=S.WARNING), run_time=beat.span(0.6))
             beat.at("minus")         # "every score above the diagonal becomes minus infinity"
             if future:
                 self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
-                          *self.swap_numbers(grid, masked_grid, future),
+                          *self.swap_numbers(grid, masked_grid, future), FadeOut(lights), FadeOut(side),
                           run_time=beat.span(0.7))
             else:   # one token: nothing lies above the diagonal, the grid stays as it is
-                self.play(Swell(grid.cell_group, color=S.WARNING), run_time=beat.span(0.7))
+                self.play(Swell(grid.cell_group, color=S.WARNING), FadeOut(side), run_time=beat.span(0.7))
         with self.beat("softmax") as beat:
             pgrid = self.grid(probs, percent=True)
-            sm_title = label(self.text("softmax-title"), S.BODY_SIZE, S.ATTENTION).move_to(mask_title)
+            sm_title = label(self.text("softmax-title"), S.BODY_SIZE, S.ATTENTION)
+            sm_formula = label(self.text("softmax-formula"), S.BODY_SIZE, S.INK)
+            sm_head = VGroup(sm_title, sm_formula).arrange(S.END, buff=GAP.xl).move_to(UP * TITLE_Y)
+            if sm_head.width > S.TEXT_W:      # a longer language: the formula under the title
+                sm_head.arrange(DOWN, buff=GAP.xs).move_to(UP * TITLE_Y)
+                keep_inside(sm_head, S.FULL.with_(top=S.CONTENT_TOP + 0.3))
             # each row's sum over all T columns (a window may hide some of them)
             sums = VGroup(*[
                 label(f"Σ = {N.fmt_fixed(probs[r].astype(np.float64).sum(), 2)}", S.SMALL, S.ATTENTION, mono=True)
@@ -222,6 +268,12 @@ class Scores(AttentionScene):
                       grid.ellipses.animate.shift(RIGHT * shift),
                       *self.swap_numbers(grid, pgrid, list(grid.values_mobs)),
                       run_time=beat.span(0.6))
+            beat.at("exp")           # "raise e to the power of each score … divide by the row's total"
+            self.play(FadeIn(sm_formula, shift=S.START * GAP.s), Swell(grid.row_cells(last), color=S.ATTENTION,
+                                                                      scale_factor=1.0), run_time=beat.span(0.4))
+            beat.at("exp", into=0.55)        # "… and divides by the row's total"
+            self.play(Swell(sm_formula, color=S.ATTENTION), Swell(grid.row_values(last), color=S.ATTENTION),
+                      run_time=beat.span(0.6))
             beat.at("sums")          # "each row now sums to one, and the masked cells get exactly zero"
             self.play(LaggedStart(*[FadeIn(s, shift=LEFT * GAP.s) for s in sums], lag_ratio=0.15),
                       FadeIn(sums_header), run_time=beat.span(0.4))
@@ -238,8 +290,8 @@ class Scores(AttentionScene):
             arcs.shift(RIGHT * shift)
             # the grid as it now stands (its numbers are the softmax grid's, swapped in)
             shown = VGroup(cells, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses, *grid.values_mobs.values())
-            arcs_title = fit_lines(self.text("arcs-title"), S.BODY_SIZE, S.ATTENTION, TITLE_W).move_to(sm_title)
-            self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_title, arcs_title),
+            arcs_title = fit_lines(self.text("arcs-title"), S.BODY_SIZE, S.ATTENTION, TITLE_W).move_to(UP * TITLE_Y)
+            self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_head, arcs_title),
                       run_time=beat.span(0.25))
             self.play(FadeIn(arcs.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
             self.play(LaggedStart(*[LaggedStart(*[Create(p) for p in arcs.row(r)], lag_ratio=0.1)
@@ -260,18 +312,120 @@ class Scores(AttentionScene):
             self.play(*[Swell(p, color=S.TOKEN, scale_factor=1.0) for p in selfs],
                       *[Swell(m, color=S.TOKEN) for m in arcs.key_marks], run_time=beat.span(0.8))
         with self.beat("last_row") as beat:
+            # the last row becomes a budget: one unit of attention, cut into the row's weights
             box = SurroundingRectangle(grid.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
-            order = np.argsort(-probs[last])[:3]
-            readout = "   ".join(f"{S.show_token(b.tokens[j])} {N.fmt_pct(float(probs[last, j]))}" for j in order)
-            who = fit_lines(self.text("attends-to", token=S.show_token(b.tokens[last]), readout=readout),
-                            S.SMALL, S.TOKEN, TITLE_W, mono=True).move_to(back)
             self.play(Create(box), *arcs.focus(last), run_time=beat.span(0.3))
-            self.play(ReplacementTransform(back, who), run_time=beat.span(0.3))
-            top = int(order[0])
-            if (last, top) in arcs.arcs:
-                self.play(Swell(arcs.key_marks[self.rows.index(top)], color=S.TOKEN),
-                          run_time=beat.span(0.6))
+            budget = BudgetBar(budget_facts(b), b.tokens, width=BUDGET_W)
+            budget_title = fit_lines(self.text("budget-title", token=S.show_token(b.tokens[last])), S.BODY_SIZE,
+                                     S.ATTENTION, TITLE_W).move_to(UP * TITLE_Y)
+            place_in(budget, S.CONTENT)
+            row_copy = VGroup(*[grid.cells[(last, c)].copy() for c in self.rows])
+            others = [budget.pieces[j] for j in range(b.T) if j not in self.rows]
+            picture = VGroup(shown, arcs, back, box)
+            self.play(FadeOut(picture), ReplacementTransform(back.copy(), budget_title),
+                      ReplacementTransform(row_copy, VGroup(*[budget.pieces[j] for j in self.rows])),
+                      *[FadeIn(p) for p in others], FadeIn(budget.frame), run_time=beat.span(0.6))
+            beat.at("spend")         # "the last row spends it like this: … gives … to …"
+            top = budget_facts(b)["top_index"]
+            self.play(LaggedStart(*[FadeIn(t, shift=UP * GAP.xs) for t in budget.tag_group], lag_ratio=0.15),
+                      run_time=beat.span(0.4))
+            self.play(Swell(budget.pieces[top], color=S.TOKEN, scale_factor=1.08),
+                      *([Swell(budget.tags[top], color=S.TOKEN)] if top in budget.tags else []),
+                      run_time=beat.span(0.6))
             self.point_at_mark(beat, "chance", 0.6)   # random weights: "this one is chance"
+        with self.beat("root") as beat:
+            self.root_bars(beat, VGroup(budget, budget_title))
+
+    def agreement(self, note):
+        """The agree beat: the last token's query and every key as arrows, each key at its true angle
+        to the query and its dot product beside it; the rules of agreement beside the picture."""
+        b = self.bundle
+        f = agreement_facts(b)
+        with self.beat("agree") as beat:
+            title = fit_lines(self.text("agree-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+            sub = fit_lines(self.text("fan-note"), S.SMALL, S.MUTED, TITLE_W)
+            below(sub, title, buff=GAP.xs)
+            left, right = columns(S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.s), 2)
+            fan = AgreementFan(f, b.tokens, self.rows, b.T - 1,
+                               radius=min(2.0, (left.height - GAP.xl) / 2, (left.width - GAP.xl) / 1.9))
+            place_in(fan, left)
+            rules = VGroup(*[fit_lines(self.text(name), S.SMALL, colour, right.width - GAP.l)
+                             for name, colour in (("agree-same", S.KEY), ("agree-right", S.MUTED),
+                                                  ("agree-apart", S.QUERY))]).arrange(DOWN, buff=GAP.s,
+                                                                                      aligned_edge=S.START)
+            formula = label(self.text("dot-formula"), S.BODY_SIZE, S.INK)
+            fit_width(formula, right.width - GAP.l)
+            panel = VGroup(formula, rules).arrange(DOWN, buff=GAP.l, aligned_edge=S.START)
+            place_in(panel, right)
+            keep_inside(fan, S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.xs))
+            self.play(FadeIn(title), FadeIn(sub), FadeIn(fan.axis), FadeIn(fan.origin),
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
+            self.play(GrowArrow(fan.query), FadeIn(fan.query_tag), run_time=beat.span(0.5))
+            beat.at("arrows")        # "the last token's query, with every key at its true angle to it"
+            self.play(LaggedStart(*[GrowArrow(k) for k in fan.keys], lag_ratio=0.15),
+                      LaggedStart(*[FadeIn(t[0]) for t in fan.tags], lag_ratio=0.15), run_time=beat.span(0.6))
+            beat.at("dot")           # "their dot product … large, zero at a right angle, negative"
+            self.play(FadeIn(formula, shift=S.START * GAP.s), LaggedStart(*[Create(d) for d in fan.drops],
+                                                                         lag_ratio=0.1), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(t[1]) for t in fan.tags], lag_ratio=0.1), run_time=beat.span(0.25))
+            for into, r in zip((0.3, 0.55, 0.8), rules):   # large, zero, negative: one rule at a time
+                beat.at("dot", into=into)
+                self.play(FadeIn(r, shift=UP * GAP.xs), run_time=beat.span(0.5))
+            beat.at("best")          # "the key of … agrees best, with a score of …"
+            self.play(Create(fan.angle[0]), FadeIn(fan.angle[1]),
+                      Swell(fan.keys[fan.top], color=S.TOKEN, scale_factor=1.05),
+                      Swell(fan.tags[fan.top], color=S.TOKEN), run_time=beat.span(0.6))
+        return VGroup(fan, title, sub, panel)
+
+    def root_bars(self, beat, before):
+        """The root beat: the last row's softmax with the division by √d_head (the head's real weights)
+        beside the same row's softmax without it, from the same scores."""
+        b = self.bundle
+        f = root_facts(b)
+        title = fit_lines(self.text("root-title", dh=f["dh"]), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+        room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)
+        if len(self.rows) <= 6:      # side by side, tall bars
+            halves = columns(room, 2)
+            tall = halves[0].height * 0.45
+        else:                        # a long prompt's window: one row above the other, each as wide as a line
+            middle = room.y
+            halves = [room.with_(bottom=middle), room.with_(top=middle)]
+            tall = max(halves[0].height - 4 * line_height(S.SMALL) - 3 * GAP.m, GAP.l)
+        panels = []
+        for half, weights, scores, name, colour in (
+                (halves[0], f["divided"], f["scaled"], self.text("with-root", dh=f["dh"]), S.ATTENTION),
+                (halves[1], f["undivided"], f["raw"], self.text("without-root"), S.WARNING)):
+            bars = BarRow(weights, b.tokens, self.rows, width=half.width - GAP.xl, height=tall,
+                          color=colour, numbers=scores)
+            head = fit_lines(name, S.SMALL, colour, half.width - GAP.l)
+            panel = VGroup(head, bars).arrange(DOWN, buff=GAP.m)
+            place_in(panel, half)
+            panels.append((panel, head, bars))
+        (left, l_head, l_bars), (right, r_head, r_bars) = panels
+        self.play(FadeOut(before), FadeIn(title), FadeIn(l_head), FadeIn(l_bars.baseline), FadeIn(l_bars.tokens),
+                  run_time=beat.span(0.3))
+        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in l_bars.bars], lag_ratio=0.1),
+                  FadeIn(l_bars.pcts), run_time=beat.span(0.5))
+        beat.at("grow")              # "a dot product adds one product per number: wider, bigger scores"
+        self.play(FadeIn(r_head), FadeIn(r_bars.baseline), FadeIn(r_bars.tokens),
+                  LaggedStart(*[FadeIn(n, shift=UP * GAP.xs) for n in r_bars.numbers], lag_ratio=0.1),
+                  LaggedStart(*[FadeIn(n, shift=UP * GAP.xs) for n in l_bars.numbers], lag_ratio=0.1),
+                  run_time=beat.span(0.3))
+        beat.at("grow", into=0.4)    # "… the wider the vectors, the bigger the scores": the undivided ones
+        self.play(Swell(r_bars.numbers, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.3))
+        beat.at("grow", into=0.7)    # "… the closer the softmax comes to handing one token everything"
+        self.play(Swell(l_bars.numbers, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0.5))
+        beat.at("without")           # "without the division, this row would give … to …"
+        top = f["undivided_top"]
+        i = self.rows.index(top) if top in self.rows else len(self.rows) - 1
+        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in r_bars.bars], lag_ratio=0.1),
+                  FadeIn(r_bars.pcts), run_time=beat.span(0.5))
+        self.play(Swell(r_bars.bars[i], color=S.WARNING, scale_factor=1.1), Swell(r_bars.pcts[i], color=S.WARNING),
+                  run_time=beat.span(0.5))
+        beat.at("with")              # "with it, the most any token gets is …"
+        j = self.rows.index(f["divided_top"]) if f["divided_top"] in self.rows else len(self.rows) - 1
+        self.play(FadeIn(glow(left, color=S.ATTENTION, buff=GAP.s, opacity=0.12)),
+                  Swell(l_bars.pcts[j], color=S.ATTENTION), run_time=beat.span(0.6))
 
 
 class Mixing(AttentionScene):
@@ -283,44 +437,51 @@ class Mixing(AttentionScene):
         last = b.T - 1
         weights = b["probs"][0, h, last]                     # [T]
         with self.beat("mix") as beat:
-            w = NumberGrid(weights[:, None], rows=self.rows, percent=True,
-                           colour=lambda p: S.sequential(p), vmax=1.0, cell_w=1.15)
-            w_title = label(self.text("weight-title"), S.SMALL, S.ATTENTION).next_to(w, UP, buff=GAP.s)
-            keys = VGroup(*[label(S.clip_token(b.tokens[r], 7), S.SMALL, S.TOKEN, mono=True, compact=True)
-                            .next_to(w.row_cells(r), LEFT, buff=GAP.s) for r in self.rows])
-            for k in keys:
-                k.align_to(keys, RIGHT)
+            f = blend_facts(b)
+            title = fit_lines(self.text("blend-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+            pitch = 0.46 if len(self.rows) <= 6 else 0.4
+            blend = BlendStrips(f, b.tokens, self.rows, width=BLEND_W, pitch=pitch)
+            # the last token, its lines to every token whose value it mixes (the names stand for the keys)
             query = TokenChip(S.clip_token(b.tokens[last], 7), size=S.SMALL, max_text_width=1.6)
-            query.next_to(keys, LEFT, buff=1.6).set_y(w.cell_group.get_y())
-            # the last row's lines: from the last token to every token whose value it mixes
+            query.next_to(blend.names, LEFT, buff=QUERY_GAP).set_y(blend.values.get_y())
             arcs = AttentionArcs(b["probs"][0, h], layout="columns", positions=self.rows,
-                                 anchors=[query if r == last else None for r in self.rows], key_anchors=list(keys))
-            v = NumberGrid(b["v"][0, h], rows=self.rows, max_cols=3, shape_text=f"v: {b.T} × {dh}")
-            v_title = label("v", S.BODY_SIZE, S.VALUE).next_to(v, UP, buff=GAP.s)
-            out = NumberGrid(b["head_out"][0, h, last][None, :], max_cols=3, shape_text=f"1 × {dh}")
-            out_title = fit_lines(self.text("output-of", token=S.show_token(b.tokens[last])), S.SMALL,
-                                  S.TOKEN, 3.2)
-            out_title.next_to(out.cell_group, UP, buff=GAP.s)
-            times = label("×", S.TITLE_SIZE, S.MUTED)
-            sigma = label(self.text("sum-rows"), S.BODY_SIZE, S.MUTED)
-            left = VGroup(query, arcs, keys, w, w_title)
-            row = VGroup(left, times, VGroup(v, v_title), sigma, VGroup(out, out_title))
-            row.arrange(RIGHT, buff=GAP.l)
-            place_in(fit_width(row, S.FULL_W), S.CONTENT)
+                                 anchors=[query if r == last else None for r in self.rows],
+                                 key_anchors=list(blend.names))
+            blend.add(query, arcs)
+            out_title = label(self.text("output-of", token=S.clip_token(b.tokens[last], 7)), S.SMALL, S.VALUE)
+            out_title.next_to(blend.output, LEFT, buff=GAP.m)
+            blend.sigma.next_to(out_title, LEFT, buff=GAP.s)
+            strip_note = fit_lines(self.text("blend-note", dh=dh), S.SMALL, S.MUTED, S.TEXT_W)
+            whole = VGroup(blend, out_title)
+            below(strip_note, whole, buff=GAP.m)
+            picture = VGroup(whole, strip_note)
+            place_in(picture, S.CONTENT.with_(top=title.get_bottom()[1] - GAP.m))
             note = self.window_note()
-            self.play(FadeIn(query), FadeIn(keys), *([FadeIn(note)] if note else []), run_time=beat.span(0.15))
-            self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.15), FadeIn(w), FadeIn(w_title),
+            self.play(FadeIn(title), FadeIn(query), LaggedStart(*[FadeIn(n, shift=RIGHT * GAP.s) for n in blend.names],
+                                                                lag_ratio=0.15), *([FadeIn(note)] if note else []),
                       run_time=beat.span(0.3))
-            self.play(FadeIn(times), FadeIn(v), FadeIn(v_title), run_time=beat.span(0.25))
-            self.play(FadeIn(sigma), FadeIn(out, shift=RIGHT * GAP.s), FadeIn(out_title), run_time=beat.span(0.25))
-            beat.at("layer-cost")    # "for the whole layer that is another … FLOPs"
-            e = self.ledger["L0.mix"]
-            bill = fit_lines(self.text("mix-bill", n_head=self.H, formula=e.formula, flops=N.fmt_int(e.flops)),
-                             S.SMALL, S.FLOPS, TITLE_W, mono=True).move_to(UP * TITLE_Y)
-            self.play(FadeIn(bill, shift=UP * GAP.s), Swell(sigma, color=S.FLOPS), run_time=beat.span(0.4))
-            self.pay("L0.mix", run_time=beat.span(0.6))
+            self.play(LaggedStart(*[Create(p) for p in arcs.lines], lag_ratio=0.15), run_time=beat.span(0.5))
+            beat.at("values")        # "every token it can see offers its value vector"
+            self.play(LaggedStart(*[FadeIn(v, shift=LEFT * GAP.s) for v in blend.values], lag_ratio=0.15),
+                      FadeIn(strip_note), run_time=beat.span(0.6))
+            beat.at("scale")         # "each value is scaled by that token's weight"
+            self.play(*[Transform(v, sv) for v, sv in zip(blend.values, blend.scaled)], run_time=beat.span(0.6))
+            beat.at("sum")           # "and the scaled values are added up into the head's output"
+            falling = VGroup(*[v.copy() for v in blend.values])
+            self.play(Create(blend.rule), FadeIn(blend.sigma), FadeIn(out_title),
+                      ReplacementTransform(falling, blend.output), run_time=beat.span(0.5))
+            self.pay("L0.mix", run_time=beat.span(0.5))
+            beat.at("carries")       # "so … now holds a piece of every token it attended to"
+            top = f["top_index"]
+            i = self.rows.index(top) if top in self.rows else len(self.rows) - 1
+            self.play(FadeIn(glow(VGroup(blend.names[i], blend.values[i]), color=S.TOKEN, buff=GAP.xs,
+                                  opacity=0.12)),
+                      Swell(blend.output, color=S.VALUE, scale_factor=1.05), run_time=beat.span(0.4))
+            beat.at("carries", into=0.5)     # "… the largest from …"
+            self.play(Swell(blend.names[i], color=S.TOKEN), run_time=beat.span(0.6))
+            row = VGroup(*(self._picture() or []))
         with self.beat("out") as beat:
-            self.play(FadeOut(row), FadeOut(bill), *([FadeOut(note)] if note else []), run_time=beat.span(0.1))
+            self.play(FadeOut(row), run_time=beat.span(0.1))
             # the heads side by side: H boxes of dh numbers, the one we followed lit
             total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION)
             # as wide as a line allows: GPT-2 XL's 25 heads still read "64" in every box
@@ -358,9 +519,11 @@ class Mixing(AttentionScene):
             beat.at("projection")    # "an output projection mixes them, for … FLOPs"
             self.play(FadeIn(proj, shift=LEFT * GAP.s), FadeIn(lines[1]), run_time=beat.span(0.3))
             self.pay("L0.out", run_time=beat.span(0.6))
-            beat.at("residual")      # "the result is added back onto the residual stream"
-            self.play(FadeIn(lines[0], shift=DOWN * GAP.s), run_time=beat.span(0.35))
+            beat.at("residual")      # "the result is added to the residual stream rather than written over it"
+            self.play(FadeIn(lines[0], shift=DOWN * GAP.s), run_time=beat.span(0.3))
+            beat.at("residual", into=0.45)   # "… so the token keeps everything it had and gains what it gathered"
             self.play(FadeIn(lines[2], shift=UP * GAP.s), FadeIn(shape), run_time=beat.span(0.4))
+            self.play(Swell(lines[2], color=S.RESIDUAL, scale_factor=1.05), run_time=beat.span(0.5))
         with self.beat("receipt") as beat:
             self.play(FadeOut(group), run_time=beat.span(0.1))
             receipt, rows = self.receipt()

@@ -149,7 +149,7 @@ def test_no_scene_times_a_step_by_wording_or_sentence_number_or_writes_a_word():
 def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_scene(tiny_bundle, tmp_path):
     from film import jobs
     english = catalog.english()["ch02-mask"].forms[0]
-    mine = english.replace("GPT writes left to right", "A decoder writes one way only")
+    mine = english.replace("Next comes a mask", "A decoder writes one way only")
     path = write_po(tmp_path / "lecture.po", {"ch02-mask": mine})
     words = Words.load("en", path)
     assert words.overridden == {"ch02-mask"}
@@ -189,7 +189,7 @@ def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again
     assert not any(s.cached for s in first.result.scenes)
     english = catalog.english()["ch02-mask"].forms[0]
     path = write_po(tmp_path / "lecture.po",
-                    {"ch02-mask": english.replace("GPT writes left to right", "A decoder writes one way only")})
+                    {"ch02-mask": english.replace("Next comes a mask", "A decoder writes one way only")})
     words = Words.load("en", path)
     again = Chapter02(tmp_path, tiny_bundle, voiced=False, words=words)
     assert [s.job.scene for s in again.result.scenes if not s.cached] == ["Scores"]

@@ -1,0 +1,229 @@
+"""Chapter 02's pictures of why attention works as it does, each drawn from data/facts/ch02.py.
+
+AgreementFan   the last token's query and every key as arrows: each key at its true angle to the
+               query, its dot product beside it (a dot product is agreement made numeric).
+BarRow         a row of attention weights as bars (the √d picture puts two side by side: the same
+               row's softmax with the division by √d_head and without it).
+BudgetBar      a row of attention as one unit spent across the tokens: a bar split into the weights.
+BlendStrips    the last token's output as the weighted sum of the value vectors: each value a strip
+               of coloured cells, scaled by its weight, the strips summed into the output's strip.
+
+Each takes the facts and the token texts and builds at its final size (labels at S.SMALL or above:
+nothing is scaled down after its text is set).
+"""
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, DashedLine, Dot, Line, ManimColor, Rectangle, VGroup,
+                   interpolate_color)
+
+from scenes import style as S
+from scenes.layout import GAP
+from scenes.text import fit_width, label
+from words import numbers as N
+
+# one hue per token position, shared by the budget and the blend (so a token's piece of the budget and
+# its value strip are the same colour); its name is always written beside it (colour never alone)
+_HUES = [ManimColor(c) for c in ("#C77DFF", "#4CC9F0", "#FFD166", "#06D6A0", "#F4A261", "#EF476F",
+                                 "#A8DADC", "#80ED99")]
+
+
+# sizes of the pictures on the frame (manim units)
+BUDGET_W = S.TEXT_W * 0.85             # the bar that stands for one unit of attention
+BLEND_W = min(6.4, S.TEXT_W * 0.55)    # a value vector's strip, all its d_head cells
+QUERY_GAP = 1.4                        # the gap the last token's lines cross to the values
+
+
+def token_hue(position: int) -> ManimColor:
+    return _HUES[position % len(_HUES)]
+
+
+def degrees(x: float) -> str:
+    return f"{N.fmt_int(int(round(x)))}°"
+
+
+class AgreementFan(VGroup):
+    """The query along +x from one origin and each shown key as an arrow at its true angle to it.
+
+    `radius` is the drawn length of the longest vector. `.query`, `.keys[i]` (arrows, in the order of
+    `positions`), `.tags[i]` (token and dot product beside each tip), `.drops[i]` (dashed line from a
+    tip down to the query's line: where it lands is k · q / |q|), `.angle` (the arc and degrees between
+    the query and the best-agreeing key), `.query_tag`."""
+
+    def __init__(self, facts: dict, tokens, positions, last: int, radius: float = 2.0):
+        super().__init__()
+        self.positions = list(positions)
+        longest = max(facts["q_norm"], float(max(facts["k_norm"][j] for j in self.positions)))
+        scale = radius / longest if longest > 0 else 1.0
+        origin = np.zeros(3)
+        q_tip = np.array([facts["q_norm"] * scale, 0.0, 0.0])
+        self.origin = Dot(origin, radius=0.06, color=S.MUTED)
+        self.axis = DashedLine(origin + LEFT * radius * 0.45, origin + RIGHT * radius * 1.15, color=S.MUTED,
+                               stroke_width=1.5, dash_length=0.08)
+        self.query = Arrow(origin, q_tip, buff=GAP.none, color=S.QUERY, stroke_width=7,
+                           max_tip_length_to_length_ratio=0.12)
+        self.query_tag = label(f"q  {S.clip_token(tokens[last], 7)}", S.SMALL, S.QUERY, mono=True, compact=True)
+        self.query_tag.next_to(self.query.get_end(), DOWN + RIGHT * 0.2, buff=GAP.xs)
+        self.keys, self.tags, self.drops = VGroup(), VGroup(), VGroup()
+        for j in self.positions:
+            tip = np.array([*facts["tips"][j] * scale, 0.0])
+            self.keys.add(Arrow(origin, tip, buff=GAP.none, color=S.KEY, stroke_width=5,
+                                max_tip_length_to_length_ratio=0.12))
+            direction = tip / (np.linalg.norm(tip) or 1.0)
+            tag = VGroup(label(S.clip_token(tokens[j], 7), S.SMALL, S.TOKEN, mono=True, compact=True),
+                         label(N.fmt_signed(float(facts["dots"][j]), 2), S.SMALL, S.INK, mono=True, compact=True)
+                         ).arrange(RIGHT, buff=GAP.xs)
+            tag.next_to(tip, direction, buff=GAP.xs)
+            self.tags.add(tag)
+            self.drops.add(DashedLine(tip, [tip[0], 0.0, 0.0], color=S.KEY, stroke_width=2, dash_length=0.06))
+        self._spread(self.tags)
+        top = self.positions.index(facts["top_index"]) if facts["top_index"] in self.positions else 0
+        self.top = top
+        theta = float(np.radians(facts["angle"][self.positions[top]]))
+        sign = 1.0 if facts["tips"][self.positions[top]][1] >= 0 else -1.0
+        arc = Arc(radius=radius * 0.28, start_angle=0.0, angle=sign * theta, color=S.INK, stroke_width=3)
+        mid = sign * theta / 2
+        where = np.array([np.cos(mid), np.sin(mid), 0.0])
+        deg = label(degrees(np.degrees(theta)), S.SMALL, S.INK, mono=True, compact=True)
+        deg.move_to(where * (radius * 0.28 + GAP.l))
+        self.angle = VGroup(arc, deg)
+        self.add(self.axis, self.origin, self.keys, self.query, self.query_tag, self.tags, self.drops, self.angle)
+
+
+    @staticmethod
+    def _spread(tags):
+        """Tags whose boxes overlap are moved apart, away from the query's line (up above it, down
+        below it), one after another from the line outwards."""
+        for sign in (1.0, -1.0):
+            side = sorted((t for t in tags if np.sign(t.get_y()) == sign or (sign > 0 and t.get_y() == 0)),
+                          key=lambda t: sign * t.get_y())
+            for i, tag in enumerate(side):
+                for other in side[:i]:
+                    apart_x = tag.get_left()[0] >= other.get_right()[0] or tag.get_right()[0] <= other.get_left()[0]
+                    apart_y = tag.get_bottom()[1] >= other.get_top()[1] or tag.get_top()[1] <= other.get_bottom()[1]
+                    if not (apart_x or apart_y):
+                        edge = other.get_top()[1] if sign > 0 else other.get_bottom()[1]
+                        target = edge + sign * (GAP.xs + tag.height / 2)
+                        tag.shift(UP * (target - tag.get_y()))
+
+
+class BarRow(VGroup):
+    """Weights as bars over their tokens, the height of a bar `height` for a weight of one: `.bars`,
+    `.pcts` (percentages over the bars), `.tokens` (under the baseline), `.numbers` (one more label per
+    bar under the tokens, e.g. the scores, when `numbers` is given), `.baseline`."""
+
+    def __init__(self, weights, tokens, positions, width: float, height: float, color=S.ATTENTION,
+                 numbers=None, number_color=S.MUTED):
+        super().__init__()
+        positions = list(positions)
+        pitch = width / max(len(positions), 1)
+        bar_w = pitch * 0.62
+        self.baseline = Line(LEFT * width / 2, RIGHT * width / 2, color=S.MUTED, stroke_width=2)
+        self.bars, self.pcts, self.tokens, self.numbers = VGroup(), VGroup(), VGroup(), VGroup()
+        for i, j in enumerate(positions):
+            x = -width / 2 + pitch * (i + 0.5)
+            h = max(float(weights[j]) * height, 0.02)
+            bar = Rectangle(width=bar_w, height=h, stroke_width=0, fill_color=color, fill_opacity=0.9)
+            bar.move_to([x, h / 2, 0.0])
+            self.bars.add(bar)
+            pct = fit_width(label(N.fmt_pct(float(weights[j])), S.SMALL, S.INK, mono=True, compact=True), pitch)
+            pct.next_to(bar, UP, buff=GAP.xs)
+            self.pcts.add(pct)
+            tok = fit_width(label(S.clip_token(tokens[j], 6), S.SMALL, S.TOKEN, mono=True, compact=True), pitch)
+            tok.move_to([x, 0.0, 0.0]).next_to(self.baseline, DOWN, buff=GAP.s)
+            tok.set_x(x)
+            self.tokens.add(tok)
+            if numbers is not None:
+                num = fit_width(label(N.fmt_signed(float(numbers[j]), 2), S.SMALL, number_color, mono=True,
+                                      compact=True), pitch)
+                self.numbers.add(num)
+        if numbers is not None:
+            for tok, num in zip(self.tokens, self.numbers):
+                num.next_to(self.tokens, DOWN, buff=GAP.xs).set_x(tok.get_x())
+        self.add(self.baseline, self.bars, self.pcts, self.tokens, self.numbers)
+
+
+class BudgetBar(VGroup):
+    """One unit of attention as a bar `width` long, cut into each token's weight (every token of the
+    row, in order), each piece in its token's hue; under a piece wide enough, its token and share.
+    `.pieces[j]` (position j), `.tags` (j -> its label), `.frame` (the whole unit's outline)."""
+
+    def __init__(self, facts: dict, tokens, width: float, height: float = 0.6):
+        super().__init__()
+        w = facts["weights"]
+        self.frame = Rectangle(width=width, height=height, stroke_width=3, stroke_color=S.INK, fill_opacity=0)
+        left = -width / 2
+        self.pieces, self.tags = VGroup(), {}
+        tag_group = VGroup()
+        for j, (share, start) in enumerate(zip(w, facts["starts"])):
+            piece_w = max(float(share) * width, 1e-3)
+            piece = Rectangle(width=piece_w, height=height, stroke_width=1.5, stroke_color=S.BACKGROUND,
+                              fill_color=token_hue(j), fill_opacity=0.85)
+            piece.move_to([left + float(start) * width + piece_w / 2, 0.0, 0.0])
+            self.pieces.add(piece)
+            tag = VGroup(label(S.clip_token(tokens[j], 7), S.SMALL, S.TOKEN, mono=True, compact=True),
+                         label(N.fmt_pct(float(share)), S.SMALL, S.INK, mono=True, compact=True)
+                         ).arrange(DOWN, buff=GAP.xxs)
+            if tag.width <= piece_w - GAP.xs or j == facts["top_index"]:   # the largest share always says so
+                tag.next_to(piece, DOWN, buff=GAP.s)
+                self.tags[j] = tag
+                tag_group.add(tag)
+        top = self.tags[facts["top_index"]]
+        for j, tag in list(self.tags.items()):      # a narrow top piece's tag may reach over its neighbours'
+            if j != facts["top_index"] and tag.get_left()[0] < top.get_right()[0] and tag.get_right()[0] > top.get_left()[0]:
+                del self.tags[j]
+                tag_group.remove(tag)
+        self.tag_group = tag_group
+        self.add(self.pieces, self.frame, tag_group)
+
+
+class BlendStrips(VGroup):
+    """Each shown token's value vector as a strip of d_head cells (the shared diverging scale), then
+    the same strip times its weight, and their sum: the output. `.values[i]`, `.scaled[i]` (strips, in
+    the order of `positions`, at the same place), `.names[i]` (token and weight, left of the strips),
+    `.output` (the sum's strip, under a rule), `.sigma`."""
+
+    def __init__(self, facts: dict, tokens, positions, width: float, cell_h: float = 0.34, pitch: float = 0.46):
+        super().__init__()
+        positions = list(positions)
+        vmax = facts["vmax"]
+        dh = facts["values"].shape[1]
+        cell_w = width / dh
+
+        def strip(vec, outline):
+            cells = VGroup(*[Rectangle(width=cell_w, height=cell_h, stroke_width=0,
+                                       fill_color=S.diverging(float(x), vmax), fill_opacity=1) for x in vec])
+            cells.arrange(RIGHT, buff=GAP.none)
+            box = Rectangle(width=width, height=cell_h, stroke_width=2, stroke_color=outline,
+                            fill_opacity=0).move_to(cells)
+            return VGroup(cells, box)
+
+        self.values, self.scaled, self.names = VGroup(), VGroup(), VGroup()
+        for i, j in enumerate(positions):
+            y = -i * pitch
+            v = strip(facts["values"][j], token_hue(j)).move_to([0.0, y, 0.0])
+            s = strip(facts["scaled"][j], token_hue(j)).move_to([0.0, y, 0.0])
+            name = VGroup(Rectangle(width=0.18, height=cell_h, stroke_width=0, fill_color=token_hue(j),
+                                    fill_opacity=1),
+                          label(S.clip_token(tokens[j], 7), S.SMALL, S.TOKEN, mono=True, compact=True),
+                          label(f"× {N.fmt_pct(float(facts['weights'][j]))}", S.SMALL, S.ATTENTION, mono=True,
+                                compact=True)).arrange(RIGHT, buff=GAP.xs)
+            name.next_to(v, LEFT, buff=GAP.m).set_y(y)
+            self.values.add(v)
+            self.scaled.add(s)
+            self.names.add(name)
+        for n in self.names:       # the names flush right against the strips
+            n.align_to(self.names, RIGHT)
+        rule_y = -(len(positions) - 1) * pitch - cell_h / 2 - GAP.m
+        self.rule = Line([-width / 2, rule_y, 0.0], [width / 2, rule_y, 0.0], color=S.MUTED, stroke_width=2)
+        self.output = strip(facts["output"], S.VALUE)
+        self.output.next_to(self.rule, DOWN, buff=GAP.m)
+        self.sigma = label("Σ", S.BODY_SIZE, S.INK).next_to(self.output, LEFT, buff=GAP.m)
+        # the scaled strips stand where the values stand (what the values become): members of the picture so
+        # that they move with it; a scene shows the picture's parts, never the whole (values turn into them)
+        self.add(self.values, self.scaled, self.names, self.rule, self.output, self.sigma)
+
+
+def shade(colour, amount: float) -> ManimColor:
+    """A colour faded toward the background by `amount` (0: as it is, 1: the background)."""
+    return interpolate_color(colour, S.BACKGROUND, amount)
