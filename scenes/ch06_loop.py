@@ -6,22 +6,29 @@ beside it, both from data/flops.py.
 """
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Brace, Create, FadeIn, FadeOut, Group, GrowArrow, GrowFromEdge,
-                   LaggedStart,
-                   Line, Rectangle, Transform, TransformFromCopy, VGroup)
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UL, UP, Arrow, Brace, Create, DashedLine, DashedVMobject, FadeIn, FadeOut,
+                   Group, GrowArrow, GrowFromEdge, GrowFromPoint, LaggedStart, Line, Rectangle, Transform,
+                   TransformFromCopy, VGroup)
+from manim import Square as Square_
 
 from data import models
-from data.facts.ch06 import family_facts, loop_facts
+from data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Pointer, glow, say
-from scenes.layout import GAP, below, even_gaps, keep_inside, place_in, table
+from scenes.layout import GAP, below, columns, even_gaps, keep_inside, place_in, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import TokenChip
 from words import numbers as N
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
+
+
+def at(x: float, y: float) -> np.ndarray:
+    """A point of the frame from coordinates worked out from the picture (a plot's axis, a grid's cell)."""
+    return np.array([x, y, 0.0])
 
 
 def rule_under(head: VGroup, first: VGroup | None = None) -> Line:
@@ -107,17 +114,29 @@ class Loop(LoopChapter):
 
         with self.beat("append") as beat:
             self.play(FadeIn(header), FadeIn(prompt, shift=DOWN * GAP.xs), run_time=beat.span(0.2))
-            # "one pick, <token>, at <p>": the first pass and its pick, then its probability lit
+            # "how does a whole answer come out, and what does it cost?": the answer's empty places after
+            # the prompt, and the meter that will price them
+            empty = VGroup(*[DashedVMobject(Rectangle(width=slot.width - GAP.s, height=slot.height, color=S.LOGIT,
+                                                      stroke_width=2)).move_to(slot) for slot in slots])
+            question = fit_lines(self.text("question"), S.BODY_SIZE, S.INK, S.TEXT_W)
+            place_in(question, S.CONTENT)
+            cost = glow(self.meter, color=S.FLOPS, opacity=0.15)
+            say(self, beat, "question", LaggedStart(*[Create(e) for e in empty], lag_ratio=0.3),
+                FadeIn(question, shift=UP * GAP.xs), run_time=beat.span(0.5, mark="question"))
+            say(self, beat, "question", FadeIn(cost), into=0.6)
+            # "here the pass picked <token>, at <p>": the first pass and its pick, then its probability lit
             ptr = Pointer(S.LOGIT, buff=GAP.xs, opacity=0.2)
-            say(self, beat, "pick", FadeIn(rows[0][:5], shift=UP * GAP.xs), ptr.to(rows[0][:5], color=S.INK),
+            say(self, beat, "pick", FadeOut(question), FadeIn(rows[0][:5], shift=UP * GAP.xs),
+                ptr.to(rows[0][:5], color=S.INK),
                 into=0.2)
             say(self, beat, "pick", ptr.to(rows[0][3:5]), into=0.4)
             if self.bundle.synthetic:     # random weights: that probability is noise
                 say(self, beat, "noise", ptr.to(rows[0][4], color=S.WARNING))
             # "the model keeps no memory of it": the pass is over; only the token is carried on
-            say(self, beat, "no-memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35),
-                ptr.to(rows[0][3]))
-            say(self, beat, "appended", TransformFromCopy(rows[0][3], slots[0]), ptr.off())
+            say(self, beat, "no-memory", ptr.to(rows[0][3]))      # "… only ever predicts the next token"
+            say(self, beat, "no-memory", FadeIn(rows[0][5]), rows[0][:3].animate.set_opacity(0.35), into=0.5)
+            say(self, beat, "appended", TransformFromCopy(rows[0][3], slots[0]), FadeOut(empty[0]), FadeOut(cost),
+                ptr.off())
             context = glow(VGroup(prompt, slots[0]), color=S.TOKEN, opacity=0.12)
             say(self, beat, "runs-again", FadeIn(context))
         with self.beat("loop") as beat:
@@ -130,7 +149,7 @@ class Loop(LoopChapter):
                     run_time=min(0.8, beat.span(0.15, mark="passes")))
             for k, (s, row, slot) in enumerate(more):
                 say(self, beat, "passes", FadeIn(row[3:5], shift=UP * GAP.xs),
-                    TransformFromCopy(row[3], slot), into=0.45 + 0.5 * k / n,
+                    TransformFromCopy(row[3], slot), FadeOut(empty[k + 1]), into=0.45 + 0.5 * k / n,
                     run_time=min(0.8, beat.span(0.15, mark="passes")))
             # "the meter adds a full pass every time": each row's bill, paid on the meter
             total = self.ledger.total
@@ -211,12 +230,17 @@ class Cache(LoopChapter):
             never = fit_width(label(self.text("never-sees"), S.SMALL, S.ATTENTION), S.TEXT_W)
             keep_inside(never.next_to(back, UP, buff=GAP.xs), S.FULL)
             say(self, beat, "never-sees", GrowArrow(back), FadeIn(never))
+            first_col = glow(prompt_cols[0], color=S.ATTENTION, buff=GAP.xs, opacity=0.15)    # the earliest token
+            say(self, beat, "never-sees", FadeIn(first_col), into=0.5)
             # "so its keys and values, in every layer, come out exactly as before"
             keys = VGroup(*[c[0][0] for c in prompt_cols])
             vals = VGroup(*[c[0][1] for c in prompt_cols])
             lit = glow(keys, color=S.KEY, buff=GAP.xxs, opacity=0.25)
-            say(self, beat, "keys-values", FadeIn(lit))
+            say(self, beat, "keys-values", FadeIn(lit), FadeOut(first_col))
             say(self, beat, "every-layer", Transform(lit, glow(vals, color=S.VALUE, buff=GAP.xxs, opacity=0.25)))
+            # "depend only on the tokens up to it": keys and values together, under the arrow that points back
+            say(self, beat, "every-layer", Transform(lit, glow(VGroup(keys, vals), color=S.KEY, buff=GAP.xxs,
+                                                              opacity=0.2)), into=0.4)
             say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
         with self.beat("cache") as beat:
             formula = fit_width(label(
@@ -225,21 +249,31 @@ class Cache(LoopChapter):
             place_in(formula, S.TEXT, y=same.get_y())
             count = self.counter(f["cache"][0])
             frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=GAP.s, opacity=0.08)
-            say(self, beat, "kept", FadeOut(brace), FadeOut(same), FadeIn(count), FadeIn(frame))
+            say(self, beat, "kept", FadeOut(brace), FadeOut(same), FadeIn(frame))
+            say(self, beat, "kept", FadeIn(count, shift=UP * GAP.xs), into=0.5)
             # one token's column: a key and a value per layer
             one = prompt_cols[-1][0]
             lit = glow(one, color=S.TOKEN, opacity=0.25)
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
             say(self, beat, "layers", Transform(lit, glow(one[0], color=S.KEY, buff=GAP.xxs, opacity=0.3)))
-            say(self, beat, "per-token", FadeIn(formula), Transform(lit, glow(formula, color=S.INK, opacity=0.1)))
-            say(self, beat, "half", Transform(lit, glow(count, color=S.INK, opacity=0.1)))
+            say(self, beat, "per-token", FadeIn(formula), Transform(lit, glow(VGroup(formula, count), color=S.INK,
+                                                                             opacity=0.1)))
+            # "each step adds one new column": the new token's column computed (lit), the counter grows
             new = [j for j in range(max(first, b.T), final)]
             for k, j in enumerate(new):
                 nxt = self.counter(f["cache"][j + 1 - b.T])     # after the pass that fed token j back
-                say(self, beat, "columns", FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count),
-                    FadeIn(nxt), *([FadeOut(lit)] if k == 0 else []), into=0.9 * k / max(1, len(new)),
+                say(self, beat, "columns", FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count), FadeIn(nxt),
+                    Transform(lit, glow(cols[j][0], color=S.LOGIT, buff=GAP.xs, opacity=0.2)),
+                    into=0.9 * k / max(1, len(new)),
                     run_time=min(1.0, beat.span(0.8 / max(1, len(new)), mark="columns")))
                 count = nxt
+            # "the old columns are never touched again": every column but the newest, framed as kept
+            old = VGroup(*[cols[j][0] for j in range(first, final - 1)]) if final - first > 1 else prompt_cols
+            kept = glow(old, color=S.KEY, buff=GAP.xs, opacity=0.1)
+            untouched = fit_width(label(self.text("untouched"), S.SMALL, S.KEY), S.TEXT_W)
+            place_in(untouched, S.TEXT, y=formula.get_y())
+            say(self, beat, "untouched", FadeOut(formula), FadeIn(untouched), Transform(lit, kept))
+            say(self, beat, "untouched", FadeIn(glow(untouched, color=S.KEY, opacity=0.12)), into=0.5)
         with self.beat("cached_step") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))
             costs = self.cost_table()
@@ -248,6 +282,7 @@ class Cache(LoopChapter):
             say(self, beat, "computes-only", FadeIn(note, shift=UP * GAP.xs),
                 FadeIn(glow(head[0][2], color=S.KEY, opacity=0.2)))
             ptr = Pointer(S.FLOPS, opacity=0.18)
+            say(self, beat, "computes-only", ptr.to(note, color=S.KEY), into=0.55)     # "… and reads the rest"
             if first_row is not None:
                 say(self, beat, "drops", FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
                 say(self, beat, "drops", FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY), into=0.45)
@@ -273,128 +308,252 @@ class Cache(LoopChapter):
         return VGroup(VGroup(rows[0], rule_under(*rows[:2])), *rows[1:], note)
 
 
+GRID_CELLS = 16       # at most this many cells a side in the prompt's score grid; longer prompts: one square
+SPECK = 0.14          # the smallest square drawn: a shorter length's grid inside a longer one's, enlarged
+SIDE = 2.6            # the side of each length's square (at most: a third of the content box's width)
+NAME_SHARE = 0.26     # of the text width: the prefill/decode plot's bar names (they wrap)
+END_ROOM = 2.6        # room after the bars' top tick for the longest bar's value and regime
+BAR_H = 0.5          # the height of a bar of the prefill/decode plot
+PITCH_GAP = 0.4       # between the plot's bars
+
+
 class Square(LoopChapter):
-    """The n² bill at three lengths, then prefill vs decode with this prompt."""
+    """The n² bill drawn as three squares (the prompt, GPT-2's limit, a million tokens), then prefill and
+    decode as work per weight fetched against a chip's balance point (data.facts.ch06.serve_facts)."""
+
+    def setup(self):
+        super().setup()
+        self.serve = serve_facts(self.bundle)
+
+    def squares(self, side: float = SIDE) -> list[dict]:
+        """One panel per length, in reading order: its name and length, its square (the prompt's as T x T
+        cells, the causal triangle brighter; a longer length's as one square holding the shorter one's grid,
+        to scale or as a speck when that would be too small to see), its pairs and its share bar."""
+        f = self.f
+        names = {"prompt": self.text("length-prompt"), "limit": self.text("length-limit"),
+                 "long": self.text("length-million")}
+        cols = columns(S.CONTENT, len(f["square"]))
+        cols = cols[::-1] if S.RTL else cols
+        side = min(side, cols[0].width - 2 * GAP.xl)
+        panels, before = [], None
+        for r, col in zip(f["square"], cols):
+            name = fit_lines(names[r["key"]], S.SMALL, S.INK, col.width - GAP.l)
+            count = label(self.text("n-tokens", count=r["tokens"], n=N.fmt_int(r["tokens"])), S.SMALL, S.TOKEN)
+            head = VGroup(name, count).arrange(DOWN, buff=GAP.xs)
+            place_in(head, col, UP)
+            sq = Square_(side).set_fill(S.ATTENTION, opacity=0.15)
+            below(sq, head, buff=GAP.s)
+            inner = VGroup()
+            if before is None:         # the prompt: its own grid, cell by cell (the mask's triangle brighter)
+                n = min(r["tokens"], GRID_CELLS)
+                if r["tokens"] <= GRID_CELLS:
+                    c = side / n
+                    for i in range(n):
+                        for j in range(n):
+                            cell = Rectangle(width=c, height=c, stroke_width=1, stroke_color=S.BACKGROUND,
+                                             fill_color=S.ATTENTION, fill_opacity=0.8 if j <= i else 0.3)
+                            centre = sq.get_corner(UL) + at((j + 0.5) * c, -(i + 0.5) * c)
+                            cell.move_to(centre)
+                            inner.add(cell)
+                else:
+                    inner.add(sq.copy().set_fill(S.ATTENTION, opacity=0.5))
+            else:                      # a longer length: the shorter one's grid in its corner
+                small = max(SPECK, side * before["tokens"] / r["tokens"])
+                speck = Square_(small).set_fill(S.TOKEN, opacity=0.9).set_stroke(S.TOKEN, 1)
+                speck.move_to(sq.get_corner(UL), aligned_edge=UL)
+                tiny = side * before["tokens"] / r["tokens"] < SPECK     # drawn larger than it is, and said so
+                n = N.fmt_int(before["tokens"])
+                tag = fit_lines(self.text("speck-enlarged", n=n) if tiny else self.text("speck", n=n), S.SMALL, S.TOKEN,
+                                side - GAP.m)
+                below(tag, speck, buff=GAP.s, aligned=LEFT).shift(RIGHT * GAP.s)
+                inner.add(speck, tag)
+            pairs = fit_lines(self.text("pairs", count=r["pairs"], n=N.fmt_int(r["pairs"])), S.SMALL, S.ATTENTION, col.width - GAP.l, mono=True)
+            below(pairs, sq, buff=GAP.s)
+            track = Rectangle(width=side, height=GAP.s, stroke_width=1, stroke_color=S.MUTED, fill_opacity=0)
+            below(track, pairs, buff=GAP.s)
+            thinnest = GAP.xxs / 2     # a share too small to see still shows as a hairline
+            fill = Rectangle(width=max(thinnest, side * r["share"]), height=GAP.s, stroke_width=0,
+                             fill_color=S.FLOPS, fill_opacity=0.9).move_to(track, aligned_edge=LEFT)
+            share = fit_lines(self.text("share-of-pass", flops=N.fmt_human(r["grid_flops"]), share=N.fmt_share(r["share"])),
+                              S.SMALL, S.FLOPS,
+                              col.width - GAP.l)
+            below(share, track, buff=GAP.xs)
+            panels.append({"head": head, "square": sq, "inner": inner, "pairs": pairs, "track": track,
+                           "fill": fill, "share": share, "col": col, "facts": r})
+            before = r
+        return panels
 
     def build(self):
         f, b = self.f, self.bundle
-        cells = [[label(self.text("square-context"), S.SMALL, S.MUTED), label(self.text("square-tokens"), S.SMALL, S.MUTED),
-                  label(self.text("square-pairs"), S.SMALL, S.ATTENTION), label(self.text("square-flops"), S.SMALL, S.MUTED),
-                  label(self.text("square-share"), S.SMALL, S.MUTED)]]
-        names = {"prompt": self.text("length-prompt"), "limit": self.text("length-limit"),
-                 "long": self.text("length-million")}
-        for r in f["square"]:
-            cells.append([label(names[r["key"]], S.SMALL, S.INK), label(N.fmt_int(r["tokens"]), S.SMALL, S.TOKEN, mono=True),
-                          label(N.fmt_int(r["pairs"]), S.SMALL, S.ATTENTION, mono=True),
-                          label(N.fmt_human(r["grid_flops"]), S.SMALL, S.FLOPS, mono=True),
-                          label(N.fmt_share(r["share"]), S.SMALL, S.INK, mono=True)])
-        grid = table(cells, "LRRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
-                     space_before={1: GAP.m}, x=S.TEXT.left, rtl_aligns="RRRRR")
-        fit_width(grid, S.CONTENT_W)   # longer words (a translation) may use the content box's width
-        head = grid[0]
-        rows = [VGroup(*r[:3]) for r in grid[1:]]      # the pairs, read first
-        extra = [VGroup(*r[3:]) for r in grid[1:]]     # what they cost, read after
-        rule = rule_under(*grid[:2])
         causal = fit_lines(self.text("mask-allows", counts=",  ".join(N.fmt_int(r["causal"]) for r in f["square"])),
-                         S.SMALL, S.MUTED, S.TEXT_W)
-        below(causal, grid, buff=GAP.l)
+                           S.SMALL, S.MUTED, S.TEXT_W)
         bound = fit_lines(self.text("bound", n=N.fmt_int(b.config["n_positions"])), S.SMALL, S.MUTED, S.TEXT_W)
-        below(bound, causal, buff=GAP.s)
-        place_in(VGroup(grid, rule, causal, bound), S.CONTENT)     # the table and its notes, centred
+        side = SIDE
+        while True:       # the squares as large as the notes under them allow (longer words wrap to more lines)
+            panels = self.squares(side)
+            below(causal, VGroup(*[p["share"] for p in panels]), buff=GAP.s).set_x(S.TEXT.x)
+            bound.move_to(causal)
+            low = min(causal.get_bottom()[1], bound.get_bottom()[1])
+            if low >= S.CAPTION_TOP + GAP.xs or side <= SIDE / 2:
+                break
+            side -= S.CAPTION_TOP + GAP.xs - low
+        first, rest = panels[0], panels[1:]
         with self.beat("square") as beat:
-            self.play(FadeIn(head[:3]), Create(rule), run_time=beat.span(0.3))
-            # "every token is scored against every token": the pairs column lit
-            lit = glow(VGroup(head[2], *[r[2] for r in rows]), color=S.ATTENTION, opacity=0.1)
-            say(self, beat, "every-token", FadeIn(lit))
-            # "here that is T times T": this prompt's row; then GPT-2's limit, then a million tokens
-            reading = glow(rows[0], color=S.TOKEN, buff=GAP.xs, opacity=0.15)
-            say(self, beat, "here", FadeOut(lit), FadeIn(rows[0], shift=UP * GAP.xs), FadeIn(reading))
-            say(self, beat, "pairs", Transform(reading, glow(rows[0][2], color=S.ATTENTION, opacity=0.25)))
-            for k, r in enumerate(rows[1:]):
-                say(self, beat, "limit", FadeIn(r, shift=UP * GAP.xs),
-                    Transform(reading, glow(r, color=S.TOKEN, buff=GAP.xs, opacity=0.15)), into=0.05 + 0.5 * k)
-            say(self, beat, "limit", FadeIn(causal), FadeOut(reading), into=0.9)
+            self.play(FadeIn(first["head"]), Create(first["square"]), run_time=beat.span(0.4))
+            # "each new token is scored against every token before it": the prompt's grid, row by row
+            say(self, beat, "every-token", LaggedStart(*[FadeIn(c) for c in first["inner"]], lag_ratio=0.02),
+                run_time=beat.span(0.7, mark="every-token"))
+            lit = glow(first["square"], color=S.TOKEN, buff=GAP.xs, opacity=0.12)
+            say(self, beat, "here", FadeIn(lit))
+            say(self, beat, "pairs", FadeIn(first["pairs"], shift=UP * GAP.xs),
+                Transform(lit, glow(first["pairs"], color=S.ATTENTION, opacity=0.2)))
+            # "at GPT-2's limit …; at a million tokens …": each square grows out of the one before
+            for p, mark, prev in zip(rest, ("limit", "million"), panels):
+                speck = p["inner"][0]
+                say(self, beat, mark, FadeIn(p["head"]), TransformFromCopy(prev["square"], speck),
+                    FadeOut(lit) if mark == "limit" else Transform(lit, glow(speck, color=S.TOKEN, opacity=0.2)),
+                    run_time=min(1.0, beat.span(0.25, mark=mark)))
+                say(self, beat, mark, GrowFromPoint(p["square"], p["square"].get_corner(UL)), FadeIn(p["inner"][1:]),
+                    into=0.3, run_time=min(1.2, beat.span(0.3, mark=mark)))
+                lit = glow(p["pairs"], color=S.ATTENTION, opacity=0.2)
+                say(self, beat, mark, FadeIn(p["pairs"], shift=UP * GAP.xs), FadeIn(lit), into=0.6)
+            say(self, beat, "million", FadeIn(causal), FadeOut(lit), into=0.95)
         with self.beat("square_share") as beat:
-            # each length's share of a pass, as it is read
-            say(self, beat, "share", FadeIn(head[3:]), FadeIn(extra[0][0], shift=S.START * GAP.xs),
-                FadeIn(glow(extra[0][0], color=S.FLOPS, buff=GAP.xs, opacity=0.15)))
-            say(self, beat, "share", FadeIn(extra[0][1], shift=S.START * GAP.xs),
-                FadeIn(glow(extra[0][1], color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.45)
-            for k, r in enumerate(extra[1:]):
-                say(self, beat, "longer", FadeIn(r, shift=S.START * GAP.xs),
-                    FadeIn(glow(r, color=S.FLOPS, buff=GAP.xs, opacity=0.15)), into=0.0 + 0.5 * k)
-            say(self, beat, "long-contexts", FadeIn(bound),
-                FadeIn(glow(VGroup(head[4], *[r[1] for r in extra]), color=S.ATTENTION, opacity=0.12)))
-        prefill, decode = self.panels()
+            # each length's share of a pass, as a bar filling under its square
+            ptr = Pointer(S.FLOPS, buff=GAP.xs, opacity=0.15)
+            say(self, beat, "share", *[FadeIn(p["track"]) for p in panels], FadeIn(first["share"]),
+                GrowFromEdge(first["fill"], LEFT), ptr.to(VGroup(first["track"], first["share"])))
+            # "the weights cost far more": the rest of the prompt's bar, the pass's other work, lit
+            say(self, beat, "share", ptr.to(first["track"], color=S.INK), into=0.55)
+            for k, p in enumerate(rest):
+                say(self, beat, "longer", FadeIn(p["share"]), GrowFromEdge(p["fill"], LEFT),
+                    ptr.to(VGroup(p["track"], p["share"])), into=0.5 * k)
+            say(self, beat, "long-contexts", FadeOut(causal), FadeIn(bound),
+                ptr.to(VGroup(*[VGroup(p["square"], p["fill"]) for p in rest]), color=S.ATTENTION))
+            say(self, beat, "long-contexts", ptr.to(bound, color=S.MUTED), into=0.55)
+        self.serving()
+
+    def plot(self) -> dict:
+        """FLOPs per weight fetched, on a log scale, as bars from the reader's side: one decode step, this
+        prompt's prefill and a long prompt's, each named at its start and with its value and regime in words
+        at its end, against the chip's balance point (a dashed line across the bars, named over them with the
+        crossover under its name). Right to left, the bars grow from the right."""
+        sv = self.serve
+        ticks = sv["ticks"]
+        top = np.log10(ticks[-1])
+        title = fit_lines(self.text("plot-title"), S.BODY_SIZE, S.INK, S.TEXT_W)
+        place_in(title, S.TEXT, y=S.HEADLINE_Y)
+        names = {"decode": self.text("bar-decode"),
+                 "prompt": self.text("bar-prompt", count=sv["prompt"]["tokens"], n=N.fmt_int(sv["prompt"]["tokens"])),
+                 "long": self.text("bar-long", count=sv["long"]["tokens"], n=N.fmt_int(sv["long"]["tokens"]))}
+        colours = {"decode": S.LOGIT, "prompt": S.KEY, "long": S.KEY}
+        name_w = S.TEXT_W * NAME_SHARE
+        width = S.TEXT_W - name_w - GAP.l - END_ROOM           # the bars' room, 1 to the top tick
+        sign = -1.0 if S.RTL else 1.0
+        start = (S.TEXT.right - name_w - GAP.l) if S.RTL else (S.TEXT.left + name_w + GAP.l)
+
+        def x_of(v):
+            return start + sign * width * max(0.0, np.log10(v)) / top
+
+        chip = fit_lines(self.text("balance", chip=self.text("chip"), ratio=N.fmt_whole(sv["balance"])), S.SMALL,
+                         S.FLOPS, S.TEXT_W / 2)
+        cross = fit_lines(self.text("crossover", n=N.fmt_int(sv["crossover"])), S.SMALL, S.FLOPS, S.TEXT_W / 2)
+        below(chip, title, buff=GAP.m)
+        below(cross, chip, buff=GAP.xs)
+        line_x = x_of(sv["balance"])
+        for m in (chip, cross):
+            m.set_x(line_x)
+            keep_inside(m, S.TEXT)
+        rows, y = {}, cross.get_bottom()[1] - GAP.l
+        for bar in sv["bars"]:
+            name = fit_lines(names[bar["key"]], S.SMALL, colours[bar["key"]], name_w)
+            h = max(GAP.m, name.height)
+            w = max(GAP.xxs, abs(x_of(bar["per_weight"]) - start))
+            rect = Rectangle(width=w, height=BAR_H, stroke_width=0, fill_color=colours[bar["key"]], fill_opacity=0.85)
+            rect.move_to(at(start, y - h / 2), aligned_edge=S.START)
+            name.move_to(at(start - sign * GAP.l, y - h / 2), aligned_edge=S.END)
+            v = bar["per_weight"]
+            value = label(N.fmt_ratio(v) if v < WHOLE_FROM else N.fmt_whole(v), S.SMALL, S.INK, mono=True)
+            value.next_to(rect, S.END, buff=GAP.s)
+            regime = self.text("bound-compute") if bar["bound"] == "compute" else self.text("bound-memory")
+            room = S.TEXT.right - value.get_right()[0] if not S.RTL else value.get_left()[0] - S.TEXT.left
+            tag = fit_lines(regime, S.SMALL, S.INK, max(room - GAP.s, END_ROOM - value.width - GAP.s))
+            tag.next_to(value, S.END, buff=GAP.s)
+            if (tag.get_right()[0] > S.TEXT.right + GAP.xs) or (tag.get_left()[0] < S.TEXT.left - GAP.xs):
+                below(tag, value, buff=GAP.xxs, aligned=S.START)      # no room after the value: under it
+            rows[bar["key"]] = {"rect": rect, "value": value, "tag": tag, "name": name, "facts": bar}
+            y -= h + PITCH_GAP
+        axis_y = y + PITCH_GAP - GAP.s
+        axis = Line(at(start, axis_y), at(x_of(ticks[-1]), axis_y), color=S.MUTED, stroke_width=1.5)
+        tick_labels = VGroup()
+        top_y = cross.get_bottom()[1] - GAP.s
+        for t in ticks:
+            x = x_of(t)
+            m = label(N.fmt_int(t), S.SMALL, S.MUTED, mono=True)
+            below(m, Line(at(x, axis_y), at(x, axis_y)), buff=GAP.xs).set_x(x)
+            tick_labels.add(VGroup(m, Line(at(x, axis_y), at(x, top_y), color=S.MUTED, stroke_width=0.5,
+                                           stroke_opacity=0.4)))
+        line = DashedLine(at(line_x, top_y), at(line_x, axis_y), color=S.FLOPS, stroke_width=3)
+        # where the balance comes from: the chip's published peak and bandwidth, two bytes a weight
+        how = fit_lines(self.text("balance-how", chip=self.text("chip"), peak=N.fmt_ratio(sv["peak_tflops"]),
+                                  bandwidth=N.fmt_fixed(sv["bandwidth_tb"], 2), bytes=sv["bytes_per_weight"],
+                                  ratio=N.fmt_whole(sv["balance"])), S.SMALL, S.MUTED, S.TEXT_W)
+        place_in(how, S.TEXT, DOWN, buff=GAP.xs)      # on the footer line, above the captions
+        return {"title": title, "axis": axis, "ticks": tick_labels, "bars": rows, "line": line, "chip": chip,
+                "cross": cross, "how": how}
+
+    def serving(self):
+        sv = self.serve
+        p = self.plot()
+        self.plot_parts = p          # what tests read of the picture (its bars, their regimes, the line)
+        bars = p["bars"]
         with self.beat("prefill") as beat:
-            # "the loop in two": the two halves; then prefill's figures as they are read
+            # "serving splits the loop in two": the plot's frame and its two kinds of bar named
             self.play(self.clear_content(), run_time=beat.span(0.3))
-            say(self, beat, "two", FadeIn(prefill[0]), FadeIn(decode[0]), FadeIn(decode[1]), Create(prefill[-1]),
-                into=0.3)
-            reading = glow(prefill[1], color=S.KEY, opacity=0.15)
-            prefill_lit = reading
-            for k, m in enumerate(prefill[1:-1]):
-                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.KEY, opacity=0.15))
-                say(self, beat, "prefill", FadeIn(m, shift=UP * GAP.xs), move,
-                    into=0.05 + 0.85 * k / max(1, len(prefill) - 2))
+            say(self, beat, "two", FadeIn(p["title"]), Create(p["axis"]), FadeIn(p["ticks"]),
+                FadeIn(bars["decode"]["name"]), FadeIn(bars["prompt"]["name"]), into=0.2)
+            # "prefill … each weight used for all T tokens": this prompt's bar and its value
+            pr = bars["prompt"]
+            ptr = Pointer(S.KEY, buff=GAP.xs, opacity=0.15)
+            say(self, beat, "prefill", GrowFromEdge(pr["rect"], S.START), FadeIn(pr["value"]), ptr.to(pr["name"]),
+                run_time=min(1.2, beat.span(0.3, mark="prefill")))
+            say(self, beat, "prefill", ptr.to(p["ticks"], color=S.MUTED), into=0.4)
+            say(self, beat, "prefill", ptr.to(VGroup(pr["rect"], pr["value"])), into=0.75)
+            # "a chip like … can do about … FLOPs in the time it fetches one weight": the balance line
+            say(self, beat, "balance", Create(p["line"]), ptr.to(p["line"], color=S.FLOPS))
+            say(self, beat, "balance", FadeIn(p["chip"]), FadeIn(p["how"]), ptr.to(VGroup(p["chip"], p["how"]),
+                                                                                 color=S.FLOPS), into=0.45)
+            # "so this prefill is memory-bound (or compute-bound)": the bar's regime over it, against the line
+            say(self, beat, "bound", FadeIn(pr["tag"], shift=UP * GAP.xs), ptr.to(VGroup(pr["tag"], pr["rect"])))
+            say(self, beat, "bound", ptr.to(VGroup(pr["rect"], p["line"])), into=0.5)
+        with self.beat("long") as beat:
+            lo = bars["long"]
+            say(self, beat, "long", FadeIn(lo["name"]), ptr.to(lo["name"]))
+            say(self, beat, "long", GrowFromEdge(lo["rect"], S.START), FadeIn(lo["value"]),
+                ptr.to(VGroup(lo["rect"], lo["value"])), into=0.3, run_time=min(1.2, beat.span(0.3, mark="long")))
+            say(self, beat, "long", FadeIn(lo["tag"], shift=UP * GAP.xs), ptr.to(VGroup(lo["tag"], lo["rect"])),
+                into=0.7)
+            say(self, beat, "crossover", FadeIn(p["cross"], shift=UP * GAP.xs), ptr.to(p["cross"], color=S.FLOPS))
+            say(self, beat, "crossover", ptr.to(VGroup(lo["rect"], p["line"]), color=S.FLOPS), into=0.5)
         with self.beat("decode") as beat:
-            body = decode[1:]
-            reading = glow(body[0], color=S.LOGIT, buff=GAP.s, opacity=0.25)
-            self.play(FadeOut(prefill_lit), run_time=0.3)
-            for k, m in enumerate(body):
-                move = FadeIn(reading) if k == 0 else Transform(reading, glow(m, color=S.LOGIT, buff=GAP.s, opacity=0.25))
-                if k < len(body) - 1:     # decode's figures as they are read; the last as the chip waits
-                    say(self, beat, "decode", FadeIn(m, shift=UP * GAP.xs), move, into=0.9 * k / max(1, len(body) - 1))
-                else:
-                    say(self, beat, "memory", FadeIn(m, shift=UP * GAP.xs), move)
-            # "an answer starts after a pause, then streams": the picks arriving one by one
+            de = bars["decode"]
+            say(self, beat, "decode", GrowFromEdge(de["rect"], S.START), FadeIn(de["value"]),
+                ptr.to(VGroup(de["rect"], de["value"], de["name"]), color=S.LOGIT))
+            say(self, beat, "decode", ptr.to(VGroup(de["rect"], p["line"]), color=S.LOGIT), into=0.5)
+            say(self, beat, "memory", FadeIn(de["tag"], shift=UP * GAP.xs), ptr.to(de["tag"], color=S.LOGIT))
+            say(self, beat, "memory", ptr.to(VGroup(de["tag"], pr["tag"]), color=S.LOGIT), into=0.5)
+            # "a long prompt's prefill is the pause before an answer starts": the long bar lit; then the picks
+            # arriving one by one
+            say(self, beat, "pause", ptr.to(VGroup(lo["rect"], lo["value"]), color=S.KEY))
+            say(self, beat, "pause", ptr.to(VGroup(lo["rect"], lo["name"]), color=S.KEY), into=0.5)
             stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
-            stream.arrange(RIGHT, buff=GAP.xs)
-            fit_width(stream, self.second_half.width - GAP.xl)
-            place_in(stream, self.second_half, DOWN, buff=GAP.xs)     # under decode's half
-            waiting = glow(stream, color=S.MUTED, opacity=0.12)     # the answer, not there yet
-            say(self, beat, "pause", FadeIn(waiting))
-            say(self, beat, "streams", LaggedStart(*[FadeIn(c, shift=LEFT * GAP.s) for c in stream], lag_ratio=0.5),
-                Transform(waiting, glow(stream, color=S.LOGIT, opacity=0.12)),
-                run_time=beat.span(0.8, mark="streams"))
-
-    def panels(self) -> tuple[VGroup, VGroup]:
-        b, f = self.bundle, self.f
-        steps = f["steps"]
-
-        def panel(half, title, colour, chips, lines):
-            """One half: its title on the headline line, the tokens it reads, then its figures."""
-            t = place_in(fit_width(label(title, S.BODY_SIZE, colour), half.width - GAP.xl), half, y=S.HEADLINE_Y)
-            below(chips, t, buff=GAP.l)
-            body = VGroup(*lines).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
-            below(fit_width(body, half.width - GAP.xl), chips, buff=GAP.l)
-            body.set_x(half.x)
-            return VGroup(t, chips, *body)
-
-        shown = b.tokens[-STRIP_PROMPT:]
-        row = VGroup(*[TokenChip(t, size=S.SMALL) for t in shown]).arrange(RIGHT, buff=GAP.xs)
-        if b.T > len(shown):
-            row = VGroup(label(self.text("earlier-prefix", count=b.T - len(shown)), S.SMALL, S.MUTED), *row).arrange(RIGHT, buff=GAP.xs)
-        fit_width(row, S.LEFT_HALF.width - GAP.xl)
-        w = S.LEFT_HALF.width - GAP.xl           # a line of a panel (both halves are as wide)
-        # prefill, then decode, in reading order: prefill in the half where the reader starts
-        first_half, self.second_half = (S.RIGHT_HALF, S.LEFT_HALF) if S.RTL else (S.LEFT_HALF, S.RIGHT_HALF)
-        prefill = panel(first_half, self.text("prefill-title"), S.KEY, row, [
-            fit_lines(self.text("prefill-rows", count=b.T), S.SMALL, S.INK, w),
-            fit_lines(self.text("flops", flops=N.fmt_int(f["prefill"])), S.SMALL, S.FLOPS, w, mono=True),
-            fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["prefill_per_param"])), S.SMALL, S.INK, w),
-            fit_lines(self.text("prefill-bound"), S.SMALL, S.MUTED, w)])
-        nxt = steps[1] if len(steps) > 1 else steps[0]
-        chip = VGroup(TokenChip(nxt["text"], color=S.LOGIT, size=S.SMALL))
-        decode = panel(self.second_half, self.text("decode-title"), S.LOGIT, chip, [
-            fit_lines(self.text("decode-row"), S.SMALL, S.INK, w),
-            fit_lines(self.text("flops", flops=N.fmt_int(f["decode"])), S.SMALL, S.FLOPS, w, mono=True),
-            fit_lines(self.text("per-weight", ratio=N.fmt_ratio(f["decode_per_param"])), S.SMALL, S.INK, w),
-            fit_lines(self.text("cache-read", bytes=N.fmt_int(f["cache_read_bytes"])), S.SMALL, S.INK, w),
-            fit_lines(self.text("decode-bound"), S.SMALL, S.MUTED, w)])
-        divider = Line(S.CONTENT.point(UP), S.CONTENT.point(DOWN), color=S.MUTED, stroke_width=1.5)   # between the halves
-        prefill.add(divider)
-        return prefill, decode
+            stream.arrange(S.END, buff=GAP.xs)
+            fit_width(stream, S.TEXT_W / 2)
+            place_in(stream, S.TEXT, y=S.FOOTER_Y)
+            keep_inside(stream, S.FULL)
+            say(self, beat, "streams", FadeOut(p["how"]),
+                LaggedStart(*[FadeIn(c, shift=S.START * GAP.s) for c in stream], lag_ratio=0.5),
+                ptr.to(VGroup(de["rect"], de["name"]), color=S.LOGIT), run_time=beat.span(0.8, mark="streams"))
 
 
 NAME_W = 2.4          # the scale table's model names: wider ones ("a GPT-2-shaped model") wrap
@@ -483,10 +642,13 @@ class Scale(LoopChapter):
             ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.2)
             say(self, beat, "sizes", ptr.to(family[0]), into=0.15)
             say(self, beat, "sizes", ptr.to(family[-1]), into=0.45)
-            say(self, beat, "sizes", ptr.to(VGroup(head[5], *[r[5] for r in family]), color=S.FLOPS), into=0.75)
-            # "this film's model is …": its row lit, then its parameters, its FLOPs per token, its KV cache
+            # "each new token uses every weight once, two FLOPs a weight": the parameters, then the FLOPs
+            # column the ledger fills for every row
+            say(self, beat, "rule", ptr.to(VGroup(head[4], *[r[4] for r in family]), color=S.INK))
+            say(self, beat, "rule", ptr.to(VGroup(head[5], *[r[5] for r in family]), color=S.FLOPS), into=0.5)
+            # "this film's model is …": its row lit, then its parameters and its FLOPs per token
             say(self, beat, "ours", ptr.to(ours, color=S.TOKEN))
-            for k, into in ((4, 0.3), (5, 0.55), (6, 0.8)):
+            for k, into in ((4, 0.35), (5, 0.7)):
                 say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
         with self.beat("gpt3") as beat:
             # "print the same blueprint bigger": GPT-3's name; then its figures as they are read

@@ -6,11 +6,88 @@ screen and the voice cannot disagree.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from data import models, tokenizer
 from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape,
                         attention_grid_flops, attention_pairs, causal_pairs, decode_step_flops,
                         forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
                         parameter_counts)
+
+
+@dataclass(frozen=True)
+class Chip:
+    """An accelerator as serving sees it: how fast it multiplies and how fast it reads its memory."""
+    key: str              # its name on screen and in speech is the catalog's ch06:chip-<key>
+    peak_flops: float     # dense half-precision (FP16/BF16) matrix FLOP/s
+    bandwidth: float      # memory bytes read per second
+
+
+# NVIDIA H100 SXM5, from NVIDIA's "H100 Tensor Core GPU" datasheet (2022; the same in its 2023
+# revision): FP16 and BF16 Tensor Core 1,979 teraFLOPS *with sparsity*, footnoted "specifications are
+# one-half lower without sparsity", so 989.4 TFLOPS dense (GPT-2's weights are dense); GPU memory
+# bandwidth 3.35 TB/s (80 GB HBM3).
+H100_SXM = Chip("h100", peak_flops=989.4e12, bandwidth=3.35e12)
+CHIP = H100_SXM       # the chip chapter 06 measures prefill and decode against
+WHOLE_FROM = 100      # FLOPs per weight are shown with one decimal below this, whole from it on
+
+
+def balance_per_weight(chip: Chip = CHIP, bytes_per_weight: int = FP16_BYTES) -> float:
+    """The chip's balance point: FLOPs it can do in the time it reads one half-precision weight. Work that
+    does fewer FLOPs per weight fetched waits on memory (memory-bound); more, on arithmetic (compute-bound)."""
+    return chip.peak_flops / chip.bandwidth * bytes_per_weight
+
+
+def prefill_per_weight(shape: Shape, tokens: int, params: int) -> float:
+    """FLOPs per weight fetched when one pass reads `tokens` prompt tokens at once: every weight is read
+    from memory once and used for every token (the ledger's whole pass over the parameters)."""
+    return forward_ledger(shape, tokens).total / params
+
+
+def bound(per_weight: float, balance: float) -> str:
+    """'memory' when the work per weight fetched is under the chip's balance point, else 'compute'."""
+    return "compute" if per_weight >= balance else "memory"
+
+
+def crossover_tokens(shape: Shape, params: int, balance: float, limit: int = LONG_CONTEXT) -> int:
+    """The prompt length at which prefill turns compute-bound: the fewest tokens whose pass does at least
+    `balance` FLOPs per weight fetched (the ledger's FLOPs grow with every token, so a binary search
+    finds it); `limit` if even that many fall short."""
+    lo, hi = 1, limit
+    if prefill_per_weight(shape, hi, params) < balance:
+        return limit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if prefill_per_weight(shape, mid, params) >= balance:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def serve_facts(bundle, chip: Chip = CHIP) -> dict:
+    """Prefill and decode against a chip: FLOPs per weight fetched for one decode step, this prompt's
+    prefill and a long prompt's (GPT-2's whole context, n_positions tokens), each with the regime it falls
+    in ('memory' or 'compute'), the chip's balance point and the crossover, all from the ledger."""
+    shape, T = Shape.from_config(bundle.config), bundle.T
+    params = bundle.meta["parameters"]["total"]
+    balance = balance_per_weight(chip)
+    long = bundle.config["n_positions"]
+    decode = decode_step_flops(shape, T + 1)
+    bars = [("decode", 1, decode / params),
+            ("prompt", T, prefill_per_weight(shape, T, params)),
+            ("long", long, prefill_per_weight(shape, long, params))]
+    bars = [{"key": k, "tokens": n, "per_weight": w, "bound": bound(w, balance)} for k, n, w in bars]
+    by = {b["key"]: b for b in bars}
+    # the plot's axis: powers of ten from 1 up past the tallest bar and the balance point
+    tallest = max([balance] + [b["per_weight"] for b in bars])
+    ticks = [1]
+    while ticks[-1] <= tallest:
+        ticks.append(ticks[-1] * 10)
+    return {"chip": chip, "balance": balance, "bars": bars, "decode": by["decode"], "prompt": by["prompt"],
+            "long": by["long"], "crossover": crossover_tokens(shape, params, balance), "ticks": ticks,
+            "peak_tflops": chip.peak_flops / 1e12, "bandwidth_tb": chip.bandwidth / 1e12,
+            "bytes_per_weight": FP16_BYTES}
 
 
 def loop_facts(bundle) -> dict:

@@ -7,7 +7,7 @@ cannot disagree.
 from __future__ import annotations
 
 from data import models
-from data.facts.ch06 import family_facts, loop_facts
+from data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
 from words import numbers as N
 from words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
 
@@ -23,8 +23,19 @@ def _and(items, words) -> str:
     return words.text("ch06:list-and", a=head, b=items[-1])
 
 
+def per_weight(x: float) -> str:
+    """FLOPs per weight fetched as the screen writes them: one decimal, whole from WHOLE_FROM on."""
+    return N.fmt_ratio(x) if x < WHOLE_FROM else N.fmt_whole(x)
+
+
+def regime(bound: str, words) -> str:
+    """'memory-bound: …' or 'compute-bound: …', the clause a line says for a bar's regime."""
+    return words.text("ch06:say-compute-bound" if bound == "compute" else "ch06:say-memory-bound")
+
+
 def values(bundle, ledger, words) -> dict:
     f = loop_facts(bundle)
+    sv = serve_facts(bundle)
     steps, T = f["steps"], f["T"]
     family = [r for r in family_facts(bundle) if r["key"] in models.FAMILY]     # smallest first
     ours = next(r for r in family_facts(bundle) if r["ours"])
@@ -65,9 +76,17 @@ def values(bundle, ledger, words) -> dict:
         "share_pos": spoken_share(f["square"][1]["share"], words),
         "share_long": spoken_share(f["square"][2]["share"], words),
         "prefill": spoken_count(f["prefill"], words),
-        "prefill_per_param": N.fmt_ratio(f["prefill_per_param"]),
+        "prefill_per_param": per_weight(sv["prompt"]["per_weight"]),
         "decode": spoken_count(f["decode"], words),
-        "decode_per_param": N.fmt_ratio(f["decode_per_param"]),
+        "decode_per_param": per_weight(sv["decode"]["per_weight"]),
+        "chip": words.text("ch06:chip"),
+        "balance": N.fmt_whole(sv["balance"]),
+        "prompt_bound": regime(sv["prompt"]["bound"], words),
+        "n_long": N.fmt_int(sv["long"]["tokens"]),
+        "long_per_param": per_weight(sv["long"]["per_weight"]),
+        "long_bound": regime(sv["long"]["bound"], words),
+        "crossover": N.fmt_int(sv["crossover"]),
+        "decode_bound": regime(sv["decode"]["bound"], words),
         "g3_layers": f["gpt3_shape"].n_layer,
         "g3_heads": f["gpt3_shape"].n_head,
         "g3_width": N.fmt_int(f["gpt3_shape"].n_embd),

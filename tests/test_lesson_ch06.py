@@ -1,0 +1,169 @@
+"""Chapter 06 as a lesson (issue 40): what its pictures and lines claim follows the bundle and the ledger.
+
+* prefill and decode: FLOPs per weight fetched from the ledger against the chip's balance point
+  (data/facts/ch06.py CHIP, its published peak and bandwidth); a 5-token prefill is memory-bound, a
+  1,024-token one compute-bound, and the plot's words and the narration pick the regime the ledger decides;
+* the n² squares and the KV cache read the bundle (a changed bundle changes them);
+* the chapter opens on its question, and no line reads out more than a few numbers.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from data import bundle as bundle_io
+from data import extract
+from data.facts.ch06 import (CHIP, H100_SXM, balance_per_weight, bound, crossover_tokens, prefill_per_weight,
+                             serve_facts)
+from data.flops import GPT2_SMALL, decode_step_flops, kv_cache_numbers_per_token, parameter_counts
+from tests.helpers import build_scene
+from voiceover import script
+from words.catalog import Words
+
+GPT2_PARAMS = parameter_counts(GPT2_SMALL)["total"]
+GPT2_SMALL_POSITIONS = 1024
+
+
+def lines(bundle, lang="en") -> dict[str, str]:
+    return {beat: line.text for beat, line in script.chapter_lines("06", bundle, bundle.ledger(), Words.load(lang)).items()}
+
+
+def with_meta(bundle, tmp_path, change, positions: int | None = None) -> bundle_io.Bundle:
+    """A copy of `bundle` whose meta.json `change(meta)` edits in place; `positions` gives it a context of
+    that many positions (its position table padded with zeros, config and checksum to match)."""
+    from safetensors.numpy import load_file, save_file
+    root = tmp_path / bundle.path.name
+    shutil.copytree(bundle.path, root)
+    path = root / bundle_io.META
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    change(meta)
+    if positions is not None:
+        tensors = load_file(str(root / bundle_io.TENSORS))
+        wpe = tensors["wpe_table"]
+        tensors["wpe_table"] = np.concatenate([wpe, np.zeros((positions - len(wpe), wpe.shape[1]), wpe.dtype)])
+        save_file(tensors, str(root / bundle_io.TENSORS))
+        meta["config"]["n_positions"] = positions
+        meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    return bundle_io.load(root)
+
+
+@pytest.fixture(scope="module")
+def gpt2_mini(tmp_path_factory):
+    """'The cat sat on the' through GPT-2 small's layers and heads at width 48 (seconds), its context
+    GPT-2's 1,024 positions (the mini models keep a short one)."""
+    b = extract.extract("The cat sat on the", "mini", root=tmp_path_factory.mktemp("mini"), log=lambda m: None,
+                        model="gpt2")
+    return with_meta(b, tmp_path_factory.mktemp("mini-1024"), lambda meta: None, positions=GPT2_SMALL_POSITIONS)
+
+
+# -- the ledger against the chip ---------------------------------------------------------------------
+def test_the_chip_is_the_h100s_published_dense_peak_and_bandwidth():
+    assert CHIP is H100_SXM and CHIP.key == "h100"
+    assert (CHIP.peak_flops, CHIP.bandwidth) == (989.4e12, 3.35e12)      # 1,979 TFLOPS sparse / 2; 3.35 TB/s
+    assert balance_per_weight() == pytest.approx(989.4 / 3.35 * 2)       # two bytes a weight: about 591
+    assert "H100" in Words.load("en").text("ch06:chip")
+
+
+def test_a_five_token_prefill_is_memory_bound_and_a_1024_token_one_compute_bound():
+    balance = balance_per_weight()
+    five, long = prefill_per_weight(GPT2_SMALL, 5, GPT2_PARAMS), prefill_per_weight(GPT2_SMALL, 1024, GPT2_PARAMS)
+    assert five == pytest.approx(7.45, abs=0.01)              # "about 7 FLOPs per weight fetched" (issue 40)
+    assert bound(five, balance) == "memory" and bound(long, balance) == "compute"
+    # one decode step: about 2 FLOPs a weight, memory-bound on any current chip
+    decode = decode_step_flops(GPT2_SMALL, 6) / GPT2_PARAMS
+    assert decode == pytest.approx(2.0, abs=0.05) and bound(decode, balance) == "memory"
+    # the crossover: the fewest prompt tokens whose prefill reaches the balance point
+    c = crossover_tokens(GPT2_SMALL, GPT2_PARAMS, balance)
+    assert 5 < c < 1024
+    assert prefill_per_weight(GPT2_SMALL, c, GPT2_PARAMS) >= balance > prefill_per_weight(GPT2_SMALL, c - 1, GPT2_PARAMS)
+    # a chip that can do less per byte reaches its balance with a shorter prompt
+    assert crossover_tokens(GPT2_SMALL, GPT2_PARAMS, balance / 2) < c
+
+
+def test_the_plot_and_the_lines_say_the_regime_the_ledger_decides_for_5_and_1024_tokens(gpt2_mini):
+    b = gpt2_mini
+    sv = serve_facts(b)
+    assert (sv["prompt"]["tokens"], sv["long"]["tokens"]) == (5, 1024)
+    assert (sv["prompt"]["bound"], sv["long"]["bound"], sv["decode"]["bound"]) == ("memory", "compute", "memory")
+    words = Words.load("en")
+    scene = build_scene(b, "06", "Square", draw=False)
+    bars = scene.plot_parts["bars"]
+    said = {k: bars[k]["tag"].original_text.replace("\n", " ") for k in bars}
+    assert said == {"prompt": words.text("ch06:bound-memory"), "long": words.text("ch06:bound-compute"),
+                    "decode": words.text("ch06:bound-memory")}
+    # the long prompt's bar reaches past the chip's line, this prompt's and decode's stop short of it
+    line_x = scene.plot_parts["line"].get_x()
+    assert bars["long"]["rect"].get_right()[0] > line_x > bars["prompt"]["rect"].get_right()[0]
+    spoken = lines(b)
+    assert f"So this prefill is {words.text('ch06:say-memory-bound')}." in spoken["prefill"]
+    assert f"so it is {words.text('ch06:say-compute-bound')}." in spoken["long"]
+    assert f"So decode is {words.text('ch06:say-memory-bound')}." in spoken["decode"]
+    assert f"about {sv['crossover']:,} prompt tokens" in spoken["long"]
+    assert "compute-bound: the chip is busy" not in " ".join(spoken.values())
+
+
+def test_the_regime_follows_the_bundle(tiny_bundle, tmp_path):
+    """The tiny model's long prompt (128 tokens) is memory-bound; the same bundle claiming a hundredth of
+    the parameters does a hundred times the work per weight, and the picture and the line turn
+    compute-bound."""
+    words = Words.load("en")
+    before = build_scene(tiny_bundle, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"].original_text
+    assert before == words.text("ch06:bound-memory")
+
+    def fewer(meta):
+        meta["parameters"]["total"] //= 100
+        meta["parameters"]["wte"] //= 100
+    b = with_meta(tiny_bundle, tmp_path, fewer)
+    sv = serve_facts(b)
+    assert sv["long"]["bound"] == "compute" and sv["prompt"]["bound"] == "memory"
+    after = build_scene(b, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"].original_text
+    assert after == words.text("ch06:bound-compute")
+    assert words.text("ch06:say-compute-bound") in lines(b)["long"]
+
+
+# -- the n² squares and the cache read the bundle --------------------------------------------------------
+def test_the_squares_are_the_bundles_lengths(tiny_bundle, tmp_path):
+    b = tiny_bundle
+    texts = set(build_scene(b, "06", "Square", draw=False).built_texts)
+    n_pos = b.config["n_positions"]
+    assert {f"{b.T} tokens", f"{b.T * b.T} pairs", f"{n_pos} tokens", f"{n_pos * n_pos:,} pairs",
+            f"{b.T} × {b.T}, drawn larger", f"{n_pos} × {n_pos}, drawn larger"} <= texts
+
+    texts = set(build_scene(with_meta(b, tmp_path, lambda meta: None, positions=512), "06", "Square",
+                            draw=False).built_texts)
+    assert {"512 tokens", f"{512 * 512:,} pairs", "512 × 512, drawn larger"} <= texts
+    assert f"{n_pos} tokens" not in texts
+
+
+def test_the_kv_cache_keeps_two_vectors_a_layer_per_token_and_grows_one_column_a_step(tiny_bundle):
+    assert kv_cache_numbers_per_token(GPT2_SMALL) == 18_432
+    b = tiny_bundle
+    L, d = b.config["n_layer"], b.config["n_embd"]
+    scene = build_scene(b, "06", "Cache", draw=False)
+    texts = set(scene.built_texts)
+    for tokens in range(b.T, b.T + len(b.meta["generated"])):
+        assert f"cache: {tokens} tokens · {tokens * 2 * L * d:,} numbers · {tokens * 4 * L * d:,} bytes (fp16)" in texts
+    assert Words.load("en").text("ch06:untouched") in texts
+    assert f"{2 * L * d:,} numbers for every token kept" in lines(b)["cache"]
+
+
+# -- the lesson's shape ------------------------------------------------------------------------------
+def test_the_chapter_opens_on_its_question(tiny_bundle):
+    first = lines(tiny_bundle)["append"]
+    opening = re.split(r"(?<=[.?!])\s+", first)[:2]
+    assert opening[-1].endswith("?") and "cost" in opening[-1]
+    assert Words.load("en").text("ch06:question") in build_scene(tiny_bundle, "06", "Loop", draw=False).built_texts
+
+
+@pytest.mark.parametrize("synthetic", [True, False])
+def test_no_line_reads_out_more_than_four_numbers(tiny_bundle, monkeypatch, synthetic):
+    from data.bundle import Bundle
+    monkeypatch.setattr(Bundle, "synthetic", property(lambda self: synthetic))
+    for beat, text in lines(tiny_bundle).items():
+        said = set(re.findall(r"(?<![\w-])(?:\d[\d,.]*\d|\d)", text))     # not the 2 of "GPT-2"
+        assert len(said) <= 4, (beat, said)
