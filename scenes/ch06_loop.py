@@ -470,8 +470,9 @@ class Square(LoopChapter):
             h = max(GAP.m, name.height)
             w = max(GAP.xxs, abs(x_of(bar["per_weight"]) - start))
             rect = Rectangle(width=w, height=BAR_H, stroke_width=0, fill_color=colours[bar["key"]], fill_opacity=0.85)
-            rect.move_to(at(start, y - h / 2), aligned_edge=S.START)
-            name.move_to(at(start - sign * GAP.l, y - h / 2), aligned_edge=S.END)
+            mid = y - h / 2          # the row's middle line
+            rect.move_to(at(start, mid), aligned_edge=S.START)
+            name.move_to(at(start - sign * GAP.l, mid), aligned_edge=S.END)
             v = bar["per_weight"]
             value = label(N.fmt_ratio(v) if v < WHOLE_FROM else N.fmt_whole(v), S.SMALL, S.INK, mono=True)
             value.next_to(rect, S.END, buff=GAP.s)
