@@ -62,6 +62,47 @@ TASK_PREFIX = "onepass-scene"
 BEFORE_RENDER: list[Callable[[Runner], None]] = []
 
 
+LOOPBACK = "127.0.0.1"
+PROBE_SECONDS = 10.0         # how long a scheduler may take to greet a new connection
+MAX_GREETING = 1 << 20       # a dask handshake is a few hundred bytes
+
+
+def probe_scheduler(address: str, timeout: float = PROBE_SECONDS):
+    """PipelineError unless a dask scheduler answers at tcp://HOST:PORT within `timeout` seconds.
+    A scheduler greets each new connection first (distributed's handshake: 8 bytes, little-endian,
+    the length of the frames that follow); something else (an HTTP server waits for a request, or
+    answers 'HTTP/1.1 ...', which dask read as a frame length of exabytes) is named in one line
+    instead of hanging the client for minutes."""
+    import socket
+    import struct
+
+    from film.executors import scheduler_address
+    host, port = scheduler_address(address)
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            head = b""
+            while len(head) < 8:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout()
+                sock.settimeout(left)
+                chunk = sock.recv(8 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+    except socket.timeout:
+        raise PipelineError(f"something at {address} accepted the connection but did not greet it as a dask "
+                            f"scheduler within {timeout:.0f} s: is that the scheduler's port (dask's default is "
+                            "8786)?") from None
+    except OSError as exc:
+        raise PipelineError(f"no dask scheduler answers at {address}: {exc.strerror or exc}") from None
+    if len(head) < 8 or struct.unpack("<Q", head)[0] > MAX_GREETING:
+        seen = head.decode("ascii", "replace").strip() or "nothing"
+        raise PipelineError(f"{address} answers, but not as a dask scheduler (it sent {seen[:20]!r}): is that "
+                            "the scheduler's port (dask's default is 8786)?")
+
+
 class DaskExecutor(Executor):
     """Scene tasks on a dask.distributed cluster: `tcp://HOST:PORT` (a running scheduler) or
     `local:N` (a LocalCluster of N worker processes, one scene at a time each); `client`: an
@@ -82,10 +123,14 @@ class DaskExecutor(Executor):
             n = int(address.split(":", 1)[1])
             # a worker dying mid-scene is retried once on another; a second death fails the scene
             dask.config.set({"distributed.scheduler.allowed-failures": 1})
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                        silence_logs=50, worker_dashboard_address=None)
+            # every port on loopback (the scheduler, workers, nannies, the dashboard): a render opens
+            # nothing another machine can reach unless asked (distributed's ":0" listens on 0.0.0.0)
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host=LOOPBACK,
+                                        dashboard_address=f"{LOOPBACK}:0", silence_logs=50,
+                                        worker_dashboard_address=None)
             self.client = Client(self.cluster, set_as_default=False)
         else:
+            probe_scheduler(address, timeout=min(timeout, PROBE_SECONDS))
             try:
                 self.client = Client(address, timeout=timeout, set_as_default=False)
             except (OSError, TimeoutError) as exc:

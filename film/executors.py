@@ -241,6 +241,12 @@ def scheduler_address(spec: str) -> tuple[str, int]:
     return host, port
 
 
+def max_local_workers() -> int:
+    """The most workers `local:N` starts: twice this machine's usable cores (a scene keeps one busy;
+    local:1000 on 2 cores took the load to 24 and printed thousands of lines of worker errors)."""
+    return 2 * default_jobs()
+
+
 def check_scheduler(spec: str):
     """PipelineError unless `spec` is `local:N` (N >= 1) or tcp://HOST:PORT (request.validate and
     open_executor: a bad address is refused before anything is extracted)."""
@@ -248,6 +254,10 @@ def check_scheduler(spec: str):
         n = spec.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise PipelineError(f"--scheduler local:N needs a number of workers of at least 1 (got {spec!r})")
+        if int(n) > max_local_workers():
+            raise PipelineError(f"--scheduler local:N takes at most {max_local_workers()} workers on this machine "
+                                f"({default_jobs()} CPU core(s): each worker renders a scene on a core of its own; "
+                                f"got {spec!r}); for more, start workers on other machines and pass tcp://HOST:PORT")
     elif spec != "none":
         scheduler_address(spec)
 

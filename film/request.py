@@ -379,6 +379,16 @@ def out_problem(out: Path, what: str = "") -> str | None:
     this user may write in, or one that can be made. Checked before anything is extracted or
     rendered, so a bad out (or a read-only clips folder) is refused up front, never mid-render."""
     out = Path(out)
+    # ffmpeg's file lists (the joins) cannot name a path with a line break or any other control
+    # character, nor one that is not text: refused here, not after every scene has rendered
+    bad = sorted({c for c in str(out) if ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF})
+    if bad:
+        shown = "".join(f"\\x{ord(c):02x}" if c in bad and ord(c) < 0x100 else
+                        f"\\x{ord(c) - 0xDC00:02x}" if c in bad else c for c in str(out))
+        names = ", ".join(f"byte 0x{ord(c) - 0xDC00:02X} (not UTF-8)" if ord(c) >= 0xD800 else f"U+{ord(c):04X}"
+                          for c in bad)
+        return (f"{what}{shown} holds characters a file list cannot name ({names}); pass a folder whose path "
+                "has no line breaks or other control characters")
     if os.path.lexists(out) and not out.is_dir():
         return f"{what}{out} is a file, not a folder; pass a folder (it is created if missing)"
     probe = out

@@ -321,3 +321,96 @@ def test_a_pickled_bin_is_refused_and_never_unpickled(saved_weights, tmp_path):
     line = one_clear_line(err)
     assert "pytorch_model.bin" in line and "pickle" in line
     assert not canary.exists()
+
+
+# -- 3. local:N is bounded and listens on loopback only ------------------------------------------------
+
+def test_local_n_above_the_bound_is_refused_up_front(tmp_path):
+    from film import executors
+    too_many = executors.max_local_workers() + 1
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--scheduler", f"local:{too_many}",
+                          "--out", str(tmp_path / "out"))
+    assert rc == 2
+    line = one_clear_line(err)
+    assert f"at most {executors.max_local_workers()} workers" in line
+    assert not (tmp_path / "out").exists()
+
+
+def _listening(pids) -> list[tuple[int, str, int]]:
+    import psutil
+    found = []
+    for pid in pids:
+        try:
+            conns = psutil.Process(pid).net_connections(kind="inet")
+        except psutil.Error:
+            continue
+        found += [(pid, c.laddr.ip, c.laddr.port) for c in conns if c.status == psutil.CONN_LISTEN]
+    return found
+
+
+def test_a_local_cluster_listens_on_loopback_only():
+    import ipaddress
+
+    import psutil
+
+    from film.cluster import DaskExecutor
+    with DaskExecutor("local:1") as ex:
+        ex.client.wait_for_workers(1, timeout=60)
+        me = psutil.Process()
+        sockets = _listening([me.pid] + [c.pid for c in me.children(recursive=True)])
+    assert sockets, "the cluster listens nowhere?"
+    assert all(ipaddress.ip_address(ip).is_loopback for _, ip, _ in sockets), sockets
+
+
+# -- 4. something else at the scheduler's address: one clear line, soon ------------------------------
+
+def _server(kind: str):
+    """A server on loopback that is not a dask scheduler: 'http' answers requests as HTTP, 'silent'
+    accepts and says nothing. -> (address, stop)."""
+    import http.server
+    import socket
+    import threading
+    if kind == "http":
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        return f"tcp://127.0.0.1:{srv.server_address[1]}", srv.shutdown
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    return f"tcp://127.0.0.1:{sock.getsockname()[1]}", sock.close
+
+
+@pytest.mark.parametrize("kind", ["http", "silent"])
+def test_a_scheduler_address_where_something_else_answers_is_one_clear_line(tmp_path, monkeypatch, kind):
+    from film import cluster
+    monkeypatch.setattr(cluster, "PROBE_SECONDS", 3.0)
+    address, stop = _server(kind)
+    try:
+        start = time.monotonic()
+        rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--scheduler", address,
+                              "--out", str(tmp_path / "out"))
+        took = time.monotonic() - start
+    finally:
+        stop()
+    assert rc == 2
+    line = one_clear_line(err)
+    assert address in line and "dask scheduler" in line
+    assert took < 30, took
+
+
+def test_a_real_scheduler_passes_the_probe():
+    from film.cluster import DaskExecutor, probe_scheduler
+    with DaskExecutor("local:1") as ex:
+        probe_scheduler(ex.client.scheduler.address, timeout=10)
+
+
+# -- 5. an --out the joins cannot write is refused up front ---------------------------------------------
+
+@pytest.mark.parametrize("name", ["new\nline", "carriage\rreturn", "del\x7f", "c1\x85"])
+def test_an_out_with_a_control_character_is_refused_up_front(tmp_path, name):
+    out = tmp_path / name
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--out", str(out))
+    assert rc == 2
+    line = one_clear_line(err)
+    assert "--out" in line and "control characters" in line
+    assert not out.exists()
