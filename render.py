@@ -165,7 +165,7 @@ def inspect(bundle, as_json: bool, console):
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
-    console = Console()  # the report itself goes to stdout; progress and errors to stderr
+    console = Console(emoji=False)  # the report to stdout; a user's text is never turned into emoji
     c = report["config"]
     console.print(escape(f"model: {report['model'] or 'a GPT-2-shaped model outside the family'} "
                          f"({report['model_id']}): {c['n_layer']} layers, {c['n_head']} heads, {c['n_embd']} wide, "
@@ -216,7 +216,7 @@ def open_executor(req: request.Request, console):
     executor = executors.open_executor(req.scheduler, req.jobs)
     executor.log = lambda line: console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
     if not isinstance(executor, executors.LocalExecutor):
-        console.print(f"scenes render on the {executor.describe()}")
+        console.print(f"scenes render on the {escape(executor.describe())}")
     return executor
 
 
@@ -249,7 +249,7 @@ def say_language(req: request.Request, console):
 
 def say_voice(req: request.Request, console):
     """Log which narration service the request's voice names (validated with the request)."""
-    console.print(f"voice: {req.service.describe()}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
+    console.print(f"voice: {escape(req.service.describe())}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
 
 
 def spoken_lines(req: request.Request, bundle) -> list[tuple[str, object]]:
@@ -339,7 +339,7 @@ def _terminated(signum, frame):
 
 
 def main(argv=None) -> int:
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False)   # text a user typed is shown as typed: no :name: emoji
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminated)
     args = parse_args(argv)

@@ -186,7 +186,8 @@ def _run(jobs: list[Job], executor: executors.Executor, force: bool, console) ->
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     # rich only draws here: imported when a batch runs (a job's files do not depend on it)
     reports = {j.number: JobReport(j) for j in jobs}
-    log = (lambda m: console.print(f"[dim]{m}[/dim]")) if console is not None else (lambda m: None)
+    log = (lambda m: console.print(m, style="dim", markup=False, emoji=False, highlight=False)) \
+        if console is not None else (lambda m: None)
 
     # 1. bundles, once per distinct prompt, weights, model and watch token
     bundles: dict[tuple, object] = {}

@@ -414,3 +414,30 @@ def test_an_out_with_a_control_character_is_refused_up_front(tmp_path, name):
     line = one_clear_line(err)
     assert "--out" in line and "control characters" in line
     assert not out.exists()
+
+
+# -- 8. what a user typed is shown exactly as typed: no emoji, no markup ----------------------------------
+
+EMOJI_PROMPT = "I :smile: at :thumbs_up: [bold]you[/bold]"
+
+
+def test_emoji_codes_and_markup_in_a_prompt_are_shown_as_typed(tiny_bundle, tmp_path):
+    rc, out, err = run_main("--inspect", "--weights", "tiny", "--prompt", EMOJI_PROMPT)
+    assert rc == 0, err
+    assert ":smile:" in out and ":thumbs_up:" in out and "[bold]" in out
+    assert "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}" not in out + err and "\N{THUMBS UP SIGN}" not in out + err
+
+
+def test_emoji_codes_in_paths_and_errors_are_shown_as_typed(tiny_bundle, tmp_path):
+    folder = tmp_path / ":smile: recordings"
+    folder.mkdir()
+    out = tmp_path / ":thumbs_up:"
+    out.write_text("a file, not a folder")
+    rc, _, err = run_main("--chapter", "00", "--bundle", str(tiny_bundle.path), "--voice", f"recorded:{folder}",
+                          "--out", str(out))
+    assert rc == 2
+    line = one_clear_line(err)
+    assert str(out) in line and "\N{THUMBS UP SIGN}" not in err
+    rc, _, err = run_main("--chapter", "00", "--bundle", str(tiny_bundle.path), "--voice", f"recorded:{folder}",
+                          "--out", str(tmp_path / "o"))
+    assert rc == 2 and str(folder) in err and "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}" not in err
