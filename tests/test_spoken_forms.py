@@ -193,7 +193,8 @@ CLASSES = {
     },
     "counts of one": {
         "en": [(r"(?<![\d.,])1 (?!(?:is|was|has|plus|minus|its|this|as|across|times)\b)[a-z]+s\b", "'1 tokens'")],
-        "es": [(r"(?<![\d.,])(?:1|un|una) (?!(?:más|menos|es|veces)\b)[a-záéíóúñ]+s\b", "'1 tokens'")],
+        "es": [(r"(?<![\d.,])(?<!y )(?<!ciento )(?<!mil )\b(?:1|un|una) (?!(?:más|menos|es|veces)\b)[a-záéíóúñ]+s\b",
+                "'1 tokens' (not 'noventa y un grados')")],
         "ur": [(r"(?<![\d.,])(?:1|ایک) (?:" + _UR_PLURALS + r")(?![\u0620-\u065f\u066e-\u06d3])", "'1 ٹوکنز'")],
     },
     "ordinals": {
@@ -233,7 +234,7 @@ def spoken_problems(text: str, lang: str) -> list[str]:
     ("es", "Cuestan 47,2 millones FLOPs.", "Cuestan 47,2 millones de FLOPs y 3 millones, y un millón."),
     ("es", "Hay 1 marcador y 21 tokens.", "Hay un marcador y veintiún tokens."),
     ("es", "Las primeras 256 filas.", "Las primeras doscientas cincuenta y seis filas."),
-    ("es", "El conjunto tiene 1 tokens.", "El conjunto tiene un token."),
+    ("es", "El conjunto tiene 1 tokens.", "El conjunto tiene un token, noventa y un grados y ciento un tokens."),
     ("es", "Es el 1.º de la lista.", "Es el primero de la lista."),
     ("ur", "اس کا درجہ 3واں ہے۔", "اس کا درجہ تیسرا ہے۔"),
     ("ur", "یہ 1 ٹوکنز ہیں۔", "یہ ایک ٹوکن ہے۔"),
