@@ -292,20 +292,50 @@ class Cache(LoopChapter):
                     ptr.to(VGroup(*[r[3] for r in rest]), color=S.INK))
 
     def cost_table(self) -> VGroup:
-        """FLOPs of each generated step: recomputing everything vs the cached step."""
-        cells = [[label(self.text("cost-step"), S.SMALL, S.MUTED), label(self.text("cost-full"), S.SMALL, S.MUTED),
-                  label(self.text("cost-cached"), S.SMALL, S.KEY), label(self.text("cost-saved"), S.SMALL, S.MUTED)]]
-        for s in self.f["steps"][1:]:
-            cells.append([label(self.text("pass-over", count=s["context"]), S.SMALL, S.INK),
-                          label(N.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
-                          label(N.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True),
-                          label(f"× {N.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True)])
-        # the steps under their header, spread across the text width, from the headline line down
-        rows = table(cells, "LRRR", gaps=even_gaps(cells, S.TEXT_W), width=S.TEXT_W, row_gap=GAP.l,
-                     space_before={1: GAP.m}, x=S.TEXT.left, y=S.HEADLINE_Y, rtl_aligns="RRRR")
+        """FLOPs of each generated step as two bars on one scale: recomputing every row (the meter's full
+        pass) over the cached step (the new row only), each with its figure at its end, and how many times
+        less the cached step costs at the row's far side. Returns the header (its row and rule), one row per
+        step ([name, full bar + figure, cached bar + figure, saving]) and the note under them."""
+        steps = self.f["steps"][1:]
+        head = VGroup(label(self.text("cost-step"), S.SMALL, S.MUTED), label(self.text("cost-full"), S.SMALL, S.MUTED),
+                      label(self.text("cost-cached"), S.SMALL, S.KEY), label(self.text("cost-saved"), S.SMALL, S.MUTED))
+        names = [fit_lines(self.text("pass-over", count=s["context"]), S.SMALL, S.INK, S.TEXT_W * NAME_SHARE)
+                 for s in steps]
+        savings = [label(f"× {N.fmt_ratio(s['saving'])}", S.SMALL, S.INK, mono=True) for s in steps]
+        figures = [(label(N.fmt_int(s["full"]), S.SMALL, S.FLOPS, mono=True),
+                    label(N.fmt_int(s["cached"]), S.SMALL, S.KEY, mono=True)) for s in steps]
+        name_w = max([head[0].width] + [m.width for m in names])
+        save_w = max([head[3].width] + [m.width for m in savings])
+        fig_w = max([m.width for pair in figures for m in pair], default=0.0)
+        room = S.TEXT_W - name_w - save_w - fig_w - 2 * GAP.l - GAP.s      # the longest bar's length
+        most = max((s["full"] for s in steps), default=1)
+        sign = -1.0 if S.RTL else 1.0
+        start = (S.TEXT.right - name_w - GAP.l) if S.RTL else (S.TEXT.left + name_w + GAP.l)
+        far = S.TEXT.left if S.RTL else S.TEXT.right
+        y = S.HEADLINE_Y
+        head[0].move_to(at(start - sign * GAP.l, y), aligned_edge=S.END)
+        legend = VGroup(head[1], head[2]).arrange(S.END, buff=GAP.xl)
+        legend.move_to(at(start, y), aligned_edge=S.START)
+        head[3].move_to(at(far, y), aligned_edge=S.END)
+        rows, y = [], y - head.height - GAP.l
+        for s, name, saving, (full_n, cached_n) in zip(steps, names, savings, figures):
+            bars = []
+            for k, (value, colour, figure) in enumerate(((s["full"], S.MUTED, full_n), (s["cached"], S.KEY, cached_n))):
+                bar = Rectangle(width=max(GAP.xxs, room * value / most), height=COST_BAR_H, stroke_width=0,
+                                fill_color=colour, fill_opacity=0.85)
+                bar.move_to(at(start, y - k * (COST_BAR_H + GAP.xxs)), aligned_edge=S.START + UP)
+                figure.next_to(bar, S.END, buff=GAP.s)
+                bars.append(VGroup(bar, figure))
+            pair = VGroup(*bars)
+            name.move_to(at(start - sign * GAP.l, pair.get_y()), aligned_edge=S.END)
+            saving.move_to(at(far, pair.get_y()), aligned_edge=S.END)
+            rows.append(VGroup(name, bars[0], bars[1], saving))
+            y = pair.get_bottom()[1] - GAP.l
+        rule = rule_under(head, rows[0] if rows else None)
         note = fit_width(label(self.text("cost-note"), S.SMALL, S.MUTED), S.TEXT_W)
-        below(note, rows, buff=GAP.l)
-        return VGroup(VGroup(rows[0], rule_under(*rows[:2])), *rows[1:], note)
+        below(note, VGroup(*rows) if rows else head, buff=GAP.l)
+        note.set_x(S.TEXT.x)
+        return VGroup(VGroup(head, rule), *rows, note)
 
 
 GRID_CELLS = 16       # at most this many cells a side in the prompt's score grid; longer prompts: one square
@@ -314,6 +344,7 @@ SIDE = 2.6            # the side of each length's square (at most: a third of th
 NAME_SHARE = 0.26     # of the text width: the prefill/decode plot's bar names (they wrap)
 END_ROOM = 2.6        # room after the bars' top tick for the longest bar's value and regime
 BAR_H = 0.5          # the height of a bar of the prefill/decode plot
+COST_BAR_H = 0.24     # the height of a bar of the cached step's cost picture
 PITCH_GAP = 0.4       # between the plot's bars
 
 

@@ -328,6 +328,7 @@ ALLOWED_ENGLISH: set[str] = {
     "BART", "Claude", "LLaMA", "Whisper",                                # other models, by name
     "DistilGPT", "medium", "large", "XL",                                # the GPT-2 family's names (Latin in Urdu too)
     "Attention", "Is", "All", "You", "Need",                             # the paper's title
+    "NVIDIA", "TFLOP", "TB",                                             # chapter 06's chip, by name, and its units
 }
 SYMBOL = re.compile(r"\b\w+_\w+\b")        # W_down, d_head, ln_f: symbols, not words
 
