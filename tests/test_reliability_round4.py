@@ -441,3 +441,43 @@ def test_emoji_codes_in_paths_and_errors_are_shown_as_typed(tiny_bundle, tmp_pat
     rc, _, err = run_main("--chapter", "00", "--bundle", str(tiny_bundle.path), "--voice", f"recorded:{folder}",
                           "--out", str(tmp_path / "o"))
     assert rc == 2 and str(folder) in err and "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}" not in err
+
+
+# -- 9. control characters and size in a lecturer's --script -------------------------------------------
+
+def _script(tmp_path: Path, text: str, name: str = "script.po") -> tuple[Path, str]:
+    import polib
+
+    from words import catalog
+    mid = next(m for m, msg in sorted(catalog.english().items()) if m.startswith("ch02-") and len(msg.forms) == 1)
+    english = catalog.english()[mid].forms[0]        # its placeholders and markers kept, the text put before
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
+    po.append(polib.POEntry(msgctxt=mid, msgid=english, msgstr=text + " " + english))
+    path = tmp_path / name
+    po.save(str(path))
+    return path, mid
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9f"],
+                         ids=["NUL", "SOH", "ESC", "DEL", "NEL", "APC"])
+def test_control_characters_in_a_script_message_are_refused(tmp_path, char):
+    path, mid = _script(tmp_path, f"Our own words{char} for this line.")
+    rc, _, err = run_main("--check-script", str(path))
+    assert rc == 2 and "Traceback" not in err, err
+    assert mid in err and f"U+{ord(char):04X}" in err
+
+
+def test_a_script_message_or_file_too_large_is_refused(tmp_path):
+    from words import catalog
+    path, mid = _script(tmp_path, "word " * (catalog.MAX_MESSAGE_CHARS // 5 + 1))
+    rc, _, err = run_main("--check-script", str(path))
+    assert rc == 2 and mid in err and "at most" in err, err
+    big = tmp_path / "big.po"
+    big.write_bytes(b"# " + b"x" * (10 << 20) + b"\n")
+    start = time.monotonic()
+    rc, _, err = run_main("--check-script", str(big))
+    assert rc == 2 and "at most" in err and time.monotonic() - start < 10, err
+    path, _ = _script(tmp_path, "Tabs\tand a\nnew line are text.", "ok.po")
+    rc, _, err = run_main("--check-script", str(path))
+    assert rc == 0, err

@@ -162,12 +162,46 @@ def check_source() -> list[str]:
     return problems
 
 
+# What a lecturer's message may hold (issue 41): a message is drawn, spoken and captioned, so a 10 MB
+# one stalled the render; the longest stored one is under 1,000 characters.
+MAX_MESSAGE_CHARS = 4000          # about 600 words: four minutes of speech in one line
+MAX_SCRIPT_BYTES = 4 << 20        # every message of every chapter, in any language, is a few hundred KB
+
+
+def control_characters(text: str) -> list[str]:
+    """The characters of `text` no screen or caption can show, each once, in order: C0 controls
+    (but tab and newline), DEL, the C1 controls and lone surrogates (as a typed prompt's)."""
+    return sorted({c for c in text if (ord(c) < 32 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F
+                   or 0xD800 <= ord(c) <= 0xDFFF})
+
+
+def script_problems(messages: dict[str, Message], where: str) -> list[str]:
+    """What a lecturer's messages hold that the film cannot show or say: control characters
+    (refused as in a prompt: they reached captions as raw bytes and cut burned captions short) and
+    a message longer than MAX_MESSAGE_CHARS."""
+    problems = []
+    for mid, msg in sorted(messages.items()):
+        for form in msg.forms:
+            bad = control_characters(form)
+            if bad:
+                problems.append(f"{where}: {mid}: holds control characters "
+                                f"({', '.join(f'U+{ord(c):04X}' for c in bad)}); remove them")
+            if len(form) > MAX_MESSAGE_CHARS:
+                problems.append(f"{where}: {mid}: is {len(form):,} characters long; a message holds at most "
+                                f"{MAX_MESSAGE_CHARS:,} (split a long line across beats)")
+    return list(dict.fromkeys(problems))
+
+
 def read_script(path: str | Path) -> dict[str, Message]:
     """A lecturer's own words (`--script FILE.po`): the messages it gives words for."""
     path = Path(path).expanduser()
     if not path.is_file():
         raise CatalogError([f"{path}: no such file (a PO file whose msgctxt are message ids; "
                             f"start from a copy of {CATALOGS / SOURCE / 'ch02.po'})"])
+    size = path.stat().st_size
+    if size > MAX_SCRIPT_BYTES:
+        raise CatalogError([f"{path}: is {size:,} bytes; a script holds at most {MAX_SCRIPT_BYTES:,} "
+                            "(every message of the film is a few hundred KB)"])
     messages, _ = read_po(path, source=False)
     return messages
 
@@ -230,7 +264,7 @@ class Words:
         words.fallbacks = set(base) - set(messages if lang in (SOURCE, PSEUDO) else _catalog(lang)[0])
         if script is not None:
             own = read_script(script)
-            problems = check(own, str(script))
+            problems = script_problems(own, str(script)) + check(own, str(script))
             if problems:
                 raise CatalogError(problems, str(script))
             words.script = Path(script).expanduser().resolve()
