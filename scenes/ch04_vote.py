@@ -225,18 +225,22 @@ class LastRow(VoteScene):
             f = self.facts
             best = f["agree"][0]
             strips = AgreementStrips(f["h"], best["row"], best["products"],
-                                     (self.text("agree-title", token=S.show_token(best["text"])),
+                                     (self.text("agree-row"), self.text("agree-embedding", token=S.show_token(best["text"])),
                                       self.text("agree-products"),
                                       self.text("agree-sum", d=d, score=N.fmt_signed(best["score"], 2))),
-                                     width=S.LEFT_HALF.width)
-            below(strips, eqn, buff=GAP.l).align_to(eqn, LEFT)
-            tied = fit_lines(self.text("tied-note", n=N.fmt_short(f["table_params"])), S.SMALL, S.TOKEN,
-                             S.RIGHT_HALF.width - GAP.l)
-            below(tied, eqn, buff=GAP.l).align_to(eqn, RIGHT)
+                                     width=S.CONTENT_W * 0.62)
+            below(strips, eqn, buff=GAP.xl).align_to(eqn, LEFT)
             formula = label(self.text("unembed-formula", formula=self.ledger["unembed"].formula,
                                       flops=N.fmt_int(self.ledger["unembed"].flops)), S.SMALL, S.FLOPS, mono=True)
-            fit_width(formula, S.RIGHT_HALF.width - GAP.l)
-            below(formula, tied, buff=GAP.l, aligned=RIGHT)
+            fit_width(formula, S.TEXT_W)
+            below(formula, strips, buff=GAP.l, aligned=LEFT)
+            room = S.RIGHT_EDGE - strips.get_right()[0] - GAP.l
+            tied = fit_lines(self.text("tied-note", n=N.fmt_short(f["table_params"])), S.SMALL, S.TOKEN,
+                             max(room, S.RIGHT_HALF.width / 2))
+            if tied.width <= room:        # beside the strips, level with their top
+                tied.next_to(strips, RIGHT, buff=GAP.l, aligned_edge=UP)
+            else:                         # no room beside them: under the formula
+                below(tied, formula, buff=GAP.m, aligned=LEFT)
             keep_inside(VGroup(strips, tied, formula), S.CONTENT)
             # "To turn that row into a word, GPT-2 reads the embedding table … backwards"
             self.play(*[FadeOut(m) for m in self.mobjects if m not in (self.meter, self.heading)
@@ -250,12 +254,13 @@ class LastRow(VoteScene):
             # "Each score is a dot product: the more the row and an embedding agree …": one token's
             # embedding under the row, their products, and the sum that is its score
             beat.at("agree")
-            self.play(FadeIn(strips.title), FadeIn(strips.h), FadeIn(strips.e), run_time=beat.span(0.35))
+            self.play(FadeIn(strips.h), FadeIn(strips.h_name), FadeIn(strips.e), FadeIn(strips.e_name),
+                      run_time=beat.span(0.35))
             self.play(FadeIn(strips.p), FadeIn(strips.prod_name), run_time=beat.span(0.45))
             self.play(FadeIn(strips.sum, shift=UP * GAP.xs), FadeIn(glow(strips.sum, S.LOGIT)), run_time=beat.span(0.8))
             # "So one table of N numbers works both ways"
             beat.at("same")
-            self.play(FadeIn(tied), Swell(wte, color=S.TOKEN), FadeIn(glow(wte, S.TOKEN, opacity=0.15)),
+            self.play(FadeIn(tied), Swell(t_lines, color=S.TOKEN), FadeIn(glow(wte, S.TOKEN, opacity=0.15)),
                       run_time=beat.span(0.7))
             # "This last product costs N FLOPs"
             beat.at("cost")
@@ -492,7 +497,7 @@ class Shaping(VoteScene):
                       run_time=beat.span(0.8))
         with self.beat("spread") as beat:
             # "How spread out is a vote?": a line from certainty to an even split
-            scale_ = EntropyScale([t["entropy"] for t in temps], f["max_entropy"],
+            scale_ = EntropyScale([t["entropy"] for t in temps], f["max_entropy"], [t["probs"] for t in temps],
                                   ["T = " + N.fmt_fixed(t["t"], 1) for t in temps],
                                   (self.text("entropy-certain"), self.text("entropy-even")),
                                   self.text("entropy-title"), width=S.TEXT_W - GAP.xl * 2)
@@ -509,9 +514,10 @@ class Shaping(VoteScene):
             self.play(FadeIn(scale_.ends[1]), Swell(scale_.ticks[3], color=S.LOGIT), run_time=beat.span(0.8))
             # "At temperature 1.0, this vote spreads over N nats": the three temperatures, that one lit
             beat.at("here")
-            self.play(LaggedStart(*[FadeIn(VGroup(d_, t_), shift=DOWN * GAP.xs)
-                                    for d_, t_ in zip(scale_.dots, scale_.tags)], lag_ratio=0.3), run_time=beat.span(0.5))
-            self.play(FadeIn(glow(VGroup(scale_.dots[plain], scale_.tags[plain]), S.LOGIT)),
+            self.play(LaggedStart(*[FadeIn(VGroup(m_, l_, d_), shift=DOWN * GAP.xs)
+                                    for m_, l_, d_ in zip(scale_.minis, scale_.leads, scale_.dots)], lag_ratio=0.3),
+                      run_time=beat.span(0.5))
+            self.play(FadeIn(glow(VGroup(scale_.dots[plain], scale_.minis[plain]), S.LOGIT)),
                       Swell(scale_.dots[plain], color=S.LOGIT, scale_factor=1.5), run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:
@@ -653,7 +659,8 @@ class Pick(VoteScene):
             self.play(FadeIn(bar.slices), FadeIn(bar.frame), FadeIn(bar.ends), run_time=beat.span(0.8))
             # "This roll is the only randomness in the whole pass …"
             beat.at("only")
-            self.play(FadeIn(die, scale=0.5), Rotate(die, angle=math.pi), run_time=beat.span(0.4))
+            self.play(FadeIn(die, scale=0.5), run_time=beat.span(0.2))
+            self.play(Rotate(die, angle=math.pi), run_time=beat.span(0.3))
             self.play(FadeIn(only), FadeIn(glow(only, S.TOKEN, opacity=0.2)), run_time=beat.span(0.7))
             # "The die gives a number between zero and one, here …, and it lands in the slice of …"
             beat.at("lands")

@@ -35,7 +35,7 @@ from scenes.text import fit_lines, fit_width, label
 from scenes.widgets import TokenChip
 from words import numbers as N
 
-CELL = 0.32          # one dimension's square in the agreement strips
+CELL = 0.36          # one dimension's square in the agreement strips
 BAR_H = 0.4          # the bar of all the probability
 
 
@@ -49,37 +49,39 @@ def strip(values: np.ndarray, vmax: float, n: int) -> VGroup:
 
 
 class AgreementStrips(VGroup):
-    """The last row (h) over one token's embedding (e) over their products h·e, dimension by dimension;
-    the sum of all the products is the token's score. `texts`: (title, products' name, sum line)."""
+    """The last row (h) over one token's embedding (e) over their products h·e, dimension by dimension,
+    each strip named on its right; the sum of all the products is the token's score.
+    `texts`: (the row's name, the embedding's name, the products' name, the sum line)."""
 
-    def __init__(self, h: np.ndarray, row: np.ndarray, products: np.ndarray, texts: tuple[str, str, str],
-                 width: float, n: int = 16):
+    def __init__(self, h: np.ndarray, row: np.ndarray, products: np.ndarray, texts: tuple[str, str, str, str],
+                 width: float, n: int = 20):
         super().__init__()
-        title, prod_name, sum_text = texts
-        self.prod_name = label(prod_name, S.SMALL, S.MUTED)
+        h_name, e_name, prod_name, sum_text = texts
+        colours = (S.RESIDUAL, S.TOKEN, S.LOGIT)
+        names = [fit_lines(t, S.SMALL, c, width / 2) for t, c in zip((h_name, e_name, prod_name), colours)]
         dots_w = label("…", S.SMALL, S.MUTED).width + GAP.xs
-        # as many dimensions as fit beside the products' name (text never shrinks)
-        n = max(4, min(n, len(h), int((width - self.prod_name.width - GAP.s - dots_w) / CELL)))
+        # as many dimensions as fit beside the widest name (text never shrinks)
+        n = max(4, min(n, len(h), int((width - max(m.width for m in names) - GAP.s - dots_w) / CELL)))
         self.h = strip(h, float(np.abs(h).max()) or 1.0, n)
         self.e = strip(row, float(np.abs(row).max()) or 1.0, n)
         self.p = strip(products, float(np.abs(products).max()) or 1.0, n)
-        rows = VGroup(self.h, self.e, self.p).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT)
-        self.title = fit_lines(title, S.SMALL, S.INK, width)
-        self.title.next_to(rows, UP, buff=GAP.s, aligned_edge=LEFT)
-        self.prod_name.next_to(self.p, RIGHT, buff=GAP.s)
+        rows = VGroup(self.h, self.e, self.p).arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
+        for name, r in zip(names, (self.h, self.e, self.p)):
+            name.next_to(r, RIGHT, buff=GAP.s)
+        self.h_name, self.e_name, self.prod_name = names
         self.sum = fit_lines(sum_text, S.SMALL, S.LOGIT, width, mono=True)
-        below(self.sum, rows, buff=GAP.s, aligned=LEFT)
-        self.add(self.title, rows, self.prod_name, self.sum)
+        below(self.sum, rows, buff=GAP.m, aligned=LEFT)
+        self.add(rows, *names, self.sum)
 
 
 class EntropyScale(VGroup):
-    """A line from 0 nats to `max_h` nats; one dot per temperature (`tags` over them) at its entropy;
-    `ends`: the words under the two ends; `title` over it."""
+    """A line from 0 nats to `max_h` nats; one dot per temperature at its entropy, joined to a small
+    picture of that temperature's vote over the line (its top probabilities as bars, `shapes`, on
+    one scale) with its tag (`tags`); `ends`: the words under the two ends; `title` over it all."""
 
-    def __init__(self, entropies: list[float], max_h: float, tags: list[str], ends: tuple[str, str], title: str,
-                 width: float):
+    def __init__(self, entropies: list[float], max_h: float, shapes: list[list[float]], tags: list[str],
+                 ends: tuple[str, str], title: str, width: float, bars_h: float = 1.3):
         super().__init__()
-        self.width_ = width
         self.axis = Line(LEFT * width / 2, RIGHT * width / 2, color=S.MUTED, stroke_width=3)
         tick = DOWN * GAP.s
         self.ticks = VGroup()
@@ -92,17 +94,25 @@ class EntropyScale(VGroup):
         left.next_to(self.ticks[1], DOWN, buff=GAP.xs).align_to(self.axis, LEFT)
         right.next_to(self.ticks[3], DOWN, buff=GAP.xs).align_to(self.axis, RIGHT)
         self.ends = VGroup(left, right)
-        self.title = label(title, S.SMALL, S.LOGIT)
-        self.dots, self.tags = VGroup(), VGroup()
-        for j, (h, t) in enumerate(zip(entropies, tags)):
+        top = max((max(p) for p in shapes if len(p)), default=1.0) or 1.0
+        self.dots, self.minis, self.leads = VGroup(), VGroup(), VGroup()
+        n = len(entropies)
+        for j, (h, probs, t) in enumerate(zip(entropies, shapes, tags)):
             p = self.at(h, max_h)
             self.dots.add(Dot(p, radius=0.09, color=S.LOGIT))
-            tag = label(t, S.SMALL, S.LOGIT, mono=True)
-            # tags alternate above and higher still, so close entropies do not overlap
-            tag.next_to(p, UP, buff=GAP.s + (GAP.none if j % 2 == 0 else tag.height + GAP.s))
-            self.tags.add(tag)
-        self.title.next_to(VGroup(self.axis, self.tags), UP, buff=GAP.m).align_to(self.axis, LEFT)
-        self.add(self.axis, self.ticks, self.ends, self.title, self.dots, self.tags)
+            bars = VGroup(*[Rectangle(width=0.22, height=max(bars_h * q / top, 0.02), stroke_width=0,
+                                      fill_color=S.LOGIT, fill_opacity=0.85) for q in probs])
+            bars.arrange(RIGHT, buff=GAP.xxs, aligned_edge=DOWN)
+            tag = label(t, S.SMALL, S.LOGIT, mono=True).next_to(bars, UP, buff=GAP.xs)
+            mini = VGroup(bars, tag)
+            # evenly spaced over the line, their bottoms a gap above it
+            mini.next_to(self.axis.point_from_proportion((j + 0.5) / n), UP, buff=GAP.xl, coor_mask=UP)
+            mini.set_x(self.axis.point_from_proportion((j + 0.5) / n)[0])
+            self.minis.add(mini)
+            self.leads.add(DashedLine(bars.get_bottom() + DOWN * GAP.xxs, p, color=S.LOGIT, stroke_width=1.5))
+        self.title = label(title, S.SMALL, S.LOGIT)
+        self.title.next_to(VGroup(self.axis, self.minis), UP, buff=GAP.m).align_to(self.axis, LEFT)
+        self.add(self.axis, self.ticks, self.ends, self.title, self.minis, self.leads, self.dots)
 
     def at(self, h: float, max_h: float) -> np.ndarray:
         frac = min(max(h / max_h, 0.0), 1.0) if max_h > 0 else 0.0
