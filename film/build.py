@@ -45,7 +45,9 @@ __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination"
 
 # folders a run makes inside the output folder and removes when it ends (a killed run cannot):
 # scene renders, joins (voiceover.mixdown, film.join), and manim media folders of older versions
-LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-", "onepass-burn-")
+LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-", "onepass-burn-",
+                    "onepass-handout-")      # film/handout.py prints there (the browser's profile inside)
+STILLS_CUT = "-stills-"     # film/handout.py writes stills/.chNN-stills-* first
 CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
 
 
@@ -96,9 +98,10 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
     live run is writing any of them; and, for any output folder, the media folders whose scene
     process is gone (film.runner.remove_dead_media). Returns how many were removed."""
-    work, kit = dest / ".scenes", dest / "clips"      # the lecture kit cuts under the same lock
-    found = [p for folder in (dest, work, kit) if folder.is_dir() for p in folder.iterdir()
-             if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS) or (p.name.startswith(".ch") and CLIP_CUT in p.name)))
+    work, kit, stills = dest / ".scenes", dest / "clips", dest / "stills"   # the kits work under the same lock
+    found = [p for folder in (dest, work, kit, stills) if folder.is_dir() for p in folder.iterdir()
+             if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS)
+                                 or (p.name.startswith(".ch") and (CLIP_CUT in p.name or STILLS_CUT in p.name))))
              or (p.is_file() and (p.name.endswith(".part") or ".part." in p.name))]
     found += list(media_root().glob(media_prefix(work) + "*"))
     for p in found:

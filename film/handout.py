@@ -442,7 +442,9 @@ def print_pdf(page: Path, pdf: Path):
         raise HandoutError("a handout needs Chromium to print its PDF: `make system` installs it")
     tmp = temp_name(pdf)
     try:
-        with tempfile.TemporaryDirectory(prefix="onepass-chromium-") as profile:
+        # the browser's profile inside the handout's work folder beside the output (not the system
+        # temp folder): a killed run's is removed with it by the next run (build.remove_leftovers)
+        with tempfile.TemporaryDirectory(prefix="onepass-chromium-", dir=page.parent) as profile:
             proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
                                    "--allow-file-access-from-files", f"--user-data-dir={profile}",
                                    f"--print-to-pdf={tmp}", page.resolve().as_uri()],
@@ -452,6 +454,21 @@ def print_pdf(page: Path, pdf: Path):
         os.replace(tmp, pdf)
     finally:
         discard(tmp)
+
+
+@cache
+def code_fingerprint(source: str) -> str:
+    """What of this module's code a handout depends on: its syntax tree without comments and
+    docstrings (a comment or a reworded docstring re-printed every handout when the key hashed the
+    file's bytes, issue 41)."""
+    import ast
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return sha(ast.dump(tree))
 
 
 def handout_name(chapters: list[str] | None) -> str:
@@ -480,7 +497,7 @@ def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = Fals
     folder = results[0].final.parent
     base = {"paper": paper, "lang": words.lang, "bundle": bundle.meta.get("tensors_sha256"),
             "cite": cite_line(bundle, words), "version": HANDOUT_VERSION,
-            "code": sha256_file(Path(__file__))}
+            "code": code_fingerprint(Path(__file__).read_text(encoding="utf-8"))}
     made = []
     with FolderLock(folder):
         for r in results:

@@ -481,3 +481,43 @@ def test_a_script_message_or_file_too_large_is_refused(tmp_path):
     path, _ = _script(tmp_path, "Tabs\tand a\nnew line are text.", "ok.po")
     rc, _, err = run_main("--check-script", str(path))
     assert rc == 0, err
+
+
+# -- 10. what a killed --handout (or --stills) left is removed by the next run --------------------------
+
+def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeypatch):
+    from film import build, handout
+    dest = tmp_path / "out"
+    work = dest / "onepass-handout-k1ll3d"
+    page = work / "handout.html"
+    work.mkdir(parents=True)
+    page.write_text("<p>x</p>")
+    seen = {}
+
+    def killed(cmd, **kw):            # Chromium is running when the run is killed: its profile is where?
+        seen["profile"] = Path(next(a for a in cmd if a.startswith("--user-data-dir=")).split("=", 1)[1])
+        (seen["profile"] / "Default").mkdir(parents=True)
+        raise KeyboardInterrupt        # (a SIGKILL would leave it all; see remove_leftovers below)
+    monkeypatch.setattr(handout, "chromium", lambda: "/usr/bin/chromium")
+    monkeypatch.setattr(handout.subprocess, "run", killed)
+    with pytest.raises(KeyboardInterrupt):
+        handout.print_pdf(page, dest / "handout-ch00.pdf")
+    assert work in seen["profile"].parents, seen     # inside the work folder beside the output, not $TMPDIR
+    # what a SIGKILL leaves: the work folder (the profile in it) and a stills folder half made
+    (work / "onepass-chromium-x" / "Default").mkdir(parents=True)
+    (dest / "stills" / ".ch00-stills-abc").mkdir(parents=True)
+    (dest / "stills" / "ch00-title.png").write_bytes(b"kept")
+    build.remove_leftovers(dest)
+    assert not work.exists() and not (dest / "stills" / ".ch00-stills-abc").exists()
+    assert (dest / "stills" / "ch00-title.png").read_bytes() == b"kept"
+
+
+# -- 13a. the handout's key does not hash its module's comments ------------------------------------------
+
+def test_a_comment_in_the_handout_module_reprints_no_handout():
+    from film import handout
+    source = Path(handout.__file__).read_text(encoding="utf-8")
+    key = handout.code_fingerprint(source)
+    assert handout.code_fingerprint(source + "\n# a comment\n") == key
+    assert handout.code_fingerprint(source.replace('"""', '"""Reworded. ', 1)) == key
+    assert handout.code_fingerprint(source + "\nX = 1\n") != key
