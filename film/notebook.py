@@ -348,16 +348,38 @@ print("full passes:", BUNDLE["steps_full"], "cached steps:", BUNDLE["steps_cache
 NEEDS_FORWARD = {"03", "04", "06"}
 
 
+_MD_PUNCTUATION = set("\\`*_{}[]()#+-.!|~$:\"'")
+
+
+def md_text(text: str) -> str:
+    """`text` as Markdown that shows exactly it (issue 41: a prompt's `<img ... onerror=...>` became an
+    element): &, <, > as entities, every other character Markdown or Jupyter's MathJax reads (`*`, `_`,
+    `[`, `#`, `$`, ...) behind a backslash (CommonMark: any ASCII punctuation so escaped is itself),
+    a line break as <br> (it would otherwise end a quote or start a heading)."""
+    out = []
+    for c in text:
+        if c in "&<>":
+            out.append({"&": "&amp;", "<": "&lt;", ">": "&gt;"}[c])
+        elif c in _MD_PUNCTUATION:
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("<br>")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def chapter_notebook(chapter: str, bundle, words):
     """The chapter's notebook (nbformat v4)."""
     import nbformat
     from nbformat import v4
     lines = script.chapter_lines(chapter, bundle, bundle.ledger(), words)
     heading = words.text("film:heading", chapter=chapter, title=words.text(f"chapter-{chapter}"))
-    intro = [f"# {heading}", "", words.text("kit:notebook-intro", chapter=chapter), "",
-             words.text("kit:publish-prompt", prompt=bundle.prompt), "", cite_line(bundle, words)]
+    # every line is text (the prompt, a lecturer's words): escaped, never read as Markdown or HTML
+    intro = [f"# {md_text(heading)}", "", md_text(words.text("kit:notebook-intro", chapter=chapter)), "",
+             md_text(words.text("kit:publish-prompt", prompt=bundle.prompt)), "", md_text(cite_line(bundle, words))]
     if bundle.synthetic:
-        intro += ["", words.text("film:synthetic-mark")]
+        intro += ["", md_text(words.text("film:synthetic-mark"))]
     cells = [v4.new_markdown_cell("\n".join(intro))]
     data = json.dumps(expected(chapter, bundle), ensure_ascii=False)
     cells.append(v4.new_code_cell(f"BUNDLE_JSON = {json.dumps(data, ensure_ascii=False)}\n" + SETUP))
@@ -367,7 +389,7 @@ def chapter_notebook(chapter: str, bundle, words):
         cells.append(v4.new_code_cell(FORWARD))
     elif chapter in ("02", "05"):
         cells.append(v4.new_code_cell(FORWARD.split("\n\n\ndef gelu")[0]))      # layer_norm only
-    narration = [f"> {line.text}" for line in lines.values()]
+    narration = [f"> {md_text(line.text)}" for line in lines.values()]
     code = CHAPTER_CODE[chapter]
     # the narration spread over the code: the lines before each step of the computation
     per = max(1, -(-len(narration) // len(code)))

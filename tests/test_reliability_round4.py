@@ -521,3 +521,29 @@ def test_a_comment_in_the_handout_module_reprints_no_handout():
     assert handout.code_fingerprint(source + "\n# a comment\n") == key
     assert handout.code_fingerprint(source.replace('"""', '"""Reworded. ', 1)) == key
     assert handout.code_fingerprint(source + "\nX = 1\n") != key
+
+
+# -- 11. a notebook's markdown holds text as text ------------------------------------------------------
+
+MARKUP_PROMPT = "<img src=x onerror=alert(1)> *not bold* [a](b) $x$"
+
+
+def test_notebook_markdown_shows_the_prompt_and_narration_as_text(tmp_path):
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    from data import extract
+    from film import notebook
+    from words.catalog import Words
+    b = extract.extract(MARKUP_PROMPT, "tiny", root=tmp_path, log=lambda m: None)
+    nb = notebook.chapter_notebook("00", b, Words.load("en"))
+    md = MarkdownIt("commonmark")
+    shown = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            out = md.render(cell.source)
+            assert "<img" not in out and "<em>" not in out and "<a " not in out, out
+            shown.append(html.unescape(re.sub(r"<[^>]+>", "", out)))
+    assert MARKUP_PROMPT in "".join(shown)
