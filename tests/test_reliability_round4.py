@@ -547,3 +547,21 @@ def test_notebook_markdown_shows_the_prompt_and_narration_as_text(tmp_path):
             assert "<img" not in out and "<em>" not in out and "<a " not in out, out
             shown.append(html.unescape(re.sub(r"<[^>]+>", "", out)))
     assert MARKUP_PROMPT in "".join(shown)
+
+
+# -- 12. Urdu burned captions keep left-to-right runs in order -----------------------------------------
+
+def test_left_to_right_runs_in_rtl_burned_captions_are_isolated(tmp_path):
+    from voiceover import captions
+    line = 'ٹوکن <b>cat</b> اور " sat" پھر GPT-2 کا۔ اس میں 5 ٹوکن'
+    captions.write_ass([{"start": 0, "end": 1, "text": line}], tmp_path / "ur.ass", "ur")
+    dialogue = (tmp_path / "ur.ass").read_text(encoding="utf-8").splitlines()[-1]
+    for run in ("<b>cat</b>", '" sat"', "GPT-2"):
+        assert f"{captions.LRI}{run}{captions.PDI}" in dialogue, dialogue
+    assert f"{captions.LRI}5" not in dialogue            # a number alone already reads left to right
+    assert dialogue.replace(captions.LRI, "").replace(captions.PDI, "").endswith(captions.RLM + line)
+    # English captions, and the .srt/.vtt files players lay out themselves, are as before
+    captions.write_ass([{"start": 0, "end": 1, "text": "the <b>cat</b>"}], tmp_path / "en.ass", "en")
+    assert captions.LRI not in (tmp_path / "en.ass").read_text(encoding="utf-8")
+    captions.write_vtt([{"start": 0, "end": 1, "text": line}], tmp_path / "ur.vtt", "ur")
+    assert captions.LRI not in (tmp_path / "ur.vtt").read_text(encoding="utf-8")

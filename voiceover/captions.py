@@ -9,6 +9,7 @@ proportion to their length; the first piece starts and the last ends exactly wit
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from pathlib import Path
 
 from data.files import write_text
@@ -23,6 +24,45 @@ def directed(text: str, lang: str) -> str:
     number ("GPT-2 ..."); players read the first strong character. Left-to-right text is as it is."""
     lines = [line.lstrip(RLM) for line in text.split("\n")]
     return "\n".join(RLM + line if is_rtl(lang) else line for line in lines)
+
+
+LRI, PDI = "\u2066", "\u2069"   # LEFT-TO-RIGHT ISOLATE ... POP DIRECTIONAL ISOLATE
+
+
+def _rtl_char(c: str) -> bool:
+    """A letter or mark of a right-to-left script, or a character of the Arabic script's own
+    (its comma, full stop, digits): it ends a left-to-right run."""
+    return unicodedata.bidirectional(c) in ("R", "AL", "AN") or (not c.isascii() and not c.isspace()
+                                                                 and unicodedata.bidirectional(c) in ("CS", "ON", "ET"))
+
+
+def isolate_ltr(line: str) -> str:
+    """A right-to-left caption line with each left-to-right run (Latin words, GPT-2's tokens,
+    markup-looking text, with the ASCII punctuation in and around them) set in a LEFT-TO-RIGHT
+    ISOLATE, so a bidi layout (libass) keeps its order: without it, the neutral characters at a
+    run's ends ('<', '>', '"', '/') took the paragraph's direction and showed mirrored or moved
+    ("<b>cat</b>" as ">b/<cat>b<"). A run with no left-to-right letter (a number alone) is left as
+    it is; it already reads left to right."""
+    out, run = [], []
+
+    def flush():
+        text = "".join(run)
+        core = text.strip()
+        if core and any(unicodedata.bidirectional(c) == "L" for c in core):
+            lead = text[: len(text) - len(text.lstrip())]
+            trail = text[len(text.rstrip()):]
+            out.append(f"{lead}{LRI}{core}{PDI}{trail}")
+        else:
+            out.append(text)
+        run.clear()
+    for c in line:
+        if _rtl_char(c) or c in (LRI, PDI, RLM):
+            flush()
+            out.append(c)
+        else:
+            run.append(c)
+    flush()
+    return "".join(out)
 
 
 def _fits(piece: str) -> bool:
@@ -140,8 +180,11 @@ def ass_text(text: str) -> str:
 
 def write_ass(cues: list[dict], path: Path, lang: str = "en"):
     """The captions as an ASS script for libass (burned captions, an RTL thumbnail's title)."""
+    def text(t: str) -> str:        # libass lays out bidi text itself: left-to-right runs isolated (isolate_ltr)
+        t = directed(t, lang)
+        return "\n".join(isolate_ltr(line) for line in t.split("\n")) if is_rtl(lang) else t
     lines = [f"Dialogue: 0,{_stamp(c['start'], '.', 2, 1)},{_stamp(c['end'], '.', 2, 1)},Default,,0,0,0,,"
-             f"{ass_text(directed(c['text'], lang))}\n" for c in cues]
+             f"{ass_text(text(c['text']))}\n" for c in cues]
     write_text(path, ASS_HEADER + "".join(lines))
 
 
