@@ -402,6 +402,9 @@ class Scores(AttentionScene):
             place_in(panel, half)
             panels.append((panel, head, bars))
         (left, l_head, l_bars), (right, r_head, r_bars) = panels
+        if len(self.rows) <= 6:      # side by side: one baseline, one line of titles
+            l_bars.shift(UP * (r_bars.baseline.get_y() - l_bars.baseline.get_y()))
+            l_head.set_y(r_head.get_y())
         self.play(FadeOut(before), FadeIn(title), FadeIn(l_head), FadeIn(l_bars.baseline), FadeIn(l_bars.tokens),
                   run_time=beat.span(0.3))
         self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in l_bars.bars], lag_ratio=0.1),

@@ -82,4 +82,5 @@ def blend_facts(bundle) -> dict:
     scaled = w[:, None] * v                                   # each value times its weight
     out = scaled.sum(axis=0)                                  # = the head's output for the last token
     return {"head_index": h, "weights": w, "values": v, "scaled": scaled, "output": out,
-            "vmax": float(np.abs(v).max()) or 1.0, "top_index": int(np.argmax(w))}
+            # the colour scale: most values near its ends (the largest few saturate), so strips read at 480p
+            "vmax": float(np.percentile(np.abs(v), 95)) or 1.0, "top_index": int(np.argmax(w))}
