@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, CurvedArrow, Dot, DoubleArrow, FadeIn, FadeOut,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, CurvedArrow, DashedLine, Dot, DoubleArrow, FadeIn, FadeOut,
                    Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
                    Rectangle, ReplacementTransform, Rotate, RoundedRectangle, SurroundingRectangle, Transform,
                    TransformFromCopy, VGroup)
@@ -28,7 +28,8 @@ NUDGE_GAP = 1.4            # between the training text and the table: room for t
 ARC_ANGLE = np.pi / 2      # each token's arrow to the next bows under the line
 ANGLE_R, ARC_R = 2.4, 0.8  # the two rows' arrows and the arc of the angle between them
 READOUT_W = 2.6            # room right of the arrows for the angle and its cosine
-STRIP_W, STRIP_H = 0.5, 1.3    # a vector's first numbers as a column of colours under its token
+READOUT_GAP = 1.6          # between the arrows' half disc and the readout: the scale's "1.00" beside row a's tip
+STRIP_W, STRIP_H = 0.5, 0.8    # a vector's first numbers as a column of colours under its token
 SIGMA_GAP = 0.9            # between a row of tokens and the strip of their sum
 SUM_ROOM = 2.0             # what the sum's strip and its name take at the end of a row of tokens
 
@@ -315,8 +316,8 @@ class Lookup(EmbeddingScene):
             y = rect.get_top()[1] - (b.ids[i] + 0.5) / f["V"] * rect.height
             stripes.add(Line(rect.get_left() + RIGHT * GAP.xs, rect.get_right() + LEFT * GAP.xs, color=S.TOKEN,
                              stroke_width=3).set_y(y))
-        name = above(fit_width(label(self.text("table-name", V=N.fmt_int(f["V"]), d=N.fmt_int(f["d"])), S.SMALL, S.INK),
-                               ICON_W * 2), rect, buff=GAP.xs)
+        name = above(fit_lines(self.text("table-name", V=N.fmt_int(f["V"]), d=N.fmt_int(f["d"])), S.SMALL, S.INK,
+                               ICON_W + ICON_W), rect, buff=GAP.s)
         return VGroup(rect, stripes, name)
 
 
@@ -345,7 +346,7 @@ class Meaning(EmbeddingScene):
         with self.beat("angle") as beat:
             # a half disc of room (b turns from 0 to 180 degrees) and the readout to its right
             room = Rectangle(width=ANGLE_R + ANGLE_R, height=ANGLE_R + GAP.xl, stroke_width=0)
-            spot = Rectangle(width=READOUT_W, height=ANGLE_R, stroke_width=0).next_to(room, RIGHT, buff=GAP.xl)
+            spot = Rectangle(width=READOUT_W, height=ANGLE_R, stroke_width=0).next_to(room, RIGHT, buff=READOUT_GAP)
             place_in(VGroup(room, spot), under_formula)
             origin = room.get_bottom() + UP * GAP.l
             spot = spot.get_left()
@@ -362,10 +363,18 @@ class Meaning(EmbeddingScene):
             say(self, beat, "measure", Create(state[0]), FadeIn(state[1][0], shift=LEFT * GAP.xs))
             say(self, beat, "agree", FadeIn(state[1][1], shift=LEFT * GAP.xs))
             # the scale's ends and middle: the same way, a right angle, opposite ways
-            at = angle0
+            # each stop leaves a faint ray with its cosine: a scale around the half circle
+            at, scale = angle0, VGroup()
             for mark, (deg, cos) in zip(("same", "square", "opposite"), f["tour"]):
+                t = np.radians(deg)
+                ray = np.array([np.cos(t), np.sin(t), 0])
+                side = RIGHT if ray[0] > -0.5 else LEFT          # beside the tip, clear of b's name above it
+                stop = VGroup(DashedLine(origin, origin + ANGLE_R * ray, color=S.MUTED, stroke_width=2),
+                              label(N.fmt_cos(cos), S.SMALL, S.MUTED, mono=True)
+                              .next_to(origin + ANGLE_R * ray, side, buff=GAP.s))
+                scale.add(stop)
                 say(self, beat, mark, Rotate(vb, np.radians(deg - at), about_point=origin),
-                    Transform(state, self.angle_state(origin, deg, cos, spot)))
+                    Transform(state, self.angle_state(origin, deg, cos, spot)), FadeIn(stop))
                 at = deg
             # back to the pair's own angle, the arrows named by its two words
             chip_a = TokenChip(" " + featured["a"], size=S.SMALL).next_to(va.get_end(), DOWN, buff=GAP.s)
@@ -378,7 +387,7 @@ class Meaning(EmbeddingScene):
             say(self, beat, "value", FadeIn(lit), Swell(state[1][1], color=S.INK, scale_factor=1.1))
             if self.bundle.synthetic:      # random weights: the angle is chance
                 say(self, beat, "chance", Transform(lit, glow(final[1], color=S.WARNING, opacity=0.2)))
-            figure = [va, vb, state, chip_a, lit]
+            figure = [va, vb, state, chip_a, lit, scale]
         with self.beat("cosine") as beat:
             axis_w = 5.0
             rows = VGroup()
@@ -450,11 +459,14 @@ class Positions(EmbeddingScene):
         d, T = f["d"], b.T
         with self.beat("order") as beat:
             # as many of the prompt's tokens as fit on one line, with room for the sum's strip
+            tag_f = label(self.text("as-written"), S.SMALL, S.MUTED)
+            tag_b = label(self.text("reversed"), S.SMALL, S.MUTED)
+            tag_w = max(tag_f.width, tag_b.width) + GAP.m         # the tags stand at the start of their rows
             n = 0
             width = 0.0
             for i in self.rows:
                 chip_w = TokenChip(b.tokens[i], size=S.BODY_SIZE).width + GAP.xl
-                if n > 1 and width + chip_w > S.CONTENT_W - SUM_ROOM:
+                if n > 1 and width + chip_w > S.CONTENT_W - SUM_ROOM - tag_w:
                     break
                 n, width = n + 1, width + chip_w
             shown = self.rows[:n]
@@ -469,8 +481,6 @@ class Positions(EmbeddingScene):
                 return heatmap(np.asarray(values)[:, None], scale, STRIP_W, STRIP_H)
 
             forward, backward = chips_of(shown), chips_of(list(reversed(shown)))
-            tag_f = label(self.text("as-written"), S.SMALL, S.MUTED)
-            tag_b = label(self.text("reversed"), S.SMALL, S.MUTED)
             same = fit_width(label(self.text("same-set"), S.BODY_SIZE, S.INK), S.CONTENT_W)   # shrinks only longer words
             differ = fit_width(label(self.text("now-differ"), S.BODY_SIZE, S.RESIDUAL), S.CONTENT_W)
             rows = []
@@ -493,16 +503,18 @@ class Positions(EmbeddingScene):
             def into_sum(r):
                 """Each vector of a row flies into the row's sum strip, which appears."""
                 return [FadeOut(c.copy(), target_position=r.sigma, scale=0.5) for c in r.cols] + [FadeIn(r.sigma)]
-            block = Group(Group(tag_f, top.all).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT),
-                          Group(tag_b, bottom.all).arrange(DOWN, buff=GAP.s, aligned_edge=LEFT),
-                          Group(same, differ)).arrange(DOWN, buff=GAP.m)
+            for tag, r in ((tag_f, top), (tag_b, bottom)):
+                tag.next_to(r.chips, S.START, buff=GAP.m)
+                r.all.add(tag)
+            block = Group(top.all, bottom.all, Group(same, differ)).arrange(DOWN, buff=GAP.m)
             differ.move_to(same)
-            room = S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.4)    # the content box less a line for the window note
+            note = self.window_note()
+            # the content box, less a line for the window note where there is one
+            room = S.CONTENT if note is None else S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.4)
             place_in(fit_to(block, room), room)
             for r in rows:
                 for c, m in zip(r.cols, r.moved):
                     m.move_to(c)
-            note = self.window_note()
             if note is not None:
                 below(note, block, buff=GAP.s)
             self.play(FadeIn(tag_f), FadeIn(top.chips), *([FadeIn(note)] if note else []), run_time=beat.span(0.6))

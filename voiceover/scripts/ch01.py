@@ -15,7 +15,7 @@ def spoken_cos(c: float, words) -> str:
 
 def pairs_said(pairs: list[dict], words) -> str:
     """'king and queen score 0.71, man and woman score 0.52, and ...': every pair with its cosine."""
-    said = [words.text("ch01:pair-score", a=p["a"], b=p["b"], cosine=spoken_cos(p["cosine"], words))
+    said = [words.text("ch01:pair-score", a=p["a"], b=p["b"], said=spoken_cos(p["cosine"], words))
             for p in pairs]
     if len(said) == 1:
         return said[0]
