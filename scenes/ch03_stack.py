@@ -351,8 +351,9 @@ class Mlp(StackScene):
             # "Attention moved information between tokens": the tokens' rows, attention's lines between them
             paths = token_paths(self, token_mlp_rows(b))
             rows = paths.rows
-            self.play(FadeIn(paths.mix), LaggedStart(*[FadeIn(Group(r.chip, r.x), shift=RIGHT * GAP.xs) for r in rows],
-                                                     lag_ratio=0.15), FadeIn(paths.heads[0]), run_time=beat.span(0.85))
+            self.play(LaggedStart(*[FadeIn(Group(r.chip, r.x), shift=RIGHT * GAP.xs) for r in rows], lag_ratio=0.15),
+                      FadeIn(paths.heads[0]), run_time=beat.span(0.35))
+            self.play(Create(paths.mix), run_time=beat.span(0.6))
             # "The MLP works on each token alone": the lines go; each row widens on its own
             beat.at("alone")
             self.play(FadeOut(paths.mix), run_time=beat.span(0.2))
@@ -682,7 +683,7 @@ class Lens(StackScene):
             cells.add(VGroup(name, bar, pct))
         # one readout beside each floor: the guess, its probability as a bar and as a number; beside a
         # gap row (the layers a tall stack leaves out) a '⋮'
-        table(cells, "LLR", gaps=(GAP.s, GAP.xs), widths=(name_w, bar_w), ys=[stack[k].get_y() for k in shown])
+        table(cells, "LLR", gaps=(GAP.s, GAP.m), widths=(name_w, bar_w), ys=[stack[k].get_y() for k in shown])
         cells.shift((stack.get_right() - cells.get_left()) * RIGHT + RIGHT * GAP.l)
         readouts, by_row = VGroup(), dict(zip(shown, cells))
         for k, row in enumerate(stack):
@@ -700,8 +701,8 @@ class Lens(StackScene):
         trace = VMobject(stroke_color=S.LOGIT, stroke_width=3).set_points_as_corners(tips) if len(tips) > 1 else VGroup()
         with self.beat("lens") as beat:
             # "Does the stack build its answer all at once, or bit by bit?": the floors, the question's header
-            self.play(FadeIn(header), LaggedStart(*[Swell(f.box, color=S.LOGIT, scale_factor=1.03) for f in stack],
-                                                  lag_ratio=0.08), run_time=beat.span(0.9))
+            self.play(FadeIn(header), LaggedStart(*[FadeIn(glow(f, S.LOGIT), rate_func=there_and_back, remover=True)
+                                                    for f in stack], lag_ratio=0.08), run_time=beat.span(0.9))
             # "The logit lens reads the stream after each layer ...: after layer 1 the top guess is …"
             beat.at("first")
             pick = SurroundingRectangle(readouts[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)

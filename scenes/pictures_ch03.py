@@ -112,7 +112,7 @@ def token_paths(scene, f: dict) -> Group:
             start = np.array([left, rows[a].chip.get_y(), 0])
             end = np.array([left, rows[c].chip.get_y(), 0])
             mix.add(ArcBetweenPoints(start, end, angle=-math.pi * 0.6, color=S.ATTENTION,
-                                     stroke_width=1 + 6 * float(m[a, c]), stroke_opacity=0.85))
+                                     stroke_width=2 + 10 * float(m[a, c]), stroke_opacity=0.9))
     picture = Group(mix, rows, heads, weights, *[w.bar for w in weights])
     same = fit_lines(scene.text("path-same"), S.SMALL, S.MLP, S.TEXT_W)
     below(same, rows, buff=GAP.l)
@@ -127,7 +127,7 @@ def token_paths(scene, f: dict) -> Group:
 HIST_BINS = 41
 HIST_W = 8.0
 HIST_H = 1.3
-BAR_CHART_W = 5.0
+BAR_CHART_W = 4.2
 BAR_CHART_H = 1.1
 
 
@@ -140,7 +140,7 @@ def hist_bars(counts: list[int], top: int, colour) -> VGroup:
     return bars
 
 
-def spread_chart(values: list[float], colour, title: str, decimals: int = 2) -> VGroup:
+def spread_chart(values: list[float], colour, title: str, layer_names: tuple[str, str], decimals: int = 2) -> VGroup:
     """One bar per layer (layer 1 left), heights on the chart's own scale; the first and last value named."""
     n = len(values)
     top = max(values) or 1.0
@@ -149,12 +149,20 @@ def spread_chart(values: list[float], colour, title: str, decimals: int = 2) -> 
                               fill_color=colour, fill_opacity=0.85) for v in values])
     bars.arrange(RIGHT, buff=w * 0.2, aligned_edge=DOWN)
     base = Line(bars.get_corner(DOWN + LEFT), bars.get_corner(DOWN + RIGHT), color=S.MUTED, stroke_width=1.5)
-    first = label(N.fmt_fixed(values[0], decimals), S.SMALL, S.INK, mono=True).next_to(bars[0], UP, buff=GAP.xs)
-    last = label(N.fmt_fixed(values[-1], decimals), S.SMALL, S.INK, mono=True).next_to(bars[-1], UP, buff=GAP.xs)
+    # the first value left of the chart at its bar's height, the last right of the chart at its bar's top
+    first = label(N.fmt_fixed(values[0], decimals), S.SMALL, S.INK, mono=True).next_to(bars[0], LEFT, buff=GAP.xs)
+    first.align_to(bars[0], DOWN)
+    last = label(N.fmt_fixed(values[-1], decimals), S.SMALL, S.INK, mono=True).next_to(bars[-1], RIGHT, buff=GAP.xs)
+    last.align_to(bars[-1], UP)
+    # which bar is which layer: the first and the last named under the baseline
+    names = VGroup(*[fit_width(label(layer_name, S.SMALL, S.MUTED), BAR_CHART_W / 2 - GAP.s).next_to(bar, DOWN, buff=GAP.xs)
+                     for layer_name, bar in zip(layer_names, (bars[0], bars[-1]))])
+    names[0].align_to(bars[0], LEFT)
+    names[1].align_to(bars[-1], RIGHT)
     head = fit_lines(title, S.SMALL, colour, BAR_CHART_W + GAP.xl, max_lines=2)
     above(head, VGroup(bars, first, last), buff=GAP.s)
-    chart = VGroup(head, base, bars, first, last)
-    chart.bars, chart.head, chart.ends = bars, head, VGroup(first, last)
+    chart = VGroup(head, base, bars, first, last, names)
+    chart.bars, chart.head, chart.ends = bars, head, VGroup(first, last, names)
     return chart
 
 
@@ -165,9 +173,11 @@ def norm_picture(scene, f: dict) -> Group:
     LayerNorm)."""
     b = scene.bundle
     reach = 3.0 * max(1.0, f["std"])                       # the axis holds 3 spreads of the wider row
-    top = max(max(histogram(f["x"], -reach, reach, HIST_BINS)), max(histogram(f["normed"], -reach, reach, HIST_BINS)))
-    raw = hist_bars(histogram(f["x"], -reach, reach, HIST_BINS), top, S.RESIDUAL)
-    normed = hist_bars(histogram(f["normed"], -reach, reach, HIST_BINS), top, S.RESIDUAL)
+    # each histogram on its own height scale (a row packed into one bin would flatten the other)
+    raw_counts = histogram(f["x"], -reach, reach, HIST_BINS)
+    normed_counts = histogram(f["normed"], -reach, reach, HIST_BINS)
+    raw = hist_bars(raw_counts, max(raw_counts) or 1, S.RESIDUAL)
+    normed = hist_bars(normed_counts, max(normed_counts) or 1, S.RESIDUAL)
     axis = Line(LEFT * HIST_W / 2, RIGHT * HIST_W / 2, color=S.MUTED, stroke_width=2)
     ticks = VGroup()
     for v in (-reach, 0.0, reach):
@@ -187,8 +197,9 @@ def norm_picture(scene, f: dict) -> Group:
     above(raw_note, raw, buff=GAP.s)
     raw_note.match_x(axis)
     normed_note.move_to(raw_note)
-    stream = spread_chart(f["spread"], S.RESIDUAL, scene.text("norm-stream"))
-    after = spread_chart(f["ln_spread"], S.INK, scene.text("norm-read"))
+    ends = (scene.text("floor-name", layer=1), scene.text("floor-name", layer=len(f["spread"])))
+    stream = spread_chart(f["spread"], S.RESIDUAL, scene.text("norm-stream"), ends)
+    after = spread_chart(f["ln_spread"], S.INK, scene.text("norm-read"), ends)
     charts = VGroup(stream, after).arrange(RIGHT, buff=GAP.xl * 2, aligned_edge=DOWN)
     top_part = VGroup(raw_note, hist)
     below(charts, top_part, buff=GAP.xl)
