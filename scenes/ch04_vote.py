@@ -499,6 +499,7 @@ class Shaping(VoteScene):
             # "How spread out is a vote?": a line from certainty to an even split
             scale_ = EntropyScale([t["entropy"] for t in temps], f["max_entropy"], [t["probs"] for t in temps],
                                   ["T = " + N.fmt_fixed(t["t"], 1) for t in temps],
+                                  [self.text("temp-entropy", H=N.fmt_fixed(t["entropy"], 2)) for t in temps],
                                   (self.text("entropy-certain"), self.text("entropy-even")),
                                   self.text("entropy-title"), width=S.TEXT_W - GAP.xl * 2)
             place_in(scale_, S.CONTENT)
@@ -517,7 +518,7 @@ class Shaping(VoteScene):
             self.play(LaggedStart(*[FadeIn(VGroup(m_, l_, d_), shift=DOWN * GAP.xs)
                                     for m_, l_, d_ in zip(scale_.minis, scale_.leads, scale_.dots)], lag_ratio=0.3),
                       run_time=beat.span(0.5))
-            self.play(FadeIn(glow(VGroup(scale_.dots[plain], scale_.minis[plain]), S.LOGIT)),
+            self.play(FadeIn(glow(scale_.minis[plain], S.LOGIT)),
                       Swell(scale_.dots[plain], color=S.LOGIT, scale_factor=1.5), run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:

@@ -80,7 +80,7 @@ class EntropyScale(VGroup):
     one scale) with its tag (`tags`); `ends`: the words under the two ends; `title` over it all."""
 
     def __init__(self, entropies: list[float], max_h: float, shapes: list[list[float]], tags: list[str],
-                 ends: tuple[str, str], title: str, width: float, bars_h: float = 1.3):
+                 subs: list[str], ends: tuple[str, str], title: str, width: float, bars_h: float = 1.3):
         super().__init__()
         self.axis = Line(LEFT * width / 2, RIGHT * width / 2, color=S.MUTED, stroke_width=3)
         tick = DOWN * GAP.s
@@ -97,19 +97,21 @@ class EntropyScale(VGroup):
         top = max((max(p) for p in shapes if len(p)), default=1.0) or 1.0
         self.dots, self.minis, self.leads = VGroup(), VGroup(), VGroup()
         n = len(entropies)
-        for j, (h, probs, t) in enumerate(zip(entropies, shapes, tags)):
+        for j, (h, probs, t, sub) in enumerate(zip(entropies, shapes, tags, subs)):
             p = self.at(h, max_h)
             self.dots.add(Dot(p, radius=0.09, color=S.LOGIT))
             bars = VGroup(*[Rectangle(width=0.22, height=max(bars_h * q / top, 0.02), stroke_width=0,
                                       fill_color=S.LOGIT, fill_opacity=0.85) for q in probs])
             bars.arrange(RIGHT, buff=GAP.xxs, aligned_edge=DOWN)
-            tag = label(t, S.SMALL, S.LOGIT, mono=True).next_to(bars, UP, buff=GAP.xs)
+            tag = VGroup(label(t, S.SMALL, S.LOGIT, mono=True), label(sub, S.SMALL, S.INK)).arrange(DOWN, buff=GAP.xxs)
+            fit_width(tag, width / n - GAP.m)
+            tag.next_to(bars, UP, buff=GAP.xs)
             mini = VGroup(bars, tag)
             # evenly spaced over the line, their bottoms a gap above it
             mini.next_to(self.axis.point_from_proportion((j + 0.5) / n), UP, buff=GAP.xl, coor_mask=UP)
             mini.set_x(self.axis.point_from_proportion((j + 0.5) / n)[0])
             self.minis.add(mini)
-            self.leads.add(DashedLine(bars.get_bottom() + DOWN * GAP.xxs, p, color=S.LOGIT, stroke_width=1.5))
+            self.leads.add(DashedLine(bars.get_bottom() + DOWN * GAP.xxs, p, color=S.LOGIT, stroke_width=2.5))
         self.title = label(title, S.SMALL, S.LOGIT)
         self.title.next_to(VGroup(self.axis, self.minis), UP, buff=GAP.m).align_to(self.axis, LEFT)
         self.add(self.axis, self.ticks, self.ends, self.title, self.minis, self.leads, self.dots)
