@@ -479,7 +479,17 @@ class Square(LoopChapter):
                  "long": self.text("bar-long", count=sv["long"]["tokens"], n=N.fmt_int(sv["long"]["tokens"]))}
         colours = {"decode": S.LOGIT, "prompt": S.KEY, "long": S.KEY}
         name_w = S.TEXT_W * NAME_SHARE
-        width = S.TEXT_W - name_w - GAP.l - END_ROOM           # the bars' room, 1 to the top tick
+        # the bars' room, 1 to the top tick: as wide as leaves each bar's value and regime one line after it
+        room = S.TEXT_W - name_w - GAP.l
+        width = room - END_ROOM
+        for bar in sv["bars"]:
+            v, reach = bar["per_weight"], max(0.0, np.log10(bar["per_weight"])) / top
+            after = (label(N.fmt_ratio(v) if v < WHOLE_FROM else N.fmt_whole(v), S.SMALL, S.INK, mono=True).width
+                     + label(self.text("bound-compute") if bar["bound"] == "compute" else self.text("bound-memory"),
+                             S.SMALL, S.INK).width + 2 * GAP.s)
+            if reach > 0:
+                width = min(width, (room - after) / reach)
+        width = max(width, room / 2)         # never under half the room: a longer regime wraps instead
         sign = -1.0 if S.RTL else 1.0
         start = (S.TEXT.right - name_w - GAP.l) if S.RTL else (S.TEXT.left + name_w + GAP.l)
 
