@@ -94,7 +94,8 @@ class Lookup(EmbeddingScene):
             strike = Line(compare.get_corner(DOWN + LEFT), compare.get_corner(UP + RIGHT), color=S.WARNING,
                           stroke_width=5)
             no_meaning = below(label(self.text("no-meaning"), S.SMALL, S.WARNING), compare, buff=GAP.xs)
-            comparison = VGroup(compare, strike, no_meaning)
+            compare_lit = glow(compare, color=S.INK, opacity=0.1)
+            comparison = VGroup(compare, strike, no_meaning, compare_lit)
             axis = Line(LEFT * S.CONTENT_W / 2, RIGHT * S.CONTENT_W / 2, color=S.MUTED, stroke_width=3)
             axis_name = below(label(self.text("id-axis", V=N.fmt_int(V)), S.SMALL, S.MUTED), axis, buff=GAP.l)
             ends = VGroup(below(label(N.fmt_int(0), S.SMALL, S.MUTED, mono=True), axis, buff=GAP.xs, aligned=LEFT),
@@ -125,8 +126,9 @@ class Lookup(EmbeddingScene):
             say(self, beat, "ask", FadeIn(head, shift=DOWN * GAP.xs))
             say(self, beat, "compute", FadeIn(head_lit), Swell(head, color=S.INK, scale_factor=1.05))
             lit = VGroup(*[glow(chips[i], color=S.WARNING, opacity=0.15) for i in (idf["high"], idf["low"])])
-            say(self, beat, "more", FadeIn(lit), FadeIn(compare, shift=DOWN * GAP.xs))
-            say(self, beat, "bigger", Create(strike), FadeIn(no_meaning))
+            say(self, beat, "more", FadeIn(compare, shift=DOWN * GAP.xs), FadeIn(compare_lit))
+            say(self, beat, "number", FadeIn(lit[0]))            # the larger id's token
+            say(self, beat, "bigger", Create(strike), FadeIn(no_meaning), FadeIn(lit[1]))
             if idf["near"] is not None:
                 i, j = idf["near"]
                 pair = VGroup(chips[i], chips[j])

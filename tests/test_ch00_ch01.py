@@ -266,7 +266,7 @@ MARKERS = {
     "ch00-merges": {"merge", "outcome", "common"}, "ch00-vocab": {"parts", "total", "order"},
     "ch00-ratio": {"became", "letters"}, "ch00-other": {"greeting", "loose", "english", "cost"},
     "ch00-handoff": {"places", "next"},
-    "ch01-question": {"line", "ask", "compute", "more", "bigger", "near"},
+    "ch01-question": {"line", "ask", "compute", "more", "number", "bigger", "near"},
     "ch01-table": {"table", "keeps", "one-row", "parameters", "percent"},
     "ch01-row": {"becomes", "numbers"}, "ch01-row.synthetic": {"becomes", "numbers", "noise"},
     "ch01-learned": {"training", "corpus", "guess", "nudge", "little", "every", "all"},
