@@ -448,7 +448,8 @@ def print_pdf(page: Path, pdf: Path):
             proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
                                    "--allow-file-access-from-files", f"--user-data-dir={profile}",
                                    f"--print-to-pdf={tmp}", page.resolve().as_uri()],
-                                  capture_output=True, text=True, errors="replace", timeout=300)
+                                  capture_output=True, text=True, errors="replace", timeout=300,
+                                  env={**os.environ, "TMPDIR": profile})   # its org.chromium.* there too
         if proc.returncode != 0 or tmp.stat().st_size < 100 or not tmp.read_bytes().startswith(b"%PDF"):
             raise HandoutError(f"Chromium could not print {pdf.name}: {proc.stderr.strip()[-300:]}")
         os.replace(tmp, pdf)

@@ -496,6 +496,7 @@ def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeyp
 
     def killed(cmd, **kw):            # Chromium is running when the run is killed: its profile is where?
         seen["profile"] = Path(next(a for a in cmd if a.startswith("--user-data-dir=")).split("=", 1)[1])
+        seen["tmp"] = Path(kw["env"]["TMPDIR"])       # Chromium's own org.chromium.* folder goes there
         (seen["profile"] / "Default").mkdir(parents=True)
         raise KeyboardInterrupt        # (a SIGKILL would leave it all; see remove_leftovers below)
     monkeypatch.setattr(handout, "chromium", lambda: "/usr/bin/chromium")
@@ -503,6 +504,7 @@ def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeyp
     with pytest.raises(KeyboardInterrupt):
         handout.print_pdf(page, dest / "handout-ch00.pdf")
     assert work in seen["profile"].parents, seen     # inside the work folder beside the output, not $TMPDIR
+    assert work in seen["tmp"].parents, seen
     # what a SIGKILL leaves: the work folder (the profile in it) and a stills folder half made
     (work / "onepass-chromium-x" / "Default").mkdir(parents=True)
     (dest / "stills" / ".ch00-stills-abc").mkdir(parents=True)
