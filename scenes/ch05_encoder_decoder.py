@@ -15,7 +15,7 @@ from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell
-from scenes.layout import GAP, below, columns, keep_inside, place_in, table
+from scenes.layout import GAP, below, columns, fit_to, keep_inside, place_in
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
 from words import numbers as N
@@ -130,17 +130,26 @@ class MaskOff(EncoderDecoderScene):
                       FadeIn(causal.col_label_mobs), FadeIn(causal.ellipses), run_time=beat.span(0.4))
             self.play(LaggedStart(*[FadeIn(t) for t in causal.text_group], lag_ratio=0.02),
                       run_time=beat.span(0.7))
-            beat.at("masked")        # "every cell above the diagonal was minus infinity … exactly zero"
-            self.play(Create(triangle), run_time=beat.span(0.3))
+            beat.at("masked")        # "here is the head from chapter two, with its triangle"
+            self.play(Create(triangle), run_time=beat.span(0.4))
+            beat.at("zero")          # "every cell above the diagonal was minus infinity … exactly zero"
             if ahead:
                 self.play(*[Swell(c, color=S.WARNING, scale_factor=1.0) for c in ahead], run_time=beat.span(0.6))
+            else:                     # one token: nothing lies above the diagonal
+                self.play(Swell(causal.cell_group, color=S.WARNING, scale_factor=1.0), run_time=beat.span(0.6))
             beat.at("lines")         # "drawn as lines, every token reads only backwards"
             self.play(FadeIn(back.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
             if len(back.lines):       # one token has no other token to read
                 self.play(LaggedStart(*[Create(p) for p in back.lines], lag_ratio=0.08), run_time=beat.span(0.7))
-            beat.at("decoder")       # "this is what makes GPT a decoder"
-            self.play(Swell(titles["decoder"], color=S.WARNING), Swell(triangle, color=S.WARNING),
-                      run_time=beat.span(0.7))
+            beat.at("trained")       # "trained to predict every next token at once: a look ahead would copy the answer"
+            shade = triangle.copy().set_fill(S.WARNING, opacity=0.25).set_stroke(opacity=0) if len(self.rows) > 1 \
+                else VGroup()
+            self.play(FadeIn(shade), Swell(titles["decoder"], color=S.WARNING), run_time=beat.span(0.4))
+            beat.at("trained", into=0.5)     # "… a token that could see ahead would copy its answer"
+            self.play(*([Swell(c, color=S.WARNING, scale_factor=1.0) for c in ahead] or
+                        [Swell(causal.cell_group, color=S.WARNING, scale_factor=1.0)]), run_time=beat.span(0.6))
+            beat.at("decoder")       # "the triangle is what makes GPT a decoder"
+            self.play(Swell(triangle, color=S.WARNING), FadeOut(shade), run_time=beat.span(0.7))
         with self.beat("encoder") as beat:
             self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0.3))
             self.play(FadeOut(triangle), run_time=beat.span(0.4))
@@ -223,32 +232,61 @@ class MaskOff(EncoderDecoderScene):
         with self.beat("same_cost") as beat:
             grid_group = VGroup(causal, head, changes, summary, box, last_box, titles["encoder"],
                                 *([column] if column in self.mobjects else []))
-            rows, head_line, total = self.receipt()
-            self.play(FadeOut(grid_group), run_time=beat.span(0.3))
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rows], lag_ratio=0.3), run_time=beat.span(0.7))
-            beat.at("ledger")        # "the ledger already charges the full T by T grid"
-            self.play(FadeIn(head_line), *[Swell(r[2], color=S.INK) for r in rows], run_time=beat.span(0.6))
-            beat.at("holds")         # "a mask costs nothing, so the meter holds at …"
-            self.play(FadeIn(total, shift=UP * GAP.xs), *[Swell(r[3], color=S.FLOPS) for r in rows],
+            bill = self.bill()
+            self.play(FadeOut(grid_group), FadeIn(bill.header), *[FadeIn(VGroup(g.name, g.cells), shift=UP * GAP.xs)
+                                                                  for g in bill.grids], run_time=beat.span(0.6))
+            beat.at("ledger")        # "the ledger charges the full T by T grid of scores, in both"
+            self.play(*[FadeIn(g.cost, shift=UP * GAP.xs) for g in bill.grids],
+                      *[Swell(g.cells, color=S.FLOPS, scale_factor=1.0) for g in bill.grids], run_time=beat.span(0.5))
+            beat.at("after")         # "every score is computed first; the mask only overwrites some afterwards"
+            dec, enc = bill.grids
+            self.play(*[c.animate.set_fill(S.PANEL, opacity=1).set_stroke(S.WARNING) for c in dec.ahead],
+                      FadeIn(dec.mask), FadeIn(enc.mask), run_time=beat.span(0.4))
+            beat.at("after", into=0.45)
+            self.play(FadeIn(bill.after, shift=UP * GAP.xs), Swell(enc.cells, color=S.ATTENTION, scale_factor=1.0),
+                      run_time=beat.span(0.5))
+            beat.at("holds")         # "nothing new is computed to look ahead, so the meter holds at …"
+            self.play(FadeIn(bill.total, shift=UP * GAP.xs), *[Swell(g.cost, color=S.FLOPS) for g in bill.grids],
                       run_time=beat.span(0.4))
             self.play(Swell(self.meter.counter, color=S.FLOPS, scale_factor=1.1), run_time=beat.span(0.6))
 
-    def receipt(self):
-        """Both kinds of model pay the same ledger line for the full grid of scores."""
+    def bill(self) -> VGroup:
+        """Both kinds of model compute every cell of the T x T grid of scores (the ledger's line, the same
+        in both); the decoder's mask only overwrites the cells above the diagonal afterwards."""
         e = self.ledger["L0.scores"]
-        head = label(self.text("ledger-line"), S.SMALL, S.MUTED)
-        place_in(head, S.TEXT, S.START, y=S.HEADLINE_Y)
-        # name, mask, formula flush left; FLOPs flush right at the text's edge
-        rows = table([[label(name, S.BODY_SIZE, colour), label(mask, S.SMALL, S.MUTED),
-                       label(e.formula, S.SMALL, S.INK, mono=True), label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)]
-                      for name, colour, mask in ((self.text("decoder-row"), S.WARNING, self.text("decoder-mask")),
-                                                 (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask")))],
-                     "LLLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.xl, rtl_aligns="RRRR")
-        below(rows, head, buff=GAP.xl, aligned=S.START)
-        total = fit_lines(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS,
-                          S.TEXT_W)
-        below(total, rows, buff=GAP.xl)
-        return rows, head, total
+        n = len(self.rows)
+        header = fit_lines(self.text("ledger-line"), S.SMALL, S.MUTED, S.TEXT_W).move_to(UP * S.HEADLINE_Y)
+        half = S.CONTENT_W / 2 - GAP.xl
+        after = fit_lines(self.text("bill-after"), S.SMALL, S.WARNING, S.TEXT_W)
+        total = fit_lines(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS, S.TEXT_W)
+        parts = []
+        for name, colour, mask in ((self.text("decoder-row"), S.WARNING, self.text("decoder-mask")),
+                                   (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask"))):
+            cost = VGroup(label(e.formula, S.SMALL, S.INK, mono=True),
+                          label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)).arrange(DOWN, buff=GAP.xs)
+            parts.append((fit_lines(name, S.BODY_SIZE, colour, half), fit_lines(mask, S.SMALL, S.MUTED, half),
+                          fit_width(cost, half)))
+        room = S.CONTENT.with_(top=header.get_bottom()[1] - GAP.m)
+        # the grids take the height the words leave
+        words_h = (max(sum(m.height for m in p) for p in parts) + after.height + total.height
+                   + 4 * GAP.s + 2 * GAP.m)
+        cell = min(GAP.l, max(GAP.xs, (room.height - words_h) / max(1, n)))
+        grids = VGroup()
+        for name, mask, cost in parts:
+            cells = VGroup(*[Square(cell, stroke_color=S.BACKGROUND, stroke_width=1, fill_color=S.ATTENTION,
+                                    fill_opacity=0.75) for _ in range(n * n)]).arrange_in_grid(rows=n, cols=n, buff=GAP.none)
+            g = VGroup(name, cells, mask, cost).arrange(DOWN, buff=GAP.s)
+            g.name, g.cells, g.mask, g.cost = name, cells, mask, cost
+            g.ahead = [cells[r * n + c] for r in range(n) for c in range(n) if c > r]
+            grids.add(g)
+        grids.arrange(S.END, buff=GAP.xl + GAP.l, aligned_edge=UP)
+        below(after, grids, buff=GAP.m)
+        below(total, after, buff=GAP.m)
+        body = VGroup(grids, after, total)
+        place_in(fit_to(body, room), room)
+        out = VGroup(header, grids, after, total)
+        out.header, out.grids, out.after, out.total = header, grids, after, total
+        return out
 
 
 class Towers(EncoderDecoderScene):
@@ -402,15 +440,20 @@ class Families(EncoderDecoderScene):
             beat.at("encoder-only")  # "encoder-only models such as … read in both directions"
             self.play(FadeIn(enc.icon, shift=rise), run_time=beat.span(0.3))
             self.play(FadeIn(VGroup(*enc.body[1:3]), shift=rise), run_time=beat.span(0.5))
-            beat.at("good")          # "good at understanding, and cannot write"
+            beat.at("encoder-only", into=0.5)   # "… to understand it: to classify it, or to find it in a search"
             self.play(FadeIn(enc.can, shift=rise), run_time=beat.span(0.4))
+            beat.at("good")          # "they never write, so nothing is hidden from them, and they cannot write"
+            self.play(Swell(enc.icon, color=S.ATTENTION, scale_factor=1.1), run_time=beat.span(0.4))
             self.play(FadeIn(enc.cannot, shift=rise), run_time=beat.span(0.6))
         with self.beat("decoder_only") as beat:
             # "decoder-only models such as … see only the past"
             self.play(FadeIn(VGroup(*dec.body[:3]), shift=rise), run_time=beat.span(0.4))
             self.play(Swell(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
-            beat.at("write")         # "they write one token at a time"
-            self.play(FadeIn(VGroup(dec.can, dec.cannot), shift=rise), run_time=beat.span(0.6))
+            beat.at("write")         # "trained to predict every next token, so they must never see ahead"
+            self.play(FadeIn(dec.cannot, shift=rise), Swell(dec.icon, color=S.WARNING, scale_factor=1.1),
+                      run_time=beat.span(0.4))
+            beat.at("write", into=0.55)   # "… and they write one token at a time"
+            self.play(FadeIn(dec.can, shift=rise), run_time=beat.span(0.5))
             beat.at("ours")          # "GPT-2, the model in this film, is one of them"
             ours = SurroundingRectangle(dec.examples[0], color=S.TOKEN, buff=GAP.xs)
             self.play(Create(ours), Swell(dec.examples[0], color=S.TOKEN, scale_factor=1.3),

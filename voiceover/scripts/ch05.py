@@ -27,10 +27,20 @@ def names(ids, words) -> str:
     return out
 
 
+def rows_changed(f: dict, T: int, words) -> str:
+    """The sentence that opens the changes: 'Every row but the last changes.' when that is so (the usual
+    case: one number fewer to read), else how many of the T rows change."""
+    changed = len(f["changed"])
+    if changed == T - 1 and T > 1:
+        return words.text("ch05:rows-all-but-last")
+    return words.text("ch05:rows-some", changed=spoken_count(changed, words), T=spoken_count(T, words))
+
+
 def values(bundle, ledger, words) -> dict:
     f = mask_facts(bundle)
     r, c = f["big_row"], f["big_col"]
     return {
+        "rows_changed": rows_changed(f, bundle.T, words),
         "head": f["head_index"] + 1,
         "T": bundle.T,
         "changed_rows": len(f["changed"]),
