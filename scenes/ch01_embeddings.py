@@ -370,7 +370,7 @@ class Meaning(EmbeddingScene):
             for mark, (deg, cos) in zip(("same", "square", "opposite"), f["tour"]):
                 t = np.radians(deg)
                 ray = np.array([np.cos(t), np.sin(t), 0])
-                side = RIGHT if ray[0] > -0.5 else LEFT          # beside the tip, clear of b's name above it
+                side = RIGHT if ray[0] > 0.5 else LEFT           # beside the tip, clear of b's name above it
                 stop = VGroup(DashedLine(origin, origin + ANGLE_R * ray, color=S.MUTED, stroke_width=2),
                               label(N.fmt_cos(cos), S.SMALL, S.MUTED, mono=True)
                               .next_to(origin + ANGLE_R * ray, side, buff=GAP.s))
@@ -496,7 +496,7 @@ class Positions(EmbeddingScene):
                 slots = VGroup(*[below(label(N.fmt_int(k), S.SMALL, S.RESIDUAL, mono=True), c, buff=GAP.xs)
                                  for k, c in enumerate(cols)])
                 total = plain.sum(axis=0)
-                sigma = strip(total, robust_vmax(total)).next_to(cols, RIGHT, buff=SIGMA_GAP)
+                sigma = strip(total, robust_vmax(total)).next_to(cols, S.END, buff=SIGMA_GAP)
                 sigma_name = above(label("Σ " + self.text("sum-of"), S.SMALL, S.INK), sigma, buff=GAP.xs)
                 rows.append(SimpleNamespace(chips=chips, cols=cols, moved=moved, slots=slots, sigma=sigma,
                                             sigma_name=sigma_name, all=Group(chips, cols, slots, sigma, sigma_name)))
@@ -509,6 +509,7 @@ class Positions(EmbeddingScene):
                 tag.next_to(r.chips, S.START, buff=GAP.m)
                 r.all.add(tag)
             block = Group(top.all, bottom.all, Group(same, differ)).arrange(DOWN, buff=GAP.m)
+            bottom.all.shift(RIGHT * (top.chips.get_x() - bottom.chips.get_x()))   # the rows' tokens one above the other
             differ.move_to(same)
             note = self.window_note()
             # the content box, less a line for the window note where there is one
