@@ -62,7 +62,9 @@ class AgreementFan(VGroup):
                                stroke_width=1.5, dash_length=0.08)
         self.query = Arrow(origin, q_tip, buff=GAP.none, color=S.QUERY, stroke_width=7,
                            max_tip_length_to_length_ratio=0.12)
-        self.query_tag = label(f"q  {S.clip_token(tokens[last], 7)}", S.SMALL, S.QUERY, mono=True, compact=True)
+        self.query_tag = VGroup(label("q", S.SMALL, S.QUERY, mono=True, compact=True),
+                                label(S.clip_token(tokens[last], 7), S.SMALL, S.TOKEN, mono=True, compact=True)
+                                ).arrange(RIGHT, buff=GAP.s)
         self.query_tag.next_to(self.query.get_end(), DOWN + RIGHT * 0.2, buff=GAP.xs)
         self.keys, self.tags, self.drops = VGroup(), VGroup(), VGroup()
         for j in self.positions:

@@ -385,7 +385,7 @@ class Scores(AttentionScene):
         title = fit_lines(self.text("root-title", dh=f["dh"]), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
         room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)
         if len(self.rows) <= 6:      # side by side, tall bars
-            halves = columns(room, 2)
+            halves = columns(room, 2)[::-1 if S.RTL else 1]     # the real weights where the reader starts
             tall = halves[0].height * 0.45
         else:                        # a long prompt's window: one row above the other, each as wide as a line
             middle = room.y
