@@ -91,7 +91,7 @@ def token_paths(scene, f: dict) -> Group:
                          (scene.text("path-hidden", dff=N.fmt_int(dff)), S.MLP, first.h, hidden_w),
                          (scene.text("path-out", d=d), S.INK, first.out, IN_W))])
     weights = VGroup(*[label(name, S.SMALL, S.MLP).next_to(arrow, UP, buff=GAP.s)
-                       for name, arrow in (("W_up", first.up), ("W_down", first.down))])
+                       for name, arrow in ((scene.text("w-up"), first.up), (scene.text("w-down"), first.down))])
     # the same matrices for every row: one bracket line down each arrow column
     for w, key in zip(weights, ("up", "down")):
         col = [getattr(r, key) for r in rows]
