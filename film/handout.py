@@ -435,6 +435,30 @@ def document(pages: list[str], title: str, paper: str, lang: str) -> str:
             f"<body>{''.join(pages)}</body></html>")
 
 
+CHROMIUM_TEMP = "onepass-chromium-tmp-"
+
+
+def remove_dead_chromium_temp() -> int:
+    """Remove Chromium's temporary folders (`onepass-chromium-tmp-p<PID>-*` in the system temp folder)
+    whose printing process no longer runs (killed with SIGKILL); a live one's is kept."""
+    removed = 0
+    root = Path(tempfile.gettempdir())
+    for p in root.glob(f"{CHROMIUM_TEMP}p*-*"):
+        m = re.match(rf"{CHROMIUM_TEMP}p(\d+)-", p.name)
+        if not m or not p.is_dir():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue                        # alive (or another user's)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed += not p.exists()
+    return removed
+
+
 def print_pdf(page: Path, pdf: Path):
     """Chromium prints the page to `pdf` (replaced only when complete)."""
     browser = chromium()
@@ -444,12 +468,16 @@ def print_pdf(page: Path, pdf: Path):
     try:
         # the browser's profile inside the handout's work folder beside the output (not the system
         # temp folder): a killed run's is removed with it by the next run (build.remove_leftovers)
-        with tempfile.TemporaryDirectory(prefix="onepass-chromium-", dir=page.parent) as profile:
+        remove_dead_chromium_temp()
+        with tempfile.TemporaryDirectory(prefix="onepass-chromium-", dir=page.parent) as profile, \
+                tempfile.TemporaryDirectory(prefix=f"{CHROMIUM_TEMP}p{os.getpid()}-") as own_tmp:
             proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
                                    "--allow-file-access-from-files", f"--user-data-dir={profile}",
                                    f"--print-to-pdf={tmp}", page.resolve().as_uri()],
                                   capture_output=True, text=True, errors="replace", timeout=300,
-                                  env={**os.environ, "TMPDIR": profile})   # its org.chromium.* there too
+                                  # Chromium's own org.chromium.* folder (a socket: the path must stay short,
+                                  # so the system temp folder) in one named for this process
+                                  env={**os.environ, "TMPDIR": own_tmp})
         if proc.returncode != 0 or tmp.stat().st_size < 100 or not tmp.read_bytes().startswith(b"%PDF"):
             raise HandoutError(f"Chromium could not print {pdf.name}: {proc.stderr.strip()[-300:]}")
         os.replace(tmp, pdf)

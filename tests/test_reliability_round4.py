@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -497,6 +498,7 @@ def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeyp
     def killed(cmd, **kw):            # Chromium is running when the run is killed: its profile is where?
         seen["profile"] = Path(next(a for a in cmd if a.startswith("--user-data-dir=")).split("=", 1)[1])
         seen["tmp"] = Path(kw["env"]["TMPDIR"])       # Chromium's own org.chromium.* folder goes there
+        (seen["tmp"] / "org.chromium.Chromium.x").mkdir()
         (seen["profile"] / "Default").mkdir(parents=True)
         raise KeyboardInterrupt        # (a SIGKILL would leave it all; see remove_leftovers below)
     monkeypatch.setattr(handout, "chromium", lambda: "/usr/bin/chromium")
@@ -504,7 +506,13 @@ def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeyp
     with pytest.raises(KeyboardInterrupt):
         handout.print_pdf(page, dest / "handout-ch00.pdf")
     assert work in seen["profile"].parents, seen     # inside the work folder beside the output, not $TMPDIR
-    assert work in seen["tmp"].parents, seen
+    assert seen["tmp"].name.startswith(f"{handout.CHROMIUM_TEMP}p{os.getpid()}-") and not seen["tmp"].exists()
+    # Chromium's own temporary folder of a process that was killed is removed by the next print
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    left = Path(tempfile.gettempdir()) / f"{handout.CHROMIUM_TEMP}p{dead.pid}-abc"
+    (left / "org.chromium.Chromium.y").mkdir(parents=True)
+    assert handout.remove_dead_chromium_temp() >= 1 and not left.exists()
     # what a SIGKILL leaves: the work folder (the profile in it) and a stills folder half made
     (work / "onepass-chromium-x" / "Default").mkdir(parents=True)
     (dest / "stills" / ".ch00-stills-abc").mkdir(parents=True)
