@@ -111,10 +111,15 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
             p.unlink(missing_ok=True)
     if found:
         log(f"removed {len(found)} temporary file(s) left in {dest} by an interrupted run")
-    # any run's (a dask worker's too) manim media folders whose scene process was killed
-    dead = remove_dead_media()
-    if dead:
-        log(f"removed {dead} manim media folder(s) of scene processes that no longer run from {media_root()}")
+    # any run's (a dask worker's too) manim media folders whose scene process was killed, and the
+    # temporary folders of a handout's Chromium killed with its run
+    from film.handout import remove_dead_chromium_temp
+    media, chromium = remove_dead_media(), remove_dead_chromium_temp()
+    dead = media + chromium
+    if media:
+        log(f"removed {media} manim media folder(s) of scene processes that no longer run from {media_root()}")
+    if chromium:
+        log(f"removed {chromium} temporary folder(s) of a handout's Chromium that no longer runs")
     return len(found) + dead
 
 
