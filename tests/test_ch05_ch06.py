@@ -120,8 +120,10 @@ def test_chapter05_narration_reads_the_grid(tiny_bundle):
     lines = script.chapter_lines("05", tiny_bundle, tiny_bundle.ledger(), Words.load("en"))
     r, c = f["big_row"], f["big_col"]
     changes = lines["changes"]
-    assert f"{100 * f['causal'][r, c]:.1f} percent" in changes.text
-    assert f"{100 * f['full'][r, c]:.1f} percent" in changes.text
+    # said as a speaker says them: one decimal, but no '.0' ('100 percent', not '100.0 percent')
+    for p in (f["causal"][r, c], f["full"][r, c]):
+        said = f"{100 * p:.1f}".removesuffix(".0")
+        assert f"{said} percent" in changes.text
     opening = ("Every row but the last changes." if len(f["changed"]) == tiny_bundle.T - 1
                else f"{len(f['changed'])} of the {tiny_bundle.T} rows change.")
     assert changes.text.startswith(opening)
