@@ -511,8 +511,10 @@ class Shaping(VoteScene):
             self.play(FadeIn(glow(scale_.title, S.LOGIT, opacity=0.2)), run_time=beat.span(0.6))
             # "Zero nats means one token is certain, and an even split … gives N"
             beat.at("zero")
-            self.play(FadeIn(scale_.ends[0]), Swell(scale_.ticks[1], color=S.LOGIT), run_time=beat.span(0.4))
-            self.play(FadeIn(scale_.ends[1]), Swell(scale_.ticks[3], color=S.LOGIT), run_time=beat.span(0.8))
+            certain = glow(VGroup(scale_.ends[0], scale_.ticks[:2]), S.LOGIT)
+            self.play(FadeIn(scale_.ends[0]), FadeIn(certain), run_time=beat.span(0.4))
+            self.play(FadeIn(scale_.ends[1]), FadeOut(certain), FadeIn(glow(VGroup(scale_.ends[1], scale_.ticks[2:]), S.LOGIT)),
+                      run_time=beat.span(0.8))
             # "At temperature 1.0, this vote spreads over N nats": the three temperatures, that one lit
             beat.at("here")
             self.play(LaggedStart(*[FadeIn(VGroup(m_, l_, d_), shift=DOWN * GAP.xs)
