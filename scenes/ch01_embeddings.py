@@ -257,9 +257,11 @@ class Lookup(EmbeddingScene):
             nudge = Arrow(panel.get_right(), icon[0].get_left(), buff=GAP.s, color=S.TOKEN, stroke_width=4)
             nudge_words = fit_width(label(self.text("nudge"), S.SMALL, S.TOKEN), S.CONTENT_W)
             learned_all = label(self.text("learned-all"), S.SMALL, S.INK)
-            block = VGroup(row, nudge, below(nudge_words, row, buff=GAP.l), above(learned_all, row, buff=GAP.l))
-            place_in(fit_to(block, S.CONTENT), S.CONTENT)
-            learned_all.align_to(icon, S.END)
+            # the picture fits under the line that says every weight was learned; that line keeps its size
+            room = S.CONTENT.with_(top=S.CONTENT.top - learned_all.height - GAP.l)
+            block = VGroup(row, nudge, below(nudge_words, row, buff=GAP.l))
+            place_in(fit_to(block, room), room)
+            above(learned_all, row, buff=GAP.l).align_to(icon, S.END)
             keep_inside(learned_all, S.CONTENT)
             self.play(*[FadeOut(m) for m in (head, grid, strip, strip_title, legend, *([noise] if noise else []))],
                       FadeIn(icon, shift=LEFT * GAP.s), run_time=beat.span(0.6))
@@ -278,8 +280,10 @@ class Lookup(EmbeddingScene):
                 never = label(self.text("never-trained"), S.SMALL, S.WARNING).move_to(learned_all).align_to(learned_all, S.END)
                 keep_inside(never, S.CONTENT)
                 say(self, beat, "random", Transform(lit, glow(icon[0], color=S.WARNING, opacity=0.3)))
-                say(self, beat, "never", Transform(learned_all, never),
+                # replaced, not morphed: the words on screen are then the warning's own (its size its own)
+                say(self, beat, "never", ReplacementTransform(learned_all, never),
                     Transform(all_lit, glow(never, color=S.WARNING, opacity=0.15)))
+                training[training.index(learned_all)] = never
         with self.beat("grid") as beat:
             icon2 = self.table_icon()
             g = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=7,
@@ -371,9 +375,12 @@ class Meaning(EmbeddingScene):
                 t = np.radians(deg)
                 ray = np.array([np.cos(t), np.sin(t), 0])
                 side = RIGHT if ray[0] > 0.5 else LEFT           # beside the tip, clear of b's name above it
+                # an upright ray's value hangs below its tip: b's name sits above the tip when the pair is
+                # near a right angle
+                hang = {"aligned_edge": UP} if abs(ray[0]) <= 0.5 else {}
                 stop = VGroup(DashedLine(origin, origin + ANGLE_R * ray, color=S.MUTED, stroke_width=2),
                               label(N.fmt_cos(cos), S.SMALL, S.MUTED, mono=True)
-                              .next_to(origin + ANGLE_R * ray, side, buff=GAP.s))
+                              .next_to(origin + ANGLE_R * ray, side, buff=GAP.s, **hang))
                 scale.add(stop)
                 say(self, beat, mark, Rotate(vb, np.radians(deg - at), about_point=origin),
                     Transform(state, self.angle_state(origin, deg, cos, spot)), FadeIn(stop))
