@@ -228,7 +228,7 @@ class LastRow(VoteScene):
                                      (self.text("agree-row"), self.text("agree-embedding", token=S.show_token(best["text"])),
                                       self.text("agree-products"),
                                       self.text("agree-sum", d=d, score=N.fmt_signed(best["score"], 2))),
-                                     width=S.CONTENT_W * 0.62)
+                                     width=S.LEFT_HALF.width + S.SIDE_PANEL.left)   # up to the side panel
             below(strips, eqn, buff=GAP.xl).align_to(eqn, LEFT)
             formula = label(self.text("unembed-formula", formula=self.ledger["unembed"].formula,
                                       flops=N.fmt_int(self.ledger["unembed"].flops)), S.SMALL, S.FLOPS, mono=True)

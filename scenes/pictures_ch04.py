@@ -113,7 +113,7 @@ class EntropyScale(VGroup):
             self.minis.add(mini)
             self.leads.add(DashedLine(bars.get_bottom() + DOWN * GAP.xxs, p, color=S.LOGIT, stroke_width=2.5))
         self.title = label(title, S.SMALL, S.LOGIT)
-        self.title.next_to(VGroup(self.axis, self.minis), UP, buff=GAP.m).align_to(self.axis, LEFT)
+        self.title.next_to(VGroup(self.axis, self.minis), UP, buff=GAP.m).align_to(self.axis, S.START)
         self.add(self.axis, self.ticks, self.ends, self.title, self.minis, self.leads, self.dots)
 
     def at(self, h: float, max_h: float) -> np.ndarray:
