@@ -282,8 +282,12 @@ def test_numbers_and_counts_the_narration_composes_come_from_the_catalog():
     from voiceover.scripts.ch04 import ordinal
     words = Words.load("en")
     said = [ordinal(n, words) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1001)]
-    assert said == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th",
-                    "1,001st"]
+    assert said == ["first", "second", "third", "fourth", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st",
+                    "111th", "1,001st"]
+    # Urdu's first to tenth are words, never a digit with واں
+    ur = Words.load("ur")
+    assert [ordinal(n, ur) for n in (1, 3)] == [ur.text("film:ordinal-1"), ur.text("film:ordinal-3")]
+    assert not any(ch.isdigit() for ch in ordinal(3, ur))
     assert words.text("ch04:n-tokens", count=1, n="1") == "1 token"
     assert words.text("ch04:n-tokens", count=1065, n="1,065") == "1,065 tokens"
     qps = Words.load("qps")

@@ -454,3 +454,21 @@ def test_the_kit_and_film_headers_say_what_was_checked_and_how(lang, name):
     head = (catalog.CATALOGS / lang / name).read_text(encoding="utf-8").split("msgid", 1)[0].lower()
     for word in ("translated", "reviewed", "placeholders", "glossary", "audio", "espeak-ng", "test_spoken_forms"):
         assert word in head, f"{lang}/{name}: the header does not say {word!r}"
+
+
+def test_spanish_captions_write_de_after_a_number_word_before_its_noun(tiny_bundle):
+    """'47,2 millones de FLOPs' in the line itself (captions, handouts), not only in what the voice hears;
+    and never twice ('millones de de'), and no 'de' before a word that is not the counted noun."""
+    from voiceover import script
+    from words import markup
+    from words.numbers import written_grammar
+    tidy = written_grammar("es")
+    assert markup.fill("{n} FLOPs, {n} de nuevo.", {"n": "47,2 millones"}, tidy=tidy).text == \
+        "47,2 millones de FLOPs, 47,2 millones de nuevo."
+    assert written_grammar("en") is None
+    words = Words.load("es")
+    for chapter in ("02", "03", "04", "06"):
+        for line in script.chapter_lines(chapter, tiny_bundle, tiny_bundle.ledger(), words).values():
+            bare = re.findall(r"\b(?:millón|millones|billón|billones) (?!de\b)([^\W\d_]+)", line.text)
+            assert [w for w in bare if w.lower() not in ("a", "al", "con", "en", "y", "o", "por", "para", "que")] == [], \
+                (chapter, line.text)

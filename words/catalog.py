@@ -299,7 +299,8 @@ class Words:
         if synthetic and self.has(mid + SYNTHETIC):
             mid = mid + SYNTHETIC
         template = self.template(mid)
-        return markup.fill(template, self._values(mid, template, values))
+        from words.numbers import written_grammar     # here: words.numbers imports this module
+        return markup.fill(template, self._values(mid, template, values), tidy=written_grammar(self.lang))
 
     def text(self, mid: str, count: int | None = None, **values) -> str:
         """Words for the screen (or any one-piece text): the message with its values in, its line

@@ -62,10 +62,12 @@ def strip_marks(template: str) -> str:
     return MARK.sub("", template)
 
 
-def fill(template: str, values: dict) -> Filled:
+def fill(template: str, values: dict, tidy=None) -> Filled:
     """The template with `values` in (str.format), its markers taken out and their offsets kept.
 
-    A marker attaches to the word after it: 'wide. <bookmark mark="q"/>Three' marks 'Three'."""
+    A marker attaches to the word after it: 'wide. <bookmark mark="q"/>Three' marks 'Three'.
+    `tidy(text) -> text`, if given, mends each stretch between markers once its values are in (the
+    language's grammar around a filled-in number); the markers' offsets follow it."""
     marks(template)                                    # names checked
     pieces = MARK.split(template)                      # text, name, text, name, ..., text
     raw, at = "", []
@@ -73,7 +75,7 @@ def fill(template: str, values: dict) -> Filled:
         if i % 2:
             at.append((piece, len(raw)))
         else:
-            raw += piece.format(**values)
+            raw += tidy(piece.format(**values)) if tidy else piece.format(**values)
     # collapse whitespace as speech and captions see it, carrying the offsets along
     text, where, space = [], {}, False
     for k, ch in enumerate(raw):

@@ -348,9 +348,19 @@ _ES_LABELS = frozenset("""cabeza capa capítulo columna fila id número paso pos
 _ES_MILLIONS = re.compile(r"\b(millón|millones|billón|billones) (?=([^\W\d_]+))")
 
 
+def _es_de(text: str) -> str:
+    """'47,2 millones FLOPs' -> '47,2 millones de FLOPs': a number word before the noun it counts takes
+    'de' (written so in captions too, not only said)."""
+    return _ES_MILLIONS.sub(lambda m: m.group(0) if m.group(2).lower() in _ES_NOT_NOUN else m.group(0) + "de ", text)
+
+
+def written_grammar(lang: str):
+    """The mending a filled-in line needs in `lang` wherever it is shown or said (Words.line), or None."""
+    return _es_de if lang.split("-")[0] == "es" else None
+
+
 def _es_numbers(text: str) -> str:
-    # "47,2 millones de FLOPs": a number word before the noun it counts takes "de"
-    text = _ES_MILLIONS.sub(lambda m: m.group(0) if m.group(2).lower() in _ES_NOT_NOUN else m.group(0) + "de ", text)
+    text = _es_de(text)
 
     def one(m: re.Match) -> str:
         after = text[m.end():m.end() + 40]

@@ -12,6 +12,7 @@ from words.numbers import (
     fmt_general,
     fmt_int,
     spoken_count,
+    spoken_ordinal,
     spoken_prob,
     spoken_signed,
     spoken_token,
@@ -21,7 +22,10 @@ SURE_LOW, SURE_HIGH = 0.2, 0.6     # the favourite's share below which the model
 
 
 def ordinal(n: int, words) -> str:
-    """A rank as said: 31 -> '31st' (English's rule picks which of the ordinal messages)."""
+    """A rank as said: 3 -> 'third' (first to tenth are words in every language: Urdu's are never a
+    digit with واں), 31 -> '31st' (English's rule picks which of the ordinal messages)."""
+    if 1 <= n <= 10 and words.has(f"film:ordinal-{n}"):
+        return spoken_ordinal(n, words)
     last = 0 if 10 <= n % 100 <= 20 else n % 10
     value = fmt_int(n)
     if last == 1:
