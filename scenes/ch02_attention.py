@@ -162,6 +162,47 @@ class Scores(AttentionScene):
             grid.values_mobs[rc] = new
         return anims
 
+    def agreement(self, note):
+        """The agree beat: the last token's query and every key as arrows, each key at its true angle
+        to the query and its dot product beside it; the rules of agreement beside the picture."""
+        b = self.bundle
+        f = agreement_facts(b)
+        with self.beat("agree") as beat:
+            title = fit_lines(self.text("agree-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+            sub = fit_lines(self.text("fan-note"), S.SMALL, S.MUTED, TITLE_W)
+            below(sub, title, buff=GAP.xs)
+            left, right = columns(S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.s), 2)
+            fan = AgreementFan(f, b.tokens, self.rows, b.T - 1,
+                               radius=min(2.0, (left.height - GAP.xl) / 2, (left.width - GAP.xl) / 1.9))
+            place_in(fan, left)
+            rules = VGroup(*[fit_lines(self.text(name), S.SMALL, colour, right.width - GAP.l)
+                             for name, colour in (("agree-same", S.KEY), ("agree-right", S.MUTED),
+                                                  ("agree-apart", S.QUERY))]).arrange(DOWN, buff=GAP.s,
+                                                                                      aligned_edge=S.START)
+            formula = label(self.text("dot-formula"), S.BODY_SIZE, S.INK)
+            fit_width(formula, right.width - GAP.l)
+            panel = VGroup(formula, rules).arrange(DOWN, buff=GAP.l, aligned_edge=S.START)
+            place_in(panel, right)
+            keep_inside(fan, S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.xs))
+            self.play(FadeIn(title), FadeIn(sub), FadeIn(fan.axis), FadeIn(fan.origin),
+                      *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
+            self.play(GrowArrow(fan.query), FadeIn(fan.query_tag), run_time=beat.span(0.5))
+            beat.at("arrows")        # "the last token's query, with every key at its true angle to it"
+            self.play(LaggedStart(*[GrowArrow(k) for k in fan.keys], lag_ratio=0.15),
+                      LaggedStart(*[FadeIn(t[0]) for t in fan.tags], lag_ratio=0.15), run_time=beat.span(0.6))
+            beat.at("dot")           # "their dot product … large, zero at a right angle, negative"
+            self.play(FadeIn(formula, shift=S.START * GAP.s), LaggedStart(*[Create(d) for d in fan.drops],
+                                                                         lag_ratio=0.1), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(t[1]) for t in fan.tags], lag_ratio=0.1), run_time=beat.span(0.25))
+            for into, r in zip((0.3, 0.55, 0.8), rules):   # large, zero, negative: one rule at a time
+                beat.at("dot", into=into)
+                self.play(FadeIn(r, shift=UP * GAP.xs), run_time=beat.span(0.5))
+            beat.at("best")          # "the key of … agrees best, with a score of …"
+            self.play(Create(fan.angle[0]), FadeIn(fan.angle[1]),
+                      Swell(fan.keys[fan.top], color=S.TOKEN, scale_factor=1.05),
+                      Swell(fan.tags[fan.top], color=S.TOKEN), run_time=beat.span(0.6))
+        return VGroup(fan, title, sub, panel)
+
     def build(self):
         b, h = self.bundle, self.h
         scaled = b["scores_scaled"][0, h]     # [T, T]
@@ -335,47 +376,6 @@ class Scores(AttentionScene):
             self.point_at_mark(beat, "chance", 0.6)   # random weights: "this one is chance"
         with self.beat("root") as beat:
             self.root_bars(beat, VGroup(budget, budget_title))
-
-    def agreement(self, note):
-        """The agree beat: the last token's query and every key as arrows, each key at its true angle
-        to the query and its dot product beside it; the rules of agreement beside the picture."""
-        b = self.bundle
-        f = agreement_facts(b)
-        with self.beat("agree") as beat:
-            title = fit_lines(self.text("agree-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
-            sub = fit_lines(self.text("fan-note"), S.SMALL, S.MUTED, TITLE_W)
-            below(sub, title, buff=GAP.xs)
-            left, right = columns(S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.s), 2)
-            fan = AgreementFan(f, b.tokens, self.rows, b.T - 1,
-                               radius=min(2.0, (left.height - GAP.xl) / 2, (left.width - GAP.xl) / 1.9))
-            place_in(fan, left)
-            rules = VGroup(*[fit_lines(self.text(name), S.SMALL, colour, right.width - GAP.l)
-                             for name, colour in (("agree-same", S.KEY), ("agree-right", S.MUTED),
-                                                  ("agree-apart", S.QUERY))]).arrange(DOWN, buff=GAP.s,
-                                                                                      aligned_edge=S.START)
-            formula = label(self.text("dot-formula"), S.BODY_SIZE, S.INK)
-            fit_width(formula, right.width - GAP.l)
-            panel = VGroup(formula, rules).arrange(DOWN, buff=GAP.l, aligned_edge=S.START)
-            place_in(panel, right)
-            keep_inside(fan, S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.xs))
-            self.play(FadeIn(title), FadeIn(sub), FadeIn(fan.axis), FadeIn(fan.origin),
-                      *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
-            self.play(GrowArrow(fan.query), FadeIn(fan.query_tag), run_time=beat.span(0.5))
-            beat.at("arrows")        # "the last token's query, with every key at its true angle to it"
-            self.play(LaggedStart(*[GrowArrow(k) for k in fan.keys], lag_ratio=0.15),
-                      LaggedStart(*[FadeIn(t[0]) for t in fan.tags], lag_ratio=0.15), run_time=beat.span(0.6))
-            beat.at("dot")           # "their dot product … large, zero at a right angle, negative"
-            self.play(FadeIn(formula, shift=S.START * GAP.s), LaggedStart(*[Create(d) for d in fan.drops],
-                                                                         lag_ratio=0.1), run_time=beat.span(0.3))
-            self.play(LaggedStart(*[FadeIn(t[1]) for t in fan.tags], lag_ratio=0.1), run_time=beat.span(0.25))
-            for into, r in zip((0.3, 0.55, 0.8), rules):   # large, zero, negative: one rule at a time
-                beat.at("dot", into=into)
-                self.play(FadeIn(r, shift=UP * GAP.xs), run_time=beat.span(0.5))
-            beat.at("best")          # "the key of … agrees best, with a score of …"
-            self.play(Create(fan.angle[0]), FadeIn(fan.angle[1]),
-                      Swell(fan.keys[fan.top], color=S.TOKEN, scale_factor=1.05),
-                      Swell(fan.tags[fan.top], color=S.TOKEN), run_time=beat.span(0.6))
-        return VGroup(fan, title, sub, panel)
 
     def root_bars(self, beat, before):
         """The root beat: the last row's softmax with the division by √d_head (the head's real weights)

@@ -159,6 +159,16 @@ def assert_picture_follows_words(scene, name: str):
                 f"{name}/{cue['beat']}: nothing on screen changes at marker {mark!r} ({at:.2f} s)")
     longest = max((b - a for a, b in holds(scene.timeline)), default=0.0)
     assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
+    # the beats run in the order the source names them: the scene cache, clips, slides and handouts
+    # read that order from the source (film/keys.py), so a beat written after the one it follows
+    # would put its clip and slide in the wrong place
+    from data.chapters import CHAPTERS
+    from film.keys import chapter_source
+    ran = list(dict.fromkeys(cue["beat"] for cue in scene.cues if cue["beat"] != "title"))
+    source = chapter_source(CHAPTERS[scene.chapter].module).beats
+    cls = next(c.__name__ for c in type(scene).__mro__ if c.__name__ in source)
+    written = [b for b in source[cls] if b in ran]
+    assert ran == written, f"{name}: beats run in the order {ran}, but the source names them {written}"
 
 
 # ---------------------------------------------------------------------------------------
