@@ -268,7 +268,9 @@ class Lookup(EmbeddingScene):
             say(self, beat, "training", Swell(icon[0], color=S.TOKEN, scale_factor=1.1))
             say(self, beat, "corpus", Create(panel), FadeIn(corpus),
                 LaggedStart(*[FadeIn(c, shift=RIGHT * GAP.xs) for c in chips], lag_ratio=0.15))
-            say(self, beat, "guess", LaggedStart(*[Create(a) for a in arcs], lag_ratio=0.3), FadeIn(guess))
+            # a one-token prompt has no next token to point at: the words alone say it
+            say(self, beat, "guess", *([LaggedStart(*[Create(a) for a in arcs], lag_ratio=0.3)] if len(arcs) else []),
+                FadeIn(guess))
             say(self, beat, "nudge", GrowArrow(nudge), FadeIn(nudge_words, shift=UP * GAP.xs))
             say(self, beat, "little", Swell(VGroup(icon[0], icon[1]), color=S.TOKEN, scale_factor=1.08))
             lit = glow(icon[0], color=S.TOKEN, opacity=0.2)
