@@ -303,7 +303,9 @@ def test_smoke_render_chapter_02_tiny(tmp_path):
     probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration:stream=width,height",
                                        "-of", "json", str(mp4)], capture_output=True, text=True).stdout)
     assert (probe["streams"][0]["width"], probe["streams"][0]["height"]) == (854, 480)
-    assert 60 <= float(probe["format"]["duration"]) <= 150
+    # the lesson's 13 beats run about four minutes (issue 40: chapters may run longer); an empty or runaway
+    # render falls outside
+    assert 60 <= float(probe["format"]["duration"]) <= 360
     srt = (out / "ch02-one-attention-head.srt").read_text()
     assert "Attention" in srt
     assert not list(out.glob("*.part*"))
