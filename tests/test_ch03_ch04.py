@@ -348,7 +348,7 @@ def test_token_of_interest_inside_the_top_bars_is_marked_on_its_bar(tiny_bundle,
     scene = build_scene(b, "04", "Softmax", draw=False)
     assert "interest" in [c["beat"] for c in scene.cues]
     assert f"{S.clip_token(top_text)} #2" in scene.built_texts
-    assert "ranks 2nd" in script.chapter_lines("04", b, b.ledger(), Words.load("en"))["interest"].text
+    assert "ranks second" in script.chapter_lines("04", b, b.ledger(), Words.load("en"))["interest"].text
 
 
 @pytest.mark.needs_weights

@@ -307,5 +307,5 @@ def test_smoke_render_chapter_02_tiny(tmp_path):
     # render falls outside
     assert 60 <= float(probe["format"]["duration"]) <= 360
     srt = (out / "ch02-one-attention-head.srt").read_text()
-    assert "Attention" in srt
+    assert "One attention head" in srt          # the title line, captioned
     assert not list(out.glob("*.part*"))
