@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -196,3 +197,32 @@ class FolderLock:
         os.close(self.fd)       # closing the descriptor releases the lock
         self.fd = None
         return False
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` runs on this machine (another user's process counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:          # another user's process: alive
+        return True
+    return True
+
+
+def remove_dead_owned(root: Path | str, owner) -> int:
+    """Remove the folders in `root` that a process named as their owner and that outlived it (one killed
+    with SIGKILL cannot remove its own): `owner(name)` is a match whose group 1 is the owner's process
+    id, or None for a folder that is not of this kind. A live owner's folder is kept; links are never
+    followed. Returns how many were removed."""
+    removed = 0
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for e in entries:
+        m = owner(e.name)
+        if m and not process_alive(int(m.group(1))) and e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+            removed += not os.path.exists(e.path)
+    return removed

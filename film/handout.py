@@ -39,7 +39,7 @@ from pathlib import Path
 
 from data.bundle import sha256_file
 from data.chapters import CHAPTERS
-from data.files import FolderLock, discard, stamped, temp_name, write_stamp, write_text
+from data.files import FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text
 from film.clips import Span, beat_spans
 from film.errors import PipelineError
 from film.keys import ROOT, sha
@@ -441,22 +441,7 @@ CHROMIUM_TEMP = "onepass-chromium-tmp-"
 def remove_dead_chromium_temp() -> int:
     """Remove Chromium's temporary folders (`onepass-chromium-tmp-p<PID>-*` in the system temp folder)
     whose printing process no longer runs (killed with SIGKILL); a live one's is kept."""
-    removed = 0
-    root = Path(tempfile.gettempdir())
-    for p in root.glob(f"{CHROMIUM_TEMP}p*-*"):
-        m = re.match(rf"{CHROMIUM_TEMP}p(\d+)-", p.name)
-        if not m or not p.is_dir():
-            continue
-        try:
-            os.kill(int(m.group(1)), 0)
-            continue                        # alive (or another user's)
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        shutil.rmtree(p, ignore_errors=True)
-        removed += not p.exists()
-    return removed
+    return remove_dead_owned(tempfile.gettempdir(), re.compile(rf"{re.escape(CHROMIUM_TEMP)}p(\d+)-").match)
 
 
 def print_pdf(page: Path, pdf: Path):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from data.bundle import sha256_file
-from data.files import replace_together, write_json
+from data.files import remove_dead_owned, replace_together, write_json
 from film import forkserver
 from film.jobs import SceneJob, SceneResult
 from film.errors import PipelineError
@@ -55,33 +55,14 @@ def media_folder(prefix: Path | str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{prefix.name}p{os.getpid()}-", dir=prefix.parent))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:        # another user's process: alive
-        return True
-    return True
-
-
 def remove_dead_media(root: Path | None = None) -> int:
     """Remove the media folders (`onepass-media-*p<PID>-*`, media_folder) in `root` (default:
     media_root()) whose process no longer runs: a scene process killed with its dask worker, or
     with its run, cannot remove its own. A folder of a live process, or one without a process id
     (older versions; remove_leftovers finds those by their output folder), is kept. Returns how
     many were removed."""
-    removed = 0
-    try:
-        entries = list(os.scandir(root or media_root()))
-    except OSError:
-        return 0
-    for e in entries:
-        m = _MEDIA_OWNER.search(e.name) if e.name.startswith(MEDIA_PREFIX) else None
-        if m and not _alive(int(m.group(1))) and e.is_dir(follow_symlinks=False):
-            shutil.rmtree(e.path, ignore_errors=True)
-            removed += not os.path.exists(e.path)
-    return removed
+    return remove_dead_owned(root or media_root(),
+                             lambda name: _MEDIA_OWNER.search(name) if name.startswith(MEDIA_PREFIX) else None)
 
 
 def default_jobs() -> int:

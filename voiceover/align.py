@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.files import remove_dead_owned
 from voiceover import audio
 from voiceover.script import WORDS_PER_SECOND
 
@@ -113,31 +114,11 @@ with open(folder + "/result.json", "w", encoding="utf-8") as f:
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:          # another user's process: alive
-        return True
-    return True
-
-
 def remove_dead_folders(root: Path | None = None) -> int:
     """Remove the alignment folders (`onepass-align-p<PID>-*`) in `root` (default: the system temp
     folder) whose process no longer runs (one killed with SIGKILL cannot remove its own); a live
     process's folder is kept. Returns how many were removed."""
-    removed = 0
-    try:
-        entries = list(os.scandir(root or tempfile.gettempdir()))
-    except OSError:
-        return 0
-    for e in entries:
-        m = _OWNER.match(e.name)
-        if m and not _alive(int(m.group(1))) and e.is_dir(follow_symlinks=False):
-            shutil.rmtree(e.path, ignore_errors=True)
-            removed += not os.path.exists(e.path)
-    return removed
+    return remove_dead_owned(root or tempfile.gettempdir(), _OWNER.match)
 
 
 def _say(binary: str, lang: str, text: str, out: Path):
