@@ -132,6 +132,29 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
 STILL = 4.0     # bench/review.py's rule: a picture held this long while the voice talks is a still
 
 
+def altered_bundle(bundle, folder, tensors=None, meta=None):
+    """A copy of `bundle` in `folder` whose tensors `tensors(dict)` and then whose meta `meta(dict)`
+    edit in place, its tensors' checksum renewed: scenes load their bundle from its folder, so a
+    picture built from the copy shows what a changed bundle shows."""
+    import json
+    import shutil
+    from safetensors.numpy import load_file, save_file
+    from data import bundle as bundle_io
+    root = Path(folder) / bundle.path.name
+    shutil.copytree(bundle.path, root)
+    meta_path = root / bundle_io.META
+    data = json.loads(meta_path.read_text(encoding="utf-8"))
+    if tensors is not None:
+        arrays = load_file(str(root / bundle_io.TENSORS))
+        tensors(arrays)
+        save_file(arrays, str(root / bundle_io.TENSORS))
+        data["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
+    if meta is not None:
+        meta(data)
+    meta_path.write_text(json.dumps(data), encoding="utf-8")
+    return bundle_io.load(root)
+
+
 def holds(timeline) -> list[tuple[float, float]]:
     """Stretches in which the picture only held (consecutive waits), as (start, end)."""
     out, run = [], None

@@ -12,41 +12,19 @@ lines say the why with few numbers each.
 """
 from __future__ import annotations
 
-import json
 import re
-import shutil
 from unittest import mock
 
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
 from data.facts import ch01 as facts
-from tests.helpers import build_scene
+from tests.helpers import altered_bundle, build_scene
 from voiceover import script
 from words import numbers as N
 from words.catalog import Words
 
 EN = Words.load("en")
-
-
-def altered(bundle, tmp_path, change=None, meta_change=None) -> bundle_io.Bundle:
-    """A copy of `bundle` whose tensors `change(tensors)` and whose meta `meta_change(meta)` edit in place
-    (checksum renewed): scenes load their bundle from its folder, so a picture sees the copy."""
-    from safetensors.numpy import load_file, save_file
-    root = tmp_path / bundle.path.name
-    shutil.copytree(bundle.path, root)
-    if change is not None:
-        tensors = load_file(str(root / bundle_io.TENSORS))
-        change(tensors)
-        save_file(tensors, str(root / bundle_io.TENSORS))
-    meta_path = root / bundle_io.META
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    if meta_change is not None:
-        meta_change(meta)
-    meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    return bundle_io.load(root)
 
 
 # -- why a vector and not the id -------------------------------------------------------------------
@@ -67,7 +45,7 @@ def test_the_question_picture_shows_the_bundles_ids(tiny_bundle, tmp_path):
 
     def ids(t):
         t["token_ids"][:] = other
-    b2 = altered(b, tmp_path, ids, meta_change=lambda m: m.update(token_ids=other))
+    b2 = altered_bundle(b, tmp_path, ids, meta=lambda m: m.update(token_ids=other))
     s2 = build_scene(b2, "01", "Lookup", draw=False)
     line = script.chapter_lines("01", b2, b2.ledger(), EN)["question"].text
     assert "5000 > 11" in s2.built_texts and "10 apart, yet not alike" in s2.built_texts
@@ -98,7 +76,7 @@ def test_the_angle_is_the_bundles_pair_after_the_scale(tiny_bundle, tmp_path):
     # the bundle's pair agreeing more: the arrows meet at its angle, and the line says so
     cosine = [dict(p, cosine=0.5) if (p["a"], p["b"]) == (f["featured"]["a"], f["featured"]["b"]) else p
               for p in b.meta["cosine"]]
-    b2 = altered(b, tmp_path, meta_change=lambda m: m.update(cosine=cosine))
+    b2 = altered_bundle(b, tmp_path, meta=lambda m: m.update(cosine=cosine))
     assert "60°" in angle_texts(b2)
     line = script.chapter_lines("01", b2, b2.ledger(), EN)["angle"].text
     assert "60 degrees" in line and "0.50" in line
@@ -120,7 +98,7 @@ def test_without_positions_order_changes_nothing_and_with_them_each_slot_differs
 
     def no_positions(t):
         t["wpe_rows"][:] = 0
-    flat = facts.order_strips(altered(b, tmp_path, no_positions), n)
+    flat = facts.order_strips(altered_bundle(b, tmp_path, no_positions), n)
     np.testing.assert_array_equal(flat["placed"], s["plain"])
     np.testing.assert_array_equal(flat["placed_reversed"][n - 1], flat["placed"][0])
 

@@ -10,36 +10,18 @@ lines say the why with few numbers each.
 """
 from __future__ import annotations
 
-import json
 import re
-import shutil
 
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
 from data.facts import ch03 as facts
 from scenes import style as S
 from scenes.ch03_stack import FLOOR_H
 from scenes.pictures_ch03 import norm_picture, token_paths
-from tests.helpers import build_scene
+from tests.helpers import altered_bundle, build_scene
 from voiceover import script
 from words.catalog import Words
-
-
-def altered(bundle, tmp_path, change) -> bundle_io.Bundle:
-    """A copy of `bundle` whose tensors `change(tensors)` edits in place (checksum renewed)."""
-    from safetensors.numpy import load_file, save_file
-    root = tmp_path / bundle.path.name
-    shutil.copytree(bundle.path, root)
-    tensors = load_file(str(root / bundle_io.TENSORS))
-    change(tensors)
-    save_file(tensors, str(root / bundle_io.TENSORS))
-    meta_path = root / bundle_io.META
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    return bundle_io.load(root)
 
 
 class Stand:
@@ -70,7 +52,7 @@ def test_each_tokens_path_through_the_mlp_is_its_own_row_of_the_bundle(tiny_bund
 
     def flip(t):
         t["mlp_hidden"][0, f["tokens"][k]] *= -1
-    after, _ = strips(altered(tiny_bundle, tmp_path, flip))
+    after, _ = strips(altered_bundle(tiny_bundle, tmp_path, flip))
     for row in range(len(before)):
         for stage in range(3):
             same = np.array_equal(before[row][stage], after[row][stage])
@@ -93,7 +75,7 @@ def test_layernorm_picture_reads_the_row_and_a_scaled_row_normalises_the_same(ti
 
     def scale(t):
         t["resid_pre"][0, -1] *= 4.0
-    big = altered(tiny_bundle, tmp_path, scale)
+    big = altered_bundle(tiny_bundle, tmp_path, scale)
     g = facts.norm_facts(big)
     assert g["std"] == pytest.approx(4 * f["std"], rel=1e-5)
     np.testing.assert_allclose(g["normed"], f["normed"], rtol=1e-2, atol=1e-3)      # the standard size, whatever came in
@@ -128,7 +110,7 @@ def test_lens_bars_are_each_layers_top_guess_probability(tiny_bundle, tmp_path):
 
     def sharpen(t):                       # the first floor's guess made far less sure than the last's
         t["lens_probs"][0, 0] = t["lens_probs"][-1, 0] / 4
-    changed = build_scene(altered(tiny_bundle, tmp_path, sharpen), "03", "Lens", draw=False)
+    changed = build_scene(altered_bundle(tiny_bundle, tmp_path, sharpen), "03", "Lens", draw=False)
     new = [b.width for b in lens_bars(changed)]
     assert new[0] < new[-1] and new[0] != widths[0]
 

@@ -8,38 +8,17 @@ entropy scale (the last logits) and the greedy run (meta["generated"]).
 """
 from __future__ import annotations
 
-import json
 import re
-import shutil
 
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
 from data.facts import ch04 as facts
 from scenes import ch04_vote, pictures_ch04
-from tests.helpers import build_scene
+from tests.helpers import altered_bundle, build_scene
 from voiceover import script
 from words import numbers as N
 from words.catalog import Words
-
-
-def altered(bundle, tmp_path, tensors_fn=None, meta_fn=None):
-    """A copy of `bundle` with its tensors and/or meta changed (the sha256 kept consistent)."""
-    from safetensors.numpy import load_file, save_file
-    root = tmp_path / bundle.path.name
-    shutil.copytree(bundle.path, root)
-    meta_path = root / bundle_io.META
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    if tensors_fn is not None:
-        tensors = load_file(str(root / bundle_io.TENSORS))
-        tensors_fn(tensors)
-        save_file(tensors, str(root / bundle_io.TENSORS))
-        meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
-    if meta_fn is not None:
-        meta_fn(meta)
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    return bundle_io.load(root)
 
 
 @pytest.fixture
@@ -82,7 +61,7 @@ def test_the_die_picture_moves_with_the_bundles_draw(tiny_bundle, tmp_path, pict
 
     def meta_fn(m):
         m["sample"] = dict(m["sample"], id=least, text=" x")
-    b2 = altered(tiny_bundle, tmp_path, meta_fn=meta_fn)
+    b2 = altered_bundle(tiny_bundle, tmp_path, meta=meta_fn)
     scene = build_scene(b2, "04", "Pick", draw=False)
     after = pictures["DieBar"][-1]
     f2 = facts.vote_facts(b2)
@@ -122,7 +101,7 @@ def test_the_agreement_strips_follow_the_last_row(tiny_bundle, tmp_path, picture
 
     def flip(t):
         t["ln_f"][-1] = -t["ln_f"][-1]
-    b2 = altered(tiny_bundle, tmp_path, tensors_fn=flip)
+    b2 = altered_bundle(tiny_bundle, tmp_path, tensors=flip)
     scene = build_scene(b2, "04", "LastRow", draw=False)
     after = pictures["AgreementStrips"][-1]
     best = facts.agreement(b2)[0]
@@ -143,7 +122,7 @@ def test_the_entropy_scale_puts_each_temperature_at_its_entropy(tiny_peaked_bund
 
     def sharpen(t):
         t["logits"][-1] = t["logits"][-1] * 3
-    b2 = altered(tiny_peaked_bundle, tmp_path, tensors_fn=sharpen)
+    b2 = altered_bundle(tiny_peaked_bundle, tmp_path, tensors=sharpen)
     build_scene(b2, "04", "Shaping", draw=False)
     moved = pictures["EntropyScale"][-1]
     assert moved.dots[1].get_x() < scale.dots[1].get_x()      # a sharper vote: less spread at T = 1
@@ -157,7 +136,7 @@ def test_the_greedy_run_marks_the_bundles_own_repeats(tiny_bundle, tmp_path, pic
 
     def distinct(m):
         m["generated"] = [dict(g, id=464 + i, text=f"t{i}") for i, g in enumerate(m["generated"])]
-    b2 = altered(tiny_bundle, tmp_path, meta_fn=distinct)
+    b2 = altered_bundle(tiny_bundle, tmp_path, meta=distinct)
     build_scene(b2, "04", "Pick", draw=False)
     assert len(pictures["GreedyRun"][-1].marks) == 0
     words = Words.load("en")
@@ -176,7 +155,7 @@ QUOTED = re.compile(r"“[^”]*”")
 def test_no_line_reads_out_more_than_three_numbers(which, tiny_bundle, tiny_peaked_bundle, tmp_path):
     b = {"tiny": tiny_bundle, "peaked": tiny_peaked_bundle}.get(which)
     if b is None:       # the wording for trained weights (not the .synthetic one)
-        b = altered(tiny_bundle, tmp_path, meta_fn=lambda m: m["weights"].update(synthetic=False))
+        b = altered_bundle(tiny_bundle, tmp_path, meta=lambda m: m["weights"].update(synthetic=False))
     lines = script.chapter_lines("04", b, b.ledger(), Words.load("en"))
     counts = {k: len(NUMBER.findall(QUOTED.sub("", v.text.replace("GPT-2", "")))) for k, v in lines.items()}
     assert max(counts.values()) <= 3, counts
@@ -188,7 +167,7 @@ def test_the_chapter_opens_on_its_question_and_says_why(tiny_bundle, tmp_path):
     first = script.split_sentences(lines["last_row"])[0]
     assert first.endswith("?")
     assert "only randomness" in lines["sample"] and "loop" in lines["greedy"] and "nats" in lines["spread"]
-    trained = altered(tiny_bundle, tmp_path, meta_fn=lambda m: m["weights"].update(synthetic=False))
+    trained = altered_bundle(tiny_bundle, tmp_path, meta=lambda m: m["weights"].update(synthetic=False))
     said = script.chapter_lines("04", trained, trained.ledger(), Words.load("en"))["softmax"].text
     # the tiny model's favourite has a sliver of the vote: the line says the model is unsure
     assert facts.vote_facts(trained)["top"][0]["prob"] < 0.2 and "unsure" in said

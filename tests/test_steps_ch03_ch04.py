@@ -7,15 +7,12 @@ can be checked without rendering.
 """
 from __future__ import annotations
 
-import json
-import shutil
 
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
 from data.facts import ch04 as ch04_facts
-from tests.helpers import assert_picture_follows_words, build_scene, holds
+from tests.helpers import altered_bundle, assert_picture_follows_words, build_scene, holds
 from words import numbers as N
 
 SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
@@ -40,18 +37,10 @@ def test_holds_are_measured_from_the_timeline(built):
 def sharp_bundle(tiny_bundle, tmp_path_factory):
     """The tiny bundle with its last logits scaled until the vote is all but unanimous: a 100.0% top
     candidate, a top-p set of one token, every bar below rank 1 cut (what a trained model can do)."""
-    root = tmp_path_factory.mktemp("sharp") / tiny_bundle.path.name
-    shutil.copytree(tiny_bundle.path, root)
-    from safetensors.numpy import load_file, save_file
-    tensors = load_file(str(root / bundle_io.TENSORS))
-    z = tensors["logits"][-1].astype(np.float64)
-    tensors["logits"][-1] = ((z - z.mean()) * 40.0 / max(z.std(), 1e-9)).astype(tensors["logits"].dtype)
-    save_file(tensors, str(root / bundle_io.TENSORS))
-    meta_path = root / bundle_io.META
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta["tensors_sha256"] = bundle_io.sha256_file(root / bundle_io.TENSORS)
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    return bundle_io.load(root)
+    def sharpen(tensors):
+        z = tensors["logits"][-1].astype(np.float64)
+        tensors["logits"][-1] = ((z - z.mean()) * 40.0 / max(z.std(), 1e-9)).astype(tensors["logits"].dtype)
+    return altered_bundle(tiny_bundle, tmp_path_factory.mktemp("sharp"), tensors=sharpen)
 
 
 def test_sharp_bundle_takes_the_rare_paths(sharp_bundle):
@@ -79,13 +68,8 @@ def test_a_unanimous_vote_keeps_chapter_04_on_frame_and_says_it_right(sharp_bund
 def trained_wording_bundle(tiny_bundle, tmp_path_factory):
     """The tiny bundle marked as trained weights: the scenes speak the lines written for GPT-2's own
     weights (not their .synthetic wording) and wait on those lines' markers."""
-    root = tmp_path_factory.mktemp("trained") / tiny_bundle.path.name
-    shutil.copytree(tiny_bundle.path, root)
-    meta_path = root / bundle_io.META
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta["weights"]["synthetic"] = False
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    return bundle_io.load(root)
+    return altered_bundle(tiny_bundle, tmp_path_factory.mktemp("trained"),
+                          meta=lambda meta: meta["weights"].update(synthetic=False))
 
 
 @pytest.mark.parametrize("chapter,name", SCENES)
