@@ -147,9 +147,10 @@ class Prompt(TokensScene):
             into = Arrow(count.get_bottom(), tokenizer_box.get_top(), buff=GAP.xs, color=S.TOKEN, stroke_width=4)
             typing = beat.span(0.9)
             per_char = typing / max(1, f["chars"])
+            # typed letter by letter; a line Pango draws no glyph for (only format characters) fades in
             self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
                                                          run_time=max(0.2, per_char * len(line.original_text)))
-                                   for line in big]), run_time=typing)
+                                   if len(line.submobjects) else FadeIn(line) for line in big]), run_time=typing)
             lit_prompt = glow(big, color=S.INK, buff=GAP.s, opacity=0.08)
             say(self, beat, "count", FadeIn(count, shift=UP * GAP.xs), FadeIn(lit_prompt))
             say(self, beat, "count", GrowArrow(into), FadeIn(tokenizer_box, shift=UP * GAP.s), into=0.55)
