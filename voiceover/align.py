@@ -11,9 +11,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +128,41 @@ def _say(binary: str, lang: str, text: str, out: Path):
                    stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
 
 
+def _run_child(folder: str, lang: str, limit: float) -> str:
+    """Run the alignment child on `folder`; its stderr. The child leads a process group of its own
+    (aeneas starts ffmpeg and espeak-ng under it), so a timeout, Ctrl-C or SIGTERM kills the whole
+    group and waits for the child before the folder is removed: nothing writes into it afterwards."""
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, folder, LANGUAGES.get(lang, "eng"), str(os.getpid())],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=limit)
+        return err or ""
+    except subprocess.TimeoutExpired:
+        raise AlignmentError(f"alignment did not finish in {limit:.0f} s") from None
+    finally:
+        if proc.returncode is None:
+            _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _remove_folder(folder: str, tries: int = 40):
+    """Remove an alignment folder; a grandchild killed a moment ago may still finish one write, so a
+    folder that is not yet empty is tried again for up to two seconds."""
+    for _ in range(tries):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(0.05)
+
+
 def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
           timeout: float | None = None, check_words: bool = True) -> list[tuple[float, float]]:
     """When each of `pieces` (the line's text cut in order) is said in `clip`: (start, end) seconds.
@@ -137,7 +174,8 @@ def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
     or noise follow both alike."""
     remove_dead_folders()
     limit = timeout if timeout is not None else TIMEOUT + SECONDS_PER_SECOND * len(clip) / max(sr, 1)
-    with tempfile.TemporaryDirectory(prefix=f"{ALIGN_PREFIX}p{os.getpid()}-") as tmp:
+    tmp = tempfile.mkdtemp(prefix=f"{ALIGN_PREFIX}p{os.getpid()}-")
+    try:
         wav, txt = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
         audio.write_wav(wav, clip, sr)
         words = " ".join(" ".join(pieces).split())
@@ -150,17 +188,14 @@ def align(clip: np.ndarray, sr: int, pieces: list[str], lang: str = "en",
             except (OSError, subprocess.SubprocessError):
                 for name in ("ref.wav", "rev.wav"):
                     (Path(tmp) / name).unlink(missing_ok=True)
-        try:
-            # run() kills the child on any exception here: a timeout, Ctrl-C, SIGTERM raised as KeyboardInterrupt
-            proc = subprocess.run([sys.executable, "-c", _CHILD, tmp, LANGUAGES.get(lang, "eng"), str(os.getpid())],
-                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=limit)
-        except subprocess.TimeoutExpired:
-            raise AlignmentError(f"alignment did not finish in {limit:.0f} s") from None
+        stderr = _run_child(tmp, lang, limit)
         try:
             result = json.loads((Path(tmp) / "result.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            tail = (proc.stderr or "").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+            tail = stderr.strip().splitlines()[-1:] or ["no result"]
             raise AlignmentError(f"alignment failed: {tail[0][:300]}") from None
+    finally:
+        _remove_folder(tmp)
     if "error" in result:
         raise AlignmentError(f"alignment failed: {result['error'][:300]}")
     if result.get("fit") and result["fit"][0] > FIT_RATIO * result["fit"][1]:
