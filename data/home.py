@@ -1,0 +1,114 @@
+"""Where onepass writes: the one module that decides it.
+
+    from data import home
+    home.output_root()        # ./out under the current folder (as manim's media/); --out overrides
+    home.bundles_dir()        # extracted bundles
+    home.voice_cache_dir()    # spoken clips, by voice kind
+    home.label_cache_dir()    # built text labels (None: "off")
+    home.source_memo_path()   # memo of facts read from source files (None: "off")
+    home.voices_dir()         # voices onepass fetched or was given to keep
+    home.TEMP_PREFIXES        # every temporary-folder prefix onepass uses (the clean-ups read them)
+
+Caches live in one folder, `cache_root()`: $ONEPASS_CACHE, else the platform's user cache
+folder ($XDG_CACHE_HOME/onepass or ~/.cache/onepass on Linux, ~/Library/Caches/onepass on
+macOS, %LOCALAPPDATA%\\onepass\\Cache on Windows). Nothing is written inside the installed
+package. The older, narrower settings still work and win over the root: $ONEPASS_VOICE_CACHE,
+$ONEPASS_LABEL_CACHE and $ONEPASS_SOURCE_CACHE (the last two also take "off").
+Every function reads the environment when called (a test or a caller may change it).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+APP = "onepass"
+CACHE_ENV = "ONEPASS_CACHE"                 # the root of every cache below
+VOICE_CACHE_ENV = "ONEPASS_VOICE_CACHE"     # spoken clips only
+LABELS_ENV = "ONEPASS_LABEL_CACHE"          # built labels only; "off": none
+SOURCES_ENV = "ONEPASS_SOURCE_CACHE"        # source memo only; "off": none
+
+# Temporary folders and their prefixes. In the system temp folder, each named with its owner's
+# process id (`<prefix>p<PID>-`), removed by data.files.remove_dead_owned once that process is gone:
+ALIGN_PREFIX = "onepass-align-"             # voiceover/align.py: aeneas's working folder
+MEDIA_PREFIX = "onepass-media-"             # film/runner.py: manim's media folder of a scene render
+CHROMIUM_TEMP = "onepass-chromium-tmp-"     # film/handout.py: Chromium's own TMPDIR while it prints
+OWNED_PREFIXES = (ALIGN_PREFIX, MEDIA_PREFIX, CHROMIUM_TEMP)
+# In an output folder (or its .scenes/, clips/, stills/), removed by the next run into it
+# (film/build.py remove_leftovers, which holds the folder's lock):
+STAGE_PREFIX = "onepass-scene-"             # film/runner.py: a scene render until it is checked
+HANDOUT_PREFIX = "onepass-handout-"         # film/handout.py: a handout's page, stills and browser profile
+OUTPUT_PREFIXES = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-",
+                   "onepass-burn-", HANDOUT_PREFIX)
+STILLS_CUT = "-stills-"     # film/handout.py writes stills/.chNN-stills-* first
+CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
+# Removed by the `with` that made them, in the system temp folder (a killed process leaves them):
+PASSING_PREFIXES = ("onepass-espeak-", "onepass-festival-", "onepass-piper-")
+TEMP_PREFIXES = OWNED_PREFIXES + OUTPUT_PREFIXES + PASSING_PREFIXES
+
+
+def _platform_cache() -> Path:
+    """The user's cache folder by the platform's convention."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if os.name == "nt":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"    # the spec: a relative one is ignored
+
+
+def cache_root() -> Path:
+    """$ONEPASS_CACHE, else onepass's folder in the user's cache folder."""
+    setting = os.environ.get(CACHE_ENV, "")
+    if setting:
+        return Path(setting).expanduser().absolute()
+    base = _platform_cache()
+    return base / APP / "Cache" if os.name == "nt" else base / APP
+
+
+def output_root() -> Path:
+    """Where renders go unless --out says otherwise: out/ under the current folder."""
+    return Path.cwd() / "out"
+
+
+def bundles_dir() -> Path:
+    """Extracted bundles (data/extract.py), one folder each."""
+    return cache_root() / "bundles"
+
+
+def voice_cache_dir() -> Path:
+    """Spoken clips (voiceover/services.py), one folder per voice kind: $ONEPASS_VOICE_CACHE, else
+    voices' clips under cache_root()."""
+    setting = os.environ.get(VOICE_CACHE_ENV, "")
+    return Path(setting).expanduser().absolute() if setting else cache_root() / "voice"
+
+
+def _switchable(env: str, name: str) -> Path | None:
+    setting = os.environ.get(env, "")
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting).expanduser().absolute()
+    return cache_root() / name
+
+
+def label_cache_dir() -> Path | None:
+    """Built labels (scenes.text.Shelf): $ONEPASS_LABEL_CACHE, else labels/ under cache_root();
+    None when that setting is "off"."""
+    return _switchable(LABELS_ENV, "labels")
+
+
+def source_memo_path() -> Path | None:
+    """The memo of facts read from source files (film/source_memo.py): $ONEPASS_SOURCE_CACHE, else
+    sources/ under cache_root(); None when that setting is "off"."""
+    return _switchable(SOURCES_ENV, "sources")
+
+
+def voices_dir() -> Path:
+    """Voice models onepass keeps for the user (downloaded or installed voices)."""
+    return cache_root() / "voices"
+
+
+def weights_dir() -> Path:
+    """Model weights onepass keeps itself (the hub's own cache is the hub library's business)."""
+    return cache_root() / "weights"
