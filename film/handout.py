@@ -206,11 +206,9 @@ def paid_keys(chapter: str, ledger) -> list[str]:
 
 
 def step_words(entry, bundle, words) -> str:
-    kind = entry.key.split(".", 1)[1] if entry.layer is not None else entry.key
-    values = {"layer": entry.layer + 1} if entry.layer is not None else {}
-    if kind in ("mlp_up", "mlp_down"):
-        values.update(d=bundle.config["n_embd"], dff=bundle.config.get("n_inner") or 4 * bundle.config["n_embd"])
-    return words.text(f"film:step-{kind}", **values)
+    """The meter's words for a ledger entry, as the scenes' meter says them (data.flops.Entry.message)."""
+    message, values = entry.message(bundle.shape)
+    return words.text(message, **values)
 
 
 def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str, str, int, int]]]:

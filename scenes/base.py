@@ -189,13 +189,8 @@ class ChapterScene(VoiceoverScene):
 
     def step_text(self, key: str) -> str:
         """The meter's words for ledger entry `key` ('L0.qkv' -> 'layer 1: q, k, v projections')."""
-        e = self.ledger[key]
-        kind = key.split(".", 1)[1] if e.layer is not None else key
-        d, dff = self.bundle.shape.n_embd, self.bundle.shape.d_ff
-        values = {"layer": e.layer + 1} if e.layer is not None else {}
-        if kind in ("mlp_up", "mlp_down"):
-            values.update(d=d, dff=dff)
-        return self.text(f"film:step-{kind}", **values)
+        message, values = self.ledger[key].message(self.bundle.shape)
+        return self.text(message, **values)
 
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):
