@@ -38,7 +38,7 @@ from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.files import write_text  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
-from film import batch, build, executors, request  # noqa: E402
+from film import batch, build, executors, request, scheduler  # noqa: E402
 from film import clips as film_clips  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
 from voiceover import audio, script, services  # noqa: E402
@@ -213,7 +213,7 @@ def render_chapters(req: request.Request, bundle, console, executor) -> list[Pat
 
 def open_executor(req: request.Request, console):
     """--scheduler (or $ONEPASS_DASK_SCHEDULER): scenes on a dask cluster; else a local pool of --jobs processes."""
-    executor = executors.open_executor(req.scheduler, req.jobs)
+    executor = scheduler.open_executor(req.scheduler, req.jobs)
     executor.log = lambda line: console.print(f"[yellow]{escape(line)}[/yellow]", highlight=False)
     if not isinstance(executor, executors.LocalExecutor):
         console.print(f"scenes render on the {escape(executor.describe())}")

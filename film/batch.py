@@ -45,6 +45,7 @@ from pathlib import Path
 from data import extract
 from data.extract import ExtractError
 from film import executors, request
+from film import scheduler as scheduler_module
 from film.jobs import BuildOptions, destination, plan
 from film.keys import PipelineError
 from film.request import Request
@@ -176,7 +177,7 @@ def run(jobs: list[Job], *, scheduler: str | None = None, workers: int | None = 
     if executor is not None:
         return _run(jobs, executor, force, console)
     # opened first: a scheduler that does not answer is reported before anything is extracted
-    with executors.open_executor(scheduler, workers) as mine:
+    with scheduler_module.open_executor(scheduler, workers) as mine:
         if console is not None:      # what a cluster waits for, above the progress display
             mine.log = lambda line: console.print(line, style="yellow", markup=False, highlight=False)
         return _run(jobs, mine, force, console)

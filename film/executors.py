@@ -1,6 +1,6 @@
 """Where scene renders run: a concurrent.futures Executor that shares renders by cache key.
 
-    with open_executor("local:2") as ex:       # "tcp://HOST:8786" (film/cluster.py); None: this machine
+    with open_executor("local:2") as ex:       # film/scheduler.py: "tcp://HOST:8786" (film/cluster.py) or this machine
         build.render(chapters, bundle, BuildOptions(..., executor=ex))
 
 An executor is a `concurrent.futures.Executor` (submit, map, shutdown, `with`; distributed's
@@ -249,7 +249,7 @@ def max_local_workers() -> int:
 
 def check_scheduler(spec: str):
     """PipelineError unless `spec` is `local:N` (N >= 1) or tcp://HOST:PORT (request.validate and
-    open_executor: a bad address is refused before anything is extracted)."""
+    film.scheduler.open_executor: a bad address is refused before anything is extracted)."""
     if spec.startswith("local:"):
         n = spec.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
@@ -260,15 +260,3 @@ def check_scheduler(spec: str):
                                 f"got {spec!r}); for more, start workers on other machines and pass tcp://HOST:PORT")
     elif spec != "none":
         scheduler_address(spec)
-
-
-def open_executor(scheduler: str | None, jobs: int | None = None) -> Executor:
-    """The executor --scheduler names: `local:N` or `tcp://HOST:PORT`, a dask cluster
-    (film/cluster.py); None or "none": a LocalExecutor of `jobs` processes. PipelineError for an
-    address that is neither. ($ONEPASS_DASK_SCHEDULER, the user's default, is read by render.py.)"""
-    spec = scheduler
-    if not spec or spec == "none":
-        return LocalExecutor(jobs)
-    check_scheduler(spec)
-    from film.cluster import DaskExecutor     # it subclasses Executor; dask itself loads only when it opens
-    return DaskExecutor(spec)

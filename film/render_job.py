@@ -45,8 +45,7 @@ from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from data.files import write_json
 from film import holds
-from film.request import QUALITIES
-from film.runner import media_folder
+from film.media import QUALITIES, media_folder
 from film.still_layer import StillLayer
 from scenes.base import SceneInputs
 from scenes.registry import scenes_of

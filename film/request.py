@@ -34,13 +34,11 @@ from film import clips, executors, slides
 from film.errors import PipelineError
 from film.jobs import BuildOptions, destination
 from film.keys import ROOT
+from film.media import QUALITIES
 from voiceover import services as voices
 from words.catalog import SOURCE, CatalogError, Words, languages
 
 DEFAULT_PROMPT = "The cat sat on the"
-# --quality name -> (manim's quality setting, what it is); the one list of qualities
-QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
-             "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
 WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch (render.py reads it, at the edge)
 # --weights: auto, the family's hub ids (gpt2 first: the hub's GPT-2 small), synthetic weights
 WEIGHT_NAMES = ("auto", models.DEFAULT, *(m for m in models.FAMILY if m != models.DEFAULT), *extract.SYNTHETIC)

@@ -3,10 +3,8 @@ server where it can), one per scene; a failed one is reported with the tail of i
 one recorded as a cache entry."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,51 +16,17 @@ from pathlib import Path
 from typing import Callable
 
 from data.bundle import sha256_file
-from data.files import remove_dead_owned, replace_together, write_json
+from data.files import replace_together, write_json
 from film import forkserver
 from film.jobs import SceneJob, SceneResult
 from film.errors import PipelineError
 from film.keys import ROOT
+# the media folders are the runner's interface too (film.media: the scene process imports that, not this)
+from film.media import MEDIA_PREFIX, media_folder, media_prefix, media_root, remove_dead_media  # noqa: F401
 from voiceover.media import MediaError, packet_hashes, packets_digest, video_facts
 
 
 STAGE_PREFIX = "onepass-scene-"     # a scene render's own folder under .scenes/, until it is checked
-MEDIA_PREFIX = "onepass-media-"     # manim's media folder of a scene render, in the system temp folder
-_MEDIA_OWNER = re.compile(r"(?:^|-)p([0-9]+)-[A-Za-z0-9_]+$")     # media_folder's <PID> (mkdtemp's end: no "-")
-
-
-def media_prefix(work: Path) -> str:
-    """Name prefix of the manim media folders of renders into `work` (.scenes/): in the system
-    temp folder, where the user's path characters cannot break manim's own concat listing (it
-    writes `file '<path>'` unescaped), and tagged by `work` so a later run into the same folder
-    can find what a killed one left."""
-    tag = hashlib.sha256(str(Path(work).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{MEDIA_PREFIX}{tag}-"
-
-
-def media_root() -> Path:
-    """Where scene renders keep manim's media folders: the system temp folder, or /tmp if its
-    path has a quote in it."""
-    root = Path(tempfile.gettempdir())
-    return root if "'" not in str(root) else Path("/tmp")
-
-
-def media_folder(prefix: Path | str) -> Path:
-    """A fresh media folder `<prefix>p<PID>-XXXXXXXX` for this process (film/render_job.py): the
-    owner's process id in its name, so a later run on this machine can remove it once that process
-    is gone, whoever ran it (a scene process of a dask worker that was killed: remove_dead_media)."""
-    prefix = Path(prefix)
-    return Path(tempfile.mkdtemp(prefix=f"{prefix.name}p{os.getpid()}-", dir=prefix.parent))
-
-
-def remove_dead_media(root: Path | None = None) -> int:
-    """Remove the media folders (`onepass-media-*p<PID>-*`, media_folder) in `root` (default:
-    media_root()) whose process no longer runs: a scene process killed with its dask worker, or
-    with its run, cannot remove its own. A folder of a live process, or one without a process id
-    (older versions; remove_leftovers finds those by their output folder), is kept. Returns how
-    many were removed."""
-    return remove_dead_owned(root or media_root(),
-                             lambda name: _MEDIA_OWNER.search(name) if name.startswith(MEDIA_PREFIX) else None)
 
 
 def default_jobs() -> int:

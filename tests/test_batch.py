@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
 from data import extract  # noqa: E402
-from film import batch, build, cluster as film_cluster, executors, identity  # noqa: E402
+from film import batch, build, cluster as film_cluster, executors, identity, scheduler  # noqa: E402
 from film.jobs import SceneJob  # noqa: E402
 from film.runner import Runner  # noqa: E402
 from tests import cluster_hooks  # noqa: E402
@@ -301,4 +301,4 @@ def test_a_failed_job_stops_no_other_and_the_exit_status_says_which(tmp_path, mo
 @pytest.mark.parametrize("spec", ["local:0", "local:x", "http://host:8786", "head:8786"])
 def test_a_bad_scheduler_address_is_one_clear_line(spec):
     with pytest.raises(build.PipelineError, match="--scheduler"):
-        executors.open_executor(spec)
+        scheduler.open_executor(spec)

@@ -299,7 +299,7 @@ class Words:
         if synthetic and self.has(mid + SYNTHETIC):
             mid = mid + SYNTHETIC
         template = self.template(mid)
-        from words.numbers import written_grammar     # here: words.numbers imports this module
+        from words.grammar import written_grammar
         return markup.fill(template, self._values(mid, template, values), tidy=written_grammar(self.lang))
 
     def text(self, mid: str, count: int | None = None, **values) -> str:

@@ -26,6 +26,9 @@ from babel.numbers import format_decimal
 
 from data.flops import human
 from words.catalog import PSEUDO, SOURCE, Words
+from words.grammar import ES_NOT_NOUN as _ES_NOT_NOUN
+from words.grammar import es_de as _es_de
+from words.grammar import written_grammar  # noqa: F401  (part of this module's interface)
 
 _LANG: ContextVar[str] = ContextVar("onepass_numbers_language", default=SOURCE)
 
@@ -279,9 +282,6 @@ _SIGNED = re.compile(r"(?<![\w.,])[−-](\d(?:[\d.,]*\d)?)")
 _DIGITS_INT = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+|\d+)(?![\d]|[.,]\d)")
 _UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0620-\u065f\u066e-\u06d3])")   # not a longer word
 
-# Spanish: what follows a number that is not a noun it counts ("1 de 12", "21 por ciento")
-_ES_NOT_NOUN = frozenset("""a al con contra coma como de del e en entre es frente la las lo los más menos
-    o para por que se sin son sobre u y""".split())
 # Spanish nouns of the film that are feminine: "una fila", "veintiuna capas", "doscientas filas"
 _ES_FEMININE = frozenset("""activación activaciones barra barras cabeza cabezas capa capas celda celdas cifra
     cifras clave claves columna columnas consulta consultas copia copias dimensión dimensiones entrada entradas
@@ -343,20 +343,6 @@ def _es_said(n: int, feminine: bool) -> str | None:
 # Spanish nouns a number names rather than counts ("la capa 1 lee", "el puesto 21"): left as digits
 _ES_LABELS = frozenset("""cabeza capa capítulo columna fila id número paso posición puesto semilla tabla
     temperatura token versión""".split())
-
-
-_ES_MILLIONS = re.compile(r"\b(millón|millones|billón|billones) (?=([^\W\d_]+))")
-
-
-def _es_de(text: str) -> str:
-    """'47,2 millones FLOPs' -> '47,2 millones de FLOPs': a number word before the noun it counts takes
-    'de' (written so in captions too, not only said)."""
-    return _ES_MILLIONS.sub(lambda m: m.group(0) if m.group(2).lower() in _ES_NOT_NOUN else m.group(0) + "de ", text)
-
-
-def written_grammar(lang: str):
-    """The mending a filled-in line needs in `lang` wherever it is shown or said (Words.line), or None."""
-    return _es_de if lang.split("-")[0] == "es" else None
 
 
 def _es_numbers(text: str) -> str:
