@@ -26,11 +26,10 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file   # numpy flavour: no torch import
 
-from data import tokenizer
+from data import home, tokenizer
 from data.flops import Shape, forward_ledger
 
 SCHEMA_VERSION = 1
-DEFAULT_ROOT = Path(__file__).resolve().parent / "bundles"
 TENSORS = "tensors.safetensors"
 META = "meta.json"
 
@@ -65,8 +64,9 @@ def slug(text: str, limit: int = 40) -> str:
     return "".join(out)[:limit].strip("-") or "prompt"
 
 
-def bundle_dir(prompt: str, key: str, root: Path = DEFAULT_ROOT) -> Path:
-    return Path(root) / f"{slug(prompt)}-{key[:12]}"
+def bundle_dir(prompt: str, key: str, root: Path | None = None) -> Path:
+    """The bundle's folder under `root` (default: data.home.bundles_dir(), the user's cache)."""
+    return Path(root if root is not None else home.bundles_dir()) / f"{slug(prompt)}-{key[:12]}"
 
 
 def sha256_file(path: Path) -> str:
@@ -262,7 +262,7 @@ class Bundle:
 # it (extract() re-extracts an unusable cached bundle by itself), and a --bundle folder is the
 # user's own: onepass never suggests deleting it.
 ADVICE = ("render without --bundle to extract a fresh bundle from --prompt and --weights, "
-          "or point --bundle at a bundle folder onepass wrote (data/bundles/<prompt>-<key>/)")
+          "or point --bundle at a bundle folder onepass wrote (bundles/<prompt>-<key>/ in its cache folder)")
 
 _CONFIG_INTS = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
 

@@ -494,7 +494,7 @@ def producer_fingerprint() -> str:
     return hashlib.sha256("\n".join(trees).encode("utf-8")).hexdigest()[:16]
 
 
-def extract(prompt: str, weights: str = "gpt2", root: Path = bundle_io.DEFAULT_ROOT,
+def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
             force: bool = False, log=print, watch: str | None = None,
             model: str | None = None) -> bundle_io.Bundle:
     """Bundle for (prompt, weights, model, watch token): reused from the cache when present, else extracted.

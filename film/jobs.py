@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from data import home
 from data.bundle import sha256_file, slug
 from data.chapters import CHAPTERS, titles
 from data.models import DEFAULT as DEFAULT_MODEL
@@ -34,7 +35,7 @@ def chapter_lines(chapter: str, bundle, words: Words | None = None) -> dict:
 class BuildOptions:
     """How to build: what render() and plan() are told besides the chapters and the bundle."""
     quality: str = "low"
-    out: Path = keys.ROOT / "out"
+    out: Path = field(default_factory=home.output_root)     # out/ under the current folder
     jobs: int | None = None          # scenes rendered at once (None: every core this process may use)
     voice: object = None             # the speech service (voiceover/services.py) the scenes narrate with:
                                      # its `spec` goes to every scene process, its per-line cache keys

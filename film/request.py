@@ -27,13 +27,12 @@ from pathlib import Path
 from typing import Callable
 
 from data import bundle as bundle_io
-from data import extract, models
+from data import extract, home, models
 from data.chapters import titles
 from data.extract import ExtractError
 from film import clips, executors, slides
 from film.errors import PipelineError
 from film.jobs import BuildOptions, destination
-from film.keys import ROOT
 from film.media import QUALITIES
 from voiceover import services as voices
 from words.catalog import SOURCE, CatalogError, Words, languages
@@ -145,7 +144,7 @@ class Request:
     watch: str | None = None
     bundle: Path | None = None
     quality: str = "low"
-    out: Path = ROOT / "out"
+    out: Path = field(default_factory=home.output_root)     # out/ under the current folder
     voice: str = "auto"
     lang: str = SOURCE
     script: Path | None = None       # a lecturer's PO file over the catalog
@@ -436,7 +435,7 @@ def from_args(args: argparse.Namespace, *, needs_chapters: bool = True) -> Reque
     elif getattr(args, "chapter", None):
         raw["chapters"] = [c for c in args.chapter.split(",") if c.strip()] or [args.chapter]
     if "out" not in raw:
-        raw["out"] = str(ROOT / "out")
+        raw["out"] = str(home.output_root())
     elif raw["out"].strip():          # '' would be the current folder: left for validate to refuse
         raw["out"] = str(Path(raw["out"]).expanduser().absolute())
     req, problems = validate(raw, Path.cwd(), spelling=CLI, needs_chapters=needs_chapters)

@@ -21,17 +21,15 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-# the folder ($ONEPASS_SOURCE_CACHE, else onepass/sources in the user's cache folder); "off": none
-SOURCES_ENV = "ONEPASS_SOURCE_CACHE"
+from data import home
+
+SOURCES_ENV = home.SOURCES_ENV
 
 
 def folder() -> Path | None:
-    setting = os.environ.get(SOURCES_ENV, "")
-    if setting.lower() == "off":
-        return None
-    if setting:
-        return Path(setting).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "onepass" / "sources"
+    """The folder (data.home.source_memo_path: $ONEPASS_SOURCE_CACHE, else sources/ in onepass's
+    cache folder); None: "off"."""
+    return home.source_memo_path()
 
 
 class SourceMemo:

@@ -1,7 +1,10 @@
 """Shared fixtures: bundles extracted from the tiny random GPT-2 (seconds, no download)."""
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,27 @@ sys.path.insert(0, str(ROOT))
 
 from data import extract  # noqa: E402
 from tests.helpers import build_scene  # noqa: E402
+
+_OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
+
+
+def pytest_configure(config):
+    """Every cache onepass keeps (data/home.py: voices, labels, source facts, bundles) goes to one
+    folder for this test run, shared by its xdist workers (they inherit the environment) and
+    removed at its end: the suite never writes into the user's ~/.cache or into the project."""
+    if os.environ.get(_OWN_CACHE) != os.environ.get("ONEPASS_CACHE") or not os.environ.get(_OWN_CACHE):
+        os.environ["ONEPASS_CACHE"] = os.environ[_OWN_CACHE] = tempfile.mkdtemp(prefix="onepass-test-cache-")
+        config._onepass_cache = os.environ["ONEPASS_CACHE"]
+        for narrower in ("ONEPASS_VOICE_CACHE", "ONEPASS_SOURCE_CACHE"):
+            os.environ.pop(narrower, None)      # the user's own: under the run's folder instead
+        # scene processes' labels (film/render_job.py reads this setting itself)
+        os.environ["ONEPASS_LABEL_CACHE"] = os.path.join(os.environ["ONEPASS_CACHE"], "labels")
+
+
+def pytest_unconfigure(config):
+    made = getattr(config, "_onepass_cache", None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

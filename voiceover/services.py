@@ -16,14 +16,14 @@
     none                silent, timed from an estimated speaking rate
 
 Each line is synthesised sentence by sentence (so captions get exact sentence times),
-mastered by `audio.master` (one loudness for every line) and cached under
-voiceover/cache/<kind>/ (espeak, piper, ...) by a hash of (text, voice, settings, mastering):
+mastered by `audio.master` (one loudness for every line) and cached in
+data.home.voice_cache_dir()/<kind>/ (espeak, piper, ...) by a hash of (text, voice, settings, mastering):
 re-renders reuse the clip; editing one line redoes only that line.
 
-Every service works as a manim-voiceover SpeechService (VoiceoverScene reads only `cache_dir`
-and `_wrap_generate_from_text`) without subclassing it: importing this module loads no manim,
-so the film build can compute every clip's cache key before it knows anything must render.
-Whoever imports manim_voiceover installs `guard` first (scenes/base.py, NetworkService).
+A scene speaks a line through its service's `generate_from_text` and `cache_dir`
+(engine/narration.py): importing this module loads no manim, so the film build can compute every
+clip's cache key before it knows anything must render. manim-voiceover is used only for its
+network voices (NetworkService, through engine/voiceover_plugin.py).
 
 `make_service(spec, lang)` looks the kind up in VOICES, one table of factories for every voice;
 each service keeps `spec`, the --voice spec that makes the same voice in another process. A
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import importlib.util
 import json
 import os
@@ -45,13 +44,14 @@ from typing import Callable
 
 import numpy as np
 
+from data import home
 from data.files import remove_stale_parts, write_json
-from voiceover import align, audio, guard
+from engine import voiceover_plugin
+from voiceover import align, audio
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
 from words import lexicon
 
-ROOT = Path(__file__).resolve().parents[1]
-CACHE_ENV = "ONEPASS_VOICE_CACHE"
+CACHE_ENV = home.VOICE_CACHE_ENV
 RECORDED_EXTS = (".wav", ".flac", ".mp3", ".ogg", ".m4a")
 
 
@@ -60,13 +60,15 @@ class VoiceError(RuntimeError):
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or ROOT / "voiceover" / "cache")
+    """The voice cache of this machine (data.home.voice_cache_dir: $ONEPASS_VOICE_CACHE, else voice/
+    in onepass's cache folder)."""
+    return home.voice_cache_dir()
 
 
 class OnepassService:
     """Base: sentence chunks -> mastered, cached 48 kHz WAV + segment times.
 
-    Duck-typed to manim-voiceover's SpeechService (`cache_dir`, `_wrap_generate_from_text`).
+    What a scene reads of it: `cache_dir`, `generate_from_text`, `silent` (engine/narration.py).
     """
 
     name = "?"                  # the kind: names the cache folder and enters every clip's key
@@ -113,13 +115,6 @@ class OnepassService:
         """What besides the text and settings the clip is made from (recordings: the file, and
         the markers and language it is aligned by)."""
         return {}
-
-    # manim-voiceover ---------------------------------------------------------
-    def _wrap_generate_from_text(self, text: str, **kwargs):
-        # The plugin's wrapper appends to a shared cache.json on every call (even hits) and may
-        # load Whisper; onepass keeps its own per-line cache, so it goes straight to the service.
-        kwargs.pop("path", None)
-        return self.generate_from_text(" ".join(text.split()), **kwargs)
 
     def cache_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
         key = {"text": text, "voice": self.name, "settings": self.settings(),
@@ -448,15 +443,13 @@ class RecordedService(OnepassService):
 
 # -- manim-voiceover's network services ------------------------------------------------
 NETWORK = {
-    # name: (module, class, voice keyword, credential variables (any one group suffices), client package)
-    "gtts": ("manim_voiceover.services.gtts", "GTTSService", None, [[]], "gtts"),
-    "openai": ("manim_voiceover.services.openai", "OpenAIService", "voice", [["OPENAI_API_KEY"]], "openai"),
-    "azure": ("manim_voiceover.services.azure", "AzureService", "voice",
-              [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]], "azure.cognitiveservices.speech"),
-    "elevenlabs": ("manim_voiceover.services.elevenlabs", "ElevenLabsService", "voice_name", [["ELEVEN_API_KEY"]],
-                   "elevenlabs"),
-    "gemini": ("manim_voiceover.services.gemini", "GeminiService", "voice", [["GEMINI_API_KEY"], ["GOOGLE_API_KEY"]],
-               "google.genai"),
+    # name: (voice keyword, credential variables (any one group suffices), client package); the
+    # plugin's class for each: engine.voiceover_plugin.NETWORK_CLASSES
+    "gtts": (None, [[]], "gtts"),
+    "openai": ("voice", [["OPENAI_API_KEY"]], "openai"),
+    "azure": ("voice", [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]], "azure.cognitiveservices.speech"),
+    "elevenlabs": ("voice_name", [["ELEVEN_API_KEY"]], "elevenlabs"),
+    "gemini": ("voice", [["GEMINI_API_KEY"], ["GOOGLE_API_KEY"]], "google.genai"),
 }
 
 
@@ -471,14 +464,13 @@ class NetworkService(OnepassService):
     """Wraps one of manim-voiceover's online services; its audio is mastered like any other."""
 
     def __init__(self, kind: str, voice: str | None = None):
-        module_name, class_name, voice_kw, credentials, client = NETWORK[kind]
+        voice_kw, credentials, client = NETWORK[kind]
         if not _installed(client):
             raise VoiceError(f"{kind} needs its client library: pip install \"manim-voiceover[{kind}]\"")
         try:
-            module = importlib.import_module(module_name)
+            service_class = voiceover_plugin.service_class(kind)     # never asks on stdin
         except ImportError as exc:
             raise VoiceError(f"{kind}: {exc}") from exc
-        guard.install()                   # the module bound the prompting helpers by name
         if not any(all(os.environ.get(v) for v in group) for group in credentials):
             names = " or ".join("+".join(g) for g in credentials)
             raise VoiceError(f"{kind} needs credentials in the environment: {names}")
@@ -490,7 +482,7 @@ class NetworkService(OnepassService):
         if kind != "gtts":
             kwargs["transcription_model"] = None
         try:
-            self.inner = getattr(module, class_name)(**kwargs)
+            self.inner = service_class(**kwargs)
         except Exception as exc:          # the plugin's services fail in many ways offline
             raise VoiceError(f"{kind} could not start: {exc}") from exc
         super().__init__(kind + (f":{voice}" if voice else ""))
