@@ -161,8 +161,7 @@ class DaskExecutor(Executor):
     def _bundle(self, path: Path, again: bool = False):
         """The bundle's identity and its files on the cluster, scattered once (`again`: anew)."""
         meta = json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))
-        ident = {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"),
-                 "schema": meta.get("schema_version"), "path": str(path)}
+        ident = {**keys.bundle_identity(meta), "path": str(path)}
         name = keys.sha(ident)[:16]
         if again or name not in self._bundles:
             self._wait_for_a_worker()        # outside the lock: stop() takes it to end the wait
@@ -406,7 +405,7 @@ def worker_bundle(bundle: dict, files: dict[str, bytes], base: Path) -> Path:
     here = Path(bundle["path"])
     try:
         meta = json.loads((here / "meta.json").read_text(encoding="utf-8"))
-        if (meta.get("cache_key"), meta.get("tensors_sha256")) == (bundle["key"], bundle["tensors"]) \
+        if keys.bundle_identity(meta).items() <= bundle.items() \
                 and all((here / n).is_file() and (here / n).stat().st_size == len(d) for n, d in files.items()):
             return here
     except (OSError, ValueError):

@@ -42,7 +42,7 @@ from data.chapters import CHAPTERS
 from data.files import FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text
 from film.clips import Span, beat_spans
 from film.errors import PipelineError
-from film.keys import ROOT, sha
+from film.keys import paid_calls, sha
 from film.publish import beat_title, chapter_starts, citation, cite_line, stamp
 from voiceover import script
 from voiceover.captions import is_rtl
@@ -154,33 +154,10 @@ def write_stills(results, fmt: str = "png", force: bool = False) -> list[Path]:
 # ---------------------------------------------------------------------------------------
 # What a page says
 
-_PAY_START = re.compile(r"""self\.pay\(\s*f?["']([^"']+)["']""")
-_THROUGH = re.compile(r"""through\s*=\s*f?["']([^"']+)["']""")
-
-
-class _Pays:
-    """findall(source) -> [(key, through or "")] of every `self.pay(...)` call (its whole argument
-    list, parentheses balanced, searched for `through=`)."""
-
-    @staticmethod
-    def findall(source: str) -> list[tuple[str, str]]:
-        out = []
-        for m in _PAY_START.finditer(source):
-            depth, i = 1, m.start() + len("self.pay(")
-            while i < len(source) and depth:
-                depth += {"(": 1, ")": -1}.get(source[i], 0)
-                i += 1
-            through = _THROUGH.search(source, m.end(), i)
-            out.append((m.group(1), through.group(1) if through else ""))
-        return out
-
-
-_PAY = _Pays
-
-
-def _source(chapter: str) -> str:
-    module = CHAPTERS[chapter].module
-    return (ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+def _pays(chapter: str) -> list[tuple[str, str]]:
+    """[(entry, through or "")] of the chapter module's `self.pay(...)` calls, read from its syntax
+    tree as the scene keys read its beats (film/keys.py paid_calls)."""
+    return paid_calls(CHAPTERS[chapter].module)
 
 
 def paid_keys(chapter: str, ledger) -> list[str]:
@@ -189,10 +166,10 @@ def paid_keys(chapter: str, ledger) -> list[str]:
     entry no chapter names literally (chapter 03's climb starts after the first layer, which
     chapters 02 and 03 pay for by name)."""
     keys = [e.key for e in ledger.entries]
-    literal = {k for c in CHAPTERS for first, through in _PAY.findall(_source(c)) for k in (first, through)
+    literal = {k for c in CHAPTERS for first, through in _pays(c) for k in (first, through)
                if k and "{" not in k}
     paid: set[str] = set()
-    for first, through in _PAY.findall(_source(chapter)):
+    for first, through in _pays(chapter):
         def matches(p: str) -> list[int]:
             if "{" not in p:
                 return [i for i, k in enumerate(keys) if k == p]

@@ -226,10 +226,7 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
     jobs: dict[str, list[SceneJob]] = {}
     for chapter in chapters:
         src = keys.chapter_source(o.chapter_module(chapter), o.root)
-        start = [src.module, *keys.ALWAYS]
-        if keys.module_path(f"{keys.NARRATION_PACKAGE}.ch{chapter}", o.root):
-            start.append(f"{keys.NARRATION_PACKAGE}.ch{chapter}")
-        dep_paths = keys.dependencies(start, o.root)
+        dep_paths = keys.scene_modules(chapter, src.module, o.root)     # what its scene processes can import
         deps = {name: keys.code_fingerprint(p, name, o.root) for name, p in sorted(dep_paths.items())
                 if name != src.module}
         shared = keys.shared_beats({n: p for n, p in dep_paths.items() if n != src.module}, o.root)

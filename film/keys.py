@@ -7,10 +7,13 @@ A scene's key (`scene_key`) covers:
   - the scene's own code: its class (and scene classes it derives from) in the chapter
     module; the rest of that module (helpers, constants, non-scene base classes) is shared by
     every scene of the chapter;
-  - every project module the chapter module imports, followed transitively (scenes.base,
-    style, widgets, data.*, voiceover.*, ...), plus film.render_job (it sets the frame config)
-    and the chapter's narration script, each compared as its syntax tree (comments and
-    formatting do not count);
+  - exactly the project modules the scene's process can import: the chapter module's imports,
+    followed transitively (scenes.base, style, widgets, data.*, voiceover.*, engine.*, ...,
+    imports inside functions included), plus the path that runs it (SCENE_PROCESS: film.render_job,
+    which sets the frame config, and film.forkserver, which forks it) and the chapter's narration
+    script, each compared as its syntax tree (comments and formatting do not count). Nothing
+    else: the request, the build, the course kit and other chapters' facts are no part of a
+    scene's key (`scene_modules`);
   - the narration lines the scene speaks, as spoken for this bundle and language, with their
     markers, and the voice (the speech service's own per-line key: text, voice, settings,
     mastering, recorded clip; the text alone without a service, i.e. silent);
@@ -46,10 +49,13 @@ from film.source_memo import SourceMemo
 from voiceover.script import line_id
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover", "words")
+LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover", "words", "engine")
+DIST = "onepass"            # the distribution's name, which module names may start with (onepass.film.keys)
 PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
-# modules whose code shapes every frame although no chapter module imports them
-ALWAYS = ("film.render_job",)
+# the modules that run a scene, whose code shapes every frame although no chapter module imports
+# them: the scene process's main module and the fork server its process is forked from
+SCENE_PROCESS = ("film.render_job", "film.forkserver")
+ALWAYS = SCENE_PROCESS
 # narration scripts (the values their lines name; the lines are in the catalogs)
 NARRATION_PACKAGE = "voiceover.scripts"
 # each fact this module reads from a file's text, kept on disk under a hash of the text and of
@@ -65,8 +71,15 @@ def sha(obj) -> str:
 # ---------------------------------------------------------------------------------------
 # Source files and the import walk
 
+def local_name(name: str) -> str:
+    """A module's name without the distribution's prefix: 'onepass.scenes.base' -> 'scenes.base'."""
+    return name[len(DIST) + 1:] if name.startswith(DIST + ".") else name
+
+
 def module_path(name: str, root: Path = ROOT) -> Path | None:
-    """File of a project module ('scenes.widgets' -> scenes/widgets.py), None if not ours."""
+    """File of a project module ('scenes.widgets' or 'onepass.scenes.widgets' -> scenes/widgets.py),
+    None if not ours."""
+    name = local_name(name)
     if name.split(".")[0] not in LOCAL_PACKAGES:
         return None
     base = root.joinpath(*name.split("."))
@@ -135,11 +148,12 @@ def code_fingerprint(path: Path, name: str = "", root: Path = ROOT) -> str:
 
 
 def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:
-    """Project modules reachable from `start` by imports (transitively), name -> file."""
+    """Project modules reachable from `start` by imports (transitively, imports inside functions
+    included), name (without the distribution's prefix) -> file."""
     seen: dict[str, Path] = {}
     todo = list(start)
     while todo:
-        name = todo.pop()
+        name = local_name(todo.pop())
         if name in seen:
             continue
         path = module_path(name, root)
@@ -150,6 +164,16 @@ def dependencies(start: list[str], root: Path = ROOT) -> dict[str, Path]:
         imported = _fact("imports", path, [name, is_package], lambda tree: sorted(_imports(tree, name, is_package)))
         todo.extend(set(imported) - seen.keys())
     return seen
+
+
+def scene_modules(chapter: str, module: str, root: Path = ROOT) -> dict[str, Path]:
+    """Every project module a scene process of this chapter can import: its chapter module's
+    import closure, the scene process's own (SCENE_PROCESS) and its narration script's; name ->
+    file. What a scene's key covers of the code (the chapter module itself included)."""
+    start = [module, *SCENE_PROCESS]
+    if module_path(f"{NARRATION_PACKAGE}.ch{chapter}", root):
+        start.append(f"{NARRATION_PACKAGE}.ch{chapter}")
+    return dependencies(start, root)
 
 
 # ---------------------------------------------------------------------------------------
@@ -225,10 +249,25 @@ def _beat_argument(node: ast.AST, lines_too: bool) -> tuple[bool, ast.AST | None
     return False, None
 
 
-def spoken_beats(nodes: list[ast.AST], path: Path, lines_too: bool = True, root: Path = ROOT) -> list[str]:
-    """The beats these statements speak, in order of appearance (see the module docstring);
-    raises PipelineError at a beat whose key cannot be read from the source."""
-    beats: list[str] = []
+def _strings(arg: ast.AST | None, env: dict[str, list[str]]) -> list[str] | None:
+    """The strings a key argument can be: a literal, a loop variable over literals (`env`), an
+    f-string as its pattern (f"L{a}.qkv" -> "L{a}.qkv"); None when the source does not say."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value]
+    if isinstance(arg, ast.Name) and arg.id in env:
+        return env[arg.id]
+    if isinstance(arg, ast.JoinedStr):
+        return ["".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                        for v in arg.values)]
+    return None
+
+
+def keyed_calls(nodes: list[ast.AST], match) -> list[tuple[ast.AST, list[str] | None]]:
+    """The one walk over scene code that reads names from it (beats, words on screen, ledger
+    entries paid): every node `match(node)` takes, i.e. returns (True, its key argument) for, in
+    order of appearance, with the strings that argument can be (`_strings`, loops over literal
+    tuples followed: `_loop_bindings`), None where the source does not say."""
+    found: list[tuple[ast.AST, list[str] | None]] = []
 
     def visit(node: ast.AST, env: dict[str, list[str]]):
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -240,25 +279,56 @@ def spoken_beats(nodes: list[ast.AST], path: Path, lines_too: bool = True, root:
             for child in node.orelse:
                 visit(child, env)
             return
-        found, arg = _beat_argument(node, lines_too)
-        if found:
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                keys = [arg.value]
-            elif isinstance(arg, ast.Name) and arg.id in env:
-                keys = env[arg.id]
-            else:
-                shown = ast.unparse(node) if len(ast.unparse(node)) < 80 else ast.unparse(node)[:77] + "..."
-                raise PipelineError(
-                    f"{_where(path, node, root)}: `{shown}` names its narration beat with an expression the "
-                    "scene cache cannot read; write the key as a string literal (self.beat(\"key\")) or loop "
-                    "over a literal tuple of keys (for key in (\"a\", \"b\"): ...)")
-            beats.extend(k for k in keys if k not in beats)
+        hit, arg = match(node)
+        if hit:
+            found.append((node, _strings(arg, env)))
         for child in ast.iter_child_nodes(node):
             visit(child, env)
 
     for top in nodes:
         visit(top, {})
+    return found
+
+
+def spoken_beats(nodes: list[ast.AST], path: Path, lines_too: bool = True, root: Path = ROOT) -> list[str]:
+    """The beats these statements speak, in order of appearance (see the module docstring);
+    raises PipelineError at a beat whose key cannot be read from the source."""
+    beats: list[str] = []
+    for node, keys in keyed_calls(nodes, lambda n: _beat_argument(n, lines_too)):
+        if keys is None or any("{" in k for k in keys):
+            shown = ast.unparse(node) if len(ast.unparse(node)) < 80 else ast.unparse(node)[:77] + "..."
+            raise PipelineError(
+                f"{_where(path, node, root)}: `{shown}` names its narration beat with an expression the "
+                "scene cache cannot read; write the key as a string literal (self.beat(\"key\")) or loop "
+                "over a literal tuple of keys (for key in (\"a\", \"b\"): ...)")
+        beats.extend(k for k in keys if k not in beats)
     return beats
+
+
+def _pay_call(node: ast.AST) -> tuple[bool, ast.AST | None]:
+    f = node.func if isinstance(node, ast.Call) else None
+    if isinstance(f, ast.Attribute) and f.attr == "pay" and isinstance(f.value, ast.Name) and f.value.id == "self":
+        return True, node.args[0] if node.args else None
+    return False, None
+
+
+def _read_pays(tree: ast.Module) -> list[list[str]]:
+    out = []
+    for node, firsts in keyed_calls([tree], _pay_call):
+        through = next((kw.value for kw in node.keywords if kw.arg == "through"), None)
+        throughs = _strings(through, {}) if through is not None else [""]
+        out += [[first, t] for first in firsts or () for t in throughs or [""]]
+    return out
+
+
+def paid_calls(module: str, root: Path = ROOT) -> list[tuple[str, str]]:
+    """[(entry, through or "")] of every `self.pay(entry, ..., through=...)` call in a chapter
+    module, in order; an f-string keeps its fields as a pattern (f"L{a}.qkv" -> "L{a}.qkv"). The
+    ledger entries a chapter pays for (film/handout.py), read as the keys read beats."""
+    path = module_path(module, root)
+    if path is None:
+        raise PipelineError(f"chapter module {module} not found under {root}")
+    return [tuple(p) for p in _fact("pays", path, [], _read_pays)]
 
 
 def shared_beats(deps: dict[str, Path], root: Path = ROOT) -> list[str]:
@@ -275,6 +345,7 @@ def shared_beats(deps: dict[str, Path], root: Path = ROOT) -> list[str]:
 
 
 def chapter_source(module: str, root: Path = ROOT) -> ChapterSource:
+    module = local_name(module)
     path = module_path(module, root)
     if path is None:
         raise PipelineError(f"chapter module {module} not found under {root}")
@@ -311,8 +382,10 @@ def _read_chapter(tree: ast.Module, path: Path, root: Path) -> dict:
 # Keys
 
 def bundle_identity(bundle) -> dict:
-    """What a rendered frame depends on in the bundle: its cache key and its tensors' checksum."""
-    meta = bundle.meta
+    """What a rendered frame depends on in the bundle: its cache key, its tensors' checksum and
+    its schema. `bundle`: a Bundle or its meta.json as a dict (film/cluster.py names and checks
+    the bundles it sends by this too)."""
+    meta = bundle if isinstance(bundle, dict) else bundle.meta
     return {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"), "schema": meta.get("schema_version")}
 
 
@@ -339,36 +412,19 @@ def voice_line_keys(chapter: str, lines: dict, service=None) -> dict[str, object
     return out
 
 
+def _text_call(node: ast.AST) -> tuple[bool, ast.AST | None]:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text" and node.args:
+        return True, node.args[0]
+    return False, None
+
+
 def _text_names(nodes: list[ast.AST]) -> tuple[list[str], bool]:
     """The message names these statements show: the literal first arguments of `.text("name", ...)`
     calls (loops over literal tuples count, as for beats), and whether any name is not literal."""
-    names: list[str] = []
-    dynamic = False
-
-    def visit(node: ast.AST, env: dict[str, list[str]]):
-        nonlocal dynamic
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            inner = {**env, **_loop_bindings(node)}
-            for child in node.body:
-                visit(child, inner)
-            for child in [node.target, node.iter, *node.orelse]:
-                visit(child, env)
-            return
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text" \
-                and node.args:
-            arg = node.args[0]
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                names.append(arg.value)
-            elif isinstance(arg, ast.Name) and arg.id in env:
-                names.extend(env[arg.id])
-            else:
-                dynamic = True
-        for child in ast.iter_child_nodes(node):
-            visit(child, env)
-
-    for top in nodes:
-        visit(top, {})
-    return list(dict.fromkeys(names)), dynamic
+    calls = keyed_calls(nodes, _text_call)
+    readable = [k for _, ks in calls if ks is not None for k in ks if "{" not in k]
+    dynamic = any(ks is None or any("{" in k for k in ks) for _, ks in calls)
+    return list(dict.fromkeys(readable)), dynamic
 
 
 def _scene_text_names(tree: ast.Module, scenes: list[str], scene: str) -> list:
