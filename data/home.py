@@ -19,6 +19,7 @@ Every function reads the environment when called (a test or a caller may change 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -28,23 +29,42 @@ VOICE_CACHE_ENV = "ONEPASS_VOICE_CACHE"     # spoken clips only
 LABELS_ENV = "ONEPASS_LABEL_CACHE"          # built labels only; "off": none
 SOURCES_ENV = "ONEPASS_SOURCE_CACHE"        # source memo only; "off": none
 
-# Temporary folders and their prefixes. In the system temp folder, each named with its owner's
-# process id (`<prefix>p<PID>-`), removed by data.files.remove_dead_owned once that process is gone:
+# Temporary folders: every prefix onepass names one with, and who removes what a killed run left.
+# In the system temp folder, named with their owner's process id (`<prefix>[<tag>-]p<PID>-`), removed
+# once that process is gone (data.files.remove_dead_owned, called by the next build's clean-up,
+# film/build.py remove_leftovers, and by the next process that makes one of the same kind):
 ALIGN_PREFIX = "onepass-align-"             # voiceover/align.py: aeneas's working folder
-MEDIA_PREFIX = "onepass-media-"             # film/runner.py: manim's media folder of a scene render
+MEDIA_PREFIX = "onepass-media-"             # film/media.py: manim's media folder of a scene render
 CHROMIUM_TEMP = "onepass-chromium-tmp-"     # film/handout.py: Chromium's own TMPDIR while it prints
-OWNED_PREFIXES = (ALIGN_PREFIX, MEDIA_PREFIX, CHROMIUM_TEMP)
+NETWORK_PREFIX = "onepass-net-"             # voiceover/services.py: a network voice's downloads
+OWNED_PREFIXES = (ALIGN_PREFIX, MEDIA_PREFIX, CHROMIUM_TEMP, NETWORK_PREFIX)
 # In an output folder (or its .scenes/, clips/, stills/), removed by the next run into it
 # (film/build.py remove_leftovers, which holds the folder's lock):
 STAGE_PREFIX = "onepass-scene-"             # film/runner.py: a scene render until it is checked
-HANDOUT_PREFIX = "onepass-handout-"         # film/handout.py: a handout's page, stills and browser profile
-OUTPUT_PREFIXES = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-",
-                   "onepass-burn-", HANDOUT_PREFIX)
+JOIN_PREFIX = "onepass-join-"               # voiceover/mixdown.py: a chapter's scenes joined
+CONCAT_PREFIX = "onepass-concat-"           # voiceover/mixdown.py: narration concatenated
+BURN_PREFIX = "onepass-burn-"               # voiceover/mixdown.py: captions burnt in
+FILM_PREFIX = "onepass-film-"               # film/join.py: the whole film joined
+HANDOUT_PREFIX = "onepass-handout-"         # film/handout.py: a handout's page, images and Chromium's profile
+OUTPUT_PREFIXES = (STAGE_PREFIX, MEDIA_PREFIX, JOIN_PREFIX, CONCAT_PREFIX, FILM_PREFIX, BURN_PREFIX,
+                   HANDOUT_PREFIX)          # MEDIA_PREFIX: where older versions kept manim's media folders
 STILLS_CUT = "-stills-"     # film/handout.py writes stills/.chNN-stills-* first
 CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
-# Removed by the `with` that made them, in the system temp folder (a killed process leaves them):
-PASSING_PREFIXES = ("onepass-espeak-", "onepass-festival-", "onepass-piper-")
-TEMP_PREFIXES = OWNED_PREFIXES + OUTPUT_PREFIXES + PASSING_PREFIXES
+CUT_MARKS = (STILLS_CUT, CLIP_CUT)
+# In the system temp folder for the few seconds of one call, removed by the `with` that made them:
+ESPEAK_PREFIX = "onepass-espeak-"           # voiceover/services.py
+FESTIVAL_PREFIX = "onepass-festival-"       # voiceover/services.py
+PASSING_PREFIXES = (ESPEAK_PREFIX, FESTIVAL_PREFIX)
+# Inside one of the folders above, removed with it:
+CHROMIUM_PROFILE = "onepass-chromium-"      # film/handout.py: the browser's profile, in the handout's folder
+INNER_PREFIXES = (CHROMIUM_PROFILE,)
+TEMP_PREFIXES = OWNED_PREFIXES + OUTPUT_PREFIXES + PASSING_PREFIXES + INNER_PREFIXES
+
+
+def owner(*prefixes: str):
+    """For data.files.remove_dead_owned: a function of a folder name that matches
+    `<prefix>[<hex tag>-]p<PID>-<random>` for one of `prefixes` (group 1: the owner's process id)."""
+    return re.compile(rf"(?:{'|'.join(map(re.escape, prefixes))})(?:[0-9a-f]+-)?p([0-9]+)-").match
 
 
 def _platform_cache() -> Path:

@@ -29,26 +29,26 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Callable
 
-from data.files import FolderLock, write_json
+from data import home
+from data.files import FolderLock, remove_dead_owned, write_json
 from film import forkserver
 from film.errors import PipelineError
 from film.executors import LocalExecutor
 from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
 from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
-from film.runner import MEDIA_PREFIX, STAGE_PREFIX, Runner, child_env, media_prefix, media_root, remove_dead_media
+from film.runner import Runner, child_env, media_prefix, media_root, remove_dead_media
 
 __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
 
 # folders a run makes inside the output folder and removes when it ends (a killed run cannot):
-# scene renders, joins (voiceover.mixdown, film.join), and manim media folders of older versions
-LEFTOVER_FOLDERS = (STAGE_PREFIX, MEDIA_PREFIX, "onepass-join-", "onepass-concat-", "onepass-film-", "onepass-burn-",
-                    "onepass-handout-")      # film/handout.py prints there (the browser's profile inside)
-STILLS_CUT = "-stills-"     # film/handout.py writes stills/.chNN-stills-* first
-CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
+# scene renders, joins, handouts, and manim media folders of older versions (data.home lists them)
+LEFTOVER_FOLDERS = home.OUTPUT_PREFIXES
+STILLS_CUT, CLIP_CUT = home.STILLS_CUT, home.CLIP_CUT      # stills/.chNN-stills-*, clips/.chNN-cut-*
 
 
 def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> list[ChapterResult]:
@@ -112,15 +112,16 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     if found:
         log(f"removed {len(found)} temporary file(s) left in {dest} by an interrupted run")
     # any run's (a dask worker's too) manim media folders whose scene process was killed, and the
-    # temporary folders of a handout's Chromium killed with its run
-    from film.handout import remove_dead_chromium_temp
-    media, chromium = remove_dead_media(), remove_dead_chromium_temp()
-    dead = media + chromium
+    # other temporary folders named for a process that no longer runs (data.home.OWNED_PREFIXES: an
+    # alignment's, a handout's Chromium's, a network voice's)
+    media = remove_dead_media()
+    others = remove_dead_owned(tempfile.gettempdir(),
+                               home.owner(*(p for p in home.OWNED_PREFIXES if p != home.MEDIA_PREFIX)))
     if media:
         log(f"removed {media} manim media folder(s) of scene processes that no longer run from {media_root()}")
-    if chromium:
-        log(f"removed {chromium} temporary folder(s) of a handout's Chromium that no longer runs")
-    return len(found) + dead
+    if others:
+        log(f"removed {others} temporary folder(s) of onepass processes that no longer run")
+    return len(found) + media + others
 
 
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,

@@ -30,6 +30,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from data import home
 from data.bundle import sha256_file
 from data.files import FolderLock, replace_together, write_json
 from film.errors import PipelineError
@@ -294,7 +295,7 @@ def cut_clips(result: ChapterResult, fmt: str = "mp4", force: bool = False) -> C
             jobs.append((span, want_video, want_poster))
 
     if jobs:
-        tmp = Path(tempfile.mkdtemp(prefix=f".ch{result.chapter}-cut-", dir=folder))
+        tmp = Path(tempfile.mkdtemp(prefix=f".ch{result.chapter}{home.CLIP_CUT}", dir=folder))
         try:
             planned = [(span, tmp / f"{span.name}.{fmt}" if v else None, tmp / f"{span.name}.png" if p else None)
                        for span, v, p in jobs]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from data import home
 from data.bundle import sha256_file
 from data.chapters import CHAPTERS
 from data.files import FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text
@@ -140,7 +141,7 @@ def write_stills(results, fmt: str = "png", force: bool = False) -> list[Path]:
             except (OSError, ValueError):
                 fresh = False
             if not fresh:
-                tmp = Path(tempfile.mkdtemp(prefix=f".ch{r.chapter}-stills-", dir=folder))
+                tmp = Path(tempfile.mkdtemp(prefix=f".ch{r.chapter}{home.STILLS_CUT}", dir=folder))
                 try:
                     for (span, png), final in zip(beat_stills(r, tmp), names):
                         os.replace(png, final)
@@ -410,13 +411,13 @@ def document(pages: list[str], title: str, paper: str, lang: str) -> str:
             f"<body>{''.join(pages)}</body></html>")
 
 
-CHROMIUM_TEMP = "onepass-chromium-tmp-"
+CHROMIUM_TEMP = home.CHROMIUM_TEMP
 
 
 def remove_dead_chromium_temp() -> int:
     """Remove Chromium's temporary folders (`onepass-chromium-tmp-p<PID>-*` in the system temp folder)
     whose printing process no longer runs (killed with SIGKILL); a live one's is kept."""
-    return remove_dead_owned(tempfile.gettempdir(), re.compile(rf"{re.escape(CHROMIUM_TEMP)}p(\d+)-").match)
+    return remove_dead_owned(tempfile.gettempdir(), home.owner(CHROMIUM_TEMP))
 
 
 def print_pdf(page: Path, pdf: Path):
@@ -429,7 +430,7 @@ def print_pdf(page: Path, pdf: Path):
         # the browser's profile inside the handout's work folder beside the output (not the system
         # temp folder): a killed run's is removed with it by the next run (build.remove_leftovers)
         remove_dead_chromium_temp()
-        with tempfile.TemporaryDirectory(prefix="onepass-chromium-", dir=page.parent) as profile, \
+        with tempfile.TemporaryDirectory(prefix=home.CHROMIUM_PROFILE, dir=page.parent) as profile, \
                 tempfile.TemporaryDirectory(prefix=f"{CHROMIUM_TEMP}p{os.getpid()}-") as own_tmp:
             proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
                                    "--allow-file-access-from-files", f"--user-data-dir={profile}",
@@ -468,7 +469,7 @@ def _make(pdf: Path, key: str, build, force: bool) -> Path:
     """Write `pdf` (via `build(folder) -> html`) unless its stamp says it is this key and these bytes."""
     if not force and stamped(pdf, key):
         return pdf
-    with tempfile.TemporaryDirectory(prefix="onepass-handout-", dir=pdf.parent) as work:
+    with tempfile.TemporaryDirectory(prefix=home.HANDOUT_PREFIX, dir=pdf.parent) as work:
         page = Path(work) / "handout.html"
         page.write_text(build(Path(work)), encoding="utf-8")
         print_pdf(page, pdf)

@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from data import home
 from data.bundle import sha256_file
 from data.files import FolderLock, discard, replace_together, temp_name, write_json
 from film.errors import PipelineError
@@ -250,7 +251,7 @@ def join_film(results: list[ChapterResult], dest: Path, film_title: str, markers
         sidecars = [final.with_suffix(".srt"), final.with_suffix(".vtt")]
         tmp = {p: temp_name(p) for p in [*sidecars, final]}
         try:
-            with tempfile.TemporaryDirectory(prefix="onepass-film-", dir=dest) as work:
+            with tempfile.TemporaryDirectory(prefix=home.FILM_PREFIX, dir=dest) as work:
                 listing = write_ffconcat(Path(work) / "parts.txt", parts, durations)
                 meta = Path(work) / "chapters.txt"
                 meta.write_text(film_metadata(markers or [f"{r.chapter} · {r.title}" for r in results], durations,

@@ -12,13 +12,14 @@ import re
 import tempfile
 from pathlib import Path
 
+from data import home
 from data.files import remove_dead_owned
 
 # --quality name -> (manim's quality setting, what it is); the one list of qualities
 QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
              "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
 
-MEDIA_PREFIX = "onepass-media-"     # manim's media folder of a scene render, in the system temp folder
+MEDIA_PREFIX = home.MEDIA_PREFIX     # manim's media folder of a scene render, in the system temp folder
 _MEDIA_OWNER = re.compile(r"(?:^|-)p([0-9]+)-[A-Za-z0-9_]+$")     # media_folder's <PID> (mkdtemp's end: no "-")
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from data import home
 from data.bundle import sha256_file
 from data.files import replace_together, write_json
 from film import forkserver
@@ -26,7 +27,7 @@ from film.media import MEDIA_PREFIX, media_folder, media_prefix, media_root, rem
 from voiceover.media import MediaError, packet_hashes, packets_digest, video_facts
 
 
-STAGE_PREFIX = "onepass-scene-"     # a scene render's own folder under .scenes/, until it is checked
+STAGE_PREFIX = home.STAGE_PREFIX     # a scene render's own folder under .scenes/, until it is checked
 
 
 def default_jobs() -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data import home
 from data.files import remove_dead_owned
 from voiceover import audio
 from voiceover.script import WORDS_PER_SECOND
@@ -68,8 +68,7 @@ def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, f
 # child gets a folder of its own (line.wav, line.txt, aeneas's temporary WAVs, result.json) named
 # with this process's id, is killed on a timeout, an interrupt or SIGTERM (KeyboardInterrupt here),
 # dies with its parent (PR_SET_PDEATHSIG), and a later alignment removes a folder whose owner is gone.
-ALIGN_PREFIX = "onepass-align-"
-_OWNER = re.compile(r"^onepass-align-p(\d+)-")
+ALIGN_PREFIX = home.ALIGN_PREFIX
 # a reading of a line follows espeak-ng's reading of it at most this fraction of the cost of the same
 # words backwards (espeak readings in other voices: 0.72-0.79; another line's text: 0.93-1.04)
 FIT_RATIO = 0.88
@@ -120,7 +119,7 @@ def remove_dead_folders(root: Path | None = None) -> int:
     """Remove the alignment folders (`onepass-align-p<PID>-*`) in `root` (default: the system temp
     folder) whose process no longer runs (one killed with SIGKILL cannot remove its own); a live
     process's folder is kept. Returns how many were removed."""
-    return remove_dead_owned(root or tempfile.gettempdir(), _OWNER.match)
+    return remove_dead_owned(root or tempfile.gettempdir(), home.owner(ALIGN_PREFIX))
 
 
 def _say(binary: str, lang: str, text: str, out: Path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data import home
 from data.files import discard, temp_name
 from voiceover import audio, captions
 from voiceover.captions import is_rtl
@@ -26,7 +27,7 @@ DEAD_AIR_SECONDS = 2.5      # silences at least this long are reported after a r
 
 def concat_video(parts: list[Path], durations: list[float], out: Path):
     """Join the parts' video streams (no re-encode), each part exactly `duration` long."""
-    with tempfile.TemporaryDirectory(prefix="onepass-concat-", dir=out.parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix=home.CONCAT_PREFIX, dir=out.parent) as tmp:
         listing = write_ffconcat(Path(tmp) / "parts.txt", parts, durations)
         # checked: with a damaged part, concat logs "Invalid data found" and still exits 0
         run_ffmpeg(["-f", "concat", "-safe", "0", "-i", listing, "-map", "0:v:0", "-c", "copy", out])
@@ -88,7 +89,7 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
     durations: each part's exact length (frames / fps) when the caller knows it; else probed."""
     durations = durations or [video_seconds(p) for p in parts]
     report: dict = {"durations": durations, "seconds": sum(durations)}
-    with tempfile.TemporaryDirectory(prefix="onepass-join-", dir=final.parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix=home.JOIN_PREFIX, dir=final.parent) as tmp:
         picture, wav = Path(tmp) / "picture.mp4", Path(tmp) / "narration.wav"
         concat_video(parts, durations, picture)
         if voiced:
@@ -122,7 +123,7 @@ def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "
     # under a plain name, and every other path is passed as an argument
     # beside the output, not in $TMPDIR: a killed run's folder is removed by the next run into
     # that folder (film/build.py's remove_leftovers), which nothing could do for one in $TMPDIR
-    with tempfile.TemporaryDirectory(prefix="onepass-burn-", dir=Path(out).resolve().parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix=home.BURN_PREFIX, dir=Path(out).resolve().parent) as tmp:
         # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before it)
         # would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it
         captions.write_ass(captions.read_srt(srt), Path(tmp) / "captions.ass", lang)

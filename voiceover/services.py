@@ -45,7 +45,7 @@ from typing import Callable
 import numpy as np
 
 from data import home
-from data.files import remove_stale_parts, write_json
+from data.files import remove_dead_owned, remove_stale_parts, write_json
 from engine import voiceover_plugin
 from voiceover import align, audio
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
@@ -263,7 +263,7 @@ class EspeakService(OnepassService):
         return {"voice": self.voice, "wpm": self.WPM, "engine": version}
 
     def speak(self, sentence: str):
-        with tempfile.TemporaryDirectory(prefix="onepass-espeak-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=home.ESPEAK_PREFIX) as tmp:
             out = Path(tmp) / "line.wav"
             src = Path(tmp) / "line.txt"
             src.write_text(sentence, encoding="utf-8")
@@ -354,7 +354,7 @@ class FestivalService(OnepassService):
         return {"voice": self.voice}
 
     def speak(self, sentence: str):
-        with tempfile.TemporaryDirectory(prefix="onepass-festival-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=home.FESTIVAL_PREFIX) as tmp:
             out, src = Path(tmp) / "line.wav", Path(tmp) / "line.txt"
             src.write_text(sentence, encoding="utf-8")
             cmd = [self.binary, "-o", str(out)]
@@ -475,7 +475,9 @@ class NetworkService(OnepassService):
             names = " or ".join("+".join(g) for g in credentials)
             raise VoiceError(f"{kind} needs credentials in the environment: {names}")
         self.name, self.kind, self.voice = kind, kind, voice
-        self._tmp = tempfile.mkdtemp(prefix=f"onepass-{kind}-")
+        # its downloads, in a folder named for this process: the next network voice removes it once gone
+        remove_dead_owned(tempfile.gettempdir(), home.owner(home.NETWORK_PREFIX))
+        self._tmp = tempfile.mkdtemp(prefix=f"{home.NETWORK_PREFIX}p{os.getpid()}-{kind}-")
         kwargs = {"cache_dir": self._tmp}
         if voice and voice_kw:
             kwargs[voice_kw] = voice
