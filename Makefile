@@ -25,7 +25,7 @@ APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg 
 	libespeak-ng-dev festival-dev libestools-dev libreoffice-impress poppler-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: bootstrap system install piper render review test bench clean
+.PHONY: bootstrap system install piper render review test bench clean clean-cache
 
 bootstrap: system install
 
@@ -67,5 +67,11 @@ test: install
 bench: install
 	$(PY) bench/render_speed.py
 
+# renders (out/ here) and test leftovers; data/bundles and voiceover/cache: where versions before
+# data/home.py kept bundles and clips. The caches themselves: `make clean-cache`
 clean:
-	rm -rf out data/bundles/* .pytest_cache
+	rm -rf out .pytest_cache data/bundles voiceover/cache
+
+# bundles, voice clips, labels, source facts: onepass's folder in the user's cache ($ONEPASS_CACHE)
+clean-cache: install
+	$(PY) -c "import shutil; from data import home; print('removing', home.cache_root()); shutil.rmtree(home.cache_root(), ignore_errors=True)"
