@@ -175,14 +175,18 @@ def test_an_import_circle_is_caught(tmp_path):
     write("film/run/runner.py", "import onepass.film.run.job\n")
     write("film/run/job.py", "def f():\n    from film.plan.request import QUALITIES\n")
     write("film/plan/keys.py", "")
+
+    def local(found: list[list[str]]) -> list[list[str]]:     # names as tools/restructure.py may spell them
+        return [[local_name(n) for n in c] for c in found]
+
     graph = module_graph(tmp_path)
-    assert circles(graph) == [["film.plan.request", "film.run.job", "film.run.runner"]]
-    assert circles(package_graph(graph, tmp_path)) == [["film.plan", "film.run"]]
+    assert local(circles(graph)) == local([["film.plan.request", "film.run.job", "film.run.runner"]])
+    assert local(circles(package_graph(graph, tmp_path))) == local([["film.plan", "film.run"]])
     # packages only: plan -> run (request -> runner), run -> plan (job -> keys), no module circle
     write("film/run/job.py", "from film.plan import keys\n")
     graph = module_graph(tmp_path)
     assert circles(graph) == []
-    assert circles(package_graph(graph, tmp_path)) == [["film.plan", "film.run"]]
+    assert local(circles(package_graph(graph, tmp_path))) == local([["film.plan", "film.run"]])
     write("film/run/job.py", "")
     assert circles(package_graph(module_graph(tmp_path), tmp_path)) == []
 
