@@ -38,6 +38,7 @@ from data.bundle import BundleError  # noqa: E402
 from data.extract import ExtractError  # noqa: E402
 from data.files import write_text  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
+from engine import versions as engine_versions  # noqa: E402
 from film import batch, build, executors, request, scheduler  # noqa: E402
 from film import clips as film_clips  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
@@ -102,6 +103,7 @@ def check_tools():
     if missing:
         raise UserError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
                         "or run `make bootstrap`) and try again.")
+    engine_versions.check()     # manim and manim-voiceover in the versions engine/ supports, before anything renders
 
 
 def check_out(out: Path):
@@ -132,7 +134,7 @@ def os_error_line(exc: OSError, out: Path | None) -> str:
 
 # failures the user can act on: their message is the line shown (what, where, what to do)
 EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError, request.RequestError,
-            film_clips.ClipError, catalog.CatalogError, script.ScriptError)
+            film_clips.ClipError, catalog.CatalogError, script.ScriptError, engine_versions.EngineVersionError)
 
 
 def failure_line(exc: Exception, out: Path | None) -> str | None:

@@ -16,8 +16,6 @@ dask worker's death) by the next run on the machine that finds PID gone.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import functools
 import json
 import os
@@ -26,487 +24,30 @@ import signal
 import sys
 import tempfile
 import time
-import weakref
-from fractions import Fraction
 from pathlib import Path
 
-import av
-import cairo
-import cv2
-import numpy as np
-from PIL import Image
-from av.video.reformatter import VideoReformatter
-from manim import Camera, Mobject, VMobject, tempconfig
-from manim.utils.iterables import list_update, remove_list_redundancies
-from manim.renderer.cairo_renderer import CairoRenderer
-from manim._config.video_encoder import VideoEncoderSpec
-from manim.scene.scene_file_writer import SceneFileWriter
-from manim.scene.video_segment_encoder import VideoSegmentEncoder
+from engine import versions
 
-from data.files import write_json
-from film import holds
-from film.media import QUALITIES, media_folder
-from film.still_layer import StillLayer
-from scenes.base import SceneInputs
-from scenes.registry import scenes_of
-from scenes.text import enable_text_cache
-from voiceover.media import packet_hash, packets_digest
+versions.check()      # before manim loads: another release of it is refused with a clear message
 
-# x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
-# 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
-# On top of it (issue 24; bench/render_speed.py --encoders):
-# - subme=0 (whole-pixel motion search only): 0.70x the CPU of plain 'veryfast', 1.04x the size,
-#   SSIM 0.9986 (900 frames of chapter 02's Scores scene at 1080p60). x264's per-frame cost is
-#   mostly fixed work (a held frame costs about as much as a moving one), and sub-pixel search
-#   is a part that flat, slow-moving graphics do not need;
-# - then, on all 1,997 frames of chapter 02's Mixing scene at 1080p60: trellis=0 (no trellis
-#   quantization) 0.98x the CPU, the same size, SSIM 1.0000; bframes=1 (one B-frame between
-#   references, not up to 3) 0.91x, 1.20x the size, SSIM 0.9993;
-# - then (this machine, best of 3 interleaved runs on 600 distinct frames of chapter 02's Scores
-#   scene at 1080p60, holds left out since they no longer reach x264): bframes=0 with
-#   rc-lookahead=3 (no B-frames; a 3-frame lookahead for mbtree instead of veryfast's 10) 0.79x
-#   the CPU at 0.97x the size, SSIM 0.9972 against the setting before. No B-frames alone had cost
-#   1.14-1.50x the size; the short lookahead alone saved size (0.86x) but little CPU. b-adapt=0,
-#   scenecut=0 and 8x8dct=0 each measured within this machine's noise (0.9-1.0x).
-# Faster presets cost far more in size ('superfast' 1.72x for 0.71x, 'ultrafast' 4.3x for 0.47x);
-# no-mbtree cost CPU and size; tune=animation/stillimage cost more CPU for the same size.
-# One encoder thread: with x264's own (frame) threads, the same frames came out differently encoded
-# in about 1 render of 6 (decoded frames off by up to 24 levels), so a re-render, a cluster render
-# and the cache disagreed. Sliced threads are deterministic but cost more CPU (the slices' borders)
-# and help only a scene rendering alone (HACKING.md, "Identical frames").
-ENCODER_OPTIONS = {"preset": "veryfast", "threads": "1", "x264-params": "subme=0:trellis=0:bframes=0:rc-lookahead=3"}
-# the colour conversion (RGBA -> the stream's YUV) runs on one thread too: a converter's own
-# threads would make its output depend on the machine's core count
-CONVERT_THREADS = 1
-cv2.setNumThreads(CONVERT_THREADS)
+from manim import tempconfig  # noqa: E402
+
+from data.files import write_json  # noqa: E402
+from engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
+from film import holds  # noqa: E402
+from film.media import QUALITIES, media_folder  # noqa: E402
+from scenes.base import SceneInputs  # noqa: E402
+from scenes.registry import scenes_of  # noqa: E402
+from scenes.text import enable_text_cache  # noqa: E402
+from voiceover.media import packet_hash, packets_digest  # noqa: E402
 
 
-def rgba_to_i420(pixels) -> av.VideoFrame:
-    """An RGBA frame (H x W x 4, even sides) as the yuv420p frame x264 takes: OpenCV's integer
-    BT.601 conversion (studio range, as swscale's; luma within one level of it, chroma averaged
-    over each 2 x 2 block where swscale filters across blocks), wrapped without a copy. At 1080p it
-    costs 2.3-2.6 ms a frame where swscale took 7.9-9.1 in the same run."""
-    return av.VideoFrame.from_numpy_buffer(cv2.cvtColor(pixels, cv2.COLOR_RGBA2YUV_I420), format="yuv420p")
-# segments (one per play) encoded at once while the scene draws on: manim's default, 1, makes the
-# drawing wait at the end of every play until x264 has finished it. Each segment has its own
-# single-threaded encoder, so the bytes do not depend on how many run at once (the same MP4 with
-# 1, 2 or 4); a lone 1080p60 scene (chapter 02's Mixing) took 29 s of wall time instead of 34-40
-INFLIGHT_ENCODERS = 2
-# a frozen-frame wait of at least this many frames is encoded as a hold (SegmentEncoder._write_hold):
-# x264 costs about as much for a repeated frame as for a new one (13 ms at 1080p on 2 cores)
-HOLD_MIN_FRAMES = 3
-# the hold's second frame at x264's coarsest quantizer: its macroblocks all come out skipped (at
-# the stream's own quantizer x264 spends it refining the first frame, which no copy may repeat)
-HOLD_ZONE = "zones=1,1,q=51"
-
-
-class FrameTimes:
-    """Where a scene process's CPU time goes (bench/render_speed.py prints it): drawing (manim's
-    renderer putting mobjects on the frame, in the main thread), converting (RGBA to the stream's
-    YUV, main thread), encoding (x264 and muxing: every thread but the main one)."""
-
-    def __init__(self):
-        self.draw = self.convert = 0.0
-        # pictures drawn (frames, and the backgrounds manim keeps for a play), converted, written
-        self.drawn = self.converted = self.frames = 0
-        self.paths: dict[str, int] = {}     # how the shapes drawn got their paths (FilmCamera.paths)
-
-
-class SegmentEncoder(VideoSegmentEncoder):
-    """manim's segment encoder, fed frames already in the stream's pixel format (FilmFileWriter
-    converts them). A held frame (`repeat` > 1, a wait) is converted once; a hold that is the whole
-    segment (manim's frozen-frame wait) goes to x264 as two frames and the rest are copies of
-    x264's 'nothing changed' frame (film/holds.py), at consecutive timestamps: the frame rate
-    stays constant. It keeps the hash of every packet it muxes (`hashes`): what the scene's MP4
-    must hold."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.hashes: list[bytes] = []
-        self._held = False
-
-    def _mux(self, packets) -> None:
-        for packet in packets:
-            self.hashes.append(packet_hash(bytes(packet), annexb=True))
-            self._container.mux(packet)
-
-    def write_frame(self, frame: av.VideoFrame, *, repeat: int = 1) -> None:
-        if self._closed or self._held:
-            raise RuntimeError(f"Video segment encoder for {self.target} is closed.")
-        if repeat <= 0:
-            raise ValueError("Frame repeat must be a positive integer.")
-        try:
-            if repeat >= HOLD_MIN_FRAMES and self._next_pts == 0 and self._write_hold(frame, repeat):
-                return
-            for _ in range(repeat):
-                self._encode(frame)
-        except BaseException as error:
-            raise self._operation_error("encode", error) from error
-
-    def _encode(self, frame: av.VideoFrame) -> None:
-        self._mux(self._stream.encode(self._stamped(frame, self._next_pts)))
-        self._next_pts += 1
-
-    def _reopen(self, spec: VideoEncoderSpec) -> None:
-        """A fresh container and encoder on the same target with `spec` (nothing was written yet),
-        opened by manim's own code."""
-        with contextlib.suppress(Exception):
-            self._container.close()
-        self.target.unlink(missing_ok=True)
-        VideoSegmentEncoder.__init__(self, target=self.target, spec=spec)
-
-    def _write_hold(self, frame: av.VideoFrame, repeat: int) -> bool:
-        """The whole segment is `frame` held `repeat` frames: x264 encodes it twice (its second
-        frame at the coarsest quantizer, so that it comes out all skipped) and the other frames
-        are that second frame again. False (nothing written) where the copy does not decode to
-        the same picture: the caller then encodes every frame."""
-        spec = self.spec
-        options = dict(spec.options)
-        options["x264-params"] = ":".join(filter(None, (options.get("x264-params", ""), HOLD_ZONE)))
-        self._reopen(dataclasses.replace(spec, options=tuple(options.items())))
-        first = [*self._stream.encode(self._stamped(frame, 0)), *self._stream.encode(self._stamped(frame, 1)),
-                 *self._stream.encode()]
-        copies = holds.hold_copies(self._stream.codec_context.extradata, first)
-        if copies is None:
-            self._reopen(spec)
-            return False
-        step, last = first[1].pts - first[0].pts, first[1]
-        packets = list(first)
-        for k in range(2, repeat):
-            packet = av.Packet(copies.frame(k))
-            packet.pts, packet.dts = first[0].pts + k * step, last.dts + (k - 1) * step
-            packet.time_base, packet.duration = last.time_base, last.duration
-            packet.stream = self._stream
-            packets.append(packet)
-        self._mux(packets)
-        self._next_pts, self._held = repeat, True
-        return True
-
-    def _stamped(self, frame: av.VideoFrame, pts: int) -> av.VideoFrame:
-        """`frame` as the frame at `pts` (x264 keeps its own reference to what it was sent: setting
-        the next timestamp on the same frame changes nothing already sent)."""
-        rate = self.spec.frame_rate
-        frame.pts, frame.time_base = pts, Fraction(rate.denominator, rate.numerator)
-        return frame
-
-    def finish(self) -> None:
-        """manim's finish (flush x264's delayed packets, close the file), those packets hashed too."""
-        if self._closed:
-            return
-        self._closed = True
-        first_error: Exception | None = None
-        try:
-            try:
-                if not self._held:          # a hold flushed x264 already
-                    self._mux(self._stream.encode())
-            except Exception as error:
-                first_error = error
-        finally:
-            try:
-                self._container.close()
-            except Exception as error:
-                first_error = first_error or error
-        if first_error is not None:
-            raise self._operation_error("finish", first_error) from first_error
-
-
-class FilmFileWriter(SceneFileWriter):
-    """Converts each frame to the stream's pixel format as it is written, straight from the
-    camera's pixels (no copy of the RGBA frame, no second copy into an AVFrame), and hands the
-    encoder thread the converted frame."""
-
-    times: FrameTimes | None = None
-
-    @functools.cached_property
-    def _reformatter(self) -> VideoReformatter:
-        """One colour converter for the whole scene: a frame's own would set swscale up afresh for
-        every frame (the same pixels out, 10% more of the conversion's CPU)."""
-        return VideoReformatter()
-
-    def _create_segment_encoder(self, target: Path) -> VideoSegmentEncoder:
-        encoder = SegmentEncoder(target=target, spec=self.video_encoder)
-        # the list its packets' hashes go into, not the encoder: a finished encoder must be freed
-        # (holding each one held its x264 buffers, 2 GB by the end of a 1080p60 scene)
-        self._segment_hashes[str(target)] = encoder.hashes
-        return encoder
-
-    @functools.cached_property
-    def _segment_hashes(self) -> dict[str, list[bytes]]:
-        return {}
-
-    def encoded_packets(self) -> list[bytes]:
-        """The hashes of the packets x264 produced, in the order manim joins the segments into the
-        scene's movie (its partial movie files, the skipped plays left out)."""
-        return [h for path in self.partial_movie_files if path is not None for h in self._segment_hashes[str(path)]]
-
-    def write_frame(self, pixels, *, repeat: int = 1) -> None:
-        if not (self.output_spec.is_video and self._current_encode_job is not None):
-            return super().write_frame(pixels, repeat=repeat)
-        t0 = time.thread_time()
-        if self.video_encoder.pixel_format == "yuv420p":
-            frame = rgba_to_i420(pixels)
-        else:          # another format (manim's transparent WebM): swscale
-            frame = self._reformatter.reformat(av.VideoFrame.from_numpy_buffer(pixels, format="rgba"),
-                                               format=self.video_encoder.pixel_format, threads=CONVERT_THREADS)
-        if self.times is not None:
-            self.times.convert += time.thread_time() - t0
-            self.times.converted += 1
-            self.times.frames += repeat
-        super().write_frame(frame, repeat=repeat)   # the camera may now draw the next frame over `pixels`
-
-
-class _Traced:
-    """A shape's traced path (in the surface's coordinates), kept with the points it was traced from
-    (n x 3) and the last points it was put back for (`last`, their bytes; `move`: None, or the
-    surface matrix that carries the traced path onto them)."""
-
-    __slots__ = ("tolerance", "points", "refs", "spans", "path", "last", "move", "scale", "shift", "off")
-
-    def __init__(self, points, tolerance, path):
-        self.tolerance, self.path = tolerance, path
-        self.points = points.copy()                 # n x 3
-        # the points that fix a scale along each axis: the lowest and highest x, the lowest and highest y
-        xs, ys = self.points[:, 0], self.points[:, 1]
-        ix0, ix1, iy0, iy1 = int(xs.argmin()), int(xs.argmax()), int(ys.argmin()), int(ys.argmax())
-        self.refs = (ix0, ix1, iy0, iy1)
-        self.spans = (float(xs[ix1] - xs[ix0]), float(ys[iy1] - ys[iy0]))
-        self.last, self.move = points.tobytes(), None
-        # scratch arrays for _move: the scale and shift tried, each point's miss (numpy's per-call
-        # cost, not the arithmetic, is most of a check: no temporaries)
-        self.scale, self.shift, self.off = np.ones(3), np.zeros(3), np.empty_like(self.points)
-
-
-class FilmCamera(Camera):
-    """manim's Cairo camera, tracing a shape's path only when it changed shape.
-
-    manim traces every shape it draws point by point, in Python, on every frame (a grid that
-    fades in is a few hundred shapes a frame). Here a shape keeps the path it was last traced to:
-    - while its points stay as they were, that path is put back whole, exactly as it was traced
-      (cairo's fixed point, kept in the surface's own coordinates: the same pixels);
-    - while its points are those same points shifted and scaled along the axes (a shape sliding
-      into place, growing, a label scaled down: most of what moves in the film), the path is put
-      back through the matrix that shifts and scales it the same way, on the surface. Its
-      coordinates then come out within 1/256 of a pixel of a fresh trace's (cairo rounds a
-      point to 1/256 of a pixel both ways), so an edge pixel's coverage may differ by a level.
-    Everything else is traced afresh (trace_path, or manim's own code).
-    """
-
-    # how far (surface pixels) a point may be from where the shift and scale puts it, for the
-    # kept path to be put back moved: well under cairo's own 1/256 of a pixel
-    MOVE_TOLERANCE_PX = 1 / 1024
-    # the most a kept path is enlarged: its points, rounded to cairo's 1/256 of a pixel when traced,
-    # then land within 1/256 of a pixel of exact (a shape growing from nothing is traced afresh
-    # each time it has doubled)
-    MAX_SCALE = 2.0
-    # still shapes drawn once per play onto a layer (film.still_layer) instead of once per frame
-    LAYERED = True
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._paths: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        # shapes put on the surface so far: traced, put back as traced, put back moved; and shapes
-        # not drawn because they were on the layer of still shapes (the bench's split)
-        self.paths = {"traced": 0, "kept": 0, "moved": 0, "layered": 0}
-        self.still = StillLayer(self) if self.LAYERED else None
-
-    def set_cairo_context_path(self, ctx, vmobject):
-        points = vmobject.points
-        if len(points) == 0:          # manim leaves the context's path as it is: so do we
-            return super().set_cairo_context_path(ctx, vmobject)
-        data, tolerance = points.tobytes(), vmobject.tolerance_for_point_equality
-        kept = self._paths.get(vmobject)
-        matrix = ctx.get_matrix()
-        if kept is not None and kept.points.shape == points.shape and kept.tolerance == tolerance:
-            if kept.last != data:
-                move = self._move(kept, points, matrix)
-                if move is not None:
-                    kept.last, kept.move = data, move
-            if kept.last == data:
-                self.paths["moved" if kept.move is not None else "kept"] += 1
-                ctx.set_matrix(kept.move) if kept.move is not None else ctx.identity_matrix()
-                ctx.new_path()
-                ctx.append_path(kept.path)
-                ctx.set_matrix(matrix)
-                return self
-        if not trace_path(ctx, vmobject):
-            super().set_cairo_context_path(ctx, vmobject)
-        self.paths["traced"] += 1
-        ctx.identity_matrix()
-        self._paths[vmobject] = _Traced(points, tolerance, ctx.copy_path())
-        ctx.set_matrix(matrix)
-        return self
-
-    def overlay_PIL_image(self, pixel_array, image) -> None:
-        """manim's overlay of an image mobject (already pasted into a clear frame-sized image)
-        composited over only the part of the frame it covers: the same pixels, since PIL's
-        alpha_composite leaves a pixel under a clear one exactly as it was, without converting the
-        whole frame to PIL and back for each image in each frame."""
-        box = image.getbbox()                 # where it is not clear (alpha_only)
-        if box is None:
-            return
-        left, top, right, bottom = box
-        under = Image.fromarray(np.ascontiguousarray(pixel_array[top:bottom, left:right]))      # RGBA
-        pixel_array[top:bottom, left:right] = np.asarray(Image.alpha_composite(under, image.crop(box)))
-
-    def _move(self, kept: _Traced, points, matrix):
-        """The surface matrix that carries `kept`'s path onto `points`, where `points` are its
-        points shifted and scaled along the axes (to MOVE_TOLERANCE_PX); else None."""
-        now, was = points.item, kept.points.item
-        ix0, ix1, iy0, iy1 = kept.refs
-        sx = (now(ix1, 0) - now(ix0, 0)) / kept.spans[0] if kept.spans[0] > 1e-9 else 1.0
-        sy = (now(iy1, 1) - now(iy0, 1)) / kept.spans[1] if kept.spans[1] > 1e-9 else 1.0
-        if not (1e-6 < sx <= self.MAX_SCALE and 1e-6 < sy <= self.MAX_SCALE):   # (False for NaN)
-            return None
-        tx, ty = now(ix0, 0) - sx * was(ix0, 0), now(iy0, 1) - sy * was(iy0, 1)
-        scale, shift, off = kept.scale, kept.shift, kept.off
-        scale[0], scale[1] = sx, sy
-        shift[0], shift[1], shift[2] = tx, ty, now(0, 2) - was(0, 2)
-        np.multiply(kept.points, scale, out=off)
-        np.add(off, shift, out=off)
-        np.subtract(off, points, out=off)
-        np.abs(off, out=off)
-        if not off.max() * max(abs(matrix.xx), abs(matrix.yy)) <= self.MOVE_TOLERANCE_PX:   # (False for NaN)
-            return None
-        # surface -> scene (the inverse of `matrix`), the shift and scale, scene -> surface
-        move = cairo.Matrix(*matrix)
-        move.invert()
-        return move.multiply(cairo.Matrix(sx, 0.0, 0.0, sy, tx, ty)).multiply(matrix)
-
-
-# the rtol manim's point comparisons take from numpy.isclose
-_RTOL = 1.0e-5
-
-
-def trace_path(ctx, vmobject) -> bool:
-    """manim's Camera.set_cairo_context_path for a plain VMobject, the same cairo calls with the
-    same numbers in the same order, in a third of the time: one pass of array arithmetic for the
-    subpaths' ends, the coordinates read as Python floats. False (nothing done) where manim's own
-    must run: a shape whose class compares its points its own way, or with points that are not
-    all finite (manim draws those as an empty path)."""
-    cls = type(vmobject)
-    if (cls.get_subpath_split_indices_from_points is not VMobject.get_subpath_split_indices_from_points
-            or cls.consider_points_equals_2d is not VMobject.consider_points_equals_2d
-            or vmobject.n_points_per_cubic_curve != 4):
-        return False
-    points = vmobject.points
-    if not np.isfinite(points).all():
-        return False
-    atol, n = vmobject.tolerance_for_point_equality, len(points)
-    ctx.new_path()
-    if n < 4:
-        return True
-    xy = points[:, :2]           # n x 2: anchor, handle, handle, anchor, per cubic curve
-    ends, starts = xy[3:n - 1:4], xy[4::4]           # each curve's end anchor; the next one's start
-    split = ~(np.abs(ends - starts) <= atol + _RTOL * np.abs(starts)).all(axis=1)
-    bounds = [0, *((np.flatnonzero(split) + 1) * 4).tolist(), n]
-    flat = xy.ravel().tolist()
-    move_to, curve_to, new_sub_path, close_path = ctx.move_to, ctx.curve_to, ctx.new_sub_path, ctx.close_path
-    for start, end in zip(bounds, bounds[1:]):
-        if end - start < 4:
-            continue
-        new_sub_path()
-        x0, y0 = flat[2 * start], flat[2 * start + 1]
-        move_to(x0, y0)
-        for b in range(2 * start + 2, 2 * end - 5, 8):
-            curve_to(flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4], flat[b + 5])
-        x1, y1 = flat[2 * end - 2], flat[2 * end - 1]
-        if (x0 == x1 or abs(x0 - x1) <= atol + _RTOL * abs(x1)) and (y0 == y1 or abs(y0 - y1) <= atol + _RTOL * abs(y1)):
-            close_path()
-    return True
-
-
-_MANIMS_SUBPATHS = VMobject.get_subpaths_from_points
-
-
-def subpaths_from_points(self, points):
-    """VMobject.get_subpaths_from_points with its point comparisons made at once: the same
-    numpy.isclose test between each curve's end and the next curve's start (what its per-curve
-    numpy.allclose calls make), in one call instead of one per curve, and the same subpaths out
-    (views of `points`). Every Transform aligns its shapes' subpaths this way as it begins.
-    manim's own runs for a class that compares points its own way."""
-    cls = type(self)
-    if cls.consider_points_equals is not VMobject.consider_points_equals or self.n_points_per_cubic_curve != 4:
-        return _MANIMS_SUBPATHS(self, points)
-    n = len(points)
-    ends, starts = points[3:n - 1:4], points[4::4]           # curve k's end, curve k+1's start
-    split = ~np.isclose(ends, starts, rtol=_RTOL, atol=self.tolerance_for_point_equality).all(axis=1)
-    bounds = [0, *((np.flatnonzero(split) + 1) * 4).tolist(), n]
-    return [points[a:b] for a, b in zip(bounds, bounds[1:]) if b - a >= 4]
-
-
-_MANIMS_FAMILY = Mobject.get_family
-
-
-def family_of(self, recurse: bool = True) -> list:
-    """Mobject.get_family without a generator per member: the same members in the same order
-    (each before its submobjects, depth first; a member met again further on is kept there; a
-    submobject that contains its own ancestor is not followed back). manim asks for families many
-    times a frame (every shape the camera draws, every updater): at 1080p this was 2 ms a frame."""
-    found: list = []
-    _gather(self, set(), found)
-    # what remove_list_redundancies keeps: each member's last place (nothing to do without repeats)
-    return found if len(set(found)) == len(found) else remove_list_redundancies(found)
-
-
-def _gather(mobject, path: set, found: list) -> None:
-    if mobject in path:
-        return
-    path.add(mobject)
-    found.append(mobject)
-    for sub in mobject.submobjects:
-        _gather(sub, path, found)
-    path.remove(mobject)
-
-
-@contextlib.contextmanager
-def faster_manim():
-    """While the block runs (a scene's render), VMobject.get_subpaths_from_points is
-    subpaths_from_points and Mobject.get_family is family_of; manim's own again after it."""
-    VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
-    try:
-        yield
-    finally:
-        VMobject.get_subpaths_from_points, Mobject.get_family = _MANIMS_SUBPATHS, _MANIMS_FAMILY
-
-
-class FilmRenderer(CairoRenderer):
-    """manim's Cairo renderer writing through FilmFileWriter: a frame goes to the writer as the
-    camera's own pixel array (converted there before the camera draws again), not as a copy."""
-
-    def __init__(self, times: FrameTimes | None = None, **kwargs):
-        kwargs.setdefault("camera_class", FilmCamera)
-        super().__init__(file_writer_class=FilmFileWriter, **kwargs)
-        self.times = times
-
-    def init_scene(self, scene, session_spec, file_writer_settings) -> None:
-        super().init_scene(scene, session_spec, file_writer_settings)
-        self.file_writer.times = self.times
-
-    def update_frame(self, scene, mobjects=None, include_submobjects: bool = True, ignore_skipping: bool = True,
-                     **kwargs) -> None:
-        t0 = time.thread_time()
-        camera = self.camera
-        still = getattr(camera, "still", None)       # (None: a stock camera, or LAYERED off)
-        drawn = False
-        if (still is not None and include_submobjects and not kwargs
-                and not (self.skip_animations and not ignore_skipping)):
-            base = self.static_image if self.static_image is not None else camera.background
-            drawn = still.capture(base, mobjects or list_update(scene.mobjects, scene.foreground_mobjects))
-        if not drawn:
-            if still is not None:
-                still.painted = None                 # the layer cannot know what manim leaves drawn
-            super().update_frame(scene, mobjects, include_submobjects, ignore_skipping, **kwargs)
-        if self.times is not None:
-            self.times.draw += time.thread_time() - t0
-            self.times.drawn += 1
-
-    def render(self, scene, t, moving_mobjects=None) -> None:
-        self.update_frame(scene, moving_mobjects)
-        self.add_frame(self.camera.pixel_array)
-
-    def freeze_current_frame(self, duration: float) -> None:
-        dt = 1 / self.camera.frame_rate          # manim's own frame count for a hold, to the frame
-        self.add_frame(self.camera.pixel_array, num_frames=int(duration / dt))
+def film_renderer(times: FrameTimes | None = None, renderer_class: type = FilmRenderer, **kwargs) -> FilmRenderer:
+    """The renderer a scene process renders with: engine.frames.FilmRenderer (or a subclass) with the
+    film's packet account (voiceover.media.packet_hash of every packet, start codes and all) and its
+    holds (film/holds.py)."""
+    return renderer_class(times, packet_hash=functools.partial(packet_hash, annexb=True),
+                          hold_copies=holds.hold_copies, **kwargs)
 
 
 _unwinding = False
@@ -550,7 +91,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                          "output_file": scene, "background_color": "#0E1117",
                          "video_encoder_options": ENCODER_OPTIONS,
                          "max_inflight_encoders": INFLIGHT_ENCODERS}):
-            instance = classes[scene](inputs, renderer=FilmRenderer(times))
+            instance = classes[scene](inputs, renderer=film_renderer(times))
             with faster_manim():
                 instance.render()
             if times is not None:
@@ -586,6 +127,7 @@ def main(argv=None) -> int:
     p.add_argument("--lang", default="en", help="the language of every word (words/catalogs/<lang>, or qps)")
     p.add_argument("--script", type=Path, help="a lecturer's own words over the catalog (a PO file)")
     a = p.parse_args(argv)
+    versions.check()
     signal.signal(signal.SIGTERM, _interrupted)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:     # not where it is ignored
         signal.signal(signal.SIGINT, _interrupted)

@@ -5,7 +5,7 @@
   never run the model)
 * chapter title top-left, Σ FLOPs meter top-right, the bottom band kept for captions
 * a visible "random weights" mark when the bundle is synthetic
-* beat(): one narration line per beat, spoken by the inputs' voice (manim-voiceover; silent
+* beat(): one narration line per beat, spoken by the inputs' voice (engine/narration.py; silent
   by default); the animations inside run while it is spoken and the beat waits for the
   line to end; each sentence's (start, end, text) and the clip are recorded as cues for
   captions and the chapter's audio track
@@ -24,14 +24,13 @@ from manim import (DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, Surrou
 
 from data import bundle as bundle_io
 from data.facts.ch06 import loop_facts
-from voiceover import guard, services  # noqa: I001
-guard.install()  # before manim_voiceover is imported: it must never stop to ask on stdin
-from manim_voiceover import VoiceoverScene  # noqa: E402
+from engine.narration import NarratedScene
+from engine.text import string_of
 from scenes import style as S
 from scenes.follow import Swell, glow
 from scenes.meter import FlopsMeter
 from scenes.text import fit_width, label
-from voiceover import script
+from voiceover import script, services
 from words import numbers as N
 from words.catalog import Words
 from words.markup import Filled
@@ -123,7 +122,7 @@ class Beat:
         return max(0.2, left * fraction)
 
 
-class ChapterScene(VoiceoverScene):
+class ChapterScene(NarratedScene):
     chapter: str = "??"
     meter_start: str | None = None   # the default meter_opening: the ledger total before this key
     show_title: bool = False         # only a chapter's first scene shows the big title card
@@ -155,7 +154,7 @@ class ChapterScene(VoiceoverScene):
         S.set_direction(self.words.lang)         # and its words placed from where its reader starts
         self.lines = script.chapter_lines(self.chapter, self.bundle, self.ledger, self.words)
         self.cues: list[dict] = []
-        self.set_speech_service(services.make_service(self.inputs.voice, self.inputs.lang), create_subcaption=False)
+        self.set_speech_service(services.make_service(self.inputs.voice, self.inputs.lang))
         self.shown_texts: list[str] = []   # every Text put on screen, for tests and review
         self.timeline: list[tuple[float, float, bool]] = []   # every play: (start, end, only waited)
 
@@ -163,7 +162,7 @@ class ChapterScene(VoiceoverScene):
         for m in mobjects:
             for sub in m.get_family():
                 if isinstance(sub, Text) and sub.get_fill_opacity() > 0:
-                    self.shown_texts.append(sub.original_text)
+                    self.shown_texts.append(string_of(sub))
         return super().add(*mobjects)
 
     # -- the meter ---------------------------------------------------------

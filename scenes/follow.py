@@ -12,8 +12,9 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 """
 from __future__ import annotations
 
-from manim import FadeIn, FadeOut, Indicate, SurroundingRectangle, Transform, Wait
+from manim import FadeIn, FadeOut, SurroundingRectangle, Transform, Wait
 
+from engine.animation import Indication
 from scenes import style as S
 from scenes.layout import keep_inside
 
@@ -29,7 +30,7 @@ SWELL_ROOM = S.Region(-S.FRAME_W / 2 + S.MARGIN / 2, S.FRAME_W / 2 - S.MARGIN / 
                       -S.FRAME_H / 2 + S.MARGIN / 2, S.FRAME_H / 2 - S.MARGIN / 2)
 
 
-class Swell(Indicate):
+class Swell(Indication):
     """The film's Indicate: the mobject swells and takes a colour, and back, never past the frame's
     edge. It grows about its centre, or about `about_edge` (a label at the frame's margin grows into
     the picture), at most to the size of SWELL_ROOM, and where its swollen self would still poke out
@@ -40,9 +41,7 @@ class Swell(Indicate):
         self.about_edge = about_edge
         super().__init__(mobject, *args, **kwargs)
 
-    def create_target(self):
-        target = self.mobject.copy()
-        factor = self.scale_factor
+    def indicated(self, target, factor: float, color):
         if factor > 1:      # no larger than the room (a row as wide as the frame swells a little)
             w, h = target.width, target.height
             factor = min(factor, max(1.0, min(SWELL_ROOM.width / w if w else factor,
@@ -50,7 +49,7 @@ class Swell(Indicate):
         target.scale(factor, about_edge=self.about_edge)     # about_edge None: about its centre
         if factor > 1:
             keep_inside(target, SWELL_ROOM)
-        target.set_color(self.color)
+        target.set_color(color)
         return target
 
 

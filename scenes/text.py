@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from manim import DOWN, RIGHT, Text, VGroup
 
+from engine import text as engine_text
+from engine.text import compact_text, composed, glyphs_of, light, set_glyphs, set_string
 from scenes import style as S
 
 
@@ -85,10 +87,10 @@ class Shelf:
     """Built labels kept on disk between scene processes: building one (Pango lays it out, then
     manim parses the SVG) takes about 100 ms, loading it back about 5. A label is stored under a
     hash of everything its outline depends on: its arguments (the cache key), the film's faces and
-    smallest size, this module's code, manim's and ManimPango's versions and the fonts installed
-    (their files' names, sizes and times); anything else changed gives another name, never a stale
-    outline. What cannot be read back is built again and stored over; stores are atomic, so
-    processes sharing the folder never see half a file."""
+    smallest size, this module's and engine/text.py's code, manim's and ManimPango's versions and
+    the fonts installed (their files' names, sizes and times); anything else changed gives another
+    name, never a stale outline. What cannot be read back is built again and stored over; stores are
+    atomic, so processes sharing the folder never see half a file."""
 
     FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts")
 
@@ -102,6 +104,7 @@ class Shelf:
             import manimpango
             h = hashlib.sha256()
             h.update(Path(__file__).read_bytes())
+            h.update(Path(engine_text.__file__).read_bytes())     # what it does to a Text's internals
             h.update(repr((manim.__version__, manimpango.__version__, S.SANS, S.MONO, S.RTL_FACE, S.SMALL)).encode())
             for root in self.FONT_DIRS:
                 for path, dirs, files in sorted(os.walk(os.path.expanduser(root))):
@@ -153,11 +156,12 @@ class MonoGlyphs:
         # ends with the first glyph again
         ref = shelved(("MonoGlyphs", self.CHARS, size),
                       lambda: Text(self.CHARS + self.CHARS[0], font=S.MONO, font_size=size))
-        if len(ref.submobjects) != len(self.CHARS) + 1:
+        glyphs = glyphs_of(ref)
+        if len(glyphs) != len(self.CHARS) + 1:
             raise ValueError("ligatures or missing glyphs")
         self.advance = (ref[-1].get_left()[0] - ref[0].get_left()[0]) / len(self.CHARS)
         self.points = {c: g.points - np.array([i * self.advance, 0, 0])
-                       for i, (c, g) in enumerate(zip(self.CHARS, ref.submobjects))}
+                       for i, (c, g) in enumerate(zip(self.CHARS, glyphs))}
         self.template = light(compact_text(ref))
 
     @classmethod
@@ -182,53 +186,7 @@ class MonoGlyphs:
         font = cls.at(size)
         if font is None:
             return None
-        t = font.template.copy()
-        t.submobjects[0].set_points(font.outline(text))
-        t.center()
-        t.set_color(color)
-        t.original_text, t.text = text, "".join(c for c in text if c not in SPACES)
-        t.initial_height = t.height
-        return t
-
-
-# Text attributes only its SVG parsing needs; a copy (every Transform/FadeIn makes several)
-# would otherwise deep-copy them for every label
-_PARSE_ONLY = ("id_to_vgroup_dict", "svg_default", "path_string_config")
-
-
-def light(mob):
-    """`mob` without what its glyphs kept of the SVG they were parsed from (each glyph's svgelements
-    path: a hundred small objects for a number): manim deep-copies them on every copy, and a
-    FadeIn or Transform copies a label two or three times, for nothing, since the glyph's points
-    are all that is drawn and moved. Only the shapes' construction reads that path."""
-    for m in mob.get_family():
-        if getattr(m, "path_obj", None) is not None:
-            m.path_obj = None
-    return mob
-
-
-def compact_text(t: Text) -> Text:
-    """One shape for all of a Text's glyphs, when they share one colour.
-
-    A Text is one VMobject per glyph; numbers in grids are most of what a scene copies and
-    draws, and each glyph costs a deep copy per animation and a cairo path per frame. Merged,
-    a number is one path with several outlines: it looks the same (the outlines do not
-    overlap), still is a Text (same `original_text`, colour, size, position) and still
-    fades and transforms; `t.chars` then holds the one merged shape.
-    """
-    glyphs = [g for g in t.submobjects if g.has_points() and not g.submobjects]
-    if len(glyphs) == len(t.submobjects) and len(glyphs) > 1:
-        colours = {(tuple(np.round(g.get_fill_rgbas()[0], 4)), tuple(np.round(g.get_stroke_rgbas()[0], 4)),
-                    g.get_stroke_width()) for g in glyphs}
-        if len(colours) == 1:
-            merged = glyphs[0]
-            merged.set_points(np.concatenate([g.points for g in glyphs]))
-            t.submobjects = [merged]
-            t.chars = VGroup(merged)
-    for name in _PARSE_ONLY:
-        if name in t.__dict__:
-            setattr(t, name, type(getattr(t, name))())
-    return t
+        return composed(font.template, font.outline(text), text, color, "".join(c for c in text if c not in SPACES))
 
 
 def ltr_safe(text: str) -> str:
@@ -264,9 +222,8 @@ def _rtl_text(text: str, size: int, color, **kw) -> Text:
         gap = (t.height - block.height) / max(len(parts) - 1, 1)
         block.arrange(DOWN, aligned_edge=RIGHT, buff=max(gap, 0.2 * t.height / len(lines)))
         block.move_to(t)
-        t.submobjects = [g for part in parts for g in part.submobjects]
-    t.original_text = text
-    return t
+        set_glyphs(t, [g for part in parts for g in glyphs_of(part)])
+    return set_string(t, text)
 
 
 def fit_width(mob, max_width: float):

@@ -1,7 +1,12 @@
-"""The scene processes' frame path (film/render_job.py: FilmRenderer, FilmCamera, FilmFileWriter,
+"""The engine boundary's contract (engine/): each internal of manim and manim-voiceover that engine/
+relies on exists in the supported versions (engine/versions.py) and behaves as engine/ assumes;
+and the scene processes' frame path (engine/frames.py: FilmRenderer, FilmCamera, FilmFileWriter,
 SegmentEncoder) is only faster: the same scene gives the same decoded frames through it as through
 manim's own renderer and camera (a shape that only moved: the same to cairo's rounding), and the
-same frames on every render."""
+same frames on every render.
+
+This is the one test module besides engine/ that may name those internals (tests/test_engine.py).
+A new manim or manim-voiceover release is supported once this module passes against it."""
 from __future__ import annotations
 
 import gc
@@ -16,8 +21,9 @@ from av.video.reformatter import VideoReformatter
 from manim import DOWN, UP, Create, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from film.render_job import (ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes,
-                              SegmentEncoder, rgba_to_i420)
+from engine.frames import (ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes,
+                           SegmentEncoder, rgba_to_i420)
+from film.render_job import film_renderer
 from scenes import style as S
 from scenes.meter import CountTo, FlopsMeter
 from scenes.widgets import AttentionArcs, NumberGrid
@@ -109,15 +115,15 @@ def recording(renderer_class, drawn: list):
 @pytest.mark.render
 def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_path):
     times, drawn, stock_drawn = FrameTimes(), [], []
-    ours = framemd5(render(lambda: recording(FilmRenderer, drawn)(times), tmp_path / "ours"))
+    ours = framemd5(render(lambda: film_renderer(times, recording(FilmRenderer, drawn)), tmp_path / "ours"))
     # as a scene process renders: segments encoded while the next ones are drawn
-    again = framemd5(render(FilmRenderer, tmp_path / "again", inflight=INFLIGHT_ENCODERS))
+    again = framemd5(render(film_renderer, tmp_path / "again", inflight=INFLIGHT_ENCODERS))
     stock = framemd5(render(recording(CairoRenderer, stock_drawn), tmp_path / "stock"))
     assert drawn == stock_drawn, "the film's frame path drew a picture manim would not have drawn"
     assert len(ours) == len(stock) == sum(n for _, n in drawn) > 0
     assert again == ours, "two renders of one scene gave different frames"
     # every frame outside a hold is x264's encoding of the same picture as manim's own file, up to
-    # the colour conversion's rounding (film.render_job.rgba_to_i420); a hold (film/holds.py)
+    # the colour conversion's rounding (engine.frames.rgba_to_i420); a hold (film/holds.py)
     # shows its first frame for as long as it lasts
     mine, theirs = decoded(tmp_path / "ours"), decoded(tmp_path / "stock")
     at, holds_seen = 0, 0
@@ -135,14 +141,14 @@ def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_
 
 @pytest.mark.render
 def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path):
-    """film.runner caches a scene only if its MP4 holds the packets x264 made (film/render_job.py
+    """film.runner caches a scene only if its MP4 holds the packets x264 made (engine/frames.py
     hashes them as they are muxed, start codes and all): the account must match the file manim
     assembles from its segments (where the muxer repeats the parameter sets), packet for packet."""
     with tempconfig({"quality": "low_quality", "media_dir": str(tmp_path), "disable_caching": True,
                      "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                      "output_file": "sampler", "background_color": S.BACKGROUND,
                      "video_encoder_options": ENCODER_OPTIONS}):
-        scene = Sampler(renderer=FilmRenderer())
+        scene = Sampler(renderer=film_renderer())
         scene.render()
         writer = scene.renderer.file_writer
         movie = Path(writer.movie_file_path)
@@ -163,12 +169,12 @@ def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path
 
 
 def test_the_film_traces_every_shape_as_manim_does():
-    """film.render_job.trace_path makes the cairo path manim's Camera.set_cairo_context_path makes,
+    """engine.frames.trace_path makes the cairo path manim's Camera.set_cairo_context_path makes,
     element for element: closed and open outlines, several subpaths in one shape (a label's glyphs
     merged), ends that meet within the tolerance and ends that just miss it, a lone point."""
     from manim import Arc, Camera, Circle, Line, Square, VMobject
 
-    from film.render_job import trace_path
+    from engine.frames import trace_path
     from scenes import text as TX
     camera = Camera()
     ctx = camera.get_cairo_context(camera.pixel_array)
@@ -198,7 +204,7 @@ def test_the_film_traces_every_shape_as_manim_does():
 
 class Mover(Scene):
     """What moves most in the film: labels and boxes sliding into place, shrinking and growing, a
-    shape fading in on its way down (film.render_job.FilmCamera puts their kept paths back moved);
+    shape fading in on its way down (engine.frames.FilmCamera puts their kept paths back moved);
     then a turn and a growth from nothing, which it must trace."""
 
     def construct(self):
@@ -253,12 +259,12 @@ def test_a_shape_moved_whole_is_drawn_as_manim_traces_it_to_cairos_rounding(tmp_
 
 
 def test_subpaths_are_found_as_manim_finds_them():
-    """film.render_job.subpaths_from_points (every Transform's alignment, in a scene process) splits
+    """engine.frames.subpaths_from_points (every Transform's alignment, in a scene process) splits
     a shape's points into the subpaths manim's VMobject.get_subpaths_from_points gives: the same
     splits, the same points, for ends that meet, just miss, are not finite, or trail off."""
     from manim import Arc, Circle, Line, Square, VMobject
 
-    from film.render_job import _MANIMS_SUBPATHS, subpaths_from_points
+    from engine.frames import _MANIMS_SUBPATHS, subpaths_from_points
     from scenes import text as TX
     two = Square().append_points(Circle(radius=0.5).shift([3, 0, 0]).points)
     near = VMobject().set_points_as_corners([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1e-9, 1e-9, 0]])
@@ -311,10 +317,10 @@ class Layers(Scene):
 
 
 def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
-    """film.still_layer draws the shapes that held still onto a layer once and each frame draws only
+    """engine.still_layer draws the shapes that held still onto a layer once and each frame draws only
     the rest over it: every picture is the one the camera draws without the layer, pixel for pixel,
     with shapes moving beneath still ones and over them, and a still shape changing colour."""
-    from film.render_job import FilmCamera
+    from engine.frames import FilmCamera
 
     class Unlayered(FilmCamera):
         LAYERED = False
@@ -329,12 +335,12 @@ def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
 
 
 def test_families_are_listed_as_manim_lists_them():
-    """film.render_job.family_of (every family a scene process asks for) lists a mobject's family
+    """engine.frames.family_of (every family a scene process asks for) lists a mobject's family
     as manim's Mobject.get_family does: the same members in the same order, with a member shared
     by two groups, a group holding itself and one holding its own ancestor."""
     from manim import Circle, Square, VGroup
 
-    from film.render_job import _MANIMS_FAMILY, family_of
+    from engine.frames import _MANIMS_FAMILY, family_of
     grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
     shared = Circle()
     twice = VGroup(VGroup(shared, Square()), VGroup(Square(), shared), shared)
@@ -382,3 +388,225 @@ def test_images_are_composited_as_manim_composites_them(tmp_path):
     assert len(ours) == len(stock) > 15
     for k, (a, b) in enumerate(zip(ours, stock)):
         assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
+
+
+# ---------------------------------------------------------------------------------------
+# The contract: each internal engine/ relies on, as the supported versions have it (engine/__init__.py)
+
+def test_the_segment_encoder_internals_engine_relies_on(tmp_path):
+    """engine.frames.SegmentEncoder reads and writes VideoSegmentEncoder's _container, _stream,
+    _next_pts, _closed and calls _operation_error; re-opens it through its __init__(target=, spec=);
+    replaces a VideoEncoderSpec's options with dataclasses.replace."""
+    import dataclasses
+    import functools
+
+    from manim._config.video_encoder import VideoEncoderSpec
+    from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+    from film import holds
+    assert [f.name for f in dataclasses.fields(VideoEncoderSpec)][:7] == [
+        "container_format", "codec", "pixel_format", "width", "height", "frame_rate", "options"]
+    spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 64, 48, __import__("fractions").Fraction(15),
+                            tuple(ENCODER_OPTIONS.items()))
+    plain = VideoSegmentEncoder(target=tmp_path / "plain.mp4", spec=spec)
+    assert plain._next_pts == 0 and plain._closed is False
+    assert plain._stream.codec_context.name == "libx264" and plain._container.streams.video[0] is plain._stream
+    error = plain._operation_error("encode", ValueError("x"))
+    assert isinstance(error, Exception) and "encode" in str(error)
+    plain.write_frame(np.zeros((48, 64, 4), np.uint8), repeat=2)       # manim's: RGBA pixels
+    frame = rgba_to_i420(np.zeros((48, 64, 4), np.uint8))                # ours: frames already converted
+    assert plain._next_pts == 2
+    plain.finish()
+    assert plain._closed is True
+    ours = SegmentEncoder(target=tmp_path / "ours.mp4", spec=spec,
+                          packet_hash=functools.partial(media.packet_hash, annexb=True), hold_copies=holds.hold_copies)
+    ours.write_frame(frame, repeat=HOLD_MIN_FRAMES + 2)        # a hold: the container re-opened by manim's __init__
+    ours.finish()
+    assert ours._closed is True and ours.hashes == media.packet_hashes(tmp_path / "ours.mp4")
+    assert len(framemd5(tmp_path / "ours.mp4")) == HOLD_MIN_FRAMES + 2
+
+
+class Tiny(Scene):
+    def construct(self):
+        from manim import Square
+        square = Square(1.0, color=S.KEY, fill_opacity=0.5)
+        self.play(FadeIn(square), run_time=0.2)
+        self.wait(0.3)
+        self.play(square.animate.shift(UP), run_time=0.2)
+
+
+def test_the_file_writer_and_renderer_internals_engine_relies_on(tmp_path):
+    """FilmFileWriter overrides SceneFileWriter._create_segment_encoder (manim makes every segment's
+    encoder through it) and reads _current_encode_job in write_frame (set while a segment is open);
+    FilmRenderer's update_frame reads CairoRenderer's static_image and camera; FilmCamera's layer
+    reads Camera.pixel_array_to_cairo_context, get_mobjects_to_display and display_vectorized."""
+    from manim import Camera, SceneFileWriter
+
+    from engine.frames import FilmFileWriter
+    assert callable(SceneFileWriter._create_segment_encoder)
+    seen = []
+
+    class Watching(FilmFileWriter):
+        def write_frame(self, pixels, *, repeat: int = 1):
+            seen.append(self._current_encode_job is not None)
+            return super().write_frame(pixels, repeat=repeat)
+
+    class WatchingRenderer(FilmRenderer):
+        def init_scene(self, scene, session_spec, file_writer_settings):
+            super().init_scene(scene, session_spec, file_writer_settings)
+            assert type(self.file_writer) is FilmFileWriter
+            self.file_writer.__class__ = Watching
+            assert hasattr(self, "static_image") and isinstance(self.camera, Camera)
+
+    times = FrameTimes()
+    movie = render(lambda: film_renderer(times, WatchingRenderer), tmp_path, scene_class=Tiny)
+    writer_segments = [p for p in movie.parent.rglob("*.mp4") if p != movie]
+    assert seen and all(seen), "frames written while no segment was open: manim's file writer changed"
+    assert times.converted > 0 and times.frames == len(framemd5(movie)) == 15 * 7 // 10
+    assert writer_segments is not None
+    camera = Camera()
+    assert isinstance(camera.pixel_array_to_cairo_context, dict)
+    assert callable(camera.get_mobjects_to_display) and callable(camera.display_vectorized)
+    assert camera.cairo_line_width_multiple > 0
+
+
+def test_what_display_vectorized_reads_is_what_the_layer_compares():
+    """engine.still_layer.look_of restates what Camera.display_vectorized reads of a shape: two shapes
+    with equal looks draw equal pixels, and changing any of those looks changes the look."""
+    from manim import Camera, Square
+
+    from engine.still_layer import look_of
+    a, b = Square(1.0, color=S.KEY, fill_opacity=0.5), Square(1.0, color=S.KEY, fill_opacity=0.5)
+    assert look_of(a) == look_of(b)
+
+    def drawn(shape):
+        camera = Camera()
+        camera.display_vectorized(shape, camera.get_cairo_context(camera.pixel_array))
+        return camera.pixel_array.copy()
+    assert np.array_equal(drawn(a), drawn(b))
+    for change in (lambda m: m.shift(UP * 0.1), lambda m: m.set_fill(opacity=0.4), lambda m: m.set_stroke(width=2),
+                   lambda m: m.set_stroke(color=S.TOKEN), lambda m: m.set_stroke(width=3, background=True),
+                   lambda m: setattr(m, "joint_type", "bevel"), lambda m: setattr(m, "cap_style", "round")):
+        c = Square(1.0, color=S.KEY, fill_opacity=0.5)
+        change(c)
+        assert look_of(c) != look_of(a)
+    for name in ("joint_type", "cap_style", "tolerance_for_point_equality", "background_image"):
+        assert hasattr(a, name), f"VMobject has no {name}: display_vectorized reads something else now"
+
+
+def test_the_patched_methods_are_manims_and_come_back():
+    """faster_manim() replaces VMobject.get_subpaths_from_points and Mobject.get_family while a scene
+    renders and puts manim's own back after it (and after an error)."""
+    from manim import Mobject, VMobject
+
+    from engine.frames import _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, subpaths_from_points
+    assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
+    with pytest.raises(RuntimeError), faster_manim():
+        assert VMobject.get_subpaths_from_points is subpaths_from_points and Mobject.get_family is family_of
+        raise RuntimeError
+    assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
+
+
+def test_the_text_internals_engine_relies_on():
+    """A Text keeps its glyphs as submobjects, its string as original_text (text without spaces,
+    initial_height), chars, the parse's id_to_vgroup_dict, svg_default and path_string_config, and
+    each glyph its path_obj: engine.text drops those, merges the glyphs and composes numbers."""
+    from manim import Text
+
+    from engine import text as ET
+    t = Text("−1.57 ab", font=S.MONO)
+    for name in ET.PARSE_ONLY:
+        assert name in t.__dict__, f"Text keeps no {name}"
+    assert t.original_text == "−1.57 ab" and t.text == "−1.57ab" and t.initial_height > 0
+    assert len(t.chars) == len(t.submobjects) == 7 and ET.glyphs_of(t) == t.submobjects
+    assert any(getattr(g, "path_obj", None) is not None for g in t.get_family())
+    ET.light(t)
+    assert all(getattr(g, "path_obj", None) is None for g in t.get_family())
+    points = np.concatenate([g.points for g in t.submobjects])
+    ET.compact_text(t)
+    assert len(t.submobjects) == 1 and np.array_equal(t.submobjects[0].points, points)
+    assert all(not getattr(t, name) for name in ET.PARSE_ONLY)
+    made = ET.composed(t, points + 1.0, "x y", S.INK, "xy")
+    assert ET.string_of(made) == "x y" and made.text == "xy" and made.initial_height == made.height
+    assert np.allclose(made.get_center(), 0)
+
+
+def test_indication_is_manims_indicate_with_its_target_made_by_one_method():
+    """engine.animation.Indication reads Indicate's scale_factor and color: with nothing overridden it
+    is manim's Indicate, point for point and colour for colour."""
+    from manim import Indicate, Square
+
+    from engine.animation import Indication
+    for cls in (Indicate, Indication):
+        assert cls(Square(), scale_factor=1.3, color=S.WARNING).scale_factor == 1.3
+    theirs = Indicate(Square().shift(UP), scale_factor=1.3, color=S.WARNING).create_target()
+    ours = Indication(Square().shift(UP), scale_factor=1.3, color=S.WARNING).create_target()
+    assert np.array_equal(ours.points, theirs.points) and np.array_equal(ours.get_fill_rgbas(), theirs.get_fill_rgbas())
+
+
+def test_the_plugin_prompts_can_never_read_stdin(monkeypatch):
+    """manim-voiceover's three prompting helpers (and a module's `input`) are replaced in every module
+    of it that is loaded, once a network voice's class is loaded through engine.voiceover_plugin."""
+    import builtins
+
+    from engine import voiceover_plugin as plugin
+    plugin.service_class("gtts")
+    import manim_voiceover.helper as helper
+    import manim_voiceover.services.base as base
+    monkeypatch.setattr(builtins, "input", lambda *a: pytest.fail("input() was called"))
+    with pytest.raises(plugin.NoQuestions, match="pip install"):
+        helper.prompt_ask_missing_extras("no_such_module_onepass", "azure", "AzureService")
+    with pytest.raises(plugin.NoQuestions):
+        helper.create_dotenv_file(["OPENAI_API_KEY"])
+    with pytest.raises(plugin.NoQuestions):
+        helper.prompt_ask_missing_package("no_such_module_onepass", "nothing")
+    assert base.prompt_ask_missing_extras is plugin._no_extras
+    from manim_voiceover.services.gtts import GTTSService
+    assert plugin.service_class("gtts") is GTTSService
+
+
+def test_a_narrated_scene_keeps_manim_voiceovers_time(tmp_path, monkeypatch):
+    """engine.narration.NarratedScene times a line as manim-voiceover's VoiceoverScene did (the scene
+    this film was first cut with): the same clip start and end, the same scene time after each block
+    (a short block waits for the clip, a long one does not)."""
+    from manim import Wait, tempconfig
+    from manim_voiceover import VoiceoverScene
+
+    from engine.narration import NarratedScene
+    from voiceover import services
+    monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voices"))
+    service = services.make_service("none")
+
+    class Adapter:               # what VoiceoverScene read of a service
+        cache_dir = service.cache_dir
+
+        def _wrap_generate_from_text(self, text, **kwargs):
+            return service.generate_from_text(" ".join(text.split()), **kwargs)
+
+    lines = ["One short line.", "A longer line, with two sentences in it. The second one.", "End."]
+
+    def script(scene, set_service):
+        set_service()
+        out = []
+        for k, line in enumerate(lines):
+            with scene.voiceover(text=line) as tracker:
+                scene.play(Wait(0.3 if k != 1 else 9.0))
+            out.append((tracker.start_t, tracker.end_t, tracker.duration, scene.time))
+        return out
+
+    results = {}
+
+    class Ours(NarratedScene):
+        def construct(self):
+            results["ours"] = script(self, lambda: self.set_speech_service(service))
+
+    class Theirs(VoiceoverScene):
+        def construct(self):
+            results["theirs"] = script(self, lambda: self.set_speech_service(Adapter(), create_subcaption=False))
+
+    with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
+                     "verbosity": "ERROR", "media_dir": str(tmp_path / "media")}):
+        for cls in (Ours, Theirs):
+            cls().render()
+    assert results["ours"] == results["theirs"]
+    assert results["ours"][1][3] > results["ours"][1][1]          # the long block ran past its clip

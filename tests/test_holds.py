@@ -3,6 +3,7 @@ still holds every frame at a constant rate, each decodes to the same picture, an
 packet account still matches its file."""
 from __future__ import annotations
 
+import functools
 import subprocess
 from fractions import Fraction
 from pathlib import Path
@@ -11,10 +12,9 @@ import av
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from manim._config.video_encoder import VideoEncoderSpec
 
+from engine.frames import ENCODER_OPTIONS, SegmentEncoder, VideoEncoderSpec
 from film import holds
-from film.render_job import ENCODER_OPTIONS, SegmentEncoder
 from voiceover import media
 
 SPEC = VideoEncoderSpec("mp4", "libx264", "yuv420p", 320, 192, Fraction(60), tuple(ENCODER_OPTIONS.items()))
@@ -28,7 +28,8 @@ def picture(seed: int = 5) -> av.VideoFrame:
 
 
 def hold(path: Path, frames: int) -> SegmentEncoder:
-    encoder = SegmentEncoder(target=path, spec=SPEC)
+    encoder = SegmentEncoder(target=path, spec=SPEC, packet_hash=functools.partial(media.packet_hash, annexb=True),
+                             hold_copies=holds.hold_copies)      # as a scene process has it (film.render_job)
     encoder.write_frame(picture(), repeat=frames)
     encoder.finish()
     return encoder

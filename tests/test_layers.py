@@ -1,4 +1,4 @@
-"""Layers point one way: render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/, and no
+"""Layers point one way: render.py -> film/ -> scenes/ -> voiceover/ -> engine/ -> words/ -> data/, and no
 module imports itself round a circle, nor does any package (film/'s subpackages included).
 
 Read from the syntax trees (imports inside functions count too), so nothing is imported
@@ -15,7 +15,7 @@ import pytest
 from data.chapters import CHAPTERS, titles
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("render", "film", "scenes", "voiceover", "words", "data")   # top to bottom
+LAYERS = ("render", "film", "scenes", "voiceover", "engine", "words", "data")   # top to bottom
 ABOVE = {layer: LAYERS[:i] for i, layer in enumerate(LAYERS) if i}  # what each layer must not import
 
 

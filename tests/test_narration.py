@@ -82,21 +82,6 @@ def test_sentences_split_on_sentence_ends_only():
 
 # -- voices, stdin, cache -------------------------------------------------------
 
-def test_plugin_prompts_can_never_read_stdin(monkeypatch):
-    import builtins
-
-    import manim_voiceover.helper as helper
-    import scenes.base  # noqa: F401  (every scene process installs the guard this way)
-    from voiceover import guard
-    monkeypatch.setattr(builtins, "input", lambda *a: pytest.fail("input() was called"))
-    with pytest.raises(guard.NoQuestions, match="pip install"):
-        helper.prompt_ask_missing_extras("no_such_module_onepass", "azure", "AzureService")
-    with pytest.raises(guard.NoQuestions):
-        helper.create_dotenv_file(["OPENAI_API_KEY"])
-    import manim_voiceover.services.base as base
-    assert base.prompt_ask_missing_extras is guard._no_extras
-
-
 def test_network_voice_without_credentials_is_a_clear_error(monkeypatch, voice_cache):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(services.VoiceError, match="OPENAI_API_KEY|openai"):

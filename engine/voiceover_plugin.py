@@ -1,17 +1,28 @@
-"""Keep manim-voiceover from ever stopping to ask a question on stdin.
+"""manim-voiceover, for what onepass does not do itself: its network voices (gTTS, OpenAI, Azure,
+ElevenLabs, Gemini), and never a question on stdin.
 
-manim-voiceover asks before installing missing extras (`prompt_ask_missing_extras`,
-`prompt_ask_missing_package`), offers to write a .env file (`create_dotenv_file`) and, in the
-Azure service, asks again after an authentication failure: all with a bare `input()`. A
-render must never wait on a question, so every such entry point is replaced by one that
-raises a readable error instead. `install()` patches the helper module and every
-manim_voiceover module already imported (they bind the helpers by name); call it again after
-importing a service module, as `services.py` does.
+`service_class(kind)` imports the plugin's service class for a network voice. manim-voiceover asks
+before installing missing extras (`prompt_ask_missing_extras`, `prompt_ask_missing_package`),
+offers to write a .env file (`create_dotenv_file`) and, in the Azure service, asks again after an
+authentication failure: all with a bare `input()`. A render must never wait on a question, so
+every such helper is replaced by one that raises a readable error instead, in the helper module
+and in every manim_voiceover module already imported (they bind the helpers by name):
+`install()`, which `service_class` runs after each import. Nothing else of manim-voiceover is used
+(the scenes' narration is engine/narration.py; the clips, their cache and timing are onepass's).
 """
 from __future__ import annotations
 
 import importlib
 import sys
+
+# kind -> (module, class) of manim-voiceover's network services
+NETWORK_CLASSES = {
+    "gtts": ("manim_voiceover.services.gtts", "GTTSService"),
+    "openai": ("manim_voiceover.services.openai", "OpenAIService"),
+    "azure": ("manim_voiceover.services.azure", "AzureService"),
+    "elevenlabs": ("manim_voiceover.services.elevenlabs", "ElevenLabsService"),
+    "gemini": ("manim_voiceover.services.gemini", "GeminiService"),
+}
 
 
 class NoQuestions(RuntimeError):
@@ -62,3 +73,13 @@ def install() -> None:
                 setattr(module, attr, replacement)
         # a module-level `input` shadows the builtin for code in that module only
         module.input = _no_input
+
+
+def service_class(kind: str) -> type:
+    """manim-voiceover's service class for network voice `kind` (a key of NETWORK_CLASSES), its
+    modules patched never to ask; ImportError where the plugin cannot load it."""
+    module_name, class_name = NETWORK_CLASSES[kind]
+    install()                               # before the service module binds the helpers
+    module = importlib.import_module(module_name)
+    install()                               # and the modules it imported
+    return getattr(module, class_name)

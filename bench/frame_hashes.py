@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Decoded frame hashes per scene: are two trees' frames identical?
+
+    .venv/bin/python bench/frame_hashes.py --chapters 00,02 --json after.json
+    .venv/bin/python bench/frame_hashes.py --tree /tmp/before --chapters 00,02 --json before.json
+    .venv/bin/python bench/frame_hashes.py --compare before.json after.json
+
+Renders each scene of the given chapters in its own scene process (the tree's render_job, as
+the film build runs it) at low quality (480p15), from one bundle extracted by that tree (--weights
+tiny by default, or tiny-peaked, or --bundle DIR: the same folder for both trees), silent by
+default (--voice none: timed at the estimated speaking rate; --voice espeak speaks), and hashes
+every decoded video frame with ffmpeg's framemd5. Prints per scene: frames, and one digest of
+all its frames' hashes; --compare names each scene whose frames differ (frame count, the first
+differing frame and how many differ).
+
+The tree is any checkout of onepass (--tree, default this one), run with this venv's Python
+(--python) and its own code first on the path; its label shelf is a fresh folder (built
+labels are never shared between trees).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tree_env(tree: Path, labels: Path, voice_cache: Path | None) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), ONEPASS_LABEL_CACHE=str(labels), PYTHONHASHSEED="0")
+    if voice_cache is not None:
+        env["ONEPASS_VOICE_CACHE"] = str(voice_cache)
+    return env
+
+
+def py(python: str, tree: Path, env: dict, code: str) -> str:
+    return subprocess.run([python, "-c", code], cwd=tree, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def render_job_module(tree: Path) -> str:
+    """The dotted name of the tree's scene-process module (wherever its film package keeps it)."""
+    found = sorted(p for p in (tree / "film").rglob("render_job.py"))
+    if not found:
+        raise SystemExit(f"{tree}: no render_job.py under film/")
+    return ".".join(found[0].relative_to(tree).with_suffix("").parts)
+
+
+def framemd5(video: Path) -> list[str]:
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-map", "0:v", "-f", "framemd5", "-"],
+                         check=True, capture_output=True, text=True).stdout
+    return [line.rsplit(",", 1)[1].strip() for line in out.splitlines() if line and not line.startswith("#")]
+
+
+def hash_tree(a) -> dict:
+    tree = Path(a.tree).resolve()
+    work = Path(tempfile.mkdtemp(prefix="onepass-frame-hashes-"))
+    env = tree_env(tree, work / "labels", Path(a.voice_cache) if a.voice_cache else None)
+    if a.bundle:
+        bundle = str(Path(a.bundle).resolve())
+    else:
+        bundle = py(a.python, tree, env, "from data import extract; print(extract.extract("
+                    f"{a.prompt!r}, {a.weights!r}, root=__import__('pathlib').Path({str(work / 'bundles')!r}), "
+                    "log=lambda m: None).path)")
+    module = render_job_module(tree)
+    jobs = []
+    for chapter in a.chapters.split(","):
+        names = py(a.python, tree, env, "from scenes.registry import scenes_of; "
+                   f"print(' '.join(c.__name__ for c in scenes_of({chapter!r})))").split()
+        jobs += [(chapter, name) for name in names]
+
+    def one(job):
+        chapter, name = job
+        out = work / f"ch{chapter}-{name}.mp4"
+        cmd = ["nice", "-n", "10", a.python, "-m", module, "--bundle", bundle, "--chapter", chapter, "--scene", name,
+               "--quality", "low", "--out", str(out), "--voice", a.voice, "--lang", a.lang]
+        proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+        if proc.returncode:
+            return job, {"error": proc.stderr.strip()[-800:]}
+        frames = framemd5(out)
+        out.unlink()
+        return job, {"frames": len(frames), "digest": hashlib.sha256("\n".join(frames).encode()).hexdigest()[:16],
+                     "hashes": frames}
+
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for (chapter, name), r in pool.map(one, jobs):
+            results[f"ch{chapter}/{name}"] = r
+            shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}"
+            print(f"ch{chapter}/{name:28s} {shown}", flush=True)
+    return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "scenes": results}
+
+
+def compare(before: dict, after: dict) -> list[str]:
+    """One line per scene: 'same', or how its frames differ."""
+    lines = []
+    for scene in sorted(set(before["scenes"]) | set(after["scenes"])):
+        b, c = before["scenes"].get(scene), after["scenes"].get(scene)
+        if b is None or c is None:
+            lines.append(f"{scene}: only in {'after' if b is None else 'before'}")
+        elif "error" in b or "error" in c:
+            lines.append(f"{scene}: failed ({(b.get('error') or c.get('error'))[-200:]})")
+        elif b["hashes"] == c["hashes"]:
+            lines.append(f"{scene}: same ({b['frames']} frames)")
+        else:
+            differ = [i for i, (x, y) in enumerate(zip(b["hashes"], c["hashes"])) if x != y]
+            first = differ[0] if differ else min(b["frames"], c["frames"])
+            lines.append(f"{scene}: DIFFERENT: frames {b['frames']} -> {c['frames']}, {len(differ)} of the common "
+                         f"frames differ, the first at frame {first} ({first / 15:.2f} s)")
+    return lines
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tree", default=str(ROOT), help="the onepass checkout to render (default: this one)")
+    p.add_argument("--python", default=sys.executable)
+    p.add_argument("--chapters", default="00,02")
+    p.add_argument("--weights", default="tiny", choices=("tiny", "tiny-peaked"))
+    p.add_argument("--prompt", default="The cat sat on the")
+    p.add_argument("--bundle", help="an existing bundle folder (the same one for both trees)")
+    p.add_argument("--voice", default="none", help="none (silent) or espeak")
+    p.add_argument("--voice-cache", help="where the voice's clips are kept (ONEPASS_VOICE_CACHE)")
+    p.add_argument("--lang", default="en")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--json", help="write the hashes here")
+    p.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two --json files")
+    a = p.parse_args(argv)
+    if a.compare:
+        before, after = (json.loads(Path(f).read_text(encoding="utf-8")) for f in a.compare)
+        lines = compare(before, after)
+        print("\n".join(lines))
+        return 0 if all(": same" in line for line in lines) else 1
+    result = hash_tree(a)
+    if a.json:
+        Path(a.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
