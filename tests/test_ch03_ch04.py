@@ -265,7 +265,7 @@ MARKS = {
 
 
 def test_every_line_marks_where_its_picture_moves_at_the_start_of_a_sentence(tiny_bundle):
-    lines = {k: m for k, m in english().items() if k.startswith(("ch03-", "ch04-"))}
+    lines = {k: m for k, m in english().items() if k.startswith(("ch03-", "ch04-")) and not k.endswith(".describe")}
     assert {k: markup.marks(m.forms[0]) for k, m in lines.items()} == MARKS
     # each marker opens its sentence (the picture moves as the sentence that says it begins)
     words = Words.load("en")

@@ -14,15 +14,16 @@ import importlib
 import re
 import unicodedata
 
-from words.catalog import SYNTHETIC, Words, english
+from data.errors import OnepassError
+from words.catalog import DESCRIBE, Words, english, is_narration
 from words import numbers
 from words.markup import Filled
 
 WORDS_PER_SECOND = 2.6   # an unhurried narrator; used to time the silent ('none') voice
 
 
-class ScriptError(RuntimeError):
-    pass
+class ScriptError(OnepassError, RuntimeError):
+    """A narration script that cannot be used (a line missing, a value it names unknown); the message says which."""
 
 
 def line_id(chapter: str, beat: str) -> str:
@@ -33,7 +34,7 @@ def line_id(chapter: str, beat: str) -> str:
 def beats(chapter: str) -> list[str]:
     """The beats chapter `chapter` narrates, in catalog order (the title line first)."""
     prefix = f"ch{chapter}-"
-    out = [mid[len(prefix):] for mid in english() if mid.startswith(prefix) and not mid.endswith(SYNTHETIC)]
+    out = [mid[len(prefix):] for mid in english() if mid.startswith(prefix) and is_narration(mid)]
     return (["title"] if "title" not in out else []) + out
 
 
@@ -62,6 +63,31 @@ def chapter_lines(chapter: str, bundle, ledger, words: Words | None = None) -> d
                 out[beat] = words.line(mid, values, bundle.synthetic)
             except (KeyError, IndexError) as exc:
                 raise ScriptError(f"{words.lang}: line {mid}: {exc!r}") from None
+    return out
+
+
+def description_id(chapter: str, beat: str) -> str:
+    """The id of a beat's audio description: `chNN-<beat>.describe`."""
+    return line_id(chapter, beat) + DESCRIBE
+
+
+def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = None) -> dict[str, Filled]:
+    """beat -> its audio description (text and markers), for the beats of chapter_lines that have
+    one (every narrated beat of a chapter words.catalog.described; `title` where written), in
+    beat order. Its values are the chapter's (voiceover/scripts/chNN.py values()); one the
+    description names that the values lack fails naming the description."""
+    words = words or Words.load()
+    with numbers.language(words.lang):
+        values = chapter_values(chapter, bundle, ledger, words)
+    out = {}
+    for beat in beats(chapter):
+        mid = description_id(chapter, beat)
+        if not words.has(mid):
+            continue
+        try:
+            out[beat] = words.line(mid, values)
+        except (KeyError, IndexError) as exc:
+            raise ScriptError(f"{words.lang}: description {mid}: {exc!r}") from None
     return out
 
 

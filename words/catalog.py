@@ -5,7 +5,8 @@
     qps                           generated from English (words/pseudo.py), never stored
 
 Ids: a narration line is `chNN-<beat>` (recorded clips are named by it), its wording for random
-weights `chNN-<beat>.synthetic`; words on screen are `chNN:<name>`; film-wide words (furniture,
+weights `chNN-<beat>.synthetic`, its audio description `chNN-<beat>.describe` (what the picture
+shows that the line does not say; see DESCRIBED_CHAPTERS and description_problems); words on screen are `chNN:<name>`; film-wide words (furniture,
 titles, number words, meter steps) are `film:<name>`, chapter titles `chapter-NN`; the course
 kit's words (decks, handouts, descriptions, notebooks: never in a frame, so no scene key holds
 them) are `kit:<name>`; a model's name is `film:model-<hub id>` (`film:model-gpt2` "GPT-2 small"), `film:model-other` for any other shape
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import polib
 
+from data.errors import OnepassError
 from data import models
 from words import markup
 
@@ -31,6 +33,15 @@ CATALOGS = Path(__file__).resolve().parent / "catalogs"
 SOURCE = "en"
 PSEUDO = "qps"
 SYNTHETIC = ".synthetic"        # suffix of a line's wording for random weights
+DESCRIBE = ".describe"          # suffix of a beat's audio description (never spoken as narration)
+
+# The chapters whose every narrated beat must have a description (`chNN-<beat>.describe`) in the
+# English catalog, checked before anything renders (Words.load refuses a catalog that lacks one,
+# as a scene refuses a beat with no narration line). None: every chapter.
+# For whoever writes a chapter's descriptions: add them to words/catalogs/{en,es,ur}/chNN.po (one
+# per `chNN-<beat>` line, `title` only where the catalog has chNN-title), then add "NN" here; once
+# every chapter has them, set this to None. tests/test_describe.py checks them in every language.
+DESCRIBED_CHAPTERS: tuple[str, ...] | None = ()
 
 
 # languages written right to left (their first subtag): Arabic, Persian, Hebrew, Pashto, Sindhi,
@@ -43,7 +54,7 @@ def is_rtl(lang: str) -> bool:
     return lang.replace("_", "-").split("-")[0].lower() in RTL_LANGUAGES
 
 
-class CatalogError(ValueError):
+class CatalogError(OnepassError, ValueError):
     """A catalog or script that cannot be used; the message names the language, ids and names."""
 
     def __init__(self, problems: list[str], where: str = ""):
@@ -150,7 +161,8 @@ def check(messages: dict[str, Message], where: str) -> list[str]:
 
 
 def check_source() -> list[str]:
-    """English's own templates must parse: bare placeholders, well-named markers."""
+    """English's own templates must parse: bare placeholders, well-named markers; and its
+    descriptions must fit their beats (description_problems)."""
     problems = []
     for mid, msg in sorted(english().items()):
         for form in msg.forms:
@@ -159,6 +171,52 @@ def check_source() -> list[str]:
                 markup.marks(form)
             except markup.MarkupError as exc:
                 problems.append(f"en: {mid}: {exc}")
+    return problems or description_problems(english())
+
+
+def is_description(mid: str) -> bool:
+    return mid.startswith("ch") and mid.endswith(DESCRIBE)
+
+
+def is_narration(mid: str) -> bool:
+    """A narration line's id (`chNN-<beat>`), not its synthetic wording nor its description."""
+    return (mid.startswith("ch") and not mid.startswith("chapter-") and mid[4:5] == "-"
+            and not mid.endswith((SYNTHETIC, DESCRIBE)))
+
+
+def described(chapter: str) -> bool:
+    """Whether every narrated beat of `chapter` must have a description (DESCRIBED_CHAPTERS)."""
+    return DESCRIBED_CHAPTERS is None or chapter in DESCRIBED_CHAPTERS
+
+
+def _in_order(names: list[str], within: list[str]) -> bool:
+    it = iter(within)
+    return all(n in it for n in names)
+
+
+def description_problems(messages: dict[str, Message]) -> list[str]:
+    """What is wrong with the English catalog's descriptions: one that describes no narration line;
+    a marker that is not among its beat's narration markers (in the line and in its wording for
+    random weights, when it has one) in the same order; and, for each chapter that `described`,
+    a narrated beat with no description."""
+    problems = []
+    for mid in sorted(m for m in messages if is_description(m)):
+        line = mid[: -len(DESCRIBE)]
+        if line not in messages or not is_narration(line):
+            problems.append(f"en: {mid}: describes no narration line ({line} does not exist)")
+            continue
+        have = markup.marks(messages[mid].forms[0])
+        for wording in (line, line + SYNTHETIC):
+            if wording in messages:
+                want = markup.marks(messages[wording].forms[0])
+                if not _in_order(have, want):
+                    problems.append(f"en: {mid}: its markers {', '.join(have)} must be among {wording}'s "
+                                    f"({', '.join(want) or 'none'}), in the same order")
+    for mid in sorted(m for m in messages if is_narration(m)):
+        if described(mid[2:4]) and mid + DESCRIBE not in messages:
+            problems.append(f"en: {mid}: has no description (add {mid}{DESCRIBE} to "
+                            f"words/catalogs/{SOURCE}/{catalog_file(mid)}: what the picture shows that the line "
+                            "does not say)")
     return problems
 
 
