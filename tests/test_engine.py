@@ -218,3 +218,20 @@ def test_a_scene_process_refuses_another_manim_before_it_renders(tmp_path, monke
     with pytest.raises(versions.EngineVersionError, match=r"manim 0\.23\.1 is installed; onepass supports manim 0\.22\.x"):
         render_job.main(["--bundle", str(tmp_path), "--chapter", "00", "--scene", "Prompt", "--out", str(out)])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_render_refuses_another_manim_before_anything_renders(tmp_path, monkeypatch):
+    """`render.py --chapter 00` with a faked manim-voiceover 0.5 ends on one clear line naming the
+    supported and the installed versions (exit 2, no traceback), before a bundle is extracted or a
+    file written."""
+    from film import request
+    from tests.helpers import one_clear_line, run_main
+    monkeypatch.setattr(request, "get_bundle", lambda *a, **k: pytest.fail("a bundle was extracted before the check"))
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.5.0" if name == "manim-voiceover" else real(name))
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--out", str(tmp_path / "out"), "--voice", "none")
+    line = " ".join(err.split())
+    assert rc == 2 and one_clear_line(err)
+    assert "manim-voiceover 0.5.0 is installed; onepass supports manim-voiceover 0.4.x" in line
+    assert not any((tmp_path / "out").rglob("*.mp4")) and not any((tmp_path / "out").rglob("*.safetensors"))
