@@ -34,8 +34,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from data import tokenizer  # noqa: E402
-from data.bundle import BundleError  # noqa: E402
-from data.extract import ExtractError  # noqa: E402
+from data.errors import OnepassError  # noqa: E402
 from data.files import write_text  # noqa: E402
 from data.flops import NOT_COUNTED  # noqa: E402
 from engine import versions as engine_versions  # noqa: E402
@@ -46,8 +45,8 @@ from voiceover import audio, script, services  # noqa: E402
 from words import catalog  # noqa: E402
 
 
-class UserError(Exception):
-    """A problem the user can fix; printed without a traceback."""
+class UserError(OnepassError):
+    """A problem the user can fix that render.py itself finds; printed without a traceback."""
 
 
 RUN_OPTIONS = ("scheduler", "jobs", "force")     # how to run, not what: --batch applies them to every job
@@ -132,14 +131,11 @@ def os_error_line(exc: OSError, out: Path | None) -> str:
     return f"{what}: {where}; {todo} (finished files were left as they were)"
 
 
-# failures the user can act on: their message is the line shown (what, where, what to do)
-EXPECTED = (UserError, BundleError, ExtractError, services.VoiceError, build.PipelineError, request.RequestError,
-            film_clips.ClipError, catalog.CatalogError, script.ScriptError, engine_versions.EngineVersionError)
-
-
 def failure_line(exc: Exception, out: Path | None) -> str | None:
-    """The one line an expected failure ends with (exit status 2), or None for a bug."""
-    if isinstance(exc, EXPECTED):
+    """The one line an expected failure ends with (exit status 2), or None for a bug. Expected: every
+    error the user can act on (data.errors.OnepassError: its message is the line shown, what, where,
+    what to do), a tool that refused its input, a file that could not be read or written."""
+    if isinstance(exc, OnepassError):
         return str(exc)
     if isinstance(exc, subprocess.CalledProcessError):     # a tool (ffmpeg, ffprobe) refused its input
         err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")

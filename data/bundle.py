@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file   # numpy flavour: no torch import
 
+from data.errors import OnepassError
 from data import home, tokenizer
 from data.flops import Shape, forward_ledger
 
@@ -34,7 +35,7 @@ TENSORS = "tensors.safetensors"
 META = "meta.json"
 
 
-class BundleError(RuntimeError):
+class BundleError(OnepassError, RuntimeError):
     """A bundle that cannot be used; the message says what to do."""
 
 

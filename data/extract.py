@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.errors import OnepassError
 from data import bundle as bundle_io
 from data import models
 from data import tokenizer
@@ -47,7 +48,7 @@ COSINE_PAIRS = [("king", "queen"), ("king", "banana"), ("Monday", "Tuesday"), ("
 TINY_CONFIG = dict(n_layer=2, n_head=4, n_embd=64, n_positions=128)
 
 
-class ExtractError(RuntimeError):
+class ExtractError(OnepassError, RuntimeError):
     """Extraction cannot go on; the message says what to do."""
 
 

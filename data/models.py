@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from data.errors import OnepassError
+
 VOCAB = 50257
 N_POSITIONS = 1024
 MINI_HEAD_WIDTH = 4        # --weights mini: d_head of the shape-alike test models (width 4·n_head)
@@ -46,7 +48,7 @@ FAMILY: dict[str, Model] = {m.name: m for m in (
 DEFAULT = "gpt2"
 
 
-class UnknownModel(ValueError):
+class UnknownModel(OnepassError, ValueError):
     """A --model that is not in the family; the message lists the family."""
 
 

@@ -42,6 +42,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from data.errors import OnepassError
 from data import extract
 from data.extract import ExtractError
 from film import executors, request
@@ -51,7 +52,7 @@ from film.keys import PipelineError
 from film.request import Request
 
 
-class ManifestError(ValueError):
+class ManifestError(OnepassError, ValueError):
     """Everything wrong with a manifest, one problem a line."""
 
     def __init__(self, path: Path, problems: list[str]):

@@ -8,15 +8,19 @@ import importlib.metadata
 import re
 from pathlib import Path
 
+from data.errors import OnepassError
 from film import keys
 from film.keys import ROOT
 
 PROJECT = "onepass"
 
 
-class WorkerMismatch(RuntimeError):
+class WorkerMismatch(OnepassError, RuntimeError):
     """A worker whose project version, scene code or tools differ from the client's.
     args: (the message, the worker's identity)."""
+
+    def __str__(self) -> str:          # the message alone, as render.py shows it
+        return str(self.args[0]) if self.args else ""
 
 
 def project_version(root: Path = ROOT) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from data.errors import OnepassError
 from data import bundle as bundle_io
 from data import extract, home, models
 from data.chapters import titles
@@ -401,7 +402,7 @@ def out_problem(out: Path, what: str = "") -> str | None:
     return None
 
 
-class RequestError(ValueError):
+class RequestError(OnepassError, ValueError):
     """Every problem of a command line, one a line."""
 
     def __init__(self, problems: list[tuple[str, str]]):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.errors import OnepassError
 from data import home
 from data.files import remove_dead_owned
 from voiceover import audio
@@ -31,7 +32,7 @@ LANGUAGES = {"en": "eng", "es": "spa", "ur": "urd"}
 MIN_RATIO, MAX_RATIO = 0.4, 2.5
 
 
-class AlignmentError(RuntimeError):
+class AlignmentError(OnepassError, RuntimeError):
     """The recording cannot be matched to its text; the message says which line and why."""
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from data.errors import OnepassError
 from data.files import discard, temp_name
 
 SR = 48_000
@@ -36,8 +37,8 @@ SILENCE_BELOW_DB = 40.0   # a 10 ms frame this far under the loudest frame count
 PIPELINE = "master-v2"    # bump when mastering changes, so cached clips are redone
 
 
-class AudioError(RuntimeError):
-    pass
+class AudioError(OnepassError, RuntimeError):
+    """Audio that cannot be read, written or mastered; the message says which file and why."""
 
 
 # -- reading and writing ----------------------------------------------------

@@ -18,6 +18,8 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
+from data.errors import OnepassError
+
 
 def probe(path: Path, select: str, entries: str, count_packets: bool = False) -> dict | None:
     """ffprobe's fields `entries` ("stream=a,b") of the first stream matching `select`
@@ -83,7 +85,7 @@ def write_ffconcat(listing: Path, parts: list[Path], durations: list[float]) -> 
     return Path(listing)
 
 
-class MediaError(RuntimeError):
+class MediaError(OnepassError, RuntimeError):
     """ffmpeg failed, or reported an error while still exiting 0 (its concat demuxer logs
     "Invalid data found when processing input" for a damaged part and carries on)."""
 

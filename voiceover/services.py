@@ -44,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from data.errors import OnepassError
 from data import home
 from data.files import remove_dead_owned, remove_stale_parts, write_json
 from engine import voiceover_plugin
@@ -55,7 +56,7 @@ CACHE_ENV = home.VOICE_CACHE_ENV
 RECORDED_EXTS = (".wav", ".flac", ".mp3", ".ogg", ".m4a")
 
 
-class VoiceError(RuntimeError):
+class VoiceError(OnepassError, RuntimeError):
     """The voice asked for cannot be used; the message says why and what to do."""
 
 

@@ -10,11 +10,13 @@ import re
 import string
 from dataclasses import dataclass
 
+from data.errors import OnepassError
+
 MARK = re.compile(r'<bookmark\s+mark\s*=\s*"([^"<>]*)"\s*/>')
 MARK_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
-class MarkupError(ValueError):
+class MarkupError(OnepassError, ValueError):
     """A template that cannot be read: a broken placeholder or a marker with a bad name."""
 
 
