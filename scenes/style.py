@@ -15,12 +15,16 @@ INK = ManimColor("#E8E8E8")          # body text
 MUTED = ManimColor("#8A8F98")        # secondary text, shapes, "…"
 PANEL = ManimColor("#1B2030")        # cell / chip backgrounds
 
-# one accent per concept, used in every chapter
+# one accent per concept, used in every chapter. Concepts one chapter shows together stay apart
+# under simulated protanopia, deuteranopia and tritanopia (CIEDE2000 ≥ 4, normal vision ≥ 8;
+# bench/accessibility.py palette, tests/test_accessibility.py): QUERY is pinker than the signed
+# scale's POSITIVE (tritanopia saw them as one red) and ATTENTION bluer and lighter than NEGATIVE
+# (protanopia saw them as one blue); as text each reads at 4.5:1 or more on BACKGROUND and PANEL
 TOKEN = ManimColor("#FFD166")        # tokens and ids
-QUERY = ManimColor("#EF476F")
+QUERY = ManimColor("#F5528F")
 KEY = ManimColor("#06D6A0")
 VALUE = ManimColor("#4CC9F0")
-ATTENTION = ManimColor("#C77DFF")    # attention weights
+ATTENTION = ManimColor("#B48CFF")    # attention weights
 MLP = ManimColor("#F4A261")
 LOGIT = ManimColor("#80ED99")        # logits and next-token probabilities
 RESIDUAL = ManimColor("#A8DADC")     # the residual stream
