@@ -9,9 +9,10 @@ Renders each scene of the given chapters in its own scene process (the tree's re
 the film build runs it) at low quality (480p15), from one bundle extracted by that tree (--weights
 tiny by default, or tiny-peaked, or --bundle DIR: the same folder for both trees), silent by
 default (--voice none: timed at the estimated speaking rate; --voice espeak speaks), and hashes
-every decoded video frame with ffmpeg's framemd5. Prints per scene: frames, and one digest of
-all its frames' hashes; --compare names each scene whose frames differ (frame count, the first
-differing frame and how many differ).
+every decoded video frame with ffmpeg's framemd5 (and its decoded sound track, if any, with md5).
+Prints per scene: frames, one digest of all its frames' hashes, the sound's; --compare names each
+scene whose frames differ (frame count, the first differing frame and how many differ) or whose
+sound differs.
 
 The tree is any checkout of onepass (--tree, default this one), run with this venv's Python
 (--python) and its own code first on the path; its label shelf is a fresh folder (built
@@ -52,6 +53,13 @@ def render_job_module(tree: Path) -> str:
     return ".".join(found[0].relative_to(tree).with_suffix("").parts)
 
 
+def audio_md5(video: Path) -> str | None:
+    """The md5 of the decoded sound track (None: the scene has none, as a silent one)."""
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-map", "0:a?", "-f", "md5", "-"],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    return out.removeprefix("MD5=") or None
+
+
 def framemd5(video: Path) -> list[str]:
     out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-map", "0:v", "-f", "framemd5", "-"],
                          check=True, capture_output=True, text=True).stdout
@@ -83,16 +91,16 @@ def hash_tree(a) -> dict:
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
         if proc.returncode:
             return job, {"error": proc.stderr.strip()[-800:]}
-        frames = framemd5(out)
+        frames, sound = framemd5(out), audio_md5(out)
         out.unlink()
         return job, {"frames": len(frames), "digest": hashlib.sha256("\n".join(frames).encode()).hexdigest()[:16],
-                     "hashes": frames}
+                     "hashes": frames, "audio": sound}
 
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for (chapter, name), r in pool.map(one, jobs):
             results[f"ch{chapter}/{name}"] = r
-            shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}"
+            shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}  audio {(r['audio'] or '-')[:16]}"
             print(f"ch{chapter}/{name:28s} {shown}", flush=True)
     return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "scenes": results}
 
@@ -107,7 +115,8 @@ def compare(before: dict, after: dict) -> list[str]:
         elif "error" in b or "error" in c:
             lines.append(f"{scene}: failed ({(b.get('error') or c.get('error'))[-200:]})")
         elif b["hashes"] == c["hashes"]:
-            lines.append(f"{scene}: same ({b['frames']} frames)")
+            sound = "" if b.get("audio") == c.get("audio") else "; its sound DIFFERS"
+            lines.append(f"{scene}: same ({b['frames']} frames{', same sound' if b.get('audio') and not sound else ''}){sound}")
         else:
             differ = [i for i, (x, y) in enumerate(zip(b["hashes"], c["hashes"])) if x != y]
             first = differ[0] if differ else min(b["frames"], c["frames"])
@@ -135,7 +144,7 @@ def main(argv=None) -> int:
         before, after = (json.loads(Path(f).read_text(encoding="utf-8")) for f in a.compare)
         lines = compare(before, after)
         print("\n".join(lines))
-        return 0 if all(": same" in line for line in lines) else 1
+        return 0 if all(": same" in line and "DIFFERS" not in line for line in lines) else 1
     result = hash_tree(a)
     if a.json:
         Path(a.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
