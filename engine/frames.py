@@ -107,9 +107,8 @@ class SegmentEncoder(VideoSegmentEncoder):
     """manim's segment encoder, fed frames already in the stream's pixel format (FilmFileWriter
     converts them). A held frame (`repeat` > 1, a wait) is converted once; a hold that is the whole
     segment (manim's frozen-frame wait) goes to x264 as two frames and the rest are copies of
-    x264's 'nothing changed' frame (hold_copies: film/holds.py), at consecutive timestamps: the frame rate
-    stays constant. It keeps the hash of every packet it muxes (`hashes`): what the scene's MP4
-    must hold.
+    x264's 'nothing changed' frame (hold_copies), at consecutive timestamps: the frame rate stays
+    constant. It keeps the hash of every packet it muxes (`hashes`): what the scene's MP4 must hold.
 
     `packet_hash` (a packet's bytes -> its hash; None: none kept) and `hold_copies` (film/holds.py's:
     x264's first two frames of a hold -> the copies of its second, or None; None: holds are encoded

@@ -17,9 +17,8 @@
     batch.py       a course manifest: load_manifest, run (every job on one executor), summary
     clips.py       a clip per narration beat, cut from a joined chapter
     slides.py      the lecture deck of those clips (offline HTML, PPTX)
-    render_job.py  renders one scene from its arguments
-    still_layer.py its camera draws the shapes that hold still once per play, not per frame
-                   (these two are the only modules here that import manim)
+    render_job.py  renders one scene from its arguments, through engine/frames.py (the only
+                   module here that imports manim)
 
-Layers: render.py -> film/ -> scenes/ -> voiceover/ -> words/ -> data/.
+Layers: render.py -> film/ -> scenes/ -> voiceover/ -> engine/ -> words/ -> data/.
 """
