@@ -267,8 +267,14 @@ def check_recordings(req: request.Request, bundle, console):
     missing = service.missing([(lid, line.text) for lid, line in lines])
     if missing:
         raise UserError(str(services.MissingClips(service.folder, missing)))
-    with console.status(f"aligning {len(lines)} recorded lines with their text …"):
-        problems = service.check([(lid, line.text, list(line.marks)) for lid, line in lines], req.lang)
+    problems = []
+    with Progress(console=console, transient=False) as progress:     # one step per clip, as the render shows
+        task = progress.add_task(f"aligning {len(lines)} recorded lines with their text", total=len(lines))
+        for lid, line in lines:
+            progress.update(task, description=f"aligning {lid}")
+            problems += service.check([(lid, line.text, list(line.marks))], req.lang)
+            progress.advance(task)
+        progress.update(task, description=f"aligned {len(lines)} recorded lines with their text")
     if problems:
         raise UserError(f"{len(problems)} recording(s) in {service.folder} do not match their lines; nothing "
                         "rendered:\n" + "\n".join(f"  {p}" for p in problems))
@@ -370,8 +376,8 @@ def main(argv=None) -> int:
             # a scheduler that does not answer is reported now, not after the bundle is extracted
             executor = stack.enter_context(open_executor(req, console)) \
                 if req.chapters and not args.inspect and not args.script_sheet else None
-            with console.status("extracting tensors from GPT-2 …"):
-                bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
+            # no spinner around it: a download shows transformers' own bar, an extraction its steps
+            bundle = request.get_bundle(req, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
             if args.inspect:
                 inspect(bundle, args.json, console)
                 return 0

@@ -27,6 +27,7 @@ import numpy as np
 
 from data.errors import OnepassError
 from data import bundle as bundle_io
+from data import hub
 from data import models
 from data import tokenizer
 from data.flops import Shape, parameter_counts
@@ -175,34 +176,49 @@ def effective_model(weights: str, model: str | None) -> str:
 
 def find_real_weights(model: str = models.DEFAULT) -> str | None:
     """Real weights of `model` already on this machine: $ONEPASS_GPT2_WEIGHTS (when its config.json is
-    that model, or unreadable and the model is GPT-2 small), or the transformers cache (hub id = model)."""
+    that model, or unreadable and the model is GPT-2 small), or the hub's cache (hub id = model). No request."""
     env = os.environ.get(WEIGHTS_ENV)
     if env and Path(env).expanduser().is_dir():
         config = dir_config(env)
         if (models.member_name(config) == model if config is not None
                 else model == models.DEFAULT):
             return env
-    try:
-        from huggingface_hub import try_to_load_from_cache  # only for --weights auto; optional
-        if isinstance(try_to_load_from_cache(model, "model.safetensors"), str):   # never a pickle (.bin)
-            return model
-    except Exception:  # an unusual hub install: treat as "not cached"
-        pass
+    if hub.cached(model) is not None:         # model.safetensors only: never a pickle (.bin)
+        return model
     return None
 
 
 def resolve_weights(name: str, log=print, model: str = models.DEFAULT) -> str:
-    """'auto' -> `model`'s real weights when they are on this machine, else 'random' (that model's
-    architecture) with a warning."""
+    """'auto' -> `model`'s real weights: on this machine (find_real_weights), else downloaded once
+    from the hub (data/hub.py), else 'random' (that model's architecture) with a warning saying why.
+    extract() logs which real weights it uses (weights_source)."""
     if name != "auto":
         return name
     found = find_real_weights(model)
     if found:
         return found
-    log(f"no real {model} weights on this machine: rendering with RANDOM weights ({model}'s exact shapes, "
-        f"probabilities are noise; every frame says so). For real predictions pass --weights {model} on a "
-        f"machine with internet (downloads it once), or --weights DIR / {WEIGHTS_ENV}=DIR.")
+    why = hub.fetch(model, log)
+    if why is None and hub.cached(model) is not None:
+        return model
+    log(f"no real {model} weights on this machine and {why or 'the download left no model.safetensors'}: "
+        f"rendering with RANDOM weights ({model}'s exact shapes, probabilities are noise; every frame says so). "
+        f"For real predictions run again with internet (or HF_ENDPOINT set to a mirror), pass "
+        f"--weights {model} where the hub answers, or --weights DIR / {WEIGHTS_ENV}=DIR with a copied GPT-2 folder.")
     return "random"
+
+
+def weights_source(weights: str, resolved: str) -> str | None:
+    """One line for the log: which real weights a run uses and why (None for synthetic weights)."""
+    if resolved in SYNTHETIC:
+        return None
+    why = ("downloaded now" if resolved in hub.downloaded else "found on this machine") if weights == "auto" \
+        else "as --weights says"
+    if Path(resolved).expanduser().is_dir():
+        return f"weights: {resolved} ({why})"
+    path = hub.cached(resolved)
+    if path is None:
+        return f"weights: {resolved} from the hub {hub.endpoint()} ({why})"
+    return f"weights: {resolved} from the Hugging Face cache, revision {path.parent.name} ({why})"
 
 
 def validate_prompt(prompt: str) -> list[int]:
@@ -287,6 +303,18 @@ def load_model(spec: WeightsSpec):
                                    "copy them again, or use --weights random") from None
             last = exc
     raise ExtractError(f"{how_to}\n(detail: {str(last).splitlines()[0]})")
+
+
+def weights_meta(spec: WeightsSpec, model, steps=None) -> dict:
+    """meta["weights"]: the spec, its identity, the sha256 of every parameter, the seed of synthetic
+    weights and, for weights from the hub's cache, the hub id, revision and model.safetensors' sha256."""
+    if steps is not None:
+        steps.step("hashing the weights")
+    meta = {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
+            "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None}
+    if not spec.synthetic and not Path(spec.name).expanduser().is_dir():
+        meta["hub"] = hub.citation(spec.name)
+    return meta
 
 
 def weights_sha256(model) -> str:
@@ -439,8 +467,9 @@ def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.nd
     return top.indices.numpy().astype(np.int64), top.values.float().numpy()
 
 
-def generate(model, ids: list[int], steps: int, top_k: int = TOP_K):
-    """Greedy continuation, one full forward pass per step (as chapter 06 tells it)."""
+def generate(model, ids: list[int], steps: int, top_k: int = TOP_K, on_token=lambda i: None):
+    """Greedy continuation, one full forward pass per step (as chapter 06 tells it); on_token(i)
+    after each."""
     import torch  # heavy: only when a bundle is extracted
     context = list(ids)
     topk_ids, topk_probs, records = [], [], []
@@ -455,6 +484,7 @@ def generate(model, ids: list[int], steps: int, top_k: int = TOP_K):
             records.append({"context_tokens": len(context), "id": pick,
                             "text": tokenizer.decode([pick]), "prob": float(top.values[0])})
             context.append(pick)
+            on_token(len(records) - 1)
             if len(context) >= model.config.n_positions:
                 break
     return records, np.array(topk_ids, dtype=np.int64), np.array(topk_probs, dtype=np.float32)
@@ -516,6 +546,9 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
         raise ExtractError(conflict)
     model = effective_model(weights, model)
     spec = WeightsSpec(resolve_weights(weights, log, model), model)
+    source = weights_source(weights, spec.name)
+    if source:
+        log(source)
     watch = watch_token(prompt, watch)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
                "watch": watch and watch["text"], "code": producer_fingerprint()}
@@ -532,9 +565,43 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
     return _extract_fresh(prompt, ids, spec, watch, key, directory, log)
 
 
+class _Steps:
+    """Extraction's progress, shown as the render shows its own (a rich Progress on stderr: live in a
+    terminal, its last state once otherwise). `step(what)` finishes the step before and names the next."""
+
+    def __init__(self, total: int, title: str):
+        from rich.console import Console
+        from rich.progress import Progress
+        self.progress = Progress(console=Console(stderr=True), transient=False)
+        self.title, self.task = title, None
+        self.total = total
+
+    def __enter__(self):
+        self.progress.__enter__()
+        self.task = self.progress.add_task(self.title, total=self.total)
+        return self
+
+    def step(self, what: str, done: int = 1):
+        self.progress.update(self.task, advance=done, description=f"{self.title}: {what}")
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            self.progress.update(self.task, completed=self.total, description=f"{self.title}: done")
+        return self.progress.__exit__(*exc)
+
+
 def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
                    key: str, directory: Path, log) -> bundle_io.Bundle:
     """Load the model, run it once, check everything, write the bundle (extract() found no cache)."""
+    # steps: load, forward pass, logit lens, N_GENERATE tokens, hash, write (the last one ends with the block)
+    title = f"extracting {spec.model}" + (f" ({spec.name} weights)" if spec.synthetic else "")
+    with _Steps(5 + N_GENERATE, title) as steps:
+        steps.step("loading the weights", 0)
+        return _extract_steps(prompt, ids, spec, watch, key, directory, log, steps)
+
+
+def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
+                   key: str, directory: Path, log, steps: _Steps) -> bundle_io.Bundle:
     import torch  # heavy (~1 s): a cached bundle never gets here
     torch.set_grad_enabled(False)
     model = load_model(spec)
@@ -543,9 +610,13 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {cfg.n_positions}")
     log(f"running {spec.name + '-weight ' if spec.synthetic else ''}GPT-2 ({cfg.n_layer} layers, "
         f"{cfg.n_embd} wide) on {len(ids)} tokens")
+    steps.step(f"one forward pass ({cfg.n_layer} layers)")
     tensors, checks = run_forward(model, ids)
+    steps.step("the logit lens")
     tensors["lens_ids"], tensors["lens_probs"] = logit_lens(model, tensors["resid_post"])
-    generated, tensors["gen_topk_ids"], tensors["gen_topk_probs"] = generate(model, ids, N_GENERATE)
+    steps.step(f"generating {N_GENERATE} tokens")
+    generated, tensors["gen_topk_ids"], tensors["gen_topk_probs"] = generate(
+        model, ids, N_GENERATE, on_token=lambda i: steps.step(f"generating ({i + 1} of {N_GENERATE} tokens done)"))
 
     # one sampled pick from the last row at temperature 1, reproducible from the stored seed
     last = torch.softmax(torch.from_numpy(tensors["logits"][-1]).double(), -1)
@@ -567,8 +638,7 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         # its layers and heads), else the one with this architecture; None for any other shape (tiny)
         "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic
         else models.member_name(config),
-        "weights": {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
-                    "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None},
+        "weights": weights_meta(spec, model, steps),
         "config": config,
         "parameters": dict(parameter_counts(shape, cfg.n_positions), counted_by_torch=actual_params),
         "libraries": library_versions(),
@@ -590,6 +660,7 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
     if problems:
         raise ExtractError(f"the extracted tensors do not match data/bundle.py's SCHEMA: {'; '.join(problems)} "
                            "(a tensor added in one place and not the other?)")
+    steps.step("writing the bundle")
     bundle_io.save(directory, tensors, meta)
     log(f"wrote bundle {directory}")
     return bundle_io.load(directory)

@@ -69,11 +69,13 @@ OPTIONS = (
     Option("prompt", f"the text GPT-2 reads (default `\"{DEFAULT_PROMPT}\"`, at most {extract.MAX_TOKENS} tokens)",
            DEFAULT_PROMPT, metavar="TEXT"),
     Option("model", "the GPT-2 family member explained: " + ", ".join(f"`{m}`" for m in models.FAMILY)
-           + f" (default: the weights' own, else `{models.DEFAULT}`, GPT-2 small); see *The GPT-2 family*. "
+           + f" (default: the weights' own, else `{models.DEFAULT}`, GPT-2 small); see *Weights and models*. "
            "Synthetic weights take its exact architecture and `auto` looks for its real weights",
            metavar="|".join(models.FAMILY)),
-    Option("weights", "`auto` (default): the model's real weights if they are on this machine (the transformers "
-           "cache, or `ONEPASS_GPT2_WEIGHTS=DIR`), otherwise random weights of its size with a warning. A hub id ("
+    Option("weights", "`auto` (default): the model's real weights if they are on this machine (the Hugging Face "
+           "cache, or `ONEPASS_GPT2_WEIGHTS=DIR`), else downloaded once from the hub (`HF_ENDPOINT`, `HF_HUB_OFFLINE` "
+           "apply), else, when the hub does not answer within seconds, random weights of its size with a warning "
+           "saying why. A hub id ("
            + ", ".join(f"`{m}`" for m in models.FAMILY) + ") downloads that model once through transformers "
            "(`gpt2` is GPT-2 small); `DIR` is a local GPT-2 directory, its model read from its `config.json`; "
            "`random` is the model's exact architecture with seeded random numbers: shapes, parameter counts and "

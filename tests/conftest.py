@@ -16,6 +16,9 @@ from data import extract  # noqa: E402
 from tests.helpers import build_scene  # noqa: E402
 
 _OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
+# The suite never asks the model hub: --weights auto finds weights on this machine or falls back to
+# random ones at once (tests/test_hub.py serves a hub of its own on 127.0.0.1 and clears this itself).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def pytest_configure(config):
