@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,10 +72,85 @@ def _script_json(data) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+DECK_WORDS = {"start": "kit:deck-start", "chapters_label": "kit:deck-chapters", "notes_label": "kit:deck-notes",
+              "captions_label": "kit:deck-captions", "previous": "kit:deck-previous", "next": "kit:deck-next",
+              "play": "kit:deck-play", "pause": "kit:deck-pause", "captions_toggle": "kit:deck-captions-toggle",
+              "describe": "kit:deck-describe", "transcript": "kit:deck-transcript", "narration": "kit:handout-narration",
+              "controls": "kit:deck-controls", "letter_keys": "kit:deck-letter-keys", "fullscreen": "kit:deck-fullscreen"}
+
+
 def deck_words(words) -> dict[str, str]:
     """The deck's own words (its buttons, labels and help) in the film's language."""
-    return {"lang": words.lang, "dir": "rtl" if is_rtl(words.lang) else "ltr", "start": words.text("kit:deck-start"), "chapters_label": words.text("kit:deck-chapters"),
-            "notes_label": words.text("kit:deck-notes"), "captions_label": words.text("kit:deck-captions")}
+    return {"lang": words.lang, "dir": "rtl" if is_rtl(words.lang) else "ltr",
+            **{k: words.text(mid) for k, mid in DECK_WORDS.items()}}
+
+
+# ---------------------------------------------------------------------------------------
+# Audio descriptions: the chapter's descriptions track (X.descriptions.vtt beside X.mp4, timed to
+# the standard chapter), cut per clip
+
+_BIDI_MARKS = dict.fromkeys(map(ord, "\u200e\u200f"))
+
+
+def read_vtt(path: Path) -> list[dict]:
+    """The cues of a WebVTT file: [{"start", "end", "text"}] in seconds, the text plain (tags
+    dropped, entities read, direction marks removed, lines joined by a space)."""
+    def secs(stamp: str) -> float:
+        parts = stamp.strip().split()[0].replace(",", ".").split(":")
+        return sum(float(x) * 60 ** k for k, x in enumerate(reversed(parts)))
+    out = []
+    for block in re.split(r"\n\s*\n", Path(path).read_text(encoding="utf-8").replace("\r\n", "\n")):
+        lines = block.strip("\n").split("\n")
+        at = next((i for i, line in enumerate(lines) if "-->" in line), None)
+        if at is None or lines[0].startswith(("NOTE", "STYLE", "REGION")):
+            continue
+        a, b = lines[at].split("-->", 1)
+        text = " ".join(html.unescape(re.sub(r"<[^>]*>", "", line)).translate(_BIDI_MARKS).strip()
+                        for line in lines[at + 1:])
+        if text.strip():
+            out.append({"start": secs(a), "end": secs(b), "text": " ".join(text.split())})
+    return out
+
+
+def descriptions_path(chapter_mp4: Path) -> Path:
+    """X.descriptions.vtt beside X.mp4: the chapter's audio descriptions, timed to it."""
+    return chapter_mp4.with_name(chapter_mp4.stem + ".descriptions.vtt")
+
+
+def clip_descriptions(entries: list[dict], cues: list[dict], fps: float | None = None) -> dict[str, list[dict]]:
+    """Clip id -> its descriptions [{"start", "end", "text"}], retimed to the clip: each cue of the
+    chapter's descriptions track goes to the clip its start falls in (within half a frame, as a
+    beat's start is rounded to a frame), and starts no later than just before the clip's end (so
+    a player still reaches it)."""
+    out: dict[str, list[dict]] = {e["id"]: [] for e in entries}
+    for c in cues:
+        for e in entries:
+            rate = fps or e.get("fps") or (e["frames"] / max(e["end"] - e["start"], 1e-9) if e.get("frames") else 25.0)
+            slack = 0.5 / rate
+            if e["start"] - slack <= c["start"] < e["end"] - slack:
+                length = e["end"] - e["start"]
+                start = min(max(0.0, c["start"] - e["start"]), max(0.0, length - 0.1))
+                end = min(length, max(c["end"] - e["start"], start + 0.05))
+                out[e["id"]].append({"start": round(start, 3), "end": round(max(end, start + 0.05), 3),
+                                     "text": c["text"]})
+                break
+    return out
+
+
+def chapter_clip_descriptions(cs: ClipSet, chapter_mp4: Path) -> dict[str, list[dict]]:
+    """clip_descriptions of a clip set from its chapter's descriptions track ({} when the chapter
+    has none)."""
+    path = descriptions_path(chapter_mp4)
+    try:
+        cues = read_vtt(path)
+    except (OSError, ValueError, IndexError):
+        return {}
+    return clip_descriptions(cs.entries, cues)
+
+
+def alt_text(descriptions: list[dict], fallback: str) -> str:
+    """A clip's alternative text: its descriptions, in order (none: `fallback`)."""
+    return " ".join(d["text"] for d in descriptions) or fallback
 
 
 def slide_heading(heading: str, e: dict) -> str:
@@ -84,21 +160,26 @@ def slide_heading(heading: str, e: dict) -> str:
 
 
 def deck_html(sets: list[ClipSet], fmt: str, title: str, ui: dict[str, str],
-              heading: str = "{chapter} · {title} — {beat}") -> str:
+              heading: str = "{chapter} · {title} — {beat}",
+              descriptions: dict[str, list[dict]] | None = None) -> str:
     """The HTML deck of these clip sets, playing their `fmt` clips; `ui`: its words (deck_words);
-    `heading`: the slide heading's template (kit:slide-heading)."""
+    `heading`: the slide heading's template (kit:slide-heading); `descriptions`: clip id -> its
+    audio descriptions, timed to the clip (chapter_clip_descriptions)."""
+    descriptions = descriptions or {}
     slides, chapters = [], []
     for cs in sets:
         chapters.append({"chapter": cs.chapter, "title": cs.title, "first": len(slides)})
         for e in cs.entries:
             slides.append({"id": e["id"], "chapter": e["chapter"], "title": e["title"], "beat": e["beat"],
-                           "heading": slide_heading(heading, e),
+                           "heading": slide_heading(heading, e), "duration": round(e["end"] - e["start"], 3),
                            "clip": e["files"][fmt], "notes": e["text"], "audio": bool(e.get("audio")),
                            "burnt": bool(e.get("burnt_captions")),
                            "cues": [{"start": round(c["start"], 3), "end": round(c["end"], 3), "text": c["text"]}
-                                    for c in read_srt(cs.folder / e["files"]["srt"])]})
+                                    for c in read_srt(cs.folder / e["files"]["srt"])],
+                           "descriptions": descriptions.get(e["id"], [])})
     data = {"title": title, "format": fmt, "chapters": chapters, "slides": slides,
-            "lang": ui["lang"], "captions": ui["captions_label"]}
+            "lang": ui["lang"], "captions": ui["captions_label"],
+            "ui": {k: ui[k] for k in ("play", "pause", "chapters_label", "describe")}}
     return string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         title=html.escape(title), data=_script_json(data), **{k: html.escape(v) for k, v in ui.items()})
 
@@ -170,42 +251,74 @@ def autoplay_shapes(slide) -> list[int]:
     return [int(t.get("spid")) for cmd in cmds(slide._element) for t in targets(cmd)]
 
 
+def set_language(text_frame, lang: str):
+    """Every run of a PowerPoint text frame carries its language (`a:rPr lang`), and each
+    paragraph's end mark too: a screen reader picks its voice, a spelling checker its dictionary."""
+    for p in text_frame.paragraphs:
+        for r in p.runs:
+            r._r.get_or_add_rPr().set("lang", lang)
+        p._p.get_or_add_endParaRPr().set("lang", lang)
+
+
+def set_alt_text(shape, text: str):
+    """A picture's or video's alternative text (`p:cNvPr descr`, PowerPoint's "Alt Text")."""
+    shape._element.xpath("./*[1]/p:cNvPr")[0].set("descr", " ".join(text.split()))
+
+
 def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}",
-              rtl: bool = False, thumbnails: dict[str, Path] | None = None) -> bytes:
-    """The PowerPoint: one slide per beat with its MP4 (poster: its last frame; a chapter's title
-    beat: `thumbnails[chapter]`, the chapter's thumbnail, where given) playing on entry, and notes;
-    `rtl`: its headings and notes read right to left."""
+              rtl: bool = False, thumbnails: dict[str, Path] | None = None, lang: str = "en",
+              descriptions: dict[str, list[dict]] | None = None) -> bytes:
+    """The PowerPoint: one slide per beat, titled in its title placeholder (first in reading
+    order), with its MP4 (poster: its last frame; a chapter's title beat: `thumbnails[chapter]`,
+    the chapter's thumbnail, where given) playing on entry, its alternative text the beat's
+    audio descriptions (`descriptions`: clip id -> [{"text"}], chapter_clip_descriptions; none:
+    the slide's title), and notes; every text run in `lang`; `rtl`: titles and notes read right
+    to left."""
     # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
     from pptx import Presentation
+    from pptx.enum.text import MSO_ANCHOR, PP_ALIGN
     from pptx.util import Emu, Pt
 
+    descriptions = descriptions or {}
     prs = Presentation()
     prs.slide_width, prs.slide_height = Emu(int(SLIDE_W_IN * EMU_PER_INCH)), Emu(int(SLIDE_H_IN * EMU_PER_INCH))
     prs.core_properties.title = title
-    blank = prs.slide_layouts[6]
+    prs.core_properties.language = lang
+    title_only = prs.slide_layouts[5]              # "Title Only": a title placeholder, nothing else
     head_h = int(0.5 * EMU_PER_INCH)
     for cs in sets:
+        size = None                                # a chapter's clips are cut from one video: one size
         for e in cs.entries:
             video = cs.folder / e["files"]["mp4"]
-            w, h = _video_size(video)
+            w, h = size = size or _video_size(video)
             box_w, box_h = prs.slide_width, prs.slide_height - head_h
             scale = min(box_w / w, box_h / h)
             vw, vh = int(w * scale), int(h * scale)
-            slide = prs.slides.add_slide(blank)
-            tb = slide.shapes.add_textbox(Emu(int(0.2 * EMU_PER_INCH)), 0, prs.slide_width, head_h)
-            tb.text_frame.text = slide_heading(heading, e)
-            tb.text_frame.paragraphs[0].runs[0].font.size = Pt(16)
+            slide = prs.slides.add_slide(title_only)
+            head = slide.shapes.title                 # the slide's first shape: read first
+            head.left, head.top = Emu(int(0.2 * EMU_PER_INCH)), 0
+            head.width, head.height = Emu(prs.slide_width - int(0.4 * EMU_PER_INCH)), Emu(head_h)
+            head.text_frame.text = slide_heading(heading, e)
+            head.text_frame.vertical_anchor = MSO_ANCHOR.MIDDLE
+            for p in head.text_frame.paragraphs:
+                p.alignment = PP_ALIGN.LEFT
+                for r in p.runs:
+                    r.font.size = Pt(16)
             if rtl:
-                _right_to_left(tb.text_frame)
+                _right_to_left(head.text_frame)
+            set_language(head.text_frame, lang)
             poster = cs.folder / e["files"]["poster"]
             if e["beat"] == "title" and thumbnails and thumbnails.get(e["chapter"]) and thumbnails[e["chapter"]].is_file():
                 poster = thumbnails[e["chapter"]]
             movie = slide.shapes.add_movie(str(video), Emu((box_w - vw) // 2), Emu(head_h + (box_h - vh) // 2),
                                            Emu(vw), Emu(vh), poster_frame_image=str(poster), mime_type="video/mp4")
+            set_alt_text(movie, alt_text(descriptions.get(e["id"], []), head.text_frame.text))
             set_autoplay(slide, movie.shape_id, round((e["end"] - e["start"]) * 1000))
-            slide.notes_slide.notes_text_frame.text = e["text"]
+            notes = slide.notes_slide.notes_text_frame
+            notes.text = e["text"]
             if rtl:
-                _right_to_left(slide.notes_slide.notes_text_frame)
+                _right_to_left(notes)
+            set_language(notes, lang)
     buf = io.BytesIO()
     prs.save(buf)
     return buf.getvalue()
@@ -236,19 +349,21 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, mode
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
     sets = [cut_clips(r, html_fmt, force) for r in results]
     mp4_sets = sets if html_fmt == "mp4" else [cut_clips(r, "mp4", force) for r in results]
+    described = {k: v for cs, r in zip(mp4_sets, results) for k, v in chapter_clip_descriptions(cs, r.final).items()}
     folder = sets[0].folder
     written = []
     page = folder / DECK_NAME
-    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui, heading), force):
+    if _write_if_changed(page, deck_html(sets, html_fmt, title, ui, heading, described), force):
         written.append(page)
     pptx = folder / pptx_name([r.chapter for r in results])
     thumbnails = {r.chapter: r.final.with_suffix(".png") for r in results}
     thumb_keys = {c: sha256_file(p) if p.is_file() else None for c, p in thumbnails.items()}
-    key = sha({"title": title, "heading": heading, "dir": ui["dir"], "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"]]
-                                          for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys,
-               "version": 3})
+    key = sha({"title": title, "heading": heading, "dir": ui["dir"], "lang": ui["lang"],
+               "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"], described.get(e["id"], [])]
+                          for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys, "version": 4})
     if force or not stamped(pptx, key):      # a damaged or replaced file is made again
-        write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails))
+        write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails,
+                                    lang=ui["lang"], descriptions=described))
         write_stamp(pptx, key)
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)

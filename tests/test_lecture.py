@@ -325,15 +325,17 @@ def test_html_deck_plays_offline_in_chromium(silent, browser):
                                " return v && !v.paused && v.currentTime > 0.2; }", timeout=15000)
         return page.evaluate("() => { const v = document.querySelector('#stage video');"
                              " return {clip: v.dataset.clip, t: v.currentTime, src: v.currentSrc,"
-                             " tracks: v.textTracks.length, cues: v.textTracks.length ? v.textTracks[0].cues.length : 0,"
-                             " mode: v.textTracks.length ? v.textTracks[0].mode : ''} }")
+                             " tracks: Array.from(v.textTracks, t => t.kind), cues: v.textTracks[0].cues.length,"
+                             " mode: v.textTracks[0].mode, chapter: v.textTracks[1].cues[0].text} }")
 
     if page.is_visible("#start"):          # the browser wanted a click before playing sound
         page.click("#start")
     first = playing()
     beats = [e["id"] for e in silent.clips.entries]
     assert first["clip"] == f"{beats[0]}.mp4" and first["src"].startswith("file://")
-    assert first["tracks"] == 1 and first["cues"] >= 1 and first["mode"] == "showing"
+    assert first["tracks"] == ["captions", "chapters", "descriptions"]
+    assert first["cues"] >= 1 and first["mode"] == "showing"
+    assert first["chapter"] == slides.slide_heading("{chapter} · {title} — {beat}", silent.clips.entries[0])
     page.wait_for_timeout(300)
     assert page.evaluate("() => document.querySelector('#stage video').currentTime") > first["t"]
 
@@ -388,6 +390,291 @@ def test_the_request_writes_clips_and_deck(silent):
     assert [p.name for p in shown] == ["clips.json", "index.html", "lecture-ch02.pptx"]
     assert len(files) == len(silent.lines) + 3 and all(p.is_file() for p in files)
     assert f"{len(silent.lines)} mp4 clips, 0 cut" in said[0] and "unchanged" in said[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The deck, accessible (issue 43 item 5): axe-core, the keyboard alone, audio description
+
+def descriptions_track(ch, words) -> Path:
+    """The chapter's descriptions track (X.descriptions.vtt beside X.mp4). The build writes it
+    where the chapter has descriptions; where the stand-in build did not, it is written here from
+    the chapter's own descriptions (voiceover.script.chapter_descriptions): each beat's text before
+    its first marker at the beat's start, each later piece spread over the beat."""
+    path = slides.descriptions_path(ch.result.final)
+    if path.is_file():
+        return path
+    described = script.chapter_descriptions("02", ch.bundle, ch.bundle.ledger(), words)
+    assert described, "chapter 02 has no descriptions in the catalog"
+    cues = []
+    for e in ch.clips.entries:
+        filled = described.get(e["beat"])
+        if filled is None:
+            continue
+        cuts = [0] + [at for _, at in filled.marks] + [len(filled.text)]
+        pieces = [filled.text[a:b].strip() for a, b in zip(cuts, cuts[1:])]
+        pieces = [p for p in pieces if p]
+        step = (e["end"] - e["start"]) / len(pieces)
+        for k, piece in enumerate(pieces):
+            cues.append({"start": e["start"] + k * step, "end": e["start"] + (k + 1) * step, "text": piece})
+    captions.write_vtt(cues, path, words.lang)
+    return path
+
+
+@pytest.fixture(scope="module")
+def a11y_decks(tiny_long_bundle, tmp_path_factory):
+    """Chapter 02 of a 30-token prompt, silent, in English and in Urdu: its clips, its
+    descriptions track and the deck made from them."""
+    out = {}
+    for lang in ("en", "ur"):
+        words = Words.load(lang)
+        ch = Chapter02(tmp_path_factory.mktemp(f"a11y-{lang}"), tiny_long_bundle, voiced=False, words=words)
+        ch.words = words
+        ch.clips = clips.write_clips(ch.result, "mp4")
+        ch.track = captions_cues = slides.read_vtt(descriptions_track(ch, words))
+        assert captions_cues
+        ch.deck = slides.write_deck([ch.result], "mp4", words)
+        ch.data = json.loads(ch.deck.html.read_text(encoding="utf-8").split('type="application/json">', 1)[1]
+                             .split("</script>", 1)[0])
+        out[lang] = ch
+    return out
+
+
+# window.speechSynthesis replaced before the deck's script runs: each utterance is recorded with
+# the clip's state when it is spoken, and "spoken" for a while, then ended as a browser ends it
+SPEECH_STUB = """
+window.__said = [];
+window.__speechMs = 250;
+const stub = {
+  speak(u) {
+    const v = document.querySelector('#stage video');
+    const said = {text: u.text, lang: u.lang, paused: v.paused, t: v.currentTime, slide: Number(v.dataset.slide)};
+    window.__said.push(said);
+    setTimeout(() => {
+      said.pausedAtEnd = v.paused;
+      said.tAtEnd = v.currentTime;
+      u.dispatchEvent(new Event('end'));
+      setTimeout(() => { said.resumed = !v.paused; }, 150);
+    }, window.__speechMs);
+  },
+  cancel() {}, pause() {}, resume() {}, getVoices() { return []; }, speaking: false, pending: false,
+};
+Object.defineProperty(window, 'speechSynthesis', {value: stub, configurable: true});
+"""
+
+
+def deck_page(browser, ch):
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.add_init_script(SPEECH_STUB)
+    page.goto(ch.deck.html.as_uri())
+    page.wait_for_function("() => { const v = document.querySelector('#stage video');"
+                           " return v && !v.paused && v.currentTime > 0.1; }", timeout=15000)
+    return page
+
+
+def axe_violations(page) -> list[tuple[str, str, list]]:
+    from axe_playwright_python.sync_playwright import Axe
+    found = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]]) for v in found]
+
+
+def slide_now(page) -> int:
+    return page.evaluate("() => Number(document.querySelector('#stage video').dataset.slide)")
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_deck_has_no_axe_violations_and_the_transcript_beside_the_slide(a11y_decks, browser, lang):
+    """axe-core (every rule it runs by default, any impact) finds nothing in the deck as it opens,
+    with audio description on while a description is read, with the transcript and chapter list
+    hidden, and on the last slide; the transcript (narration and descriptions) sits beside the
+    video, on the side the language reads towards."""
+    ch = a11y_decks[lang]
+    page = deck_page(browser, ch)
+    found = {"open": axe_violations(page)}
+    box = {k: page.locator(k).bounding_box() for k in ("#stage video", "#transcript")}
+    if lang == "ur":
+        assert box["#transcript"]["x"] + box["#transcript"]["width"] <= box["#stage video"]["x"] + 1
+    else:
+        assert box["#transcript"]["x"] >= box["#stage video"]["x"] + box["#stage video"]["width"] - 1
+    first = ch.data["slides"][0]
+    assert page.text_content("#notes") == first["notes"] == ch.clips.entries[0]["text"]
+    assert page.eval_on_selector_all("#descriptions p", "ps => ps.map(p => p.textContent)") == \
+        [d["text"] for d in first["descriptions"]]
+    page.evaluate("() => { window.__speechMs = 60000; }")         # a description still being read
+    page.click("#describe")
+    page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector('#descriptions p.speaking')", timeout=15000)
+    found["describing"] = axe_violations(page)
+    page.click("#transcript-toggle")
+    page.keyboard.press("c")
+    assert page.locator("#transcript").is_hidden() and page.locator("#chapters").is_hidden()
+    found["hidden"] = axe_violations(page)
+    assert page.errors == []
+    page.close()
+    assert found == {state: [] for state in found}
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_every_control_is_reached_and_operated_by_the_keyboard_alone_with_a_visible_focus(a11y_decks, browser, lang):
+    ch = a11y_decks[lang]
+    page = deck_page(browser, ch)
+    n = len(ch.data["slides"])
+    controls = page.eval_on_selector_all("button:not([disabled]):not([hidden])", "bs => bs.map(b => b.id || b.textContent)")
+    # Tab goes round every button (and the transcript, which scrolls), each with a visible outline
+    seen = {}
+    for _ in range(len(controls) + 4):
+        page.keyboard.press("Tab")
+        f = page.evaluate("""() => { const e = document.activeElement, s = getComputedStyle(e);
+            return e === document.body ? null : {id: e.id || e.textContent, visible: e.matches(':focus-visible'),
+                    style: s.outlineStyle, width: parseFloat(s.outlineWidth), colour: s.outlineColor}; }""")
+        if f:                                # between the last control and the first: the page itself
+            seen[f["id"]] = f
+    assert set(controls) | {"transcript"} <= set(seen), set(controls) - set(seen)
+    for name, f in seen.items():
+        assert f["visible"] and f["style"] != "none" and f["width"] >= 2, (name, f)
+
+    def tab_to(target: str):
+        for _ in range(len(controls) + 4):
+            if page.evaluate("() => document.activeElement.id") == target:
+                return
+            page.keyboard.press("Tab")
+        raise AssertionError(f"Tab never reached #{target}")
+
+    def pressed(target: str) -> bool:
+        return page.get_attribute(f"#{target}", "aria-pressed") == "true"
+
+    # every slide, forward and back, by the keys the deck names (the arrows follow the reading)
+    forward, backward = ("ArrowLeft", "ArrowRight") if lang == "ur" else ("ArrowRight", "ArrowLeft")
+    page.evaluate("() => document.activeElement.blur()")
+    keys = [forward, " ", "PageDown", "ArrowDown", "Enter"]
+    for i in range(1, n):
+        page.keyboard.press(keys[i % len(keys)])
+        assert slide_now(page) == i
+    page.keyboard.press(forward)
+    assert slide_now(page) == n - 1
+    for i in range(n - 2, n - 5, -1):
+        page.keyboard.press(backward if i % 2 else "PageUp")
+        assert slide_now(page) == i
+    page.keyboard.press("Home")
+    assert slide_now(page) == 0
+    page.keyboard.press("End")
+    assert slide_now(page) == n - 1
+    # every button by Tab and Enter or space
+    tab_to("prev")
+    page.keyboard.press("Enter")
+    assert slide_now(page) == n - 2
+    tab_to("next")
+    page.keyboard.press(" ")
+    assert slide_now(page) == n - 1
+    page.keyboard.press("Home")                         # on the body: not a button
+    tab_to("play")
+    page.keyboard.press(" ")
+    assert page.evaluate("() => document.querySelector('#stage video').paused")
+    assert page.text_content("#play") == ch.words.text("kit:deck-play")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !document.querySelector('#stage video').paused", timeout=5000)
+    assert page.text_content("#play") == ch.words.text("kit:deck-pause")
+    tab_to("captions")
+    page.keyboard.press(" ")
+    assert not pressed("captions")
+    assert page.evaluate("() => document.querySelector('#stage video').textTracks[0].mode") == "hidden"
+    page.keyboard.press("Enter")
+    assert pressed("captions")
+    assert page.evaluate("() => document.querySelector('#stage video').textTracks[0].mode") == "showing"
+    tab_to("describe")
+    page.keyboard.press("Enter")
+    assert pressed("describe")
+    page.keyboard.press(" ")
+    assert not pressed("describe")
+    tab_to("transcript-toggle")
+    page.keyboard.press(" ")
+    assert page.locator("#transcript").is_hidden() and not pressed("transcript-toggle")
+    page.keyboard.press("Enter")
+    assert page.locator("#transcript").is_visible()
+    tab_to("fullscreen")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.fullscreenElement !== null", timeout=5000)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.fullscreenElement === null", timeout=5000)
+    # letter shortcuts can be turned off (WCAG 2.1.4): then n no longer hides the transcript
+    tab_to("letters")
+    page.keyboard.press("Enter")
+    assert not pressed("letters")
+    page.keyboard.press("n")
+    assert page.locator("#transcript").is_visible()
+    page.keyboard.press(" ")
+    page.keyboard.press("n")
+    assert page.locator("#transcript").is_hidden()
+    page.keyboard.press("n")
+    # a chapter's button goes to its first slide; the focus stays on it
+    page.keyboard.press("End")
+    for _ in range(len(controls) + 4):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.dataset.chapter") == "02":
+            break
+    page.keyboard.press("Enter")
+    assert slide_now(page) == 0
+    assert page.evaluate("() => document.activeElement.dataset.chapter") == "02"
+    assert page.get_attribute("#chapters button[data-chapter='02']", "aria-current") == "true"
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_descriptions_are_read_aloud_in_the_decks_language_while_the_clip_waits(a11y_decks, browser, lang):
+    """With audio description on, each description of a slide is handed to the browser's speech
+    synthesis (window.speechSynthesis, observed by a stand-in) at the moment its cue names, in
+    the deck's language; the clip is paused from before it is spoken until it ends, then plays on."""
+    ch = a11y_decks[lang]
+    page = deck_page(browser, ch)
+    assert page.evaluate("() => window.__said.length") == 0, "read aloud before audio description was asked for"
+    shown = [i for i, s in enumerate(ch.data["slides"]) if len(s["descriptions"]) > 1][:2] or [0, 1]
+    page.keyboard.press("d")
+    assert page.get_attribute("#describe", "aria-pressed") == "true"
+    expected = []
+    for i in sorted({0, *shown}):
+        page.evaluate(f"() => show({i})")
+        want = ch.data["slides"][i]["descriptions"]
+        expected += [(i, d) for d in want]
+        page.wait_for_function(f"() => window.__said.filter(s => s.slide === {i}).length === {len(want)}"
+                               f" && document.querySelector('#stage video').ended", timeout=20000)
+    said = page.evaluate("() => window.__said")
+    assert [(s["slide"], s["text"]) for s in said] == [(i, d["text"]) for i, d in expected]
+    for s, (i, d) in zip(said, expected):
+        assert s["lang"] == lang
+        assert s["paused"] and s["pausedAtEnd"] and s["tAtEnd"] == s["t"], s       # the picture held
+        assert s["t"] == pytest.approx(d["start"], abs=0.35), (s, d)               # where its cue says
+    assert all(s["resumed"] for s in said[:-1] if s["t"] < ch.data["slides"][s["slide"]]["duration"] - 0.4)
+    # the descriptions the deck reads are the chapter's track, cut per clip
+    assert [d["text"] for s in ch.data["slides"] for d in s["descriptions"]] == [c["text"] for c in ch.track]
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_powerpoint_slides_are_titled_first_their_videos_described_and_their_text_in_its_language(a11y_decks, lang):
+    """Issue 43 item 6, read back with python-pptx: each slide's first shape (reading order) is
+    its title placeholder holding the slide's heading; its video (a picture with a poster) has
+    the beat's descriptions as its alternative text; every text run says its language."""
+    from pptx import Presentation
+    from pptx.enum.shapes import PP_PLACEHOLDER
+    ch = a11y_decks[lang]
+    prs = Presentation(str(ch.deck.pptx))
+    assert prs.core_properties.language == lang
+    assert len(prs.slides) == len(ch.data["slides"])
+    for slide, s in zip(prs.slides, ch.data["slides"]):
+        first = slide.shapes[0]
+        assert first.is_placeholder and first.placeholder_format.type == PP_PLACEHOLDER.TITLE, s["beat"]
+        assert slide.shapes.title.text == s["heading"]
+        pictures = slide.shapes._spTree.xpath("./p:pic")
+        assert len(pictures) == 1
+        alt = pictures[0].xpath("./p:nvPicPr/p:cNvPr/@descr")
+        assert s["descriptions"] and alt == [" ".join(d["text"] for d in s["descriptions"])], s["beat"]
+        for part in (slide, slide.notes_slide):
+            runs = part._element.xpath(".//a:r")
+            assert runs and all(r.xpath("./a:rPr/@lang") == [lang] for r in runs), s["beat"]
+        assert (first.text_frame.paragraphs[0]._p.pPr.get("rtl") == "1") == (lang == "ur")
 
 
 
