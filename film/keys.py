@@ -72,13 +72,14 @@ def sha(obj) -> str:
 # Source files and the import walk
 
 def local_name(name: str) -> str:
-    """A module's name without the distribution's prefix: 'onepass.scenes.base' -> 'scenes.base'."""
+    """A module's name without the distribution's prefix (DIST and a dot) where it has one: the
+    name of its file under ROOT."""
     return name[len(DIST) + 1:] if name.startswith(DIST + ".") else name
 
 
 def module_path(name: str, root: Path = ROOT) -> Path | None:
-    """File of a project module ('scenes.widgets' or 'onepass.scenes.widgets' -> scenes/widgets.py),
-    None if not ours."""
+    """File of a project module, named with or without the distribution's prefix (both spellings
+    of scenes' widgets module give scenes/widgets.py), None if not ours."""
     name = local_name(name)
     if name.split(".")[0] not in LOCAL_PACKAGES:
         return None

@@ -34,7 +34,7 @@ DIST = "onepass"     # the distribution's one top-level name (tools/restructure.
 
 
 def local_name(name: str) -> str:
-    """A module name without the distribution's prefix: onepass.film.keys -> film.keys, onepass.cli -> render."""
+    """A module name without the distribution's prefix (onepass.cli, the command, is the render layer)."""
     if name == DIST or name.startswith(DIST + "."):
         name = name[len(DIST) + 1:]
         return "render" if name == "cli" or name.startswith("cli.") else name

@@ -260,6 +260,9 @@ def rewrite_py(text: str, names: Names, path: str = "?") -> str:
                 continue
             indent = " " * node.col_offset
             stmts = [render_from(g, ms, indent=indent) for g, ms in groups]
+            rest = text[b:text.find("\n", b) if "\n" in text[b:] else len(text)]
+            if len(stmts) > 1 and rest.lstrip().startswith("#"):          # `# noqa: E402` on each of them
+                stmts = [s + rest for s in stmts[:-1]] + stmts[-1:]
             edits.append((a, b, _join_statements(stmts, text, a, node.col_offset)))
         elif isinstance(node, ast.ImportFrom) and node.level:
             print(f"  ! {path}:{node.lineno}: a relative import, left as it is", file=sys.stderr)
