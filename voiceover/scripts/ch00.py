@@ -50,6 +50,7 @@ def values(bundle, ledger, words) -> dict:
     lad = f["ladder"]
     vf = f["vocab"]
     return {
+        "prompt": spoken_token(bundle.prompt, words),     # the audio description reads it out
         "chars": spoken_count(f["chars"], words),
         "n_words": counted(f["words"], "ch00:word-count", words),
         "T": spoken_count(f["T"], words),

@@ -1,0 +1,345 @@
+"""Audio description of a chapter (WCAG 1.2.3, 1.2.5, 1.2.7, 1.2.8): its descriptions track, its
+transcript and, with `--described`, its audio-described cut.
+
+Beside a chapter's `X.mp4`, for every render (cheap: no video is touched):
+
+    X.descriptions.vtt   WebVTT of kind `descriptions`: each piece of each beat's description
+                         (voiceover/descriptions.py) at its anchor in the standard chapter
+    X.transcript.html    beat by beat under headings: the narration, the descriptions and the
+    X.transcript.txt     numbers the line names, in the film's language and direction
+
+With `--described` (write_described):
+
+    X.described.mp4      the standard chapter cut at each anchor, where the picture holds while the
+                         film's voice (the narration's service, mastered the same) says the
+                         description; the narration waits (extended audio description)
+    X.described.srt/.vtt its captions: the narration's, moved by the holds before them, and each
+                         description's, marked as one (kit:description-caption)
+
+The standard chapter is only read. The described cut is re-encoded once (H.264, as burnt captions
+are); a hold is the frame on screen at its anchor, repeated for as many frames as the speech lasts
+(rounded up to a whole frame); the audio gets the clip there, padded to the hold's length, so picture
+and sound stay within a frame. A cut is made again only when the chapter, its descriptions or the
+voice changed (`.scenes/X.described.json`).
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from data import home
+from data.bundle import sha256_file
+from data.files import discard, replace_together, temp_name, write_json, write_text
+from film.publish import beat_title, stamp
+from voiceover import audio, captions, mixdown, script
+from voiceover.descriptions import Piece, cue_pieces, grouped, write_vtt
+from voiceover.media import stream_seconds, video_facts
+from words.catalog import is_rtl
+
+DESCRIBED = ".described"
+
+
+def described_path(final: Path) -> Path:
+    return final.with_suffix(f"{DESCRIBED}.mp4")
+
+
+def sidecar_paths(final: Path) -> dict[str, Path]:
+    return {"vtt": final.with_suffix(".descriptions.vtt"), "html": final.with_suffix(".transcript.html"),
+            "txt": final.with_suffix(".transcript.txt")}
+
+
+def scene_cues(result) -> list[tuple[float, list[dict]]]:
+    """(offset of the scene in the chapter, its cues) for each scene of a ChapterResult."""
+    out, offset = [], 0.0
+    for s in result.scenes:
+        out.append((offset, json.loads(s.job.cues.read_text(encoding="utf-8"))))
+        offset += s.seconds
+    return out
+
+
+def chapter_pieces(result, bundle, words) -> list[Piece]:
+    """Every piece of the chapter's descriptions, `at` its anchor in the standard chapter (seconds)."""
+    described = script.chapter_descriptions(result.chapter, bundle, bundle.ledger(), words)
+    out = []
+    for offset, cues in scene_cues(result):
+        for cue in cues:
+            if cue["beat"] in described:
+                out += [Piece(p.beat, p.mark, p.text, round(offset + p.at, 4))
+                        for p in cue_pieces(cue, described[cue["beat"]])]
+    return out
+
+
+def beat_starts(result) -> dict[str, float]:
+    return {c["beat"]: offset + c.get("clip_start", c["start"]) for offset, cues in scene_cues(result) for c in cues}
+
+
+# ---------------------------------------------------------------------------------------------
+# the descriptions track and the transcript
+
+@dataclass
+class Beat:
+    beat: str
+    title: str
+    start: float
+    narration: str
+    descriptions: list[str]
+    numbers: list[tuple[str, str]]
+
+
+def transcript_beats(result, bundle, words) -> list[Beat]:
+    from film.handout import beat_numbers        # noqa: PLC0415  (the handout's numbers: the values each line names)
+    lines = script.chapter_lines(result.chapter, bundle, bundle.ledger(), words)
+    numbers = beat_numbers(result.chapter, bundle, words)
+    pieces = chapter_pieces(result, bundle, words)
+    starts = beat_starts(result)
+    heading = words.text("film:heading", chapter=result.chapter, title=result.title)
+    return [Beat(b, beat_title(b, lines[b].text, heading), starts[b], lines[b].text,
+                 [p.text for p in pieces if p.beat == b], numbers.get(b, []))
+            for b in sorted(starts, key=starts.get) if b in lines]
+
+
+CSS = """body { font-family: "DejaVu Sans", "Noto Naskh Arabic", "Noto Sans", sans-serif; max-width: 46em;
+margin: 1.5em auto; padding: 0 1em; line-height: 1.5; color: #111; background: #fff; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #555; }
+.time { color: #333; font-variant-numeric: tabular-nums; margin-inline-end: 0.5em; }
+dt { font-weight: bold; margin-top: 0.5em; } dd { margin-inline-start: 1.2em; }
+dd.description { font-style: italic; }
+[dir=rtl] dd.description { font-style: normal; }"""
+
+
+def transcript_html(beats: list[Beat], heading: str, words) -> str:
+    lang, e = words.lang, html.escape
+    direction = "rtl" if is_rtl(lang) else "ltr"
+    narration, described, shown = (words.text("kit:handout-narration"), words.text("kit:deck-describe"),
+                                    words.text("kit:handout-numbers"))
+    title = f"{words.text('kit:deck-transcript')}: {heading}"
+    body = []
+    for i, b in enumerate(beats):
+        hid = f"beat-{i + 1}"
+        parts = [f'<section aria-labelledby="{hid}">',
+                 f'<h2 id="{hid}"><span class="time">{stamp(b.start)}</span> {e(b.title)}</h2>', "<dl>",
+                 f"<dt>{e(narration)}</dt>", f"<dd>{e(b.narration)}</dd>"]
+        if b.descriptions:
+            parts += [f"<dt>{e(described)}</dt>"] + [f'<dd class="description">{e(d)}</dd>' for d in b.descriptions]
+        if b.numbers:
+            parts += [f"<dt>{e(shown)}</dt>", "<dd><ul>"] + \
+                     [f"<li><bdi>{e(v)}</bdi>: {e(c)}</li>" for v, c in b.numbers] + ["</ul></dd>"]
+        parts += ["</dl>", "</section>"]
+        body.append("\n".join(parts))
+    return (f'<!DOCTYPE html>\n<html lang="{e(lang)}" dir="{direction}">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{e(title)}</title>\n'
+            f"<style>\n{CSS}\n</style>\n</head>\n<body>\n<main>\n<h1>{e(heading)}</h1>\n"
+            + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+
+
+def transcript_text(beats: list[Beat], heading: str, words) -> str:
+    narration, described, shown = (words.text("kit:handout-narration"), words.text("kit:deck-describe"),
+                                   words.text("kit:handout-numbers"))
+    out = [heading, "=" * max(8, len(heading)), ""]
+    for b in beats:
+        out += [f"{stamp(b.start)} {b.title}", "-" * max(8, len(b.title) + 5), f"{narration}: {b.narration}"]
+        out += [f"{described}: {d}" for d in b.descriptions]
+        if b.numbers:
+            out += [f"{shown}:"] + [f"  {v}: {c}" for v, c in b.numbers]
+        out.append("")
+    return "\n".join(out)
+
+
+def write_tracks(results, bundle, words) -> list[Path]:
+    """For every chapter: its descriptions track and its transcript (HTML and text); the files
+    written (only those that changed are rewritten)."""
+    made = []
+    for r in results:
+        paths = sidecar_paths(r.final)
+        pieces = chapter_pieces(r, bundle, words)
+        heading = words.text("film:heading", chapter=r.chapter, title=r.title)
+        beats = transcript_beats(r, bundle, words)
+        tmp = {p: temp_name(p) for p in paths.values()}
+        try:
+            write_vtt(pieces, tmp[paths["vtt"]], words.lang, until=r.seconds, seconds=script.estimated_seconds)
+            write_text(tmp[paths["html"]], transcript_html(beats, heading, words))
+            write_text(tmp[paths["txt"]], transcript_text(beats, heading, words))
+            changed = [(t, f) for f, t in tmp.items() if not f.exists() or f.read_bytes() != t.read_bytes()]
+            replace_together(changed)
+        finally:
+            discard(*tmp.values())
+        made += list(paths.values())
+    return made
+
+
+# ---------------------------------------------------------------------------------------------
+# the described cut
+
+@dataclass
+class Hold:
+    at: float                   # seconds in the standard chapter (the anchor)
+    frame: int                  # the standard frame the cut comes before
+    frames: int                 # how many frames the picture holds
+    clip: Path | None           # the description's mastered speech (None: a silent voice)
+    segments: list[dict]        # its sentences (start, end, text), seconds from the hold's start
+    pieces: list[Piece]
+
+
+def speak(service, chapter: str, group: list[Piece], lang: str) -> tuple[Path | None, float, list[dict]]:
+    """The group's words in the film's voice: (clip, seconds, sentences)."""
+    text = " ".join(p.text for p in group)
+    data = service.generate_from_text(text, line_id=script.description_id(chapter, group[0].beat), lang=lang)
+    clip = Path(service.cache_dir) / data["final_audio"]
+    if service.silent:
+        seconds = data["segments"][-1]["end"] + audio.LINE_GAP
+        return None, seconds, data["segments"]
+    x, sr = audio.read_wav(clip)
+    return clip, len(x) / sr, data["segments"]
+
+
+def plan_holds(result, pieces: list[Piece], service, lang: str) -> tuple[list[Hold], Fraction, int]:
+    frames, fps = video_facts(result.final)
+    rate = Fraction(fps).limit_denominator(1001)
+    holds = []
+    for at, group in grouped(pieces, frame=0.5 / float(rate)):
+        clip, seconds, segments = speak(service, result.chapter, group, lang)
+        k = min(max(int(round(at * rate)), 0), frames)
+        holds.append(Hold(float(Fraction(k) / rate), k, max(1, math.ceil(seconds * rate - 1e-6)), clip, segments, group))
+    return holds, rate, frames
+
+
+def cut_video(src: Path, out: Path, holds: list[Hold], rate: Fraction, height: int):
+    """The standard picture with each hold's frame repeated before the frame it comes before."""
+    import av                       # noqa: PLC0415  (PyAV: the scene renders use it too)
+    by_frame: dict[int, int] = {}
+    for h in holds:
+        by_frame[h.frame] = by_frame.get(h.frame, 0) + h.frames
+    with av.open(str(src)) as inp, av.open(str(out), "w") as outp:
+        vin = inp.streams.video[0]
+        vout = outp.add_stream("libx264", rate=rate)
+        vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
+        vout.options = {"crf": "18" if height >= 720 else "20", "preset": "fast"}
+        vout.codec_context.time_base = Fraction(1) / rate
+        pts, last = 0, None
+
+        def emit(frame, n):
+            nonlocal pts
+            for _ in range(n):
+                f = frame if frame.format.name == "yuv420p" else frame.reformat(format="yuv420p")
+                f.pts, f.time_base = pts, vout.codec_context.time_base
+                for packet in vout.encode(f):
+                    outp.mux(packet)
+                pts += 1
+        for j, frame in enumerate(inp.decode(vin)):
+            frame = frame.reformat(format="yuv420p")
+            if j in by_frame:
+                emit(last if last is not None else frame, by_frame.pop(j))
+            emit(frame, 1)
+            last = frame
+        for n in by_frame.values():          # a hold at the very end
+            emit(last, n)
+        for packet in vout.encode(None):
+            outp.mux(packet)
+
+
+def cut_audio(src: Path, out_wav: Path, holds: list[Hold], rate: Fraction) -> None:
+    """The standard narration with each hold's speech put in at its cut, padded to the hold."""
+    track = audio.decode(src)
+    parts, at = [], 0
+    for h in sorted(holds, key=lambda h: h.frame):
+        cut = min(int(round(h.frame / rate * audio.SR)), len(track))
+        parts.append(track[at:cut])
+        n = int(round(h.frames / rate * audio.SR))
+        speech = np.zeros(n, dtype=np.float32)
+        if h.clip is not None:
+            x, sr = audio.read_wav(h.clip)
+            x = audio.resample(x, sr)[:n]
+            speech[:len(x)] = x
+        parts.append(speech)
+        at = cut
+    parts.append(track[at:])
+    audio.write_wav(out_wav, np.concatenate(parts) if parts else track)
+
+
+def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, label) -> list[dict]:
+    """The standard captions moved by the holds before them (a caption that runs into a cut ends
+    there), and each hold's description, sentence by sentence, marked by `label(text)`."""
+    cuts = sorted((h.at, h.frames / rate) for h in holds)
+
+    def moved(t: float) -> float:
+        return t + float(sum(d for at, d in cuts if at <= t + 1e-6))
+    out = []
+    for c in standard:
+        inside = [at for at, _ in cuts if c["start"] + 1e-6 < at < c["end"] - 1e-6]
+        start = moved(c["start"])
+        out.append(dict(c, start=start, end=start + ((inside[0] if inside else c["end"]) - c["start"])))
+    shift = 0.0
+    for h in sorted(holds, key=lambda h: h.frame):
+        begin = h.at + shift
+        for s in h.segments:
+            for block in captions.caption_blocks({"start": begin + s["start"], "end": begin + s["end"],
+                                                  "text": label(s["text"])}):
+                out.append({"start": block["start"], "end": block["end"], "text": block["text"], "description": True})
+        shift += float(h.frames / rate)
+    return sorted(out, key=lambda c: c["start"])
+
+
+def described_key(result, pieces: list[Piece], service) -> str:
+    return hashlib.sha256(json.dumps({"chapter": sha256_file(result.final), "voice": service.spec,
+                                      "pieces": [[p.beat, p.mark, p.text, p.at] for p in pieces],
+                                      "version": 1}, ensure_ascii=False).encode()).hexdigest()
+
+
+def write_described(result, bundle, words, service, force: bool = False) -> Path:
+    """`X.described.mp4` (+ .srt, .vtt) beside the chapter's `X.mp4`; kept when nothing changed."""
+    final = result.final
+    out = described_path(final)
+    sidecars = [out.with_suffix(".srt"), out.with_suffix(".vtt")]
+    pieces = chapter_pieces(result, bundle, words)
+    key = described_key(result, pieces, service)
+    stamp_path = final.parent / ".scenes" / f"{out.stem}.json"
+    try:
+        old = json.loads(stamp_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {}
+    if not force and old.get("key") == key and all(p.exists() for p in [out, *sidecars]):
+        return out
+    holds, rate, _ = plan_holds(result, pieces, service, words.lang)
+    voiced = stream_seconds(final, "a") is not None
+    tmp = {p: temp_name(p) for p in [*sidecars, out]}
+    try:
+        with tempfile.TemporaryDirectory(prefix=home.JOIN_PREFIX, dir=final.parent) as work:
+            picture, wav = Path(work) / "picture.mp4", Path(work) / "narration.wav"
+            from voiceover.media import video_height   # noqa: PLC0415
+            cut_video(final, picture, holds, rate, video_height(final))
+            if voiced:
+                cut_audio(final, wav, holds, rate)
+            mixdown.mux(picture, wav if voiced else None, tmp[out])
+        standard = captions.read_srt(final.with_suffix(".srt"))
+        cues = described_cues(standard, holds, rate, lambda text: words.text("kit:description-caption", text=text))
+        captions.write_srt(cues, tmp[sidecars[0]], words.lang)
+        captions.write_vtt(cues, tmp[sidecars[1]], words.lang)
+        replace_together([(t, f) for f, t in tmp.items()])          # the MP4 last
+    finally:
+        discard(*tmp.values())
+    write_json(stamp_path, {"key": key, "holds": [{"at": h.at, "frame": h.frame, "frames": h.frames,
+                                                   "beat": h.pieces[0].beat, "marks": [p.mark for p in h.pieces]}
+                                                  for h in holds]})
+    return out
+
+
+def write_described_film(results, described: list[Path], dest: Path, film_title: str, markers) -> Path:
+    """The described chapters end to end (`onepass-film.described.mp4`, with chapter markers and captions)."""
+    from dataclasses import replace as _replace   # noqa: PLC0415
+    from film.join import FILM_NAME, join_film     # noqa: PLC0415
+    parts = [_replace(r, final=p) for r, p in zip(results, described)]
+    with tempfile.TemporaryDirectory(prefix=home.FILM_PREFIX, dir=dest) as work:
+        made = join_film(parts, Path(work), film_title, markers)
+        final = dest / f"{FILM_NAME}{DESCRIBED}.mp4"
+        for suffix in (".srt", ".vtt", ".mp4"):
+            os.replace(made.with_suffix(suffix), final.with_suffix(suffix))
+    return final
