@@ -1,0 +1,122 @@
+"""Colour and motion (issue 43 item 8): WCAG 2.1 1.4.1, 1.4.3 and 2.3.1, from the palette and from
+drawn frames and videos (bench/accessibility.py holds the checks; docs/ACCESSIBILITY.md the table).
+"""
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+from bench import accessibility as A
+from scenes import style as S
+
+pytest.importorskip("colour")
+
+# the floors this film keeps (docs/ACCESSIBILITY.md): CIEDE2000 between two concept colours one
+# chapter shows, in normal vision and under each simulated dichromacy (Machado 2009, severity 1)
+NORMAL_FLOOR = 8.0
+SIMULATED_FLOOR = 4.0
+SIGNS_FLOOR = 15.0       # the diverging scale's -t and +t, t = 0.25 .. 1
+TEXT_CONTRAST = 4.5      # WCAG 1.4.3 for text under 18 pt (the film's SMALL and NUMBER sizes)
+
+# the palette before issue 43 (commit 470f641): the check must reject it
+BEFORE = {"QUERY": "#EF476F", "ATTENTION": "#C77DFF"}
+
+
+def _rgb(hex_: str) -> np.ndarray:
+    return np.array([int(hex_[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+
+
+def _floors_failed(colours) -> list[str]:
+    pairs = A.together(A.chapter_groups())
+    failed = []
+    for vision, (d, a, b) in A.smallest_delta_e(colours, pairs).items():
+        floor = NORMAL_FLOOR if vision == "normal" else SIMULATED_FLOOR
+        if d < floor:
+            failed.append(f"{vision}: {a}/{b} ΔE {d:.1f} < {floor}")
+    return failed
+
+
+def test_concept_colours_a_chapter_shows_together_stay_apart_under_colour_blindness():
+    assert _floors_failed(A.palette()) == []
+    before = dict(A.palette(), **{name: _rgb(h) for name, h in BEFORE.items()})
+    assert any(f.startswith("protanopia: ATTENTION/NEGATIVE") for f in _floors_failed(before))
+    assert any(f.startswith("tritanopia: POSITIVE/QUERY") for f in _floors_failed(before))
+
+
+def test_chapter_groups_read_from_the_scenes():
+    groups = A.chapter_groups()
+    assert sorted(groups) == ["00", "01", "02", "03", "04", "05", "06"]
+    assert {"QUERY", "KEY", "VALUE", "ATTENTION"} <= groups["02"]
+    assert {"NEGATIVE", "POSITIVE", "MLP"} <= groups["03"]
+
+
+def test_diverging_signs_and_sequential_steps_survive_every_simulation():
+    for vision, r in A.scale_report().items():
+        assert r["diverging_signs"] >= SIGNS_FLOOR, vision
+        assert r["sequential_rising"], f"{vision}: the sequential scale's lightness must rise with p"
+
+
+def test_every_text_colour_reads_on_the_background_and_on_a_cell():
+    low = {k: round(v, 2) for k, v in A.text_colour_contrasts().items() if v < TEXT_CONTRAST}
+    assert low == {}
+    assert A.contrast_ratio(S.INK.to_rgb(), S.BACKGROUND.to_rgb()) > 15
+
+
+def test_contrast_measured_on_a_drawn_frame_matches_the_colours():
+    """A still drawn by manim's camera: INK and MUTED words at the film's smallest size, on the
+    background and on a cell; the measure reads each within 10% of the colours' own ratio, and a
+    dim word (MUTED at 40%) below 4.5."""
+    from manim import Rectangle, Scene, Text, VGroup, tempconfig, DOWN
+    with tempconfig({"quality": "low_quality", "dry_run": True, "verbosity": "ERROR", "progress_bar": "none"}):
+        scene = Scene()
+        ink = Text("attention", font=S.SANS, font_size=S.SMALL, color=S.INK)
+        muted = Text("softmax 0.42", font=S.SANS, font_size=S.SMALL, color=S.MUTED)
+        cell = Rectangle(width=4, height=1, fill_color=S.PANEL, fill_opacity=1, stroke_width=0)
+        on_cell = Text("keys", font=S.SANS, font_size=S.SMALL, color=S.MUTED).move_to(cell)
+        dim = Text("faded", font=S.SANS, font_size=S.SMALL, color=S.MUTED).set_opacity(0.4)
+        scene.camera.background_color = S.BACKGROUND
+        scene.add(VGroup(ink, muted, VGroup(cell, on_cell), dim).arrange(DOWN))
+        found = {text: ratio for ratio, text, *_ in A.frame_contrasts(scene, dim=0.0)}
+    bg, panel = S.BACKGROUND.to_rgb(), S.PANEL.to_rgb()
+    assert found["attention"] == pytest.approx(A.contrast_ratio(S.INK.to_rgb(), bg), rel=0.1)
+    assert found["softmax0.42"] == pytest.approx(A.contrast_ratio(S.MUTED.to_rgb(), bg), rel=0.1)
+    assert found["keys"] == pytest.approx(A.contrast_ratio(S.MUTED.to_rgb(), panel), rel=0.1)
+    assert found["faded"] < TEXT_CONTRAST
+
+
+def _video(path, pattern, fps=30, seconds=2, size=(160, 96)):
+    """A grey video whose frames are white where pattern(frame index) is true, else black."""
+    w, h = size
+    frames = np.stack([np.full((h, w, 3), 255 if pattern(i) else 20, np.uint8) for i in range(fps * seconds)])
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
+                    "-r", str(fps), "-i", "-", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-qp", "0", str(path)],
+                   input=frames.tobytes(), check=True)
+    return path
+
+
+def test_flash_checker_catches_four_flashes_a_second_and_passes_two(tmp_path):
+    four = _video(tmp_path / "four.mp4", lambda i: (i // 4) % 2 == 1)     # 30 fps: on 4, off 4 = 3.75 Hz
+    two = _video(tmp_path / "two.mp4", lambda i: (i // 8) % 2 == 1)      # on 8, off 8 = 1.9 Hz
+    still = _video(tmp_path / "still.mp4", lambda i: False)
+    fade = _video(tmp_path / "fade.mp4", lambda i: i >= 30)               # one change: no flash
+    n4, _ = A.flash_check(four)
+    n2, _ = A.flash_check(two)
+    assert n4 >= 4 > A.FLASHES_ALLOWED
+    assert n2 == 2 <= A.FLASHES_ALLOWED
+    assert A.flash_check(still)[0] == 0 and A.flash_check(fade)[0] == 0
+
+
+def test_a_small_flashing_patch_counts_only_when_it_covers_a_quarter_of_the_area(tmp_path):
+    """WCAG counts flashes over a 341x256 area of a 1024x768 screen: a blinking dot does not flash."""
+    w, h, fps = 320, 180, 30
+    frames = np.full((fps * 2, h, w, 3), 20, np.uint8)
+    for i in range(fps * 2):
+        if (i // 4) % 2:
+            frames[i, 80:86, 150:156] = 255
+    path = tmp_path / "dot.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}",
+                    "-r", str(fps), "-i", "-", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-qp", "0", str(path)],
+                   input=frames.tobytes(), check=True)
+    assert A.flash_check(path)[0] == 0
