@@ -65,7 +65,9 @@ def unreachable(hub_id: str) -> str | None:
         HfApi().model_info(hub_id, revision="main", timeout=PROBE_TIMEOUT)
         why = ""
     except Exception as exc:     # refused, no route, no name, timed out, 404, 5xx: all mean "not from the hub"
-        why = f"the hub at {key[0]} did not answer in {PROBE_TIMEOUT:g} s ({_short(exc)})"
+        timed_out = "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
+        detail = f"no answer within {PROBE_TIMEOUT:g} s" if timed_out else _short(exc)
+        why = f"the hub at {key[0]} could not be reached ({detail})"
     _verdicts[key] = why
     return why or None
 
