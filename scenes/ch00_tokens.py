@@ -15,7 +15,7 @@ from data.facts.ch00 import token_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell, glow, say
-from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
+from scenes.layout import GAP, above, below, fit_to, flow, keep_inside, place_in, table
 from scenes.text import fit_lines, fit_width, label, ltr_safe
 from scenes.pieces_ch00 import VocabStrip, byte_grid, callouts, squares_pair
 from scenes.widgets import TokenChip, token_row
@@ -53,27 +53,15 @@ def text_block(text: str, size: int, width_chars: int, max_w: float, color=S.INK
     return fit_width(lines, max_w)
 
 
-def flow(mobs, max_width: float, hbuff: float = 0.15, vbuff: float = 0.3) -> VGroup:
-    """Lay mobjects out like words in a paragraph: left to right, a new line when the width is used."""
-    lines, line, used = [], [], 0.0
-    for m in mobs:
-        if line and used + hbuff + m.width > max_width:
-            lines.append(line)
-            line, used = [], 0.0
-        used += (hbuff if line else 0.0) + m.width
-        line.append(m)
-    if line:
-        lines.append(line)
-    block = VGroup(*[VGroup(*ln).arrange(RIGHT, buff=hbuff, aligned_edge=UP) for ln in lines])
-    block.arrange(DOWN, buff=vbuff, aligned_edge=LEFT)
-    return VGroup(*mobs)
+CHIP_LINES_GAP = 0.3      # between the lines of a prompt's chips (each line's ids under its chips)
 
 
 def chip_flow(texts, ids=None, max_width: float = S.CONTENT_W, size: int = S.BODY_SIZE) -> VGroup:
     """Token chips (with ids beneath when given) flowing over as many lines as they need."""
     chips = [TokenChip(t, None if ids is None else i, size=size)
              for t, i in zip(texts, ids if ids is not None else [None] * len(texts))]
-    return flow(chips, max_width)
+    flow(chips, max_width, GAP.s, CHIP_LINES_GAP)
+    return VGroup(*chips)
 
 
 def first_char(chip: TokenChip, text: str) -> Rectangle:

@@ -44,7 +44,7 @@ from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell
 from scenes.pictures_ch04 import AgreementStrips, DieBar, Die, EntropyScale, GreedyRun
-from scenes.layout import GAP, below, keep_inside, place_in, place_row, table
+from scenes.layout import GAP, below, flow, keep_inside, place_in, place_row, table
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
 from words import numbers as N
@@ -108,18 +108,10 @@ def flow_chips(texts, ids, earlier, max_width: float = S.TEXT_W, buff: float = G
     while True:
         chips = all_chips[skip:]
         head = [label(earlier(skip), S.SMALL, S.MUTED)] if skip else []
-        lines, line, width = VGroup(), [], 0.0
-        for item in head + chips:
-            if line and width + buff + item.width > max_width:
-                lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
-                line, width = [], 0.0
-            width += (buff if line else 0.0) + item.width
-            line.append(item)
-        lines.add(VGroup(*line).arrange(RIGHT, buff=buff, aligned_edge=UP))
+        lines = flow(head + chips, max_width, buff, GAP.m)
         if len(lines) <= max_lines or len(chips) <= 1:
             break
         skip += max(1, len(lines[0]) - len(head))
-    lines.arrange(DOWN, buff=GAP.m, aligned_edge=LEFT)
     if head and chips:
         head[0].match_y(chips[0].box)
     lines.chips = chips

@@ -15,7 +15,7 @@ from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from scenes import style as S
 from scenes.base import ChapterScene
 from scenes.follow import Swell
-from scenes.layout import GAP, below, columns, fit_to, keep_inside, place_in
+from scenes.layout import GAP, below, columns, fit_to, flow, keep_inside, place_in
 from scenes.text import LEGIBLE, fit_lines, fit_width, label
 from scenes.widgets import AttentionArcs, NumberGrid, token_window
 from words import numbers as N
@@ -50,21 +50,6 @@ def staircase(grid: NumberGrid) -> Polygon:
     for i in range(n - 1):
         pts += [[x0 + (i + 1) * w, y0 - (i + 1) * h, 0], [x0 + (i + 2) * w, y0 - (i + 1) * h, 0]]
     return Polygon(*pts, color=S.WARNING, stroke_width=4)
-
-
-def flow(items: VGroup, width: float, gap: float = GAP.m) -> VGroup:
-    """Items side by side in lines no wider than `width` (as many to a line as fit), the lines centred
-    under each other; the group keeps its items (one per entry), only their places change."""
-    lines, line, w = [], [], 0.0
-    for it in items:
-        if line and w + gap + it.width > width:
-            lines.append(line)
-            line, w = [], 0.0
-        w += (gap if line else 0.0) + it.width
-        line.append(it)
-    lines.append(line)
-    VGroup(*[VGroup(*ln).arrange(S.END, buff=gap) for ln in lines]).arrange(DOWN, buff=GAP.xs)
-    return items
 
 
 class MaskOff(EncoderDecoderScene):
@@ -408,7 +393,7 @@ class Families(EncoderDecoderScene):
         # then the icon's cells, give up height first
         most = self.COLUMN_H / LEGIBLE
         if col.height > most and len(examples) > 1:
-            flow(examples, 4.2)
+            flow(examples, 4.2, GAP.m, GAP.xs, along=S.END, edge=None, lines_aligned=None)   # centred lines
             col.arrange(DOWN, buff=GAP.s)
         if col.height > most:
             icon.scale(max(0.6, 1 - (col.height - most) / icon.height))

@@ -104,6 +104,27 @@ def place_row(cells, xs, aligns, y: float) -> VGroup:
     return VGroup(*[m for m in cells if m is not None])
 
 
+def flow(items: Sequence, width: float, gap: float = GAP.s, line_gap: float = GAP.m, along=RIGHT,
+         edge=UP, lines_aligned=LEFT) -> VGroup:
+    """Lay items out like words in a paragraph: as many to a line as fit in `width` (`gap` apart,
+    placed `along` RIGHT, or S.END for the reading direction, tops level with `edge`; None: centres),
+    the lines under each other `line_gap` apart, flush with `lines_aligned` (None: centred). The items
+    themselves move; returns the lines, a VGroup of one VGroup per line."""
+    lines, line, used = [], [], 0.0
+    for m in items:
+        if line and used + gap + m.width > width:
+            lines.append(line)
+            line, used = [], 0.0
+        used += (gap if line else 0.0) + m.width
+        line.append(m)
+    if line:
+        lines.append(line)
+    level = {} if edge is None else {"aligned_edge": edge}
+    rows = VGroup(*[VGroup(*ln).arrange(along, buff=gap, **level) for ln in lines])
+    rows.arrange(DOWN, buff=line_gap, **({} if lines_aligned is None else {"aligned_edge": lines_aligned}))
+    return rows
+
+
 def even_gaps(rows: Sequence[Sequence], width: float, least: float = GAP.s) -> float:
     """The one gap that spreads table() columns over `width`: each column as wide as its widest cell,
     the rest shared equally between neighbouring columns (never less than `least`)."""

@@ -11,3 +11,26 @@ def test_handout_ledger_says_each_step_as_the_meter_does(built, tiny_bundle):
     scene = built("02", "Projections")
     for e in tiny_bundle.ledger().entries:
         assert handout.step_words(e, tiny_bundle, scene.words) == scene.step_text(e.key), e.key
+
+
+def test_one_flow_lays_items_out_like_words_in_a_paragraph():
+    """scenes.layout.flow, the one line-wrapping helper (chapter 00's prompt chips, chapter 04's
+    token rows, chapter 05's examples): as many items to a line as fit, in reading order, lines
+    under each other, none wider than asked."""
+    from manim import LEFT, Square, VGroup
+    from scenes.layout import GAP, flow
+    items = [Square(side_length=1.0 + 0.1 * i) for i in range(7)]
+    lines = flow(items, 4.0, GAP.s, GAP.m)
+    assert [m for line in lines for m in line] == items and len(lines) >= 3
+    for line in lines:
+        assert line.width <= 4.0 + 1e-9
+        assert all(a.get_right()[0] < b.get_left()[0] for a, b in zip(line, line[1:]))
+        assert abs(line.get_left()[0] - lines[0].get_left()[0]) < 1e-9       # flush left
+    assert all(a.get_bottom()[1] > b.get_top()[1] for a, b in zip(lines, lines[1:]))
+    # placed from the right, lines centred (chapter 05's examples in an RTL film)
+    items = VGroup(*[Square(side_length=1.0) for _ in range(5)])
+    lines = flow(items, 2.5, GAP.s, GAP.xs, along=LEFT, edge=None,
+                 lines_aligned=None)
+    assert [len(line) for line in lines] == [2, 2, 1]
+    assert items[1].get_center()[0] < items[0].get_center()[0]
+    assert abs(lines[2].get_center()[0] - lines[0].get_center()[0]) < 1e-9
