@@ -34,3 +34,20 @@ def test_one_flow_lays_items_out_like_words_in_a_paragraph():
     assert [len(line) for line in lines] == [2, 2, 1]
     assert items[1].get_center()[0] < items[0].get_center()[0]
     assert abs(lines[2].get_center()[0] - lines[0].get_center()[0]) < 1e-9
+
+
+def test_trimming_a_clip_and_placing_a_recordings_pieces_agree_on_where_speech_is():
+    """One test of voice against silence (voiceover.audio.voiced): the clip a voice makes is trimmed
+    to the same speech that alignment (voiceover/align.py) finds a recorded piece's bounds by."""
+    import numpy as np
+    from voiceover import align, audio
+    sr = audio.SR
+    rng = np.random.default_rng(7)
+    quiet, said = np.zeros(int(0.5 * sr), np.float32), (0.2 * rng.standard_normal(int(0.8 * sr))).astype(np.float32)
+    x = np.concatenate([quiet, said, quiet])
+    start, end = align._speech_bounds(x, sr, 0.0, len(x) / sr)
+    assert abs(start - 0.5) <= 0.01 and abs(end - 1.3) <= 0.01
+    trimmed = audio.trim(x, sr)
+    assert abs(len(trimmed) / sr - (end - start + 2 * audio.EDGE)) <= 0.011
+    assert audio.runs([0, 1, 1, 0, 1]) == [(1, 3), (4, 5)]
+    assert audio.silent_stretches(x, sr, min_s=0.4) == [(0.0, 0.5), (1.3, 1.8)]

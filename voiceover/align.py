@@ -45,15 +45,7 @@ def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, f
     part = x[i:j]
     if len(part) < int(0.03 * sr):
         return a, b
-    db = audio.frame_db(part, sr, frame)
-    voiced = db > db.max() - audio.SILENCE_BELOW_DB
-    runs, start = [], None                       # [first, last] frames of each voiced run
-    for k, v in enumerate(np.append(voiced, False)):
-        if v and start is None:
-            start = k
-        elif not v and start is not None:
-            runs.append([start, k - 1])
-            start = None
+    runs = [[first, stop - 1] for first, stop in audio.runs(audio.voiced(part, sr, frame))]  # [first, last] frames
     if not runs:
         return a, b
     short, pause = int(0.12 / frame), int(0.1 / frame)

@@ -128,19 +128,30 @@ def frame_db(x: np.ndarray, sr: int = SR, frame_s: float = 0.01) -> np.ndarray:
     return 20 * np.log10(np.maximum(rms, 1e-6))
 
 
+def runs(flags) -> list[tuple[int, int]]:
+    """[(first, stop)] of each run of true values (stop: the index after its last)."""
+    out, start = [], None
+    for i, f in enumerate(np.append(np.asarray(flags, dtype=bool), False)):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            out.append((start, i))
+            start = None
+    return out
+
+
+def voiced(x: np.ndarray, sr: int = SR, frame_s: float = 0.01) -> np.ndarray:
+    """Which frames hold voice: those within SILENCE_BELOW_DB of the loudest (the one test of
+    speech against silence, for trimming a clip and for placing a recording's pieces, align.py)."""
+    db = frame_db(x, sr, frame_s)
+    return db > db.max() - SILENCE_BELOW_DB
+
+
 def silent_stretches(x: np.ndarray, sr: int = SR, below_db: float = -50.0, min_s: float = 1.0,
                      frame_s: float = 0.01) -> list[tuple[float, float]]:
     """[(start, end)] of stretches at least `min_s` long whose 10 ms frames all sit under `below_db`."""
-    quiet = frame_db(x, sr, frame_s) < below_db
-    out, start = [], None
-    for i, q in enumerate(np.append(quiet, False)):
-        if q and start is None:
-            start = i
-        elif not q and start is not None:
-            if (i - start) * frame_s >= min_s:
-                out.append((start * frame_s, i * frame_s))
-            start = None
-    return out
+    return [(a * frame_s, b * frame_s) for a, b in runs(frame_db(x, sr, frame_s) < below_db)
+            if (b - a) * frame_s >= min_s]
 
 
 # -- mastering ----------------------------------------------------------------
@@ -148,14 +159,13 @@ def trim(x: np.ndarray, sr: int = SR) -> np.ndarray:
     """Cut leading and trailing silence, keeping EDGE seconds around the speech."""
     if len(x) == 0:
         return x
-    db = frame_db(x, sr)
-    voiced = np.nonzero(db > db.max() - SILENCE_BELOW_DB)[0]
-    if len(voiced) == 0:
+    speech = np.nonzero(voiced(x, sr))[0]
+    if len(speech) == 0:
         return x[:0]
     frame = int(sr * 0.01)
     edge = int(sr * EDGE)
-    start = max(0, voiced[0] * frame - edge)
-    end = min(len(x), (voiced[-1] + 1) * frame + edge)
+    start = max(0, speech[0] * frame - edge)
+    end = min(len(x), (speech[-1] + 1) * frame + edge)
     return x[start:end]
 
 
