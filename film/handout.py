@@ -55,7 +55,7 @@ FRONT_PAGES = 2                 # a chapter's handout: cover + ledger, then one 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 STILLS = "stills"
 LEDGER_ROWS = 40                # a longer ledger sums each layer after the first into one row
-HANDOUT_VERSION = 2
+HANDOUT_VERSION = 3
 
 
 class HandoutError(PipelineError):
@@ -310,7 +310,8 @@ h1 { font-size: 18pt; margin: 0 0 4mm; } h2 { font-size: 13pt; margin: 0 0 3mm; 
 h3 { font-size: 10.5pt; margin: 3mm 0 1mm; }
 .frame { width: 100%%; border: 0.3mm solid #000; display: block; }
 .frame-box { max-height: 115mm; overflow: hidden; }
-.numbers td { padding: 0.3mm 3mm 0.3mm 0; vertical-align: top; }
+.numbers td, .numbers th { padding: 0.3mm 3mm 0.3mm 0; vertical-align: top; text-align: start; }
+.numbers th { font-weight: normal; font-style: italic; border-bottom: 0.2mm solid #555; }
 .mono, .numbers td.v { font-family: "DejaVu Sans Mono", monospace; }
 table.ledger { border-collapse: collapse; width: 100%%; font-size: 8pt; line-height: 1.2; }
 table.ledger th, table.ledger td { border-bottom: 0.2mm solid #555; padding: 0.5mm 1.5mm; text-align: start; }
@@ -323,6 +324,7 @@ ol.beats .t, .running .gpt2 { font-family: "DejaVu Sans Mono", monospace; }
 .said b { font-weight: bold; }
 .numbers { font-size: 9.5pt; }
 .numbers td.v { font-weight: bold; text-align: end; white-space: nowrap; }
+.numbers th.v { text-align: end; }
 """
 
 
@@ -368,17 +370,28 @@ def _marked(said: Said) -> str:
     return "".join(out) + _e(said.text[at:])
 
 
-def beat_page(running: str, title: str, span: Span, image: Path, said: Said, words) -> str:
-    """One beat: the running head (chapter, n/N, where in the video), its title, its settled frame,
-    its narration (values in bold) and its numbers, each with the words it is said with."""
+def beat_page(running: str, title: str, span: Span, image: Path, said: Said, words, alt: str | None = None) -> str:
+    """One beat: the running head (chapter, n/N, where in the video), its title, its settled frame
+    (its alternative text `alt`: the beat's audio description, what the frame shows; none: the
+    title), its narration (values in bold) and its numbers, each with the words it is said with."""
     said = said if said.text == span.text else Said(span.text)        # the words the film spoke
     rows = said.numbers()
     nums = "".join(f"<tr><td class='v'>{_e(v)}</td><td>{_e(c)}</td></tr>" for v, c in rows)
+    head = (f"<thead><tr><th scope='col' class='v'>{_e(words.text('kit:handout-value'))}</th>"
+            f"<th scope='col'>{_e(words.text('kit:handout-context'))}</th></tr></thead>")
     return (f'<section class="page"><div class="running">{running}</div><h2>{_e(title)}</h2>'
-            f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(title)}"></div>'
+            f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(alt or title)}"></div>'
             f'<h3>{_e(words.text("kit:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
-            + (f'<h3>{_e(words.text("kit:handout-numbers"))}</h3><table class="numbers">{nums}</table>' if rows else "")
+            + (f'<h3>{_e(words.text("kit:handout-numbers"))}</h3><table class="numbers">{head}<tbody>{nums}</tbody>'
+               "</table>" if rows else "")
             + "</section>")
+
+
+def beat_descriptions(chapter: str, bundle, words) -> dict[str, str]:
+    """beat -> its audio description as plain text (voiceover.script.chapter_descriptions): what its
+    frame shows, the frame's alternative text."""
+    return {beat: " ".join(filled.text.split())
+            for beat, filled in script.chapter_descriptions(chapter, bundle, bundle.ledger(), words).items()}
 
 
 def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[list[str], int]:
@@ -387,6 +400,7 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
     sub = Path(tempfile.mkdtemp(prefix=f"ch{result.chapter}-", dir=folder))
     stills = beat_stills(result, sub)
     lines = beat_lines(result.chapter, bundle, words)
+    described = beat_descriptions(result.chapter, bundle, words)
     titles = [beat_title(s.beat, s.text, heading) for s, _ in stills]
     pages = []
     if cover:
@@ -399,7 +413,8 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
         image = folder / f"ch{result.chapter}-{i:03d}.png"
         os.replace(for_print(png), image)
         running = f'{_e(heading)} · {i}/{len(stills)} · <span class="gpt2">{_e(stamp(span.start / span.fps))}</span>'
-        pages.append(beat_page(running, title, span, image, lines.get(span.beat, Said(span.text)), words))
+        pages.append(beat_page(running, title, span, image, lines.get(span.beat, Said(span.text)), words,
+                               described.get(span.beat)))
     shutil.rmtree(sub, ignore_errors=True)
     return pages, len(stills)
 

@@ -53,11 +53,11 @@ json.dump(cues, open(spec["cues"], "w"))
 class Chapter02:
     """Chapter 02 of the tiny model through film.build, each scene a stand-in picture."""
 
-    def __init__(self, tmp: Path, bundle):
+    def __init__(self, tmp: Path, bundle, lang: str = "en"):
         self.tmp, self.bundle = tmp, bundle
         self.fake = tmp / "fake_scene.py"
         self.fake.write_text(FAKE_SCENE)
-        self.words = Words.load("en")
+        self.words = Words.load(lang)
         self.lines = script.chapter_lines("02", bundle, bundle.ledger(), self.words)
         src = keys.chapter_source("scenes.ch02_attention")
         self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
@@ -221,6 +221,51 @@ def test_a_handout_is_made_again_when_its_own_words_change_and_not_otherwise(cha
     mine = Words.load("en", write_po(tmp_path / "kit.po", {"kit:handout-contents": "What is in it"}))
     handout.write_handouts([result], tiny_bundle, mine)
     assert pdf.stat().st_mtime_ns != made and "What is in it" in pdf_text(pdf)
+
+
+def structure(pdf: Path) -> tuple[object, list[tuple[str, object]]]:
+    """The PDF (pikepdf) and its structure tree's elements in reading order: [(type, element)]."""
+    import pikepdf
+    doc = pikepdf.open(pdf)
+    out = []
+
+    def walk(node):
+        if isinstance(node, pikepdf.Dictionary) and "/S" in node:
+            out.append((str(node.S)[1:], node))
+        kids = node.get("/K") if isinstance(node, pikepdf.Dictionary) else None
+        for kid in (kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []):
+            if isinstance(kid, pikepdf.Dictionary):
+                walk(kid)
+    walk(doc.Root.StructTreeRoot)
+    return doc, out
+
+
+@pytest.mark.skipif(not handout.chromium(), reason="Chromium is not installed")
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_handout_is_a_tagged_pdf_whose_frames_say_what_they_show(chapter, tiny_bundle, tmp_path_factory, lang):
+    """Issue 43 item 7, read back from the structure tree (pikepdf): the document's language and
+    title, headings, the contents as a list, the tables with header cells, and each frame a Figure
+    whose alternative text is its beat's audio description (not its first sentence)."""
+    pytest.importorskip("pikepdf", reason="pikepdf is not installed (pip install -e .[test])")
+    ch = chapter if lang == "en" else Chapter02(tmp_path_factory.mktemp(f"handout-{lang}"), tiny_bundle, lang)
+    pdf, = handout.write_handouts([ch.result], tiny_bundle, ch.words)
+    doc, tags = structure(pdf)
+    heading = ch.words.text("film:heading", chapter="02", title=ch.result.title)
+    assert str(doc.Root.Lang) == lang and bool(doc.Root.MarkInfo.Marked)
+    assert str(doc.docinfo.Title) == heading and bool(doc.Root.ViewerPreferences.DisplayDocTitle)
+    kinds = [k for k, _ in tags]
+    spans = clips.beat_spans(ch.result)
+    assert kinds.count("H1") == 1 and kinds.count("H2") == len(spans) + 1 and "H3" in kinds
+    assert kinds.count("LI") >= len(spans) and "L" in kinds                  # the contents
+    assert kinds.count("Table") >= 2 and kinds.count("TH") >= 6               # the ledger, the numbers
+    described = script.chapter_descriptions("02", tiny_bundle, tiny_bundle.ledger(), ch.words)
+    assert len([s for s in spans if s.beat in described]) >= len(spans) - 1
+    alts = [str(e.get("/Alt")) for k, e in tags if k == "Figure"]
+    titles = [publish.beat_title(s.beat, s.text, heading) for s in spans]
+    assert alts == [" ".join(described[s.beat].text.split()) if s.beat in described else t
+                    for s, t in zip(spans, titles)]
+    firsts = {script.split_sentences(s.text)[0] for s in spans}
+    assert not firsts & {a for s, a in zip(spans, alts) if s.beat in described}
 
 
 def test_a_beats_numbers_are_its_values_with_the_words_around_them(tiny_bundle):
