@@ -123,6 +123,10 @@ OPTIONS = (
     Option("publish", "also write what an upload needs beside each chapter: `chNN.description.txt` (summary, beat "
            "timestamps, prompt, citation; `onepass-film.description.txt` with `--all`) and a 1280×720 "
            "`chNN.thumbnail.png`", False, kind="flag"),
+    Option("described", "also write an audio-described cut of each chapter, `chNN-….described.mp4` (and of the film "
+           "with `--all`) with its captions: the picture holds while the film's voice says what it shows "
+           "(`chNN-….descriptions.vtt` and `chNN-….transcript.html`/`.txt` are written with every chapter)",
+           False, kind="flag"),
     Option("name", "how a batch's summary names the job", manifest=True, cli=False),
     Option("scheduler", "render scenes on a dask cluster: `tcp://HOST:PORT` (a running scheduler) or `local:N` (N "
            "worker processes here); default `$ONEPASS_DASK_SCHEDULER`, else the local process pool "
@@ -160,6 +164,7 @@ class Request:
     stills: str | None = None        # png: each beat's settled frame as a file
     notebook: bool = False
     publish: bool = False
+    described: bool = False          # also the audio-described cut (film/describe.py)
     name: str | None = None
     scheduler: str | None = None     # a dask scheduler's address, local:N, or None (the local pool)
     jobs: int | None = None
@@ -248,7 +253,7 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
 
     req = Request(name=text("name"), quality=choice("quality") or "low", burn_captions=flag("burn_captions"),
                   clips=flag("clips"), slides=flag("slides"), force=flag("force"), handout=flag("handout"),
-                  notebook=flag("notebook"), publish=flag("publish"))
+                  notebook=flag("notebook"), publish=flag("publish"), described=flag("described"))
     req.prompt = text("prompt", required=True) or ""
     if req.prompt:
         try:
@@ -501,9 +506,20 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
     film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), title,
                            [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results]) \
         if req.all and len(results) > 1 else None
-    kit, shown = lecture_kit(req, results, log, bundle.model)
+    from film import describe                # noqa: PLC0415  (descriptions track, transcript, described cut)
+    tracks = describe.write_tracks(results, bundle, words)
+    if req.described:
+        cut = [describe.write_described(r, bundle, words, req.service, force=req.force) for r in results]
+        log(f"audio-described cut: {', '.join(p.name for p in cut)}")
+        if film is not None:
+            cut.append(describe.write_described_film(
+                results, cut, film.parent, title, [words.text("film:heading", chapter=r.chapter, title=r.title)
+                                                   for r in results]))
+        tracks += cut
+        kit, shown = lecture_kit(req, results, log, bundle.model)
     more, more_shown = course_kit(req, results, bundle, film, words, log)
     kit, shown = kit + more, shown + more_shown
+    shown += [p for p in tracks if p.suffix == ".mp4"]          # the described cut, named in the log
     return Produced(results, film, kit, [r.final for r in results] + ([film] if film else []) + shown)
 
 
