@@ -13,6 +13,7 @@ returning a cached bundle stays fast and light.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.metadata as md
 import json
@@ -566,15 +567,18 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
 
 
 class _Steps:
-    """Extraction's progress, shown as the render shows its own (a rich Progress on stderr: live in a
-    terminal, its last state once otherwise). `step(what)` finishes the step before and names the next."""
+    """Extraction's progress in a terminal, as the render shows its own: a rich Progress on stderr naming
+    the step under way (quiet when stderr is not a terminal). `step(what)` finishes the step before and
+    names the next; `say(line)` logs through the caller's `log` with the bar lifted, so lines never
+    run into it; `paused()` lifts it while transformers shows its own bar (loading the weights)."""
 
-    def __init__(self, total: int, title: str):
+    def __init__(self, total: int, title: str, log):
         from rich.console import Console
         from rich.progress import Progress
-        self.progress = Progress(console=Console(stderr=True), transient=False)
-        self.title, self.task = title, None
-        self.total = total
+        console = Console(stderr=True)
+        self.shown = console.is_terminal and not console.is_dumb_terminal
+        self.progress = Progress(console=console, transient=True, disable=not self.shown)
+        self.title, self.total, self.log, self.task = title, total, log, None
 
     def __enter__(self):
         self.progress.__enter__()
@@ -584,9 +588,21 @@ class _Steps:
     def step(self, what: str, done: int = 1):
         self.progress.update(self.task, advance=done, description=f"{self.title}: {what}")
 
+    def say(self, line: str):
+        with self.paused():
+            self.log(line)
+
+    @contextlib.contextmanager
+    def paused(self):
+        if self.shown:
+            self.progress.stop()
+        try:
+            yield
+        finally:
+            if self.shown:
+                self.progress.start()
+
     def __exit__(self, *exc):
-        if exc[0] is None:
-            self.progress.update(self.task, completed=self.total, description=f"{self.title}: done")
         return self.progress.__exit__(*exc)
 
 
@@ -595,16 +611,17 @@ def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
     """Load the model, run it once, check everything, write the bundle (extract() found no cache)."""
     # steps: load, forward pass, logit lens, N_GENERATE tokens, hash, write (the last one ends with the block)
     title = f"extracting {spec.model}" + (f" ({spec.name} weights)" if spec.synthetic else "")
-    with _Steps(5 + N_GENERATE, title) as steps:
+    with _Steps(5 + N_GENERATE, title, log) as steps:
         steps.step("loading the weights", 0)
-        return _extract_steps(prompt, ids, spec, watch, key, directory, log, steps)
+        return _extract_steps(prompt, ids, spec, watch, key, directory, steps.say, steps)
 
 
 def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
                    key: str, directory: Path, log, steps: _Steps) -> bundle_io.Bundle:
     import torch  # heavy (~1 s): a cached bundle never gets here
     torch.set_grad_enabled(False)
-    model = load_model(spec)
+    with steps.paused():                    # transformers' own bar while it reads the weights
+        model = load_model(spec)
     cfg = model.config
     if len(ids) + N_GENERATE > cfg.n_positions:
         raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {cfg.n_positions}")

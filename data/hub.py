@@ -80,8 +80,9 @@ def fetch(hub_id: str, log=print) -> str | None:
         return why
     log(f"downloading {hub_id}'s weights from {endpoint()} once, into the Hugging Face cache")
     try:
-        from transformers.utils.hub import cached_files
-        cached_files(hub_id, list(FILES))
+        from transformers.utils.hub import cached_file
+        for name in FILES:              # one file at a time: one bar each (a snapshot's nested bars garble a terminal)
+            cached_file(hub_id, name)
         downloaded.add(hub_id)
     except Exception as exc:
         why = f"the download from {endpoint()} failed ({_short(exc)})"
