@@ -516,7 +516,7 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
                 results, cut, film.parent, title, [words.text("film:heading", chapter=r.chapter, title=r.title)
                                                    for r in results]))
         tracks += cut
-        kit, shown = lecture_kit(req, results, log, bundle.model)
+    kit, shown = lecture_kit(req, results, log, bundle.model)
     more, more_shown = course_kit(req, results, bundle, film, words, log)
     kit, shown = kit + more, shown + more_shown
     shown += [p for p in tracks if p.suffix == ".mp4"]          # the described cut, named in the log
