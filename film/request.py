@@ -376,6 +376,9 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
         elif isinstance(services[said], Exception):
             problem("voice", f"{voice}: cannot be used (see above)")
         req.service = services[said] if not isinstance(services[said], Exception) else None
+        if req.described and isinstance(req.service, voices.RecordedService):
+            problem("described", "needs a voice that can say the descriptions: recordings hold only the narration "
+                                 "(--voice espeak, piper or another synthetic voice)")
     return (None if problems else req), problems
 
 

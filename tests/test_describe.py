@@ -215,7 +215,7 @@ def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_descriptio
     shift = 0.0
     for h in holds:
         start = h["frame"] / fps + shift
-        first = min((c for c in marked if abs(c["start"] - start) < 0.01), key=lambda c: c["start"])
+        first = min((c for c in marked if -1e-3 <= c["start"] - start < 0.1), key=lambda c: c["start"])
         onset = (int(start * 100) + int(np.argmax(db[int(start * 100):] > -45))) / 100
         assert abs(onset - first["start"]) <= audio.EDGE + 1 / fps, (h, onset, first["start"])
         shift += h["frames"] / fps
