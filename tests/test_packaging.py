@@ -41,7 +41,9 @@ def installed(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                check=True, capture_output=True, text=True).stdout.strip())
-    (site / "outer.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")   # this venv's packages, pip included
+    outer = [p for p in dict.fromkeys([sysconfig.get_paths()["purelib"], *sys.path]) if p.endswith("site-packages")
+             and Path(p).is_dir()]
+    (site / "outer.pth").write_text("\n".join(outer) + "\n")   # this venv's packages (pip, setuptools, torch, ...)
     r = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
                         str(source)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
