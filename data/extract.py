@@ -620,7 +620,8 @@ def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
                    key: str, directory: Path, log, steps: _Steps) -> bundle_io.Bundle:
     import torch  # heavy (~1 s): a cached bundle never gets here
     torch.set_grad_enabled(False)
-    with steps.paused():                    # transformers' own bar while it reads the weights
+    # real weights: transformers' own bar while it reads them; synthetic ones: ours while they are drawn
+    with steps.paused() if not spec.synthetic else contextlib.nullcontext():
         model = load_model(spec)
     cfg = model.config
     if len(ids) + N_GENERATE > cfg.n_positions:
