@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import render  # noqa: E402
-from film import build, clips, keys, request, slides  # noqa: E402
+from film import build, clips, describe, keys, request, slides  # noqa: E402
 from tests.helpers import StandInVoice, packets_account  # noqa: E402
 from words.catalog import Words  # noqa: E402
 from voiceover import captions, script  # noqa: E402
@@ -48,7 +48,7 @@ subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
 import os
 os.replace(tmp, spec["out"])
 cues = []
-for beat, text, start, end, clip in spec["beats"]:
+for beat, text, start, end, clip, marks in spec["beats"]:
     if clip:
         subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
                         f"sine=frequency=330:sample_rate=48000:duration={end - start:.3f}", "-ac", "1", clip],
@@ -57,8 +57,13 @@ for beat, text, start, end, clip in spec["beats"]:
     step = (end - start) / len(sentences)
     segments = [{"start": start + i * step, "end": start + (i + 1) * step, "text": s.rstrip(".") + "."}
                 for i, s in enumerate(sentences)]
+    # each marker said where its character stands in the line, with the end of its sentence
+    said = {}
+    for name, at in marks:
+        when = start + (end - start) * at / max(len(text), 1)
+        said[name] = [when, next((s["end"] for s in segments if s["end"] >= when), end)]
     cues.append({"beat": beat, "start": start, "end": end, "text": text, "segments": segments,
-                 "clip_start": start, "cached": True, "clip": clip, "overrun": 0.0})
+                 "clip_start": start, "cached": True, "clip": clip, "overrun": 0.0, "marks": said})
 json.dump(cues, open(spec["cues"], "w"))
 ''' + packets_account('spec["out"]', 'spec["out"]')
 
@@ -85,7 +90,7 @@ class Chapter02:
             # records them (floats that land on a frame, give or take rounding)
             start, end = frame / FPS + 1e-9, frame / FPS + 1.0
             clip = str(self.tmp / f"ch02-{beat}.wav") if self.voiced else None
-            beats.append([beat, self.lines[beat].text, start, end, clip])
+            beats.append([beat, self.lines[beat].text, start, end, clip, list(self.lines[beat].marks)])
             frame += FPS + 3 + k
         spec = {"out": str(job.mp4), "cues": str(cues), "frames": frame + 4, "fps": FPS, "beats": beats,
                 "hue": 70 * job.index}                 # every scene its own blue
@@ -395,31 +400,6 @@ def test_the_request_writes_clips_and_deck(silent):
 # ---------------------------------------------------------------------------------------
 # The deck, accessible (issue 43 item 5): axe-core, the keyboard alone, audio description
 
-def descriptions_track(ch, words) -> Path:
-    """The chapter's descriptions track (X.descriptions.vtt beside X.mp4). The build writes it
-    where the chapter has descriptions; where the stand-in build did not, it is written here from
-    the chapter's own descriptions (voiceover.script.chapter_descriptions): each beat's text before
-    its first marker at the beat's start, each later piece spread over the beat."""
-    path = slides.descriptions_path(ch.result.final)
-    if path.is_file():
-        return path
-    described = script.chapter_descriptions("02", ch.bundle, ch.bundle.ledger(), words)
-    assert described, "chapter 02 has no descriptions in the catalog"
-    cues = []
-    for e in ch.clips.entries:
-        filled = described.get(e["beat"])
-        if filled is None:
-            continue
-        cuts = [0] + [at for _, at in filled.marks] + [len(filled.text)]
-        pieces = [filled.text[a:b].strip() for a, b in zip(cuts, cuts[1:])]
-        pieces = [p for p in pieces if p]
-        step = (e["end"] - e["start"]) / len(pieces)
-        for k, piece in enumerate(pieces):
-            cues.append({"start": e["start"] + k * step, "end": e["start"] + (k + 1) * step, "text": piece})
-    captions.write_vtt(cues, path, words.lang)
-    return path
-
-
 @pytest.fixture(scope="module")
 def a11y_decks(tiny_long_bundle, tmp_path_factory):
     """Chapter 02 of a 30-token prompt, silent, in English and in Urdu: its clips, its
@@ -430,8 +410,10 @@ def a11y_decks(tiny_long_bundle, tmp_path_factory):
         ch = Chapter02(tmp_path_factory.mktemp(f"a11y-{lang}"), tiny_long_bundle, voiced=False, words=words)
         ch.words = words
         ch.clips = clips.write_clips(ch.result, "mp4")
-        ch.track = captions_cues = slides.read_vtt(descriptions_track(ch, words))
-        assert captions_cues
+        # the chapter's descriptions track and transcript, as every render writes them
+        describe.write_tracks([ch.result], tiny_long_bundle, words)
+        ch.track = slides.read_vtt(slides.descriptions_path(ch.result.final))
+        assert len(ch.track) >= len(ch.clips.entries) - 1
         ch.deck = slides.write_deck([ch.result], "mp4", words)
         ch.data = json.loads(ch.deck.html.read_text(encoding="utf-8").split('type="application/json">', 1)[1]
                              .split("</script>", 1)[0])
@@ -670,7 +652,8 @@ def test_powerpoint_slides_are_titled_first_their_videos_described_and_their_tex
         pictures = slide.shapes._spTree.xpath("./p:pic")
         assert len(pictures) == 1
         alt = pictures[0].xpath("./p:nvPicPr/p:cNvPr/@descr")
-        assert s["descriptions"] and alt == [" ".join(d["text"] for d in s["descriptions"])], s["beat"]
+        assert s["descriptions"] or s["beat"] == "title", s["beat"]            # a title card: its title
+        assert alt == [" ".join(d["text"] for d in s["descriptions"]) or s["heading"]], s["beat"]
         for part in (slide, slide.notes_slide):
             runs = part._element.xpath(".//a:r")
             assert runs and all(r.xpath("./a:rPr/@lang") == [lang] for r in runs), s["beat"]
