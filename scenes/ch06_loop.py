@@ -12,7 +12,6 @@ from manim import (DOWN, LEFT, RIGHT, UL, UP, Arrow, Brace, Create, DashedLine, 
                    TransformFromCopy, VGroup)
 from manim import Square as Square_
 
-from data import models
 from data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
 from scenes import style as S
 from scenes.base import ChapterScene
@@ -72,7 +71,7 @@ class Loop(LoopChapter):
         if b.T > len(shown):
             parts.add(label(self.text("earlier-tokens", count=b.T - len(shown)), S.SMALL, S.MUTED))
         prompt_chips = [TokenChip(t, size=S.BODY_SIZE) for t in shown]
-        gen_chips = [TokenChip(s["text"], color=S.LOGIT, size=S.BODY_SIZE) for s in steps]
+        gen_chips = [TokenChip(s["text"], color=S.LOGIT, size=S.BODY_SIZE, generated=True) for s in steps]
         parts.add(*prompt_chips, *gen_chips)
         fit_width(parts.arrange(RIGHT, buff=GAP.s), S.FULL_W)
         prompt = VGroup(*[p for p in parts if p not in gen_chips])
@@ -90,7 +89,7 @@ class Loop(LoopChapter):
             cells.append([label(self.text("pass-number", n=s["index"] + 1), S.SMALL, S.MUTED),
                           label(self.text("pass-tokens", count=s["context"]), S.SMALL, S.INK),
                           label("←" if S.RTL else "→", S.SMALL, S.MUTED),     # towards the pick, as the row reads
-                          TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0),
+                          TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, max_text_width=3.0, generated=True),
                           label(N.fmt_prob(s["prob"]), S.SMALL, S.LOGIT, mono=True),
                           label(paid, S.SMALL, S.FLOPS if s["index"] > 0 else S.MUTED, mono=True)])
         # one row per pass, the pick just after its arrow, the bill flush right at the text's edge
@@ -418,7 +417,7 @@ class Square(LoopChapter):
         f, b = self.f, self.bundle
         causal = fit_lines(self.text("mask-allows", counts=",  ".join(N.fmt_int(r["causal"]) for r in f["square"])),
                            S.SMALL, S.MUTED, S.TEXT_W)
-        bound = fit_lines(self.text("bound", n=N.fmt_int(b.config["n_positions"])), S.SMALL, S.MUTED, S.TEXT_W)
+        bound = fit_lines(self.text("bound", n=N.fmt_int(b.shape.n_positions)), S.SMALL, S.MUTED, S.TEXT_W)
         side = SIDE
         while True:       # the squares as large as the notes under them allow (longer words wrap to more lines)
             panels = self.squares(side)
@@ -588,7 +587,7 @@ class Square(LoopChapter):
             # arriving one by one
             say(self, beat, "pause", ptr.to(VGroup(lo["rect"], lo["value"]), color=S.KEY))
             say(self, beat, "pause", ptr.to(VGroup(lo["rect"], lo["name"]), color=S.KEY), into=0.5)
-            stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL) for s in self.f["steps"]])
+            stream = VGroup(*[TokenChip(s["text"], color=S.LOGIT, size=S.SMALL, generated=True) for s in self.f["steps"]])
             stream.arrange(S.END, buff=GAP.xs)
             fit_width(stream, S.TEXT_W / 2)
             place_in(stream, S.TEXT, y=S.FOOTER_Y)

@@ -19,7 +19,9 @@ class TokenChip(VGroup):
     """A token as a rounded chip: its visible text, optionally its id beneath."""
 
     def __init__(self, text: str, token_id: int | None = None, color=S.TOKEN, size: int = S.BODY_SIZE,
-                 max_text_width: float = 2.6):
+                 max_text_width: float = 2.6, generated: bool = False):
+        """generated: a token the model wrote (not one of the prompt's) also has a second, inner
+        outline, so the two kinds differ by shape and not by colour alone (WCAG 1.4.1)."""
         super().__init__()
         self.text_mob = label(S.show_token(text), size, color, mono=True, compact=True)
         natural_w = self.text_mob.width
@@ -35,6 +37,12 @@ class TokenChip(VGroup):
         if token_id is not None:
             self.id_mob = label(str(token_id), S.SMALL, S.MUTED, mono=True, compact=True).next_to(self.box, DOWN, buff=0.1)
             self.add(self.id_mob)
+        if generated:
+            inset = 0.06
+            self.mark = RoundedRectangle(corner_radius=0.05, width=self.box.width - 2 * inset,
+                                         height=self.box.height - 2 * inset, stroke_color=color, stroke_width=1.5,
+                                         fill_opacity=0).move_to(self.box)
+            self.add(self.mark)
 
 
 def token_row(texts: Sequence[str], ids: Sequence[int] | None = None, max_width: float = 12.5,

@@ -120,3 +120,14 @@ def test_a_small_flashing_patch_counts_only_when_it_covers_a_quarter_of_the_area
                     "-r", str(fps), "-i", "-", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-qp", "0", str(path)],
                    input=frames.tobytes(), check=True)
     assert A.flash_check(path)[0] == 0
+
+
+def test_a_generated_token_differs_from_a_prompt_token_by_shape_not_colour_alone():
+    """Chapter 06's context: the tokens the model wrote carry a second, inner outline (1.4.1)."""
+    from scenes.widgets import TokenChip
+    prompt, wrote = TokenChip("·the"), TokenChip("·Mong", color=S.LOGIT, generated=True)
+    assert not hasattr(prompt, "mark") and len(prompt) == 2
+    mark = wrote.mark
+    assert mark in wrote.submobjects and mark.get_stroke_width() > 0 and mark.get_fill_opacity() == 0
+    assert wrote.box.width > mark.width > wrote.text_mob.width and wrote.box.height > mark.height > wrote.text_mob.height
+    assert np.allclose(mark.get_center(), wrote.box.get_center())
