@@ -125,7 +125,7 @@ def dims(cfg: dict, T: int, meta: dict) -> dict[str, int]:
     """The sizes SCHEMA's shape letters stand for, from config, token count and meta."""
     shape = Shape.from_config(cfg)
     return {"L": shape.n_layer, "H": shape.n_head, "T": T, "d": shape.n_embd, "dh": shape.d_head, "dff": shape.d_ff,
-            "V": cfg["vocab_size"], "P": cfg["n_positions"],
+            "V": shape.vocab, "P": shape.n_positions,
             "k": meta["top_k"], "G": len(meta["generated"])}
 
 

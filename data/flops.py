@@ -20,12 +20,14 @@ NOT_COUNTED = "softmax, LayerNorm, GELU, bias adds, the 1/sqrt(d_head) scale and
 
 @dataclass(frozen=True)
 class Shape:
-    """The few config numbers the ledger needs."""
+    """The model's sizes, the few config numbers the ledger, the scenes and the narration need (a
+    bundle's: bundle.shape, the one place its config becomes numbers)."""
     n_layer: int
     n_head: int
     n_embd: int
     vocab: int
     n_inner: int | None = None  # MLP width; GPT-2 uses 4 * n_embd
+    n_positions: int = 1024     # the longest context (the position table's rows)
 
     @property
     def d_ff(self) -> int:
@@ -38,14 +40,14 @@ class Shape:
     @classmethod
     def from_config(cls, cfg: dict) -> "Shape":
         return cls(n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
-                   vocab=cfg["vocab_size"], n_inner=cfg.get("n_inner"))
+                   vocab=cfg["vocab_size"], n_inner=cfg.get("n_inner"), n_positions=cfg.get("n_positions", 1024))
 
 
 GPT2_SMALL = Shape(n_layer=12, n_head=12, n_embd=768, vocab=50257)
-GPT3 = Shape(n_layer=96, n_head=96, n_embd=12288, vocab=50257)
 # GPT-3 175B's context length, n_ctx = 2048 (Brown et al. 2020, "Language Models are
 # Few-Shot Learners", Table 2.1); only its position table depends on it.
 GPT3_N_POSITIONS = 2048
+GPT3 = Shape(n_layer=96, n_head=96, n_embd=12288, vocab=50257, n_positions=GPT3_N_POSITIONS)
 FP16_BYTES = 2                 # bytes per number in half precision (the usual KV-cache format)
 LONG_CONTEXT = 1_000_000       # a million-token context, the n² bill's far end (seeds, chapter 06)
 REPLY_TOKENS = 100             # "a 100-token reply" priced in chapter 06 (seeds, chapter 06)

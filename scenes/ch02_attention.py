@@ -37,8 +37,7 @@ class AttentionScene(ChapterScene):
         f = head_facts(b)
         self.h = f["head_index"]
         self.rows = token_window(b.T)
-        cfg = b.config
-        self.d, self.H = cfg["n_embd"], cfg["n_head"]
+        self.d, self.H = b.shape.n_embd, b.shape.n_head
         self.dh = self.d // self.H
 
     def window_note(self):

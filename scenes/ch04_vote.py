@@ -65,8 +65,7 @@ class VoteScene(ChapterScene):
 
     def setup(self):
         super().setup()
-        cfg = self.bundle.config
-        self.d, self.V = cfg["n_embd"], cfg["vocab_size"]
+        self.d, self.V = self.bundle.shape.n_embd, self.bundle.shape.vocab
         self.facts = vote_facts(self.bundle)
 
     def meter_opening(self):
@@ -145,7 +144,7 @@ class LastRow(VoteScene):
             # "The 12 layers have refined T rows, one for each token"
             beat.at("rows")
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
-                              shape_text=self.text("grid-shape", n_layer=b.config["n_layer"], T=b.T, d=d))
+                              shape_text=self.text("grid-shape", n_layer=b.shape.n_layer, T=b.T, d=d))
             fit_width(grid, S.TEXT_W - 2.4)
             place_in(grid, S.CONTENT, LEFT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
             self.play(FadeOut(opening), FadeIn(grid), run_time=beat.span(0.7))

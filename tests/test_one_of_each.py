@@ -2,6 +2,9 @@
 places that used both still agree."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from film import handout
 
 
@@ -51,3 +54,26 @@ def test_trimming_a_clip_and_placing_a_recordings_pieces_agree_on_where_speech_i
     assert abs(len(trimmed) / sr - (end - start + 2 * audio.EDGE)) <= 0.011
     assert audio.runs([0, 1, 1, 0, 1]) == [(1, 3), (4, 5)]
     assert audio.silent_stretches(x, sr, min_s=0.4) == [(0.0, 0.5), (1.3, 1.8)]
+
+
+SIZES = {"n_embd", "n_head", "n_layer", "vocab_size", "n_inner", "n_positions"}
+
+
+def test_model_sizes_are_read_through_bundle_shape_only():
+    """Scenes, narration, facts and the film read a model's sizes from `bundle.shape` (data.flops.Shape,
+    made from the config in one place), never from the raw config: no `config["n_embd"]` (or
+    `.get("n_head")`, ...) in their code. data/ itself (extraction, the bundle's checks) may."""
+    root = Path(__file__).resolve().parents[1]
+    wrong = []
+    for folder in ("scenes", "voiceover", "data/facts", "film", "words", "engine"):
+        for path in sorted((root / folder).rglob("*.py")) if (root / folder).is_dir() else []:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                key, of = None, ""
+                if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+                    key, of = node.slice.value, ast.unparse(node.value)
+                elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get" and node.args \
+                        and isinstance(node.args[0], ast.Constant):
+                    key, of = node.args[0].value, ast.unparse(node.func.value)
+                if key in SIZES and ("config" in of or of == "cfg"):     # a config, not a dict of facts
+                    wrong.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == [], wrong

@@ -80,14 +80,14 @@ def order_strips(bundle, n: int, dims: int = STRIP_DIMS) -> dict:
 
 def embed_facts(bundle) -> dict:
     """Everything chapter 01 shows, shared by the scenes and the script."""
-    cfg = bundle.config
+    shape = bundle.shape
     params = bundle.meta["parameters"]
     i = row_index(bundle.tokens)
     cosine = [dict(p, related=(p["a"], p["b"]) in RELATED_PAIRS) for p in bundle.meta["cosine"]]
     spoken = contrast_pairs(cosine)
     featured = spoken[0]
     return {
-        "V": cfg["vocab_size"], "d": cfg["n_embd"], "P": cfg["n_positions"], "n_layer": cfg["n_layer"],
+        "V": shape.vocab, "d": shape.n_embd, "P": shape.n_positions, "n_layer": shape.n_layer,
         "T": bundle.T,
         "wte_params": params["wte"], "total_params": params["total"],
         "wte_share": params["wte"] / params["total"],
@@ -96,6 +96,6 @@ def embed_facts(bundle) -> dict:
         "featured": featured, "featured_angle": angle_of(featured["cosine"]),
         "tour": [(a, float(np.cos(np.radians(a)))) for a in ANGLE_TOUR],
         "ids": id_facts(list(bundle.ids[:SHOWN_TOKENS])),
-        "P_shown": min(cfg["n_positions"], HEATMAP_POSITIONS),
-        "d_shown": min(cfg["n_embd"], HEATMAP_DIMS),
+        "P_shown": min(shape.n_positions, HEATMAP_POSITIONS),
+        "d_shown": min(shape.n_embd, HEATMAP_DIMS),
     }

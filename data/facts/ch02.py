@@ -18,8 +18,7 @@ def head_facts(bundle) -> dict:
 
 
 def d_head(bundle) -> int:
-    cfg = bundle.config
-    return cfg["n_embd"] // cfg["n_head"]
+    return bundle.shape.d_head
 
 
 def softmax(x) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from data import tokenizer
-from data.flops import Shape, parameter_counts
+from data.flops import parameter_counts
 
 
 HABIT_SHARE = 0.5      # a head "mostly reads" a target that holds at least half of its rows
@@ -71,7 +71,7 @@ def mlp_facts(bundle, layer: int = 0) -> dict:
 
 def param_facts(bundle) -> dict:
     """Parameters of one layer's attention and MLP (weights + biases), from the config."""
-    counts = parameter_counts(Shape.from_config(bundle.config), bundle.config["n_positions"])
+    counts = parameter_counts(bundle.shape, bundle.shape.n_positions)
     attn, mlp = counts["attention_per_layer"], counts["mlp_per_layer"]
     return {"attention": attn, "mlp": mlp, "ratio": mlp / attn}
 

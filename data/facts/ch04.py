@@ -127,7 +127,7 @@ def vote_facts(bundle) -> dict:
         "max_entropy": math.log(len(probs)),
         "roll": roll_point(probs, order, sample["id"], sample["seed"]),
         "greedy_run": greedy_run(bundle),
-        "table_params": int(bundle.config["vocab_size"]) * int(bundle.config["n_embd"]),
+        "table_params": bundle.shape.vocab * bundle.shape.n_embd,
         "h": np.asarray(bundle["ln_f"][-1], dtype=np.float64),
         "agree": agreement(bundle),
     }

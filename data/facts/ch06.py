@@ -69,10 +69,10 @@ def serve_facts(bundle, chip: Chip = CHIP) -> dict:
     """Prefill and decode against a chip: FLOPs per weight fetched for one decode step, this prompt's
     prefill and a long prompt's (GPT-2's whole context, n_positions tokens), each with the regime it falls
     in ('memory' or 'compute'), the chip's balance point and the crossover, all from the ledger."""
-    shape, T = Shape.from_config(bundle.config), bundle.T
+    shape, T = bundle.shape, bundle.T
     params = bundle.meta["parameters"]["total"]
     balance = balance_per_weight(chip)
-    long = bundle.config["n_positions"]
+    long = shape.n_positions
     decode = decode_step_flops(shape, T + 1)
     bars = [("decode", 1, decode / params),
             ("prompt", T, prefill_per_weight(shape, T, params)),
@@ -92,8 +92,7 @@ def serve_facts(bundle, chip: Chip = CHIP) -> dict:
 
 def loop_facts(bundle) -> dict:
     """Generated steps, their FLOPs with and without a cache, the KV cache, the n² bill, scale."""
-    cfg = bundle.config
-    shape = Shape.from_config(cfg)
+    shape = bundle.shape
     T = bundle.T
     topk_ids, topk_probs = bundle["gen_topk_ids"], bundle["gen_topk_probs"]
     steps = []
@@ -110,7 +109,7 @@ def loop_facts(bundle) -> dict:
     per_token = kv_cache_numbers_per_token(shape)
     per_token_bytes = per_token * FP16_BYTES
     cache_tokens = [T] + [s["context"] for s in steps[1:]]    # the cache's size after each pass
-    n_pos = cfg["n_positions"]
+    n_pos = shape.n_positions
     # the three lengths, by key (the scene names them: the prompt, GPT-2's limit, a million tokens)
     lengths = [("prompt", T), ("limit", n_pos), ("long", LONG_CONTEXT)]
     square = []

@@ -8,7 +8,7 @@ from words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, 
 
 
 def values(bundle, ledger, words) -> dict:
-    cfg = bundle.config
+    shape = bundle.shape
     facts = head_facts(bundle)
     agree = agreement_facts(bundle)
     root = root_facts(bundle)
@@ -16,9 +16,9 @@ def values(bundle, ledger, words) -> dict:
     tokens = bundle.tokens
     return {
         "head": facts["head_index"] + 1,
-        "n_head": cfg["n_head"],
+        "n_head": shape.n_head,
         "T": bundle.T,
-        "d": cfg["n_embd"],
+        "d": shape.n_embd,
         "dh": dh,
         "sqrt_dh": fmt_general(np.sqrt(dh)),
         "qkv_flops": spoken_count(ledger["L0.qkv"].flops, words),

@@ -38,24 +38,24 @@ def ordinal(n: int, words) -> str:
 
 
 def values(bundle, ledger, words) -> dict:
-    cfg = bundle.config
+    shape = bundle.shape
     f = vote_facts(bundle)
     top, temps = f["top"], f["temps"]
     n_p = f["n_p"]
     out = {
         "T": bundle.T,
         "T_next": bundle.T + 1,
-        "d": cfg["n_embd"],
-        "V": fmt_int(cfg["vocab_size"]),
+        "d": shape.n_embd,
+        "V": fmt_int(shape.vocab),
         "last_token": spoken_token(bundle.tokens[-1], words),
         "unembed_flops": spoken_count(ledger["unembed"].flops, words),
         "total_flops": spoken_count(ledger.total, words),
-        "even_p": spoken_prob(1 / cfg["vocab_size"], words),
+        "even_p": spoken_prob(1 / shape.vocab, words),
         "n_bars": len(top),
         "top_mass": spoken_prob(f["top_mass"], words),
         "n_p": fmt_int(n_p),
         "n_p_tokens": words.text("ch04:n-tokens", count=n_p, n=fmt_int(n_p)),
-        "n_layer": cfg["n_layer"],
+        "n_layer": shape.n_layer,
         "p_pct": words.text("film:number-percent", value=fmt_general(100 * TOP_P)),
         "topp_note": (words.text("ch04:topp-note-more", n=len(top)) if n_p > len(top)
                       else words.text("ch04:topp-note-one") if n_p == 1
