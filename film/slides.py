@@ -18,6 +18,18 @@ slide, in the order of the chapters given; the narration line is each slide's sp
   title slide: the chapter's thumbnail, since its title card has faded by the clip's end), the
   narration in the notes.
 
+Both are accessible (issue 43, WCAG 2.1 AA; tests/test_lecture.py checks each point):
+
+* HTML: a level-one heading and landmarks (axe-core finds nothing, en and ur); every control a
+  button reached by Tab and pressed by Enter or space, with a visible focus ring; captions and
+  audio description toggles; each clip carries captions, chapters and descriptions tracks (the
+  chapter's `X.descriptions.vtt`, written beside it by film/describe.py, cut per clip): with audio
+  description on, the browser's speech synthesis reads each description in the deck's language
+  while the clip waits; the transcript (narration and descriptions) beside the slide; a pause
+  button for what plays; one-letter shortcuts that can be turned off (2.1.4).
+* PowerPoint: each slide's title in its title placeholder, first in reading order; each video's
+  alternative text the beat's descriptions; every text run marked with its language.
+
 Neither is rewritten when the clips and lines it would hold are unchanged.
 """
 from __future__ import annotations
