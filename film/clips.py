@@ -56,7 +56,6 @@ ENCODE = {
              "extra": []},
     "gif": {"video": ["-loop", "0"], "audio": None, "extra": []},
 }
-MIME = {"mp4": "video/mp4", "webm": "video/webm", "gif": "image/gif"}
 
 
 class ClipError(PipelineError):

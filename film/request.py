@@ -455,15 +455,6 @@ def from_args(args: argparse.Namespace, *, needs_chapters: bool = True) -> Reque
     return req
 
 
-def from_argv(argv: list[str]) -> Request:
-    """The request a render.py command line describes (benches plan what they run with it)."""
-    p = argparse.ArgumentParser()
-    p.add_argument("--chapter")
-    p.add_argument("--all", action="store_true")
-    add_arguments(p)
-    return from_args(p.parse_args(argv))
-
-
 # ---------------------------------------------------------------------------------------
 # What the build is told
 

@@ -17,8 +17,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from manim import (DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write,
                    config, there_and_back)
 

@@ -60,10 +60,6 @@ def marks(template: str) -> list[str]:
     return names
 
 
-def strip_marks(template: str) -> str:
-    return MARK.sub("", template)
-
-
 def fill(template: str, values: dict, tidy=None) -> Filled:
     """The template with `values` in (str.format), its markers taken out and their offsets kept.
 

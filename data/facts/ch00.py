@@ -8,7 +8,6 @@ from data import tokenizer
 
 # The lecture seed's non-English example (a greeting in Urdu); its token count is computed.
 OTHER_LANGUAGE = "السلام علیکم"
-OTHER_LANGUAGE_NAME = "Urdu"
 # The three spellings compared in the "same word, three ids" beat (ids looked up, not typed).
 CASE_WORDS = ("The", " the", "the")
 # The merge ladder stays legible up to this many merges and bytes.
