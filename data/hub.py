@@ -14,9 +14,10 @@ huggingface_hub and transformers are imported inside the functions: a cached bun
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
+
+from data.bundle import sha256_file
 
 FILES = ("config.json", "model.safetensors")   # what a GPT-2 needs from the hub (no tokenizer: ours is offline)
 PROBE_TIMEOUT = 3.0        # seconds for the one request that decides whether the hub answers
@@ -89,14 +90,6 @@ def fetch(hub_id: str, log=print) -> str | None:
         _verdicts[(endpoint(), hub_id)] = why
         return why
     return None
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def citation(hub_id: str) -> dict | None:
