@@ -148,6 +148,28 @@ def sequential(p: float, hue: ManimColor = ATTENTION) -> ManimColor:
     return interpolate_color(ZERO, hue, float(np.clip(p, 0.0, 1.0)) ** 0.6)
 
 
+def _luminance(colour: ManimColor) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour."""
+    rgb = np.asarray(colour.to_rgb(), dtype=float)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def ink_on(fill: ManimColor) -> ManimColor:
+    """The colour of a number written on a cell of colour `fill`: INK where it reads at 4.5:1 or more,
+    else BACKGROUND's near-black (the light end of a scale: a full POSITIVE or ATTENTION cell, where
+    INK read at 2.1-2.5:1), else, on the few fills between, pure white or black, whichever contrasts
+    more (at least 4.58:1 on any fill; WCAG 1.4.3, bench/accessibility.py measures it on frames)."""
+    fill_l = _luminance(fill)
+
+    def ratio(c: ManimColor) -> float:
+        return (max(_luminance(c), fill_l) + 0.05) / (min(_luminance(c), fill_l) + 0.05)
+    for ink in (INK, BACKGROUND):
+        if ratio(ink) >= 4.5:
+            return ink
+    return max((ManimColor("#FFFFFF"), ManimColor("#000000")), key=ratio)
+
+
 def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:
     """show_token cut to max_chars with '…': long tokens keep a legible size instead of shrinking
     (a <D8> byte is never cut in half)."""

@@ -128,7 +128,8 @@ class NumberGrid(VGroup):
                 cell_group.add(cell)
                 if show_values:
                     txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, decimals)
-                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.INK, mono=True, compact=True)
+                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.ink_on(colour(v)), mono=True,
+                              compact=True)
                     fit_width(t, cell_w - 0.08)
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
                     self.values_mobs[(r, c)] = t

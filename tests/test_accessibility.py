@@ -131,3 +131,17 @@ def test_a_generated_token_differs_from_a_prompt_token_by_shape_not_colour_alone
     assert mark in wrote.submobjects and mark.get_stroke_width() > 0 and mark.get_fill_opacity() == 0
     assert wrote.box.width > mark.width > wrote.text_mob.width and wrote.box.height > mark.height > wrote.text_mob.height
     assert np.allclose(mark.get_center(), wrote.box.get_center())
+
+
+def test_numbers_on_heatmap_cells_read_at_4_5_to_1_on_every_fill_of_both_scales():
+    """A matrix's numbers take S.ink_on(their cell): INK on dark cells, near-black on the light ends
+    (INK on a full POSITIVE cell read at 2.5:1, on a full ATTENTION cell at 2.1:1)."""
+    from scenes.widgets import NumberGrid
+    fills = [S.diverging(v, 1.0) for v in np.linspace(-1, 1, 201)] + [S.sequential(p) for p in np.linspace(0, 1, 101)]
+    worst = min(A.contrast_ratio(S.ink_on(f).to_rgb(), f.to_rgb()) for f in fills)
+    assert worst >= TEXT_CONTRAST
+    assert A.contrast_ratio(S.INK.to_rgb(), S.POSITIVE.to_rgb()) < TEXT_CONTRAST      # why ink_on exists
+    m = NumberGrid(np.array([[-1.0, -0.2, 0.0, 0.4, 1.0]]), vmax=1.0)
+    for rc, text in m.values_mobs.items():
+        ratio = A.contrast_ratio(text.get_fill_color().to_rgb(), m.cells[rc].get_fill_color().to_rgb())
+        assert ratio >= TEXT_CONTRAST, (m.values[rc], ratio)
