@@ -270,10 +270,14 @@ def texts_on(scene):
     return out
 
 
+COVERED = 1.1    # a box with nothing in it further from its ring than this: the text is under something
+
+
 def frame_contrasts(scene, dim: float = 0.5) -> list[tuple[float, str, float]]:
     """Draw the scene's current frame with its camera and measure each visible Text on it:
     (contrast, text, height in px, fill colour, fill opacity), lowest first. Texts whose fill opacity is under `dim` are
-    left out (a picture's faded, no-longer-current words: decoration in WCAG's sense)."""
+    left out (a picture's faded, no-longer-current words: decoration in WCAG's sense), and so are
+    texts whose box reads under COVERED (drawn under an opaque shape: nothing of them shows)."""
     camera = scene.renderer.camera
     camera.reset()
     camera.capture_mobjects(scene.mobjects)
@@ -290,7 +294,7 @@ def frame_contrasts(scene, dim: float = 0.5) -> list[tuple[float, str, float]]:
         box = (int(np.floor((l - cx + fw / 2) * pw / fw)), int(np.floor((cy + fh / 2 - t) * ph / fh)),
                int(np.ceil((r - cx + fw / 2) * pw / fw)), int(np.ceil((cy + fh / 2 - b) * ph / fh)))
         ratio = box_contrast(frame, box)
-        if ratio is not None:
+        if ratio is not None and ratio >= COVERED:
             out.append((ratio, getattr(text, "text", str(text)), (t - b) * ph / fh,
                         text.get_fill_color().to_hex(), round(float(text.get_fill_opacity()), 2)))
     return sorted(out)
