@@ -52,6 +52,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover", "words", "engine")
 DIST = "onepass"            # the distribution's name, which module names may start with (onepass.film.keys)
 PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
+# (the key reads the code a scene process can import, not the runner that starts it: a change to what
+# the runner passes a scene process that the key does not hold already needs a new PIPELINE_VERSION)
 # the modules that run a scene, whose code shapes every frame although no chapter module imports
 # them: the scene process's main module and the fork server its process is forked from
 SCENE_PROCESS = ("film.render_job", "film.forkserver")
