@@ -41,7 +41,7 @@ from engine import versions as engine_versions  # noqa: E402
 from film import batch, build, executors, request, scheduler  # noqa: E402
 from film import clips as film_clips  # noqa: E402
 from scenes.registry import chapters, scenes_of  # noqa: E402
-from voiceover import audio, script, services  # noqa: E402
+from voiceover import audio, captions, captions_check, script, services  # noqa: E402
 from words import catalog  # noqa: E402
 
 
@@ -206,6 +206,7 @@ def render_chapters(req: request.Request, bundle, console, executor) -> list[Pat
                       f"{len(r.scenes) - fresh} from the cache" + ("" if r.joined else "; joined file unchanged"))
         cue_lists = [json.loads(s.job.cues.read_text(encoding="utf-8")) for s in r.scenes]
         narration_report(r.report, cue_lists, req.service, console)
+        caption_report(cue_lists, [s.seconds for s in r.scenes], console)
     return made.shown
 
 
@@ -336,6 +337,15 @@ def narration_report(report: dict, cue_lists: list[list[dict]], service, console
                   f"(target {audio.TARGET_LUFS:g} LUFS, ceiling {audio.CEILING_DBTP:g} dBTP); 48 kHz AAC")
     for a, b in report.get("dead_air", []):
         console.print(f"[yellow]dead air[/yellow] {b - a:.1f} s of silence at {int(a // 60)}:{a % 60:04.1f}")
+
+
+def caption_report(cue_lists: list[list[dict]], durations: list[float], console):
+    """The chapter's captions against the readable limits (voiceover/captions_check.py): one line,
+    then every cue over a limit and why."""
+    report = captions_check.Report.of(captions.join_cues(cue_lists, durations))
+    console.print(escape(report.line("captions")), highlight=False)
+    for p in report.problems:
+        console.print(f"  [yellow]{escape(str(p))}[/yellow]", highlight=False)
 
 
 def _terminated(signum, frame):

@@ -3,11 +3,15 @@
 A scene's cue is one narration line: {"beat", "start", "end", "text", "segments": [{"start",
 "end", "text"}, ...]} with one segment per spoken sentence, timed from the audio itself. Each
 segment becomes one caption (two lines of at most LINE_CHARS). A sentence too long for one
-caption is cut at word boundaries into pieces whose times split the sentence's time in
-proportion to their length; the first piece starts and the last ends exactly with the speech.
+caption, or spoken for longer than MAX_SECONDS, is cut at word boundaries into pieces whose times
+split the sentence's time in proportion to their length; the first piece starts and the last ends
+exactly with the speech. join_cues then lets a caption that would be shown for less than
+MIN_SECONDS, or read at MAX_CPS or faster, stay on into the silence after it (never past the next
+caption, nor past MAX_SECONDS), so it can be read; voiceover/captions_check.py checks the limits.
 """
 from __future__ import annotations
 
+import math
 import textwrap
 import unicodedata
 from pathlib import Path
@@ -17,7 +21,17 @@ from words.catalog import is_rtl
 
 LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2
+MIN_SECONDS = 1.0    # a cue is on screen at least this long (voiceover/captions_check.py checks all four)
+MAX_SECONDS = 7.0    # ... and at most this long
+MAX_CPS = 20.0       # read at under this many characters per second wherever the speech allows
 RLM = "\u200f"       # RIGHT-TO-LEFT MARK: starts each line of an RTL language's caption
+
+
+def reading_chars(text: str) -> int:
+    """The characters a reader reads in a cue: its lines joined by one space."""
+    return len(" ".join(line.strip() for line in text.split("\n")))
+
+
 def directed(text: str, lang: str) -> str:
     """Caption text for a language: in a right-to-left language every line starts with a
     RIGHT-TO-LEFT MARK, so a player sets it right to left even when it opens with a name or a
@@ -69,14 +83,16 @@ def _fits(piece: str) -> bool:
     return len(textwrap.wrap(piece, LINE_CHARS)) <= MAX_LINES
 
 
-def _pieces(text: str) -> list[str]:
-    """The sentence cut into caption-sized pieces of whole words: as few pieces as fit, cut
-    where the sentence pauses (after , ; : or a dash) when such a place is near a balanced cut."""
-    if _fits(text):
-        return [text]
+def _pieces(text: str, at_least: int = 1) -> list[str]:
+    """The sentence cut into caption-sized pieces of whole words: as few pieces as fit (and at
+    least `at_least`, when there are words enough), cut where the sentence pauses (after , ; : or
+    a dash) when such a place is near a balanced cut."""
     words = text.split()
+    at_least = min(at_least, len(words))
+    if _fits(text) and at_least <= 1:
+        return [text]
     ends = [len(" ".join(words[: i + 1])) for i in range(len(words))]   # chars up to word i
-    n = -(-len(text) // (LINE_CHARS * MAX_LINES))
+    n = max(-(-len(text) // (LINE_CHARS * MAX_LINES)), at_least)
     while n <= len(words):
         target = len(text) / n
         cuts, prev = [], -1
@@ -96,15 +112,42 @@ def _pieces(text: str) -> list[str]:
 
 
 def caption_blocks(segment: dict) -> list[dict]:
-    """One spoken segment -> one or more caption blocks covering exactly its time."""
-    pieces = _pieces(" ".join(segment["text"].split()))
+    """One spoken segment -> one or more caption blocks covering exactly its time, none longer
+    than MAX_SECONDS. Each block carries `speech_cps`: how fast its sentence is spoken (characters
+    per second), which the checker names when a caption must be read faster than MAX_CPS."""
+    text = " ".join(segment["text"].split())
     start, end = segment["start"], segment["end"]
+    at_least = math.ceil((end - start) / MAX_SECONDS - 1e-9)
+    pieces = _pieces(text, at_least)
+    # pieces share the time by length: one more piece until the longest is shown MAX_SECONDS at most
+    while (end - start) * max(map(len, pieces)) / sum(map(len, pieces)) > MAX_SECONDS and len(pieces) < len(text.split()):
+        at_least = len(pieces) + 1
+        pieces = _pieces(text, at_least)
+    speech = round(reading_chars(text) / max(end - start, 1e-3), 2)
     weights = [len(p) for p in pieces]
     out, t = [], start
     for i, (p, w) in enumerate(zip(pieces, weights)):
         stop = end if i == len(pieces) - 1 else t + (end - start) * w / sum(weights)
-        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(p, LINE_CHARS))})
+        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(p, LINE_CHARS)), "speech_cps": speech})
         t = stop
+    return out
+
+
+READ_CPS = MAX_CPS - 1.0     # the rate a caption is held long enough for, when there is room after it
+
+
+def readable(cues: list[dict], until: float) -> list[dict]:
+    """The captions, each one shown for at least MIN_SECONDS and long enough to be read at
+    READ_CPS, where the silence after it allows: its end moves later, up to the next caption's
+    start, `until` (the end of the picture) and MAX_SECONDS after its own start. Starts never move:
+    a caption appears when its words are spoken."""
+    out = [dict(c) for c in cues]
+    for i, c in enumerate(out):
+        need = max(MIN_SECONDS, reading_chars(c["text"]) / READ_CPS)
+        if c["end"] - c["start"] >= need:
+            continue
+        room = min(out[i + 1]["start"] if i + 1 < len(out) else until, c["start"] + MAX_SECONDS)
+        c["end"] = max(c["end"], min(c["start"] + need, room))
     return out
 
 
@@ -118,9 +161,9 @@ def join_cues(per_scene: list[list[dict]], durations: list[float]) -> list[dict]
                     if block["start"] >= length:
                         continue
                     out.append({"start": block["start"] + offset, "end": min(block["end"], length) + offset,
-                                "text": block["text"]})
+                                "text": block["text"], "speech_cps": block["speech_cps"]})
         offset += length
-    return out
+    return readable(out, offset)
 
 
 def _stamp(seconds: float, sep: str, places: int = 3, hour_digits: int = 2) -> str:
