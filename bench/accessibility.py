@@ -356,7 +356,14 @@ def main(argv=None) -> int:
                   f"{'pass' if n <= FLASHES_ALLOWED else 'FAIL'}")
     else:
         found = chapter_contrast(args.bundle, args.chapter, args.lang)
-        for ratio, scene, text, height, ink, opacity in found[:10]:
+        seen, under = {}, set()
+        for ratio, scene, text, height, ink, opacity in found:
+            seen.setdefault((scene, text), (ratio, height, ink, opacity))
+            if ratio < 4.5:
+                under.add((scene, text))
+        print(f"chapter {args.chapter}: {len(found)} text measurements, {len(seen)} distinct texts, "
+              f"{len(under)} under 4.5:1 at some play's end")
+        for (scene, text), (ratio, height, ink, opacity) in sorted(seen.items(), key=lambda kv: kv[1])[:8]:
             print(f"{ratio:5.2f}  {scene:12} {height:4.0f} px  {ink} x{opacity}  {text[:60]!r}")
     return 0
 
