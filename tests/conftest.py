@@ -12,10 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data import extract  # noqa: E402
+from data import extract, home  # noqa: E402
+from data.files import remove_dead_owned  # noqa: E402
 from tests.helpers import build_scene  # noqa: E402
 
 _OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
+_CACHE_PREFIX = "onepass-test-cache-"
 # The suite never asks the model hub: --weights auto finds weights on this machine or falls back to
 # random ones at once (tests/test_hub.py serves a hub of its own on 127.0.0.1 and clears this itself).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -26,7 +28,9 @@ def pytest_configure(config):
     folder for this test run, shared by its xdist workers (they inherit the environment) and
     removed at its end: the suite never writes into the user's ~/.cache or into the project."""
     if os.environ.get(_OWN_CACHE) != os.environ.get("ONEPASS_CACHE") or not os.environ.get(_OWN_CACHE):
-        os.environ["ONEPASS_CACHE"] = os.environ[_OWN_CACHE] = tempfile.mkdtemp(prefix="onepass-test-cache-")
+        # named for this process: a run killed before its end leaves it, the next run removes it
+        remove_dead_owned(tempfile.gettempdir(), home.owner(_CACHE_PREFIX))
+        os.environ["ONEPASS_CACHE"] = os.environ[_OWN_CACHE] = tempfile.mkdtemp(prefix=f"{_CACHE_PREFIX}p{os.getpid()}-")
         config._onepass_cache = os.environ["ONEPASS_CACHE"]
         for narrower in ("ONEPASS_VOICE_CACHE", "ONEPASS_SOURCE_CACHE"):
             os.environ.pop(narrower, None)      # the user's own: under the run's folder instead
