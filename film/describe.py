@@ -187,6 +187,7 @@ class Hold:
     clip: Path | None           # the description's mastered speech (None: a silent voice)
     segments: list[dict]        # its sentences (start, end, text), seconds from the hold's start
     pieces: list[Piece]
+    speech: float = 0.0         # the clip's length (seconds): the hold is this, rounded up to a whole frame
 
 
 def speak(service, chapter: str, group: list[Piece], lang: str) -> tuple[Path | None, float, list[dict]]:
@@ -208,7 +209,8 @@ def plan_holds(result, pieces: list[Piece], service, lang: str) -> tuple[list[Ho
     for at, group in grouped(pieces, frame=0.5 / float(rate)):
         clip, seconds, segments = speak(service, result.chapter, group, lang)
         k = min(max(int(round(at * rate)), 0), frames)
-        holds.append(Hold(float(Fraction(k) / rate), k, max(1, math.ceil(seconds * rate - 1e-6)), clip, segments, group))
+        holds.append(Hold(float(Fraction(k) / rate), k, max(1, math.ceil(seconds * rate - 1e-6)), clip, segments, group,
+                          seconds))
     return holds, rate, frames
 
 
@@ -326,7 +328,7 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
         replace_together([(t, f) for f, t in tmp.items()])          # the MP4 last
     finally:
         discard(*tmp.values())
-    write_json(stamp_path, {"key": key, "holds": [{"at": h.at, "frame": h.frame, "frames": h.frames,
+    write_json(stamp_path, {"key": key, "holds": [{"at": h.at, "frame": h.frame, "frames": h.frames, "speech": h.speech,
                                                    "beat": h.pieces[0].beat, "marks": [p.mark for p in h.pieces]}
                                                   for h in holds]})
     return out

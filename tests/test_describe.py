@@ -9,6 +9,7 @@ picture holds while the film's voice says each description, its captions marking
 """
 from __future__ import annotations
 
+import hashlib
 import html.parser
 import json
 import re
@@ -183,13 +184,12 @@ def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_descriptio
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
     args = ("--chapter", "02", "--lang", "ur", "--bundle", str(tiny_bundle.path), "--voice", "espeak", "--quality", "low",
             "--out", str(tmp_path / "out"))
-    rc, _, err = run_main(*args)
-    assert rc == 0, err
-    [final] = [p for p in (tmp_path / "out").glob("*/ur/low/ch02-*.mp4") if ".described" not in p.name]
-    before = final.read_bytes()
     rc, out, err = run_main(*args, "--described")
     assert rc == 0, err
-    assert final.read_bytes() == before                                  # the standard chapter is unchanged
+    [final] = [p for p in (tmp_path / "out").glob("*/ur/low/ch02-*.mp4") if ".described" not in p.name]
+    # the standard chapter is as its join wrote it (the sha256 it recorded before the cut was made)
+    joined = json.loads((final.parent / ".scenes" / f"{final.stem}.join.json").read_text(encoding="utf-8"))
+    assert hashlib.sha256(final.read_bytes()).hexdigest() == joined["sha256"]
     cut = final.with_suffix(".described.mp4")
     assert cut.name in out + err
     fps = media.frame_rate(final)
@@ -204,7 +204,11 @@ def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_descriptio
         "02", tiny_bundle, tiny_bundle.ledger(), words).items())
     assert len(holds) == said
     added = media.video_seconds(cut) - media.video_seconds(final)
+    print(f"ch02 ur: standard {media.video_seconds(final):.2f} s, described {media.video_seconds(cut):.2f} s, "
+          f"{len(holds)} holds, {added:.2f} s added")
     assert added == pytest.approx(sum(h["frames"] for h in holds) / fps, abs=1.5 / fps)
+    # each hold lasts its description's speech, rounded up to a whole frame
+    assert all(0 <= h["frames"] / fps - h["speech"] < 1 / fps + 1e-6 for h in holds), holds
     # the speech the holds carry: each hold at most a frame longer than its clip (LINE_GAP of silence closing it)
     track = audio.decode(cut)
     db = audio.frame_db(track)
