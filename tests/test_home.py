@@ -145,15 +145,6 @@ def _run_elsewhere(tmp_path: Path, *args: str, timeout: int) -> subprocess.Compl
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def test_inspect_from_another_folder_keeps_its_bundle_in_the_cache(tmp_path):
-    (tmp_path / "stamp").write_text("")
-    since = (tmp_path / "stamp").stat().st_mtime
-    r = _run_elsewhere(tmp_path, "--inspect", "--weights", "tiny", "--prompt", "A home for files", timeout=300)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert len(list((tmp_path / "cache" / "bundles").glob("a-home-for-files-*/meta.json"))) == 1
-    assert _written_inside([ROOT / p for p in PACKAGES if (ROOT / p).is_dir()], since) == []
-
-
 @pytest.mark.render
 def test_a_render_from_another_folder_writes_nothing_into_the_project(tmp_path):
     """`onepass --chapter 00 --weights tiny` from any folder: the chapter in ./out there, the
