@@ -577,7 +577,8 @@ class Compression(TokensScene):
             say(self, beat, "greeting", FadeIn(cmp_group, shift=UP * GAP.xs), into=0.8)
             loose_chips = [c for c, t in zip(chips, texts) if "<" in t]
             if loose_chips:
-                say(self, beat, "loose", *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs)) for c in loose_chips])
+                # outlined, not tinted: a tint over the chip's muted letters left them at 3:1 (WCAG 1.4.3)
+                say(self, beat, "loose", *[FadeIn(glow(c, color=S.WARNING, buff=GAP.xxs, opacity=0)) for c in loose_chips])
             say(self, beat, "loose", FadeIn(glow(tally, color=S.WARNING, buff=GAP.xs, opacity=0.12)),
                 into=0.0 if not loose_chips else 0.45)
             say(self, beat, "english", FadeIn(glow(compare[0])))
