@@ -36,6 +36,10 @@ def pytest_configure(config):
             os.environ.pop(narrower, None)      # the user's own: under the run's folder instead
         # scene processes' labels (film/render_job.py reads this setting itself)
         os.environ["ONEPASS_LABEL_CACHE"] = os.path.join(os.environ["ONEPASS_CACHE"], "labels")
+    # manim's own files (a Text's SVG) for mobjects a test makes outside build_scene: in this run's
+    # folder, one per process, not in ./media of the project
+    from manim import config as manim_config
+    manim_config.media_dir = os.path.join(os.environ["ONEPASS_CACHE"], f"manim-media-{os.getpid()}")
 
 
 def pytest_unconfigure(config):
