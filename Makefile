@@ -67,10 +67,10 @@ test: install
 bench: install
 	$(PY) bench/render_speed.py
 
-# renders (out/ here) and test leftovers; data/bundles and voiceover/cache: where versions before
+# renders (out/ here) and test leftovers (media/: manim's, from older test runs); data/bundles and voiceover/cache: where versions before
 # data/home.py kept bundles and clips. The caches themselves: `make clean-cache`
 clean:
-	rm -rf out .pytest_cache data/bundles voiceover/cache
+	rm -rf out media .pytest_cache data/bundles voiceover/cache
 
 # bundles, voice clips, labels, source facts: onepass's folder in the user's cache ($ONEPASS_CACHE)
 clean-cache: install
