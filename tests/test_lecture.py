@@ -402,23 +402,25 @@ def test_the_request_writes_clips_and_deck(silent):
 
 @pytest.fixture(scope="module")
 def a11y_decks(tiny_long_bundle, tmp_path_factory):
-    """Chapter 02 of a 30-token prompt, silent, in English and in Urdu: its clips, its
-    descriptions track and the deck made from them."""
-    out = {}
-    for lang in ("en", "ur"):
-        words = Words.load(lang)
-        ch = Chapter02(tmp_path_factory.mktemp(f"a11y-{lang}"), tiny_long_bundle, voiced=False, words=words)
-        ch.words = words
-        ch.clips = clips.write_clips(ch.result, "mp4")
-        # the chapter's descriptions track and transcript, as every render writes them
-        describe.write_tracks([ch.result], tiny_long_bundle, words)
-        ch.track = slides.read_vtt(slides.descriptions_path(ch.result.final))
-        assert len(ch.track) >= len(ch.clips.entries) - 1
-        ch.deck = slides.write_deck([ch.result], "mp4", words)
-        ch.data = json.loads(ch.deck.html.read_text(encoding="utf-8").split('type="application/json">', 1)[1]
-                             .split("</script>", 1)[0])
-        out[lang] = ch
-    return out
+    """a11y_decks[lang]: chapter 02 of a 30-token prompt, silent, in that language (en, ur): its
+    clips, its descriptions track and the deck made from them; each made on first use (a test
+    process that runs only one language's tests makes only that deck)."""
+    class Decks(dict):
+        def __missing__(self, lang):
+            words = Words.load(lang)
+            ch = Chapter02(tmp_path_factory.mktemp(f"a11y-{lang}"), tiny_long_bundle, voiced=False, words=words)
+            ch.words = words
+            ch.clips = clips.write_clips(ch.result, "mp4")
+            # the chapter's descriptions track and transcript, as every render writes them
+            describe.write_tracks([ch.result], tiny_long_bundle, words)
+            ch.track = slides.read_vtt(slides.descriptions_path(ch.result.final))
+            assert len(ch.track) >= len(ch.clips.entries) - 1
+            ch.deck = slides.write_deck([ch.result], "mp4", words)
+            ch.data = json.loads(ch.deck.html.read_text(encoding="utf-8").split('type="application/json">', 1)[1]
+                                 .split("</script>", 1)[0])
+            self[lang] = ch
+            return ch
+    return Decks()
 
 
 # window.speechSynthesis replaced before the deck's script runs: each utterance is recorded with
