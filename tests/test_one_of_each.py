@@ -3,17 +3,34 @@ places that used both still agree."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 from film import handout
 
 
-def test_handout_ledger_says_each_step_as_the_meter_does(built, tiny_bundle):
+def numbers_in(text: str) -> set[int]:
+    """The whole numbers a line holds, in any script's digits (int() reads them all)."""
+    return {int(n) for n in re.findall(r"\d+", text)}
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_handout_ledger_says_each_step_as_the_meter_does(tiny_bundle, lang):
     """The handout's ledger rows name every step with the words the scene's Σ FLOPs meter shows
     for it, MLP widths (d, d_ff) included (data.flops.Entry.message, read from bundle.shape)."""
-    scene = built("02", "Projections")
+    from scenes.base import ChapterScene
+    from words.catalog import Words
+    words = Words.load(lang)
+    scene = SimpleNamespace(chapter="02", bundle=tiny_bundle, ledger=tiny_bundle.ledger(), words=words)
+    scene.text = ChapterScene.text.__get__(scene)           # what a scene's meter reads, without a scene
     for e in tiny_bundle.ledger().entries:
-        assert handout.step_words(e, tiny_bundle, scene.words) == scene.step_text(e.key), e.key
+        said = ChapterScene.step_text(scene, e.key)
+        assert handout.step_words(e, tiny_bundle, words) == said and said.strip(), e.key
+        if e.key.endswith("mlp_up"):
+            assert numbers_in(said) >= {tiny_bundle.shape.n_embd, tiny_bundle.shape.d_ff}, said
 
 
 def test_one_flow_lays_items_out_like_words_in_a_paragraph():
