@@ -16,7 +16,10 @@ sound differs.
 
 The tree is any checkout of onepass (--tree, default this one), run with this venv's Python
 (--python) and its own code first on the path; its label shelf is a fresh folder (built
-labels are never shared between trees).
+labels are never shared between trees), removed at the end. An extracted bundle is kept and
+its folder printed: pass it as --bundle to the other tree's run, so both draw the same numbers.
+Method used for issue 42 (frames identical before and after the engine boundary): the baseline
+commit in a worktree, `--tree WORKTREE`, then this tree with `--bundle` of that run.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,11 +101,18 @@ def hash_tree(a) -> dict:
                      "hashes": frames, "audio": sound}
 
     results = {}
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for (chapter, name), r in pool.map(one, jobs):
-            results[f"ch{chapter}/{name}"] = r
-            shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}  audio {(r['audio'] or '-')[:16]}"
-            print(f"ch{chapter}/{name:28s} {shown}", flush=True)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+            for (chapter, name), r in pool.map(one, jobs):
+                results[f"ch{chapter}/{name}"] = r
+                shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}  audio {(r['audio'] or '-')[:16]}"
+                print(f"ch{chapter}/{name:28s} {shown}", flush=True)
+    finally:      # the labels and videos go; an extracted bundle stays (pass it as --bundle to the other tree)
+        shutil.rmtree(work if a.bundle else work / "labels", ignore_errors=True)
+        for video in work.glob("*.mp4"):
+            video.unlink(missing_ok=True)
+    if not a.bundle:
+        print(f"bundle: {bundle}", flush=True)
     return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "scenes": results}
 
 
