@@ -491,7 +491,8 @@ class Mixing(AttentionScene):
             heads = VGroup(*[Rectangle(width=box_w, height=0.5, stroke_width=2, stroke_color=S.MUTED,
                                        fill_color=S.ATTENTION if i == h else S.PANEL, fill_opacity=1)
                              for i in range(self.H)]).arrange(RIGHT, buff=GAP.none)
-            nums = VGroup(*[label(str(dh), S.SMALL, S.INK, mono=True).move_to(box) for box in heads])
+            nums = VGroup(*[label(str(dh), S.SMALL, S.ink_on(box.get_fill_color()), mono=True).move_to(box)
+                            for box in heads])
             for n in nums:
                 fit_width(n, box_w - 0.06)
             total.next_to(heads, RIGHT, buff=GAP.m)

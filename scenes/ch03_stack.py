@@ -287,7 +287,8 @@ class Heads(StackScene):
         for h in range(H):
             box = Rectangle(width=seg_w, height=0.5, stroke_color=S.BACKGROUND, stroke_width=2,
                             fill_color=S.ATTENTION, fill_opacity=0.85 if h == featured else 0.3)
-            txt = fit_width(label(str(dh), S.SMALL, S.INK, mono=True), seg_w - 0.1).move_to(box)
+            txt = fit_width(label(str(dh), S.SMALL, S.ink_on(S.ATTENTION, box.get_fill_opacity()), mono=True),
+                            seg_w - 0.1).move_to(box)
             num = fit_width(label(str(h + 1), S.SMALL, S.TOKEN if h == featured else S.MUTED, mono=True),
                             seg_w - 0.05).next_to(box, DOWN, buff=GAP.xs)
             segs.add(VGroup(box, txt, num))

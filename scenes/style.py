@@ -155,12 +155,13 @@ def _luminance(colour: ManimColor) -> float:
     return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
 
 
-def ink_on(fill: ManimColor) -> ManimColor:
+def ink_on(fill: ManimColor, opacity: float = 1.0) -> ManimColor:
     """The colour of a number written on a cell of colour `fill`: INK where it reads at 4.5:1 or more,
     else BACKGROUND's near-black (the light end of a scale: a full POSITIVE or ATTENTION cell, where
     INK read at 2.1-2.5:1), else, on the few fills between, pure white or black, whichever contrasts
-    more (at least 4.58:1 on any fill; WCAG 1.4.3, bench/accessibility.py measures it on frames)."""
-    fill_l = _luminance(fill)
+    more (at least 4.58:1 on any fill; WCAG 1.4.3, bench/accessibility.py measures it on frames).
+    A fill drawn at `opacity` over the background is taken as the colour it makes there."""
+    fill_l = _luminance(interpolate_color(BACKGROUND, fill, opacity))
 
     def ratio(c: ManimColor) -> float:
         return (max(_luminance(c), fill_l) + 0.05) / (min(_luminance(c), fill_l) + 0.05)

@@ -141,6 +141,12 @@ def test_numbers_on_heatmap_cells_read_at_4_5_to_1_on_every_fill_of_both_scales(
     worst = min(A.contrast_ratio(S.ink_on(f).to_rgb(), f.to_rgb()) for f in fills)
     assert worst >= TEXT_CONTRAST
     assert A.contrast_ratio(S.INK.to_rgb(), S.POSITIVE.to_rgb()) < TEXT_CONTRAST      # why ink_on exists
+    # a cell drawn at part opacity (chapter 03's width split lights its head at 85%): the colour it makes
+    from manim import interpolate_color
+    for name in ("ATTENTION", "POSITIVE", "NEGATIVE", "LOGIT", "TOKEN"):
+        for opacity in np.linspace(0, 1, 21):
+            made = interpolate_color(S.BACKGROUND, getattr(S, name), opacity)
+            assert A.contrast_ratio(S.ink_on(getattr(S, name), opacity).to_rgb(), made.to_rgb()) >= TEXT_CONTRAST
     m = NumberGrid(np.array([[-1.0, -0.2, 0.0, 0.4, 1.0]]), vmax=1.0)
     for rc, text in m.values_mobs.items():
         ratio = A.contrast_ratio(text.get_fill_color().to_rgb(), m.cells[rc].get_fill_color().to_rgb())
