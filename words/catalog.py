@@ -41,7 +41,7 @@ DESCRIBE = ".describe"          # suffix of a beat's audio description (never sp
 # For whoever writes a chapter's descriptions: add them to words/catalogs/{en,es,ur}/chNN.po (one
 # per `chNN-<beat>` line, `title` only where the catalog has chNN-title), then add "NN" here; once
 # every chapter has them, set this to None. tests/test_describe.py checks them in every language.
-DESCRIBED_CHAPTERS: tuple[str, ...] | None = ("00", "01", "02")
+DESCRIBED_CHAPTERS: tuple[str, ...] | None = None
 
 
 # languages written right to left (their first subtag): Arabic, Persian, Hebrew, Pashto, Sindhi,
