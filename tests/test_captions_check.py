@@ -87,3 +87,29 @@ def test_a_users_caption_file_is_checked_from_the_command_line(tmp_path, capsys)
     assert main([str(good), str(bad)]) == 1
     out = capsys.readouterr().out
     assert "bad.srt: 1 cues, 1 under 1 s" in out and "Too quick." in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_burned_captions_stay_in_the_band_the_scenes_keep_free(tmp_path, lang):
+    """Burned in (--burn-captions), a caption of two full lines, its box included, lies below
+    CAPTION_TOP (y = -2.9), the band no scene puts text in (tests/helpers.frame_checks): it never
+    covers the picture's words. Measured on a white 480p frame: the box is the dark part."""
+    import subprocess
+
+    import numpy as np
+    from PIL import Image
+
+    from scenes import style as S
+    from voiceover import mixdown
+    video, srt, png = tmp_path / "white.mp4", tmp_path / "c.srt", tmp_path / "f.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=854x480:d=1:r=15", "-f", "lavfi",
+                    "-i", "anullsrc=r=48000:cl=mono", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                    "-shortest", str(video)], check=True)
+    line = {"en": "x" * captions.LINE_CHARS, "ur": "ک" * captions.LINE_CHARS}[lang]
+    captions.write_srt([{"start": 0.0, "end": 1.0, "text": f"{line}\n{line}"}], srt, lang)
+    mixdown.burn_captions(video, srt, lang=lang)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "0.5", "-i", str(video), "-frames:v", "1", str(png)], check=True)
+    dark = np.where(np.asarray(Image.open(png).convert("L")).min(axis=1) < 200)[0]
+    assert len(dark), "no caption was burned in"
+    top_y = 4.0 - dark.min() / 480 * 8.0         # the frame is 8 units tall, y = 4 at its top row
+    assert top_y <= S.CAPTION_TOP + 8.0 / 480, f"the burned caption reaches y = {top_y:.2f}, above {S.CAPTION_TOP}"
