@@ -675,12 +675,14 @@ class Positions(EmbeddingScene):
             if self.bundle.synthetic:    # random weights: the learned table is noise here
                 warn = glow(ours, color=S.WARNING, buff=GAP.xxs, opacity=0.2)
                 say(self, beat, "noise", FadeIn(warn))
-                trained = fit_lines(self.text("trained-note"), S.SMALL, S.INK, panels[0].width - 0.4)
+                # on the warning plate (WARNING at 85%): near-black, as INK read at 2.7:1 there (WCAG 1.4.3)
+                trained = fit_lines(self.text("trained-note"), S.SMALL, S.ink_on(S.WARNING, 0.85), panels[0].width - 0.4)
                 trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
                     Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))
             # "it has 1,024 rows and no more": the table's last row, over the foot of its picture
-            ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.INK, ours.width - GAP.xl)
+            ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.ink_on(S.WARNING, 0.85),
+                                ours.width - GAP.xl)
             ceiling.next_to(ours.get_bottom(), UP, buff=GAP.s)
             say(self, beat, "ceiling", FadeIn(glow(ceiling, color=S.WARNING, buff=GAP.xs, opacity=0.85)), FadeIn(ceiling))
             say(self, beat, "past", FadeIn(glow(shown_note, color=S.WARNING, opacity=0.15)),
