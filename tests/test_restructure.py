@@ -92,6 +92,7 @@ def test_the_move_rewrites_every_name_and_a_second_run_changes_nothing(project, 
     assert "from onepass.film.make import request  # noqa: E402" in t["onepass/cli.py"]
     assert "sys.path.insert" not in t["onepass/cli.py"] and "parents[1]" in t["onepass/cli.py"]
     assert "from onepass.cli import main" in t["render.py"]
+    assert "__path__.append(str(_checkout))" in t["onepass/__init__.py"]    # a checkout runs uninstalled
     test = t["tests/test_x.py"]
     assert test.startswith("from onepass import cli as render\n")
     assert "'from onepass.film.plan.keys import ROOT; import onepass.data.home'" in test

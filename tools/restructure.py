@@ -441,7 +441,15 @@ def make_cli(root: Path, names: Names, dry: bool) -> list[str]:
                 '"""onepass: an explainer film of one forward pass of GPT-2, rendered with Manim from the model\'s\n'
                 "real numbers. The distribution's one top-level name: its packages are the repository's folders\n"
                 f"{', '.join(p + '/' for p in PACKAGES)} (pyproject.toml maps them under it), and cli.py is the\n"
-                '`onepass` command."""\n', encoding="utf-8")
+                '`onepass` command."""\n'
+                "from pathlib import Path as _Path\n\n"
+                "# A checkout used without installing it (`python render.py` there, PYTHONPATH=<checkout>): its\n"
+                "# packages are the folders beside this one, as pyproject.toml's package-dir maps them for an install.\n"
+                "_checkout = _Path(__file__).resolve().parent.parent\n"
+                "if (_checkout / \"pyproject.toml\").is_file() and (_checkout / \"film\" / \"__init__.py\").is_file() \\\n"
+                "        and str(_checkout) not in __path__:\n"
+                "    __path__.append(str(_checkout))\n"
+                "del _Path, _checkout\n", encoding="utf-8")
     if render.exists() and WRAPPER_MARK not in render.read_text(encoding="utf-8"):
         notes.append("render.py -> onepass/cli.py (render.py: a wrapper)")
         if not dry:
