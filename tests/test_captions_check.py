@@ -59,12 +59,19 @@ def test_a_long_sentence_is_cut_so_no_piece_stays_over_seven_seconds():
 
 
 def test_a_short_caption_stays_on_into_the_silence_but_never_over_the_next():
-    cues = captions.join_cues([[{"start": 0.0, "end": 0.6, "text": "And mat?"},
-                                {"start": 0.9, "end": 3.0, "text": "It ranks second."},
+    cues = captions.join_cues([[{"start": 0.0, "end": 0.4, "text": "And mat?"},
+                                {"start": 0.45, "end": 3.0, "text": "It ranks second."},
                                 {"start": 5.0, "end": 5.5, "text": "Yes."}]], [8.0])
-    assert cues[0]["end"] == pytest.approx(0.9)           # held to the next caption, no further
+    assert cues[0]["end"] == pytest.approx(0.45)          # held to the next caption, no further
     assert cues[2]["end"] == pytest.approx(6.0)           # held to a full second in the silence after it
-    assert [c["start"] for c in cues] == [0.0, 0.9, 5.0]  # a caption appears when its words are spoken
+    assert [c["start"] for c in cues] == [0.0, 0.45, 5.0]  # a caption appears when its words are spoken
+
+
+def test_a_caption_a_little_short_of_a_second_may_delay_the_next_by_a_quarter_second_at_most():
+    cues = captions.join_cues([[{"start": 0.0, "end": 0.6, "text": "And mat?"},
+                                {"start": 0.9, "end": 3.0, "text": "It ranks second."}]], [8.0])
+    assert cues[0]["end"] == pytest.approx(1.0) == cues[1]["start"]      # 0.1 s later than its words
+    assert failures(cues) == []
 
 
 @pytest.mark.parametrize("lang", ["en", "es", "ur"])

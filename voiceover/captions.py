@@ -134,20 +134,29 @@ def caption_blocks(segment: dict) -> list[dict]:
 
 
 READ_CPS = MAX_CPS - 1.0     # the rate a caption is held long enough for, when there is room after it
+MAX_LAG = 0.25               # seconds a caption may come after its words, to leave a short one before it its second
 
 
 def readable(cues: list[dict], until: float) -> list[dict]:
     """The captions, each one shown for at least MIN_SECONDS and long enough to be read at
     READ_CPS, where the silence after it allows: its end moves later, up to the next caption's
-    start, `until` (the end of the picture) and MAX_SECONDS after its own start. Starts never move:
-    a caption appears when its words are spoken."""
+    start, `until` (the end of the picture) and MAX_SECONDS after its own start. A caption still
+    under MIN_SECONDS (a two-word question with the next sentence right behind it) may push the
+    next one's start up to MAX_LAG later, when that one stays readable; otherwise a caption
+    appears when its words are spoken."""
     out = [dict(c) for c in cues]
     for i, c in enumerate(out):
         need = max(MIN_SECONDS, reading_chars(c["text"]) / READ_CPS)
         if c["end"] - c["start"] >= need:
             continue
-        room = min(out[i + 1]["start"] if i + 1 < len(out) else until, c["start"] + MAX_SECONDS)
+        after = out[i + 1] if i + 1 < len(out) else None
+        room = min(after["start"] if after else until, c["start"] + MAX_SECONDS)
         c["end"] = max(c["end"], min(c["start"] + need, room))
+        short = c["start"] + MIN_SECONDS - c["end"]
+        if after and 0 < short <= MAX_LAG and after["end"] - (after["start"] + short) >= max(
+                MIN_SECONDS, reading_chars(after["text"]) / MAX_CPS):
+            after["start"] += short
+            c["end"] = after["start"]
     return out
 
 
