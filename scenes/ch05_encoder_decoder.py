@@ -203,7 +203,8 @@ class MaskOff(EncoderDecoderScene):
             self.play(FadeIn(summary[0], shift=UP * GAP.xs), Create(box), run_time=beat.span(0.3))
             if (r, c) in causal.values_mobs:   # the cell as it was under the mask, then as it is now
                 cell, now = causal.cells[(r, c)], causal.values_mobs[(r, c)]
-                was = label(N.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE, S.INK, mono=True, compact=True)
+                was = label(N.fmt_pct(float(f["causal"][r, c])), S.NUMBER_SIZE,
+                            S.ink_on(S.sequential(float(f["causal"][r, c]))), mono=True, compact=True)
                 was.match_height(now).move_to(now, aligned_edge=RIGHT)
                 colour = cell.get_fill_color()
                 self.play(cell.animate.set_fill(S.sequential(float(f["causal"][r, c]))), FadeOut(now), FadeIn(was),
