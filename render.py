@@ -83,6 +83,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                       help="list the languages there are catalogs for, with how complete each is")
     what.add_argument("--check-script", type=Path, metavar="FILE.po",
                       help="check a file of your own words (see --script) against the catalog; nothing renders")
+    what.add_argument("--fetch-voice", metavar="LANG",
+                      help="download the recommended piper voice for a language (en, es) into onepass's voices "
+                           "folder, for --voice auto; nothing renders")
     request.add_arguments(p)       # every option of a render, declared once in film/request.py
     p.add_argument("--json", action="store_true", help="with --inspect: one JSON object on stdout")
     p.add_argument("--script-sheet", type=Path, metavar="FILE.txt",
@@ -313,6 +316,17 @@ def list_languages() -> int:
     return 0
 
 
+def fetch_voice(lang: str, console) -> int:
+    """--fetch-voice LANG: the recommended piper voice for LANG into the voices folder, with a bar per
+    file (voiceover/piper_voices.py); a language with none says so and names the alternatives."""
+    from voiceover import piper_voices
+    with Progress(console=console, transient=False, disable=not console.is_terminal) as progress:
+        piper_voices.fetch(lang, progress, log=lambda line: console.print(escape(line), soft_wrap=True))
+    if not services.piper_available():
+        console.print(escape("to speak with it, install piper-tts: pip install 'onepass[piper]' (piper-tts is GPL-3.0)"))
+    return 0
+
+
 def check_script(path: Path, lang: str) -> int:
     """--check-script: what a lecturer's file changes, or every problem in it."""
     try:
@@ -377,6 +391,8 @@ def main(argv=None) -> int:
                 return list_languages()
             if args.check_script:
                 return check_script(args.check_script, args.lang or "en")
+            if args.fetch_voice:
+                return fetch_voice(args.fetch_voice, console)
             req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
             if req.chapters:
                 check_tools()

