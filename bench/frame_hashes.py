@@ -59,7 +59,11 @@ def render_job_module(tree: Path) -> str:
 
 def audio_md5(video: Path) -> str | None:
     """The md5 of the decoded sound track (None: the scene has none, as a silent one)."""
-    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-map", "0:a?", "-f", "md5", "-"],
+    streams = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=index",
+                              "-of", "csv=p=0", str(video)], check=True, capture_output=True, text=True).stdout
+    if not streams.strip():
+        return None
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", str(video), "-map", "0:a", "-f", "md5", "-"],
                          check=True, capture_output=True, text=True).stdout.strip()
     return out.removeprefix("MD5=") or None
 
