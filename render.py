@@ -252,6 +252,11 @@ def say_language(req: request.Request, console):
 def say_voice(req: request.Request, console):
     """Log which narration service the request's voice names (validated with the request)."""
     console.print(f"voice: {escape(req.service.describe())}" + (" [dim](best installed)[/dim]" if req.voice == "auto" else ""))
+    if req.voice == "auto":
+        from voiceover import piper_voices
+        hint = piper_voices.upgrade_hint(req.lang, req.service.name, services.piper_available())
+        if hint:
+            console.print(f"[dim]{escape(hint)}[/dim]", soft_wrap=True)
 
 
 def spoken_lines(req: request.Request, bundle) -> list[tuple[str, object]]:

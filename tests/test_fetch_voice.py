@@ -81,6 +81,10 @@ def test_fetch_voice_downloads_once_names_the_licence_and_auto_picks_it(piper_hu
     assert services.best_offline_spec("ur") == "espeak:ur"
     assert isinstance(services.make_service("auto", "ur"), services.EspeakService)
     assert services.best_offline_spec("es").startswith("espeak:")       # Spanish was never fetched
+    # what a render narrated by espeak-ng says to run for a neural voice (render.py say_voice)
+    assert piper_voices.upgrade_hint("es", "espeak", True) == "a neural voice for Spanish: render.py --fetch-voice es"
+    assert piper_voices.upgrade_hint("en", "espeak", False) == "a neural voice for English: pip install 'onepass[piper]'"
+    assert piper_voices.upgrade_hint("en", "piper", True) is None and piper_voices.upgrade_hint("ur", "espeak", True) is None
 
 
 def test_fetch_voice_for_urdu_says_none_exists_and_names_the_alternatives(piper_hub, tmp_path):

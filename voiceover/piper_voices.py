@@ -112,6 +112,17 @@ def alternatives(lang: str) -> str:
             f"own recordings (--voice recorded:DIR, one clip per line; --script-sheet FILE.txt lists what to read)")
 
 
+def upgrade_hint(lang: str, kind: str, piper_ok: bool) -> str | None:
+    """What to run for a voice that sounds like a person, when `--voice auto` settled on `kind`
+    (espeak, festival, none) for a film in `lang` and a piper voice exists for it; else None."""
+    want = base_language(lang)
+    if kind == "piper" or want not in RECOMMENDED:
+        return None
+    steps = ([] if installed(want) else [f"render.py --fetch-voice {want}"]) + \
+        ([] if piper_ok else ["pip install 'onepass[piper]'"])
+    return f"a neural voice for {_language_name(want)}: {' and '.join(steps)}" if steps else None
+
+
 def rich_bar(progress, label: str):
     """A tqdm class for hf_hub_download whose bar is a task of the rich Progress `progress` named
     `label` (as the render shows its own): tqdm keeps the counts, each refresh copies them to the task."""
