@@ -54,7 +54,10 @@ def render_job_module(tree: Path) -> str:
     found = sorted(p for p in (tree / "film").rglob("render_job.py"))
     if not found:
         raise SystemExit(f"{tree}: no render_job.py under film/")
-    return ".".join(found[0].relative_to(tree).with_suffix("").parts)
+    name = ".".join(found[0].relative_to(tree).with_suffix("").parts)
+    # a tree whose code names its packages under the distribution's one name (onepass.film...): its
+    # modules resolve through the venv's (editable) install of that tree
+    return f"onepass.{name}" if "from onepass." in found[0].read_text(encoding="utf-8") else name
 
 
 def audio_md5(video: Path) -> str | None:
