@@ -81,16 +81,17 @@ def hash_tree(a) -> dict:
     tree = Path(a.tree).resolve()
     work = Path(tempfile.mkdtemp(prefix="onepass-frame-hashes-"))
     env = tree_env(tree, work / "labels", Path(a.voice_cache) if a.voice_cache else None)
+    module = render_job_module(tree)
+    pre = "onepass." if module.startswith("onepass.") else ""
     if a.bundle:
         bundle = str(Path(a.bundle).resolve())
     else:
-        bundle = py(a.python, tree, env, "from data import extract; print(extract.extract("
+        bundle = py(a.python, tree, env, f"from {pre}data import extract; print(extract.extract("
                     f"{a.prompt!r}, {a.weights!r}, root=__import__('pathlib').Path({str(work / 'bundles')!r}), "
                     "log=lambda m: None).path)")
-    module = render_job_module(tree)
     jobs = []
     for chapter in a.chapters.split(","):
-        names = py(a.python, tree, env, "from scenes.registry import scenes_of; "
+        names = py(a.python, tree, env, f"from {pre}scenes.registry import scenes_of; "
                    f"print(' '.join(c.__name__ for c in scenes_of({chapter!r})))").split()
         jobs += [(chapter, name) for name in names]
 
