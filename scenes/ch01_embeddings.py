@@ -694,7 +694,8 @@ class Positions(EmbeddingScene):
             say(self, beat, "longer", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.12)))
             band = bands(min(T, Pn) - 1)
             say(self, beat, "own-pattern", Create(band))
-            say(self, beat, "every", Transform(band, bands(Pn // 2)), into=0.95)
+            # three quarters down: halfway, the band struck through the random-weights plate's words
+            say(self, beat, "every", Transform(band, bands(Pn * 3 // 4)), into=0.95)
 
 
 class Residual(EmbeddingScene):
