@@ -425,7 +425,8 @@ class Mlp(StackScene):
             # "Of these d_ff activations, n came out positive and m negative"
             beat.at("counts")
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(0.3))
-            lit_up = VGroup(glow(pos, S.POSITIVE), glow(neg, S.NEGATIVE), glow(rng, S.MUTED))
+            # a faint tint: at glow's 22% the coloured counts under it read at 4.1:1 (WCAG 1.4.3)
+            lit_up = VGroup(*[glow(m, c, opacity=0.06) for m, c in ((pos, S.POSITIVE), (neg, S.NEGATIVE), (rng, S.MUTED))])
             self.play(Swell(h_img, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.6))
             # "Of these activations, n came out positive": the counts, the negatives' halfway in
             beat.at("positive")
