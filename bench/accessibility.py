@@ -300,9 +300,10 @@ def frame_contrasts(scene, dim: float = 0.5) -> list[tuple[float, str, float]]:
     return sorted(out)
 
 
-def chapter_contrast(bundle, chapter: str, lang: str = "en") -> list[tuple[float, str, str, float]]:
-    """(contrast, scene, text, height px, fill colour, fill opacity) of every text at the end of every play of every scene of
-    `chapter` (a manim dry run of each scene, each play's end drawn once), lowest first."""
+def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> list[tuple]:
+    """(contrast, scene, text, height px, fill colour, fill opacity) of every text at the end of
+    every play of every scene of `chapter` (or of the `scenes` named; a manim dry run of each scene, each play's end drawn once),
+    lowest first."""
     from unittest import mock
 
     from manim import Scene, tempconfig
@@ -319,6 +320,8 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en") -> list[tuple[float
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                 "verbosity": "ERROR", "from_animation_number": 10 ** 9}
     for cls in scenes_of(chapter):
+        if scenes is not None and cls.__name__ not in scenes:
+            continue
         with tempconfig(settings), mock.patch.object(Scene, "play", play_and_measure), \
                 mock.patch("manim.renderer.cairo_renderer.CairoRenderer.update_frame", lambda *a, **k: None):
             cls(SceneInputs(Path(bundle), lang=lang)).render()

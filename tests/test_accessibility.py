@@ -151,3 +151,14 @@ def test_numbers_on_heatmap_cells_read_at_4_5_to_1_on_every_fill_of_both_scales(
     for rc, text in m.values_mobs.items():
         ratio = A.contrast_ratio(text.get_fill_color().to_rgb(), m.cells[rc].get_fill_color().to_rgb())
         assert ratio >= TEXT_CONTRAST, (m.values[rc], ratio)
+
+
+@pytest.mark.render
+def test_every_text_of_chapter_05s_mask_scene_reads_at_4_5_to_1_on_its_drawn_frames(tiny_peaked_bundle):
+    """Measured on frames: the end of every play of ch05 MaskOff drawn (a dry run) and every visible
+    text's contrast read from the pixels. Its percentages sit on the sequential scale's cells, where
+    INK on a full cell measured 2.1:1 before S.ink_on."""
+    found = A.chapter_contrast(tiny_peaked_bundle.path, "05", scenes={"MaskOff"})
+    assert len(found) > 100
+    low = sorted({(round(r, 2), text) for r, _, text, *_ in found if r < TEXT_CONTRAST})
+    assert low == []
