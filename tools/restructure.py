@@ -73,7 +73,7 @@ ABOUT = {
     "frames": "The film's own fast frame path: held frames encoded once (holds). manim's internals\n"
               "live in engine/.",
 }
-TEXT_SUFFIXES = {".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".html"}
+TEXT_SUFFIXES = {".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".html", ".ipynb"}
 TEXT_NAMES = {"Makefile"}
 SKIP_TEXT = {"pyproject.toml", "tools/restructure.py", "tests/test_restructure.py"}   # the last two name old names on purpose
 WRAPPER_MARK = "onepass's command line from a checkout"
@@ -449,7 +449,7 @@ def make_cli(root: Path, names: Names, dry: bool) -> list[str]:
                 "if (_checkout / \"pyproject.toml\").is_file() and (_checkout / \"film\" / \"__init__.py\").is_file() \\\n"
                 "        and str(_checkout) not in __path__:\n"
                 "    __path__.append(str(_checkout))\n"
-                "del _Path, _checkout\n", encoding="utf-8")
+                "del _Path, _checkout\n" + _api_exports(root), encoding="utf-8")
     if render.exists() and WRAPPER_MARK not in render.read_text(encoding="utf-8"):
         notes.append("render.py -> onepass/cli.py (render.py: a wrapper)")
         if not dry:
@@ -477,6 +477,27 @@ def make_cli(root: Path, names: Names, dry: bool) -> list[str]:
                 "    sys.exit(main())\n", encoding="utf-8")
             git("add", f"{DIST}/__init__.py", f"{DIST}/cli.py", root=root)
     return notes
+
+
+def _api_exports(root: Path) -> str:
+    """`from onepass import render`: the names film's api module exports (its __all__), imported
+    when first asked for (importing onepass stays cheap)."""
+    found = sorted((root / "film").glob("*/api.py")) or sorted((root / "film").glob("api.py"))
+    if not found:
+        return ""
+    tree = ast.parse(found[0].read_text(encoding="utf-8"))
+    exported = next((ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                     and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)), [])
+    if not exported:
+        return ""
+    module = ".".join([DIST, *found[0].relative_to(root).with_suffix("").parts])
+    return (f"\n__all__ = {sorted(exported)!r}\n\n\n"
+            "def __getattr__(name: str):\n"
+            f'    """{", ".join(sorted(exported))}: from {module} (film\'s Python API), loaded when first asked for."""\n'
+            "    if name in __all__:\n"
+            "        import importlib\n"
+            f"        return getattr(importlib.import_module({module!r}), name)\n"
+            "    raise AttributeError(f\"module {__name__!r} has no attribute {name!r}\")\n")
 
 
 def package_list(root: Path) -> list[str]:
