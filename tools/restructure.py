@@ -43,8 +43,8 @@ PACKAGES = ("data", "engine", "film", "scenes", "voiceover", "words")   # the fo
 # make -> kit -> run -> plan, frames; the film package's own __init__ imports nothing)
 FILM = {
     # what to render and the build that renders it: the request (render.py's options, a manifest
-    # job), the whole build of chapters, a batch of requests on one executor
-    "make": ("request", "build", "batch"),
+    # job), the whole build of chapters, a batch of requests on one executor, render() for Python
+    "make": ("request", "build", "batch", "api"),
     # the course kit made from rendered chapters: clips, the lecture deck, handouts, notebooks, the
     # publishing kit (and the deck's page template)
     "kit": ("clips", "slides", "handout", "notebook", "publish", "describe", "transcript"),
@@ -61,7 +61,8 @@ FILM_DIRS = {"templates": "kit"}
 LAYER = {"make": 4, "kit": 3, "run": 2, "plan": 1, "frames": 1}
 ABOUT = {
     "make": "What to render and the build that renders it: the request (render.py's options and a manifest's\n"
-            "[[job]], one validator), the build of chapters on one executor, a batch of requests.",
+            "[[job]], one validator), the build of chapters on one executor, a batch of requests, and\n"
+            "render() for Python and Jupyter (api).",
     "kit": "The course kit made from rendered chapters: a clip per narration beat, the lecture deck\n"
            "(offline HTML, PowerPoint), handouts, notebooks and the publishing kit.",
     "run": "Running scene renders: one process per scene (render_job, forked by forkserver), the runner\n"
