@@ -24,7 +24,7 @@ FILES = {
     "film/request.py": ("import film.render_job\nfrom film import keys, render_job  # noqa: E402\n\n\n"
                         "def f(film):\n    film.jobs()\n    return film.render_job.main, keys.ROOT\n\n\n"
                         "def g():\n    return film.render_job.QUALITY\n"),
-    "film/api.py": "from film.request import f\n",
+    "film/extra.py": "from film.request import f\n",
     "film/slides.py": "",
     "film/templates/deck.html": "<html></html>\n",
     "data/__init__.py": "",
@@ -76,8 +76,8 @@ def test_the_move_rewrites_every_name_and_a_second_run_changes_nothing(project, 
                 "film/kit/templates/deck.html", "onepass/cli.py", "onepass/__init__.py", "film/make/__init__.py"):
         assert rel in t, rel
     assert "film/keys.py" not in t
-    assert "film/api.py: not in the map; placed in film/make/" in said       # it imports film.request
-    assert "film/make/api.py" in t and "from onepass.film.make.request import f" in t["film/make/api.py"]
+    assert "film/extra.py: not in the map; placed in film/make/" in said       # it imports film.request
+    assert "film/make/extra.py" in t and "from onepass.film.make.request import f" in t["film/make/extra.py"]
     keys = t["film/plan/keys.py"]
     assert "from onepass.film.plan.errors import PipelineError" in keys
     assert "parents[2]" in keys and 'ALWAYS = ("onepass.film.run.render_job",)' in keys
