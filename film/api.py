@@ -39,7 +39,7 @@ class Rendered(list):
     .srt), thumbnails, descriptions tracks and transcripts, the film and whatever else the request
     asked for. In Jupyter it shows each chapter's video with its captions track."""
 
-    def __init__(self, files, *, videos=(), lang: str = "en", titles=()):
+    def __init__(self, files=(), *, videos=(), lang: str = "en", titles=()):
         super().__init__(files)
         self.videos: list[Path] = list(videos)        # one MP4 per chapter (then the film, with --all)
         self.lang = lang
@@ -185,9 +185,15 @@ def render(chapters=None, *, prompt: str | None = None, lang: str | None = None,
         if bundle.synthetic:
             note("synthetic weights: every frame is marked; predictions are not GPT-2's")
         check_recordings(req, bundle, note)
-        with Progress(console=console, transient=False, disable=not progress or not live_bar(console)) as bar:
-            options = request.build_options(req, executor=executor, progress=bar, log=note)
+        live = live_bar(console)
+        scene_line = None if live else lambda r: note(      # noqa: E731  (no bar: a line per scene instead)
+            f"chapter {r.job.chapter}: {r.job.scene} " + ("from the cache" if r.cached else f"rendered in {r.wall:.0f} s"))
+        with Progress(console=console, transient=False, disable=not progress or not live) as bar:
+            options = request.build_options(req, executor=executor, progress=bar, on_scene=scene_line, log=note)
             made = request.produce(req, bundle, options, log=note)
+        for r in made.results:
+            fresh = sum(not s.cached for s in r.scenes)
+            note(f"chapter {r.chapter}: {fresh} of {len(r.scenes)} scenes rendered, {len(r.scenes) - fresh} from the cache")
     return result(made, req.lang)
 
 

@@ -4,6 +4,7 @@ chapter inline with its captions track (examples/python_api.ipynb, run with nbcl
 from __future__ import annotations
 
 import copy
+import os
 import re
 import shutil
 from pathlib import Path
@@ -66,8 +67,10 @@ def test_a_video_outside_the_notebooks_folder_is_embedded(tmp_path, monkeypatch)
 
 
 @pytest.mark.render
-def test_the_example_notebook_plays_the_chapter_with_its_captions(tmp_path):
+def test_the_example_notebook_plays_the_chapter_with_its_captions(tmp_path, monkeypatch):
     import nbformat
+    # the kernel imports this checkout (an install of another, or an older editable one, would not do)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     from nbclient import NotebookClient
     shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)          # run beside a copy: out/ is the copy's
     nb = nbformat.read(tmp_path / NOTEBOOK.name, as_version=4)
