@@ -51,7 +51,7 @@ class Rendered(list):
         return [v.with_suffix(".vtt") for v in self.videos]
 
     def __repr__(self) -> str:
-        lines = [f"Rendered({len(self)} files"] + [f"  {p}" for p in self] + [")"]
+        lines = [f"Rendered({len(self)} file{'s' * (len(self) != 1)}"] + [f"  {p}" for p in self] + [")"]
         return "\n".join(lines) if self else "Rendered(no files)"
 
     def _repr_pretty_(self, p, cycle):                 # IPython's plain text: the listing above
