@@ -52,7 +52,7 @@ TARGETS_24 = {"low": {"wall": 0.1}, "high": {"wall": 0.5, "cpu": 1.0}}
 # film/render_job.py's TIMES_ENV (not imported: it imports manim): the file each scene process
 # appends its CPU split to
 TIMES_ENV = "ONEPASS_FRAME_TIMES"
-# film/render_job.py's LABELS_ENV: the bench's scene processes keep their labels in a folder of its
+# data/home.py's LABELS_ENV: the bench's scene processes keep their labels in a folder of its
 # own, emptied at the start, so the first chapter run builds every label (as on a new machine) and
 # the later ones load them back (as a lecturer's second render does)
 LABELS_ENV = "ONEPASS_LABEL_CACHE"

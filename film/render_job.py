@@ -32,6 +32,7 @@ versions.check()      # before manim loads: another release of it is refused wit
 
 from manim import tempconfig  # noqa: E402
 
+from data import home  # noqa: E402
 from data.files import write_json  # noqa: E402
 from engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
 from film import holds  # noqa: E402
@@ -74,8 +75,8 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     runner checks the MP4 against (film.runner: a scene's file is what its encoder made)."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
                          Path(script) if script else None)
-    # labels built once per machine (kept in label_shelf()), numbers composed from pre-shaped glyphs
-    enable_text_cache(folder=label_shelf())
+    # labels built once per machine (kept in data.home.label_cache_dir()), numbers composed from pre-shaped glyphs
+    enable_text_cache(folder=home.label_cache_dir())
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
         raise SystemExit(f"chapter {chapter} has no scene {scene!r}; it has {', '.join(classes)}")
@@ -141,20 +142,6 @@ def main(argv=None) -> int:
 
 
 TIMES_ENV = "ONEPASS_FRAME_TIMES"    # a file: each scene process appends where its CPU time went
-# where scene processes keep the labels they build (scenes.text.Shelf); "off": nowhere. A process
-# setting, not a scene input: a label is stored under a hash of all its outline depends on
-LABELS_ENV = "ONEPASS_LABEL_CACHE"
-
-
-def label_shelf() -> Path | None:
-    """The folder of built labels: $ONEPASS_LABEL_CACHE, else onepass/labels in the user's cache
-    folder ($XDG_CACHE_HOME, else ~/.cache); None when it is "off"."""
-    setting = os.environ.get(LABELS_ENV, "")
-    if setting.lower() == "off":
-        return None
-    if setting:
-        return Path(setting).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "onepass" / "labels"
 
 
 def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:

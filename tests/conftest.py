@@ -32,10 +32,8 @@ def pytest_configure(config):
         remove_dead_owned(tempfile.gettempdir(), home.owner(_CACHE_PREFIX))
         os.environ["ONEPASS_CACHE"] = os.environ[_OWN_CACHE] = tempfile.mkdtemp(prefix=f"{_CACHE_PREFIX}p{os.getpid()}-")
         config._onepass_cache = os.environ["ONEPASS_CACHE"]
-        for narrower in ("ONEPASS_VOICE_CACHE", "ONEPASS_SOURCE_CACHE"):
+        for narrower in ("ONEPASS_VOICE_CACHE", "ONEPASS_SOURCE_CACHE", "ONEPASS_LABEL_CACHE"):
             os.environ.pop(narrower, None)      # the user's own: under the run's folder instead
-        # scene processes' labels (film/render_job.py reads this setting itself)
-        os.environ["ONEPASS_LABEL_CACHE"] = os.path.join(os.environ["ONEPASS_CACHE"], "labels")
     # manim's own files (a Text's SVG) for mobjects a test makes outside build_scene: in this run's
     # folder, one per process, not in ./media of the project
     from manim import config as manim_config
