@@ -201,17 +201,13 @@ def test_the_check_for_english_on_screen_can_fail(tiny_bundle, monkeypatch):
 
 
 # -- the real thing: chapter 02 rendered in Urdu with espeak-ng ---------------------------------------------
-@pytest.mark.render
-@pytest.mark.skipif(services.espeak_binary() is None, reason="espeak-ng is not installed")
-def test_chapter_02_in_urdu_with_espeak_keeps_audio_captions_and_picture_together(tmp_path, monkeypatch):
+# One render serves two tests' worth of checks (it costs minutes): tests/test_describe.py renders
+# chapter 02 in Urdu with espeak-ng and --described, and checks its standard cut with this.
+def check_urdu_chapter_keeps_audio_captions_and_picture_together(final, log: str):
+    """`final`: chapter 02 rendered in Urdu with espeak-ng; `log`: what the render printed."""
     from voiceover import audio, media
-    monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
-    rc, out, err = run_main("--chapter", "02", "--lang", "ur", "--weights", "tiny", "--voice", "espeak",
-                            "--quality", "low", "--out", str(tmp_path / "out"))
-    assert rc == 0, err
-    log = out + err
     assert "voice ur" in log and "Urdu" in log                     # the log says which voice spoke
-    [final] = (tmp_path / "out").glob("*/ur/low/ch02-*.mp4")          # a folder of its own per language
+    assert final.parent.parent.name == "ur"                          # a folder of its own per language
     fps = media.frame_rate(final)
     streams = json.loads(subprocess.run(
         ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "json", str(final)],
