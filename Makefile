@@ -74,4 +74,4 @@ clean:
 
 # bundles, voice clips, labels, source facts: onepass's folder in the user's cache ($ONEPASS_CACHE)
 clean-cache: install
-	$(PY) -c "import shutil; from data import home; print('removing', home.cache_root()); shutil.rmtree(home.cache_root(), ignore_errors=True)"
+	$(PY) -c "import shutil; from onepass.data import home; print('removing', home.cache_root()); shutil.rmtree(home.cache_root(), ignore_errors=True)"

@@ -85,7 +85,7 @@ def delta_e(a, b) -> np.ndarray:
 def palette(style=None) -> dict[str, np.ndarray]:
     """The concept colours of scenes/style.py as sRGB arrays."""
     if style is None:
-        from scenes import style
+        from onepass.scenes import style
     return {name: np.array(getattr(style, name).to_rgb()) for name in CONCEPTS}
 
 
@@ -132,7 +132,7 @@ def scale_report(style=None) -> dict[str, dict[str, float]]:
     smallest ΔE between successive sequential steps p = 0, 0.1, ..., 1 (its steps stay apart), and
     whether the sequential scale's lightness rises with p throughout."""
     if style is None:
-        from scenes import style
+        from onepass.scenes import style
     out = {}
     signs = [(np.array(style.diverging(-t, 1).to_rgb()), np.array(style.diverging(t, 1).to_rgb()))
              for t in (0.25, 0.5, 1.0)]
@@ -151,7 +151,7 @@ def text_colour_contrasts(style=None) -> dict[str, float]:
     """Contrast of each colour text is drawn in (INK, MUTED, the concept colours) on the background
     and on a cell (PANEL)."""
     if style is None:
-        from scenes import style
+        from onepass.scenes import style
     out = {}
     for name in ("INK", "MUTED", *CONCEPTS):
         c = getattr(style, name).to_rgb()
@@ -308,8 +308,8 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> lis
 
     from manim import Scene, tempconfig
 
-    from scenes.base import SceneInputs
-    from scenes.registry import scenes_of
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
     found = []
     original_play = Scene.play
 

@@ -7,7 +7,7 @@
 In one run it
 1. writes a manifest of two prompts x two chapters (low quality, --voice none) and extracts
    its bundles (not timed);
-2. renders it from an empty output folder through film/batch.py on the local pool of N
+2. renders it from an empty output folder through film/make/batch.py on the local pool of N
    processes, then from another empty folder on a LocalCluster of N worker processes (one
    scene at a time each; `--cluster-first` for the other order, since the second path may find
    warmer file caches): wall time, scenes per minute, and the overhead ratio cluster / local.
@@ -32,10 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data import extract  # noqa: E402
-from film import batch, executors  # noqa: E402
-from film.cluster import DaskExecutor  # noqa: E402
-from film.runner import default_jobs  # noqa: E402
+from onepass.data import extract  # noqa: E402
+from onepass.film.make import batch  # noqa: E402
+from onepass.film.run import executors  # noqa: E402
+from onepass.film.run.cluster import DaskExecutor  # noqa: E402
+from onepass.film.run.runner import default_jobs  # noqa: E402
 
 PROMPTS = ("The cat sat on the", "The capital of Pakistan is")
 

@@ -8,8 +8,8 @@ its real audio; none: the estimated rate), one line after another with the film'
 lines (the scenes only add time between lines, so the film's captions have at least this room);
 with --scenes, each scene is instead built with manim's dry run (draw=False) and its own cues and
 length are used, as the film's join does (minutes per chapter). The cues are cut into captions
-with voiceover.captions.join_cues (or, with --before, the baseline's cutting: the file at git
-commit BEFORE) and checked with voiceover.captions_check. --save keeps the raw cues, --load
+with onepass.voiceover.captions.join_cues (or, with --before, the baseline's cutting: the file at git
+commit BEFORE) and checked with onepass.voiceover.captions_check. --save keeps the raw cues, --load
 reuses them (before and after on the same timing).
 """
 from __future__ import annotations
@@ -34,8 +34,8 @@ def dry_cues(bundle: Path, chapter: str, lang: str, voice: str):
     from manim import tempconfig
     from manim.renderer.cairo_renderer import CairoRenderer
     from unittest import mock
-    from scenes.base import SceneInputs
-    from scenes.registry import scenes_of
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
     media = tempfile.mkdtemp(prefix="onepass-caption-report-")
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
                 "verbosity": "ERROR", "media_dir": media, "from_animation_number": 10 ** 9}
@@ -57,10 +57,10 @@ def dry_cues(bundle: Path, chapter: str, lang: str, voice: str):
 
 def line_cues(bundle: Path, chapter: str, lang: str, voice: str):
     """(one cue list, its length): the chapter's lines timed by the voice, without a scene."""
-    from data import bundle as bundle_io
-    from voiceover import audio, services
-    from voiceover.script import chapter_lines, line_id
-    from words.catalog import Words
+    from onepass.data import bundle as bundle_io
+    from onepass.voiceover import audio, services
+    from onepass.voiceover.script import chapter_lines, line_id
+    from onepass.words.catalog import Words
     b, words = bundle_io.load(bundle), Words.load(lang)
     service = services.make_service(voice, lang)
     cues, t = [], 0.0
@@ -99,8 +99,8 @@ def main():
     ap.add_argument("--scenes", action="store_true", help="build each scene (dry run) for its cues: slow")
     ap.add_argument("--problems", action="store_true", help="list every cue over a limit")
     a = ap.parse_args()
-    from voiceover import captions
-    from voiceover.captions_check import Report
+    from onepass.voiceover import captions
+    from onepass.voiceover.captions_check import Report
     raw = json.loads(Path(a.load).read_text()) if a.load else {}
     if not a.load:
         for lang in a.lang.split(","):

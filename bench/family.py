@@ -9,7 +9,7 @@ Each size runs in a process of its own (so its peak memory is its own): render.p
 `--inspect --json --model M --weights W`, extracting into a fresh bundle folder (never the
 cache), as a user's first run does. One table, one row per model:
 
-* parameters: data.flops.parameter_counts of the model's architecture (extraction checks it
+* parameters: onepass.data.flops.parameter_counts of the model's architecture (extraction checks it
   against torch's own count of the model it ran);
 * extraction: seconds of that run (model built from seeded random numbers, the forward pass, the
   logit lens, 4 generated tokens, the checks, the bundle written); process: the same with Python
@@ -38,14 +38,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data import models  # noqa: E402
-from data.flops import Shape, parameter_counts  # noqa: E402
+from onepass.data import models  # noqa: E402
+from onepass.data.flops import Shape, parameter_counts  # noqa: E402
 
 
 def child(model: str, weights: str, root: Path) -> dict:
     """One size in this process: render.py --inspect through its main, the bundle under `root`."""
-    from data import extract
-    import render
+    from onepass.data import extract
+    from onepass import cli as render
     extract.extract = functools.partial(extract.extract, root=root, force=True)   # a first run: no cache
     out, err = io.StringIO(), io.StringIO()
     t0 = time.perf_counter()

@@ -40,16 +40,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from film import jobs as jobs_of  # noqa: E402
-from film import request  # noqa: E402
-from film.runner import default_jobs  # noqa: E402
-from scenes.registry import chapters  # noqa: E402
-from voiceover import media as probe  # noqa: E402  (ffprobe facts; `media` names folders below)
+from onepass.film.plan import jobs as jobs_of  # noqa: E402
+from onepass.film.make import request  # noqa: E402
+from onepass.film.run.runner import default_jobs  # noqa: E402
+from onepass.scenes.registry import chapters  # noqa: E402
+from onepass.voiceover import media as probe  # noqa: E402  (ffprobe facts; `media` names folders below)
 
 TARGETS = {"low": 1.0, "high": 4.0}     # render-time factor ceilings from issue 6
 # issue 24's ceilings: wall / video at 480p15, wall and CPU / video at 1080p60 (2 cores, --jobs 2)
 TARGETS_24 = {"low": {"wall": 0.1}, "high": {"wall": 0.5, "cpu": 1.0}}
-# film/render_job.py's TIMES_ENV (not imported: it imports manim): the file each scene process
+# film/run/render_job.py's TIMES_ENV (not imported: it imports manim): the file each scene process
 # appends its CPU split to
 TIMES_ENV = "ONEPASS_FRAME_TIMES"
 # data/home.py's LABELS_ENV: the bench's scene processes keep their labels in a folder of its
@@ -75,9 +75,9 @@ def comparison_scene(kind: str):
     from manim import (DOWN, LEFT, RIGHT, UR, DecimalNumber, FadeIn, Rectangle, Scene, Text, Transform, VGroup,
                        ValueTracker, linear)
 
-    from scenes import style as S
-    from scenes.meter import CountTo, FlopsMeter
-    from scenes.widgets import NumberGrid
+    from onepass.scenes import style as S
+    from onepass.scenes.meter import CountTo, FlopsMeter
+    from onepass.scenes.widgets import NumberGrid
 
     rng = np.random.default_rng(GRID_SEED)
     before, after = rng.normal(0, 1.5, (5, 5)), rng.normal(0, 1.5, (5, 5))
@@ -140,14 +140,14 @@ def comparison_scene(kind: str):
 def run_child(kind: str, quality: str, media: Path) -> dict:
     """Render one comparison scene here; report its render time (after a warm-up of the caches
     both idioms use: LaTeX SVGs for DecimalNumber, Pango SVGs for Text). Both idioms render the
-    way a scene process does (film/render_job.py: its renderer, frame path and x264 settings), so
+    way a scene process does (film/run/render_job.py: its renderer, frame path and x264 settings), so
     the difference is the widgets'."""
     # deferred: manim is imported only in the child process that renders
     from manim import DecimalNumber, Text, tempconfig
 
-    from film.render_job import ENCODER_OPTIONS, FilmRenderer, FrameTimes
-    from film.request import QUALITIES
-    from scenes import style as S
+    from onepass.film.run.render_job import ENCODER_OPTIONS, FilmRenderer, FrameTimes
+    from onepass.film.make.request import QUALITIES
+    from onepass.scenes import style as S
     media.mkdir(parents=True, exist_ok=True)
     cls = comparison_scene(kind)
     with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
@@ -156,9 +156,9 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
                      "video_encoder_options": ENCODER_OPTIONS}):
         if kind == "stock":   # typeset every glyph once, so the timing is steady state, not first LaTeX run
             DecimalNumber(-1234567890.5, num_decimal_places=2, group_with_commas=True, font_size=28)
-        else:                 # as in a render process (film/render_job.py), after its first number at each size
-            from scenes.text import MonoGlyphs, enable_text_cache  # child process only (imports manim)
-            from words import numbers as N
+        else:                 # as in a render process (film/run/render_job.py), after its first number at each size
+            from onepass.scenes.text import MonoGlyphs, enable_text_cache  # child process only (imports manim)
+            from onepass.words import numbers as N
             enable_text_cache()
             Text("0123456789,.−", font=S.MONO)
             for size in (max(S.NUMBER_SIZE, S.SMALL), 28):   # the grid's numbers, the meter's digits
@@ -180,7 +180,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
 # ---------------------------------------------------------------------------------------
 # Encoder candidates: the same frames through each x264 setting (`--encoders`)
 
-# (name, PyAV options): today's setting first (film/render_job.py's, before issue 24), then the
+# (name, PyAV options): today's setting first (film/run/render_job.py's, before issue 24), then the
 # candidates of issue 24. Every one encodes the same decoded frames of one scene.
 ENCODER_CANDIDATES = (
     ("veryfast (before issue 24)", {"preset": "veryfast", "threads": "1"}),
@@ -392,7 +392,7 @@ SPLIT = (("draw_cpu", "drawing"), ("convert_cpu", "RGBA→YUV"), ("encode_cpu", 
 
 
 def print_split(run: dict, console):
-    """Where each scene process's CPU time went (film/render_job.py FrameTimes)."""
+    """Where each scene process's CPU time went (film/run/render_job.py FrameTimes)."""
     from rich.table import Table  # the parent's report only
     rows = [s for s in run["scenes"] if s.get("split")]
     if not rows:
@@ -418,7 +418,7 @@ def print_split(run: dict, console):
     t.add_row("[dim]share[/dim]", "", *[f"{total[k] / share:.0%}" for k, _ in SPLIT], "")
     console.print(t)
     run["split_total"] = total
-    # how the shapes drawn got their cairo paths (film/render_job.py FilmCamera), and how many
+    # how the shapes drawn got their cairo paths (film/run/render_job.py FilmCamera), and how many
     # were not drawn: still shapes on the layer a frame starts from (film/still_layer.py)
     paths = {k: sum(s["split"].get("paths", {}).get(k, 0) for s in rows) for k in ("traced", "kept", "moved", "layered")}
     if any(paths.values()):
@@ -462,7 +462,7 @@ def main(argv=None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from data import extract
+    from onepass.data import extract
     console = Console() if sys.stdout.isatty() else Console(width=110)
     jobs = a.jobs or default_jobs()
     load = os.getloadavg()[0]

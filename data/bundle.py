@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file, save_file   # numpy flavour: no torch import
 
-from data.errors import OnepassError
-from data import home, tokenizer
-from data.flops import Shape, forward_ledger
+from onepass.data.errors import OnepassError
+from onepass.data import home, tokenizer
+from onepass.data.flops import Shape, forward_ledger
 
 SCHEMA_VERSION = 1
 TENSORS = "tensors.safetensors"
@@ -51,7 +51,7 @@ def slug(text: str, limit: int = 40) -> str:
     """'The cat sat on the' -> 'the-cat-sat-on-the'. Letters, digits and their combining marks of
     any script are kept, lower-cased ('Привет, мир' -> 'привет-мир'); every run of anything else
     (spaces, punctuation, symbols, emoji, slashes, control characters) becomes one '-'; at most
-    `limit` characters. Safe as a folder name; not unique (see film.jobs.output_name)."""
+    `limit` characters. Safe as a folder name; not unique (see onepass.film.plan.jobs.output_name)."""
     out, dash = [], False
     for ch in unicodedata.normalize("NFC", text).lower():
         kind = unicodedata.category(ch)[0]
@@ -66,7 +66,7 @@ def slug(text: str, limit: int = 40) -> str:
 
 
 def bundle_dir(prompt: str, key: str, root: Path | None = None) -> Path:
-    """The bundle's folder under `root` (default: data.home.bundles_dir(), the user's cache)."""
+    """The bundle's folder under `root` (default: onepass.data.home.bundles_dir(), the user's cache)."""
     return Path(root if root is not None else home.bundles_dir()) / f"{slug(prompt)}-{key[:12]}"
 
 
@@ -223,12 +223,12 @@ class Bundle:
 
     @property
     def model(self) -> str | None:
-        """The GPT-2 family member this bundle explains (data.models' hub id: 'gpt2', 'gpt2-xl' ...),
+        """The GPT-2 family member this bundle explains (onepass.data.models' hub id: 'gpt2', 'gpt2-xl' ...),
         or None for an architecture outside the family (the tiny test model). Bundles made before
         the family existed were all GPT-2 small's shape: read from their config."""
         if "model" in self.meta:
             return self.meta["model"]
-        from data import models
+        from onepass.data import models
         return models.member_name(self.config)
 
     @property

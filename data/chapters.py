@@ -18,13 +18,13 @@ class Chapter(NamedTuple):
 
 
 CHAPTERS: dict[str, Chapter] = {
-    "00": Chapter("Tokens", "scenes.ch00_tokens"),
-    "01": Chapter("Embeddings and positions", "scenes.ch01_embeddings"),
-    "02": Chapter("One attention head", "scenes.ch02_attention"),
-    "03": Chapter("The full stack", "scenes.ch03_stack"),
-    "04": Chapter("The vote", "scenes.ch04_vote"),
-    "05": Chapter("Encoder vs decoder", "scenes.ch05_encoder_decoder"),
-    "06": Chapter("The loop", "scenes.ch06_loop"),
+    "00": Chapter("Tokens", "onepass.scenes.ch00_tokens"),
+    "01": Chapter("Embeddings and positions", "onepass.scenes.ch01_embeddings"),
+    "02": Chapter("One attention head", "onepass.scenes.ch02_attention"),
+    "03": Chapter("The full stack", "onepass.scenes.ch03_stack"),
+    "04": Chapter("The vote", "onepass.scenes.ch04_vote"),
+    "05": Chapter("Encoder vs decoder", "onepass.scenes.ch05_encoder_decoder"),
+    "06": Chapter("The loop", "onepass.scenes.ch06_loop"),
 }
 
 

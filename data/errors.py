@@ -1,6 +1,6 @@
 """The one base of every error the user can act on.
 
-    from data.errors import OnepassError
+    from onepass.data.errors import OnepassError
     class CatalogError(OnepassError, ValueError): ...
 
 render.py catches OnepassError and prints its message (no traceback) with exit status 2: the

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from data.errors import OnepassError
-from data import bundle as bundle_io
-from data import hub
-from data import models
-from data import tokenizer
-from data.flops import Shape, parameter_counts
+from onepass.data.errors import OnepassError
+from onepass.data import bundle as bundle_io
+from onepass.data import hub
+from onepass.data import models
+from onepass.data import tokenizer
+from onepass.data.flops import Shape, parameter_counts
 
 WEIGHTS_ENV = "ONEPASS_GPT2_WEIGHTS"   # a local GPT-2 directory tests and users may point at
 MAX_TOKENS = 64                       # the scenes stay legible up to here
@@ -135,7 +135,7 @@ def dir_config(path: str | Path) -> dict | None:
 
 
 def weights_model(weights: str) -> str | None:
-    """The family member real weights are (a hub id of data.models, or a directory whose config.json has
+    """The family member real weights are (a hub id of onepass.data.models, or a directory whose config.json has
     a family member's architecture); None for synthetic weights, 'auto', or any other shape."""
     if weights in models.FAMILY:
         return weights
@@ -531,7 +531,7 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
             model: str | None = None) -> bundle_io.Bundle:
     """Bundle for (prompt, weights, model, watch token): reused from the cache when present, else extracted.
 
-    model: the family member (data.models) explained: the architecture synthetic weights take and
+    model: the family member (onepass.data.models) explained: the architecture synthetic weights take and
     the one `auto` looks for; None: the weights' own (a hub id, a directory's config.json), GPT-2
     small for synthetic weights. Real weights of another model than a given `model` are refused.
 
@@ -652,7 +652,7 @@ def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         "model_id": f"{'gpt2' if spec.name.startswith('tiny') else spec.model}-architecture ({spec.name} weights)"
         if spec.synthetic else spec.name if spec.name in models.FAMILY
         else (models.member_name(config) or "gpt2"),
-        # the family member explained (data.models): the one synthetic weights imitate (a 'mini' keeps
+        # the family member explained (onepass.data.models): the one synthetic weights imitate (a 'mini' keeps
         # its layers and heads), else the one with this architecture; None for any other shape (tiny)
         "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic
         else models.member_name(config),

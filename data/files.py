@@ -5,7 +5,7 @@ name from `tempfile`, so two writers never share one) and then renames it over t
 destination (`os.replace`, atomic on one file system): a reader sees the old file or the new
 one, never half of one, and an interrupted write leaves the old file as it was.
 
-    from data.files import write_json, write_text, write_bytes
+    from onepass.data.files import write_json, write_text, write_bytes
     write_json(path, {"key": ...})
 
 Files other programs make (ffmpeg, manim) go to `temp_name(final)` first, are checked, and
@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from data.bundle import sha256_file
+from onepass.data.bundle import sha256_file
 
 # mkstemp makes its file 0600; the finished file gets what open() would have given it.
 # Read once, at import (changing the umask to read it is not thread-safe later on).

@@ -68,7 +68,7 @@ class Entry:
     def message(self, shape: Shape) -> tuple[str, dict]:
         """The meter's words for this step as a catalog message and its values ('L0.qkv' ->
         ('film:step-qkv', {'layer': 1}), 'layer 1: q, k, v projections'): the one place the scene's
-        meter (scenes/base.py) and the handout's ledger (film/handout.py) get them from."""
+        meter (scenes/base.py) and the handout's ledger (film/kit/handout.py) get them from."""
         kind = self.key.split(".", 1)[1] if self.layer is not None else self.key
         values = {"layer": self.layer + 1} if self.layer is not None else {}
         if kind in ("mlp_up", "mlp_down"):

@@ -1,6 +1,6 @@
 """Where onepass writes: the one module that decides it.
 
-    from data import home
+    from onepass.data import home
     home.output_root()        # ./out under the current folder (as manim's media/); --out overrides
     home.bundles_dir()        # extracted bundles
     home.voice_cache_dir()    # spoken clips, by voice kind
@@ -31,38 +31,38 @@ SOURCES_ENV = "ONEPASS_SOURCE_CACHE"        # source memo only; "off": none
 
 # Temporary folders: every prefix onepass names one with, and who removes what a killed run left.
 # In the system temp folder, named with their owner's process id (`<prefix>[<tag>-]p<PID>-`), removed
-# once that process is gone (data.files.remove_dead_owned, called by the next build's clean-up,
-# film/build.py remove_leftovers, and by the next process that makes one of the same kind):
+# once that process is gone (onepass.data.files.remove_dead_owned, called by the next build's clean-up,
+# film/make/build.py remove_leftovers, and by the next process that makes one of the same kind):
 ALIGN_PREFIX = "onepass-align-"             # voiceover/align.py: aeneas's working folder
-MEDIA_PREFIX = "onepass-media-"             # film/media.py: manim's media folder of a scene render
-CHROMIUM_TEMP = "onepass-chromium-tmp-"     # film/handout.py: Chromium's own TMPDIR while it prints
+MEDIA_PREFIX = "onepass-media-"             # film/run/media.py: manim's media folder of a scene render
+CHROMIUM_TEMP = "onepass-chromium-tmp-"     # film/kit/handout.py: Chromium's own TMPDIR while it prints
 NETWORK_PREFIX = "onepass-net-"             # voiceover/services.py: a network voice's downloads
 OWNED_PREFIXES = (ALIGN_PREFIX, MEDIA_PREFIX, CHROMIUM_TEMP, NETWORK_PREFIX)
 # In an output folder (or its .scenes/, clips/, stills/), removed by the next run into it
-# (film/build.py remove_leftovers, which holds the folder's lock):
-STAGE_PREFIX = "onepass-scene-"             # film/runner.py: a scene render until it is checked
+# (film/make/build.py remove_leftovers, which holds the folder's lock):
+STAGE_PREFIX = "onepass-scene-"             # film/run/runner.py: a scene render until it is checked
 JOIN_PREFIX = "onepass-join-"               # voiceover/mixdown.py: a chapter's scenes joined
 CONCAT_PREFIX = "onepass-concat-"           # voiceover/mixdown.py: narration concatenated
 BURN_PREFIX = "onepass-burn-"               # voiceover/mixdown.py: captions burnt in
-FILM_PREFIX = "onepass-film-"               # film/join.py: the whole film joined
-HANDOUT_PREFIX = "onepass-handout-"         # film/handout.py: a handout's page, images and Chromium's profile
+FILM_PREFIX = "onepass-film-"               # film/run/join.py: the whole film joined
+HANDOUT_PREFIX = "onepass-handout-"         # film/kit/handout.py: a handout's page, images and Chromium's profile
 OUTPUT_PREFIXES = (STAGE_PREFIX, MEDIA_PREFIX, JOIN_PREFIX, CONCAT_PREFIX, FILM_PREFIX, BURN_PREFIX,
                    HANDOUT_PREFIX)          # MEDIA_PREFIX: where older versions kept manim's media folders
-STILLS_CUT = "-stills-"     # film/handout.py writes stills/.chNN-stills-* first
-CLIP_CUT = "-cut-"          # film/clips.py cuts into clips/.chNN-cut-*
+STILLS_CUT = "-stills-"     # film/kit/handout.py writes stills/.chNN-stills-* first
+CLIP_CUT = "-cut-"          # film/kit/clips.py cuts into clips/.chNN-cut-*
 CUT_MARKS = (STILLS_CUT, CLIP_CUT)
 # In the system temp folder for the few seconds of one call, removed by the `with` that made them:
 ESPEAK_PREFIX = "onepass-espeak-"           # voiceover/services.py
 FESTIVAL_PREFIX = "onepass-festival-"       # voiceover/services.py
 PASSING_PREFIXES = (ESPEAK_PREFIX, FESTIVAL_PREFIX)
 # Inside one of the folders above, removed with it:
-CHROMIUM_PROFILE = "onepass-chromium-"      # film/handout.py: the browser's profile, in the handout's folder
+CHROMIUM_PROFILE = "onepass-chromium-"      # film/kit/handout.py: the browser's profile, in the handout's folder
 INNER_PREFIXES = (CHROMIUM_PROFILE,)
 TEMP_PREFIXES = OWNED_PREFIXES + OUTPUT_PREFIXES + PASSING_PREFIXES + INNER_PREFIXES
 
 
 def owner(*prefixes: str):
-    """For data.files.remove_dead_owned: a function of a folder name that matches
+    """For onepass.data.files.remove_dead_owned: a function of a folder name that matches
     `<prefix>[<hex tag>-]p<PID>-<random>` for one of `prefixes` (group 1: the owner's process id)."""
     return re.compile(rf"(?:{'|'.join(map(re.escape, prefixes))})(?:[0-9a-f]+-)?p([0-9]+)-").match
 
@@ -113,13 +113,13 @@ def _switchable(env: str, name: str) -> Path | None:
 
 
 def label_cache_dir() -> Path | None:
-    """Built labels (scenes.text.Shelf): $ONEPASS_LABEL_CACHE, else labels/ under cache_root();
+    """Built labels (onepass.scenes.text.Shelf): $ONEPASS_LABEL_CACHE, else labels/ under cache_root();
     None when that setting is "off"."""
     return _switchable(LABELS_ENV, "labels")
 
 
 def source_memo_path() -> Path | None:
-    """The memo of facts read from source files (film/source_memo.py): $ONEPASS_SOURCE_CACHE, else
+    """The memo of facts read from source files (film/plan/source_memo.py): $ONEPASS_SOURCE_CACHE, else
     sources/ under cache_root(); None when that setting is "off"."""
     return _switchable(SOURCES_ENV, "sources")
 

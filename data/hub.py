@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from data.bundle import sha256_file
+from onepass.data.bundle import sha256_file
 
 FILES = ("config.json", "model.safetensors")   # what a GPT-2 needs from the hub (no tokenizer: ours is offline)
 PROBE_TIMEOUT = 3.0        # seconds for the one request that decides whether the hub answers

@@ -2,14 +2,14 @@
 
 The numbers are transformers' GPT2Config for each hub model (n_positions 1024, vocabulary
 50,257, MLP 4·d, tied unembedding); DistilGPT2 is GPT-2 small's width with half its layers.
-Parameter counts are not written here: data.flops.parameter_counts computes them from the
+Parameter counts are not written here: onepass.data.flops.parameter_counts computes them from the
 shape, and extraction checks that against the model it ran.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 
 VOCAB = 50257
 N_POSITIONS = 1024

@@ -3,7 +3,7 @@
 onepass draws with manim and reaches past its public API where the film needs speed or control
 manim does not offer. All of that lives here, against the versions engine/versions.py declares
 (manim 0.22.x, manim-voiceover 0.4.x), checked at run time before anything renders (render.py and
-every scene process, film/render_job.py). tests/test_frame_path.py is the boundary's contract: each
+every scene process, film/run/render_job.py). tests/test_frame_path.py is the boundary's contract: each
 internal below exists and behaves as assumed; tests/test_engine.py checks that no module outside
 engine/ uses one. Where manim offers an extension point (a class passed in, a method meant to be
 overridden) engine/ subclasses; the rest of onepass imports what it needs from here.
@@ -24,7 +24,7 @@ INTERNALS lists each internal, what relies on it, and where that lives.
 from __future__ import annotations
 
 # (internal, what relies on it, where it is used) -- before the boundary, these were used from
-# film/render_job.py, film/still_layer.py, scenes/text.py, scenes/base.py, scenes/follow.py,
+# film/run/render_job.py, film/still_layer.py, scenes/text.py, scenes/base.py, scenes/follow.py,
 # voiceover/services.py and voiceover/guard.py
 INTERNALS = (
     ("manim.scene.video_segment_encoder.VideoSegmentEncoder (not exported by manim)",

@@ -41,7 +41,7 @@ from manim.utils.iterables import list_update, remove_list_redundancies
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-from engine.still_layer import StillLayer
+from onepass.engine.still_layer import StillLayer
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
@@ -110,7 +110,7 @@ class SegmentEncoder(VideoSegmentEncoder):
     x264's 'nothing changed' frame (hold_copies), at consecutive timestamps: the frame rate stays
     constant. It keeps the hash of every packet it muxes (`hashes`): what the scene's MP4 must hold.
 
-    `packet_hash` (a packet's bytes -> its hash; None: none kept) and `hold_copies` (film/holds.py's:
+    `packet_hash` (a packet's bytes -> its hash; None: none kept) and `hold_copies` (film/frames/holds.py's:
     x264's first two frames of a hold -> the copies of its second, or None; None: holds are encoded
     frame by frame) are the film's, passed in."""
 
@@ -299,7 +299,7 @@ class FilmCamera(Camera):
     # then land within 1/256 of a pixel of exact (a shape growing from nothing is traced afresh
     # each time it has doubled)
     MAX_SCALE = 2.0
-    # still shapes drawn once per play onto a layer (engine.still_layer) instead of once per frame
+    # still shapes drawn once per play onto a layer (onepass.engine.still_layer) instead of once per frame
     LAYERED = True
 
     def __init__(self, *args, **kwargs):

@@ -2,14 +2,14 @@
 
 engine/ reaches into manim's and manim-voiceover's internals (engine/__init__.py lists them), which
 any release may move. `check()` runs before anything renders (render.py's entry path and every scene
-process: film/render_job.py) and refuses another version with a message naming the supported and
+process: film/run/render_job.py) and refuses another version with a message naming the supported and
 the installed ones. pyproject.toml's pins read the same ranges.
 """
 from __future__ import annotations
 
 from importlib import metadata
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 
 # distribution -> the release series supported (a version is supported when it is this series:
 # 0.22 takes 0.22.0, 0.22.1, ...). manim: the frame path's encoder, file writer, camera, renderer and

@@ -1,24 +1,24 @@
-"""The film build: from chapters and a bundle to cached scene renders and joined MP4s.
+"""The film build, by job (each package imports only those below it: make -> kit -> run ->
+plan, frames; tests/test_layers.py checks it):
 
-    request.py     what to render, said once: the options of render.py and a manifest's [[job]],
-                   one validator, build_options() -> BuildOptions, produce() builds it all
-    errors.py      PipelineError, the build's one error for a problem the user can act on
-    keys.py        cache keys read from the sources as syntax trees (conventions in its docstring)
-    identity.py    what a worker must share with the client: version, code fingerprint, tools
-    jobs.py        BuildOptions, SceneJob / SceneResult / ChapterResult, plan()
-    runner.py      one child process per scene (`python -m film.render_job`); a Runner is called
-                   with its job
-    forkserver.py  those processes forked from one that imported manim once (same files, less CPU)
-    executors.py   where scenes render: Executor (concurrent.futures, renders shared by cache
-                   key), LocalExecutor (this machine), open_executor(--scheduler)
-    cluster.py     DaskExecutor and the task a dask worker runs (render_task), its files back
-    join.py        a chapter's scenes -> MP4 + captions + thumbnail; chapters -> the film
-    build.py       render(chapters, bundle, BuildOptions): the whole build, on one executor
-    batch.py       a course manifest: load_manifest, run (every job on one executor), summary
-    clips.py       a clip per narration beat, cut from a joined chapter
-    slides.py      the lecture deck of those clips (offline HTML, PPTX)
-    render_job.py  renders one scene from its arguments, through engine/frames.py (the only
-                   module here that imports manim)
+    film/make/     api, batch, build, request
+                What to render and the build that renders it: the request (render.py's options and a manifest's
+                [[job]], one validator), the build of chapters on one executor, a batch of requests, and
+                render() for Python and Jupyter (api).
+    film/kit/      clips, describe, handout, notebook, publish, slides
+                The course kit made from rendered chapters: a clip per narration beat, the lecture deck
+                (offline HTML, PowerPoint), handouts, notebooks and the publishing kit.
+    film/run/      cluster, executors, forkserver, join, media, render_job, runner, scheduler
+                Running scene renders: one process per scene (render_job, forked by forkserver), the runner
+                that starts and checks it, executors on this machine or a dask cluster (scheduler picks one),
+                and the joins of scenes into chapters and chapters into the film.
+    film/plan/     errors, identity, jobs, keys, source_memo
+                The plan of a build: its scene jobs and their cache keys, read from the sources as syntax
+                trees (keys), the facts kept between runs (source_memo), what a cluster worker must share
+                with the client (identity), and the build's error (errors).
+    film/frames/   holds
+                The film's own fast frame path: held frames encoded once (holds). manim's internals
+                live in engine/.
 
-Layers: render.py -> film/ -> scenes/ -> voiceover/ -> engine/ -> words/ -> data/.
+Layers: onepass.cli -> film/ -> scenes/ -> voiceover/ -> engine/ -> words/ -> data/.
 """

@@ -17,10 +17,10 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, DashedLine, Dot, Line, ManimColor, Rectangle, VGroup,
                    interpolate_color)
 
-from scenes import style as S
-from scenes.layout import GAP
-from scenes.text import fit_width, label
-from words import numbers as N
+from onepass.scenes import style as S
+from onepass.scenes.layout import GAP
+from onepass.scenes.text import fit_width, label
+from onepass.words import numbers as N
 
 # one hue per token position, shared by the budget and the blend (so a token's piece of the budget and
 # its value strip are the same colour); its name is always written beside it (colour never alone)

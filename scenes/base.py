@@ -1,7 +1,7 @@
 """ChapterScene: the fixed furniture every scene of the film shares.
 
 * made from its SceneInputs (the bundle, where its cues go, the voice), given explicitly:
-  `Scene(SceneInputs(bundle, cues, voice))` (film/render_job.py); it loads the bundle (scenes
+  `Scene(SceneInputs(bundle, cues, voice))` (film/run/render_job.py); it loads the bundle (scenes
   never run the model)
 * chapter title top-left, Σ FLOPs meter top-right, the bottom band kept for captions
 * a visible "random weights" mark when the bundle is synthetic
@@ -20,18 +20,18 @@ from pathlib import Path
 from manim import (DOWN, UP, FadeIn, FadeOut, Group, Mobject, Succession, SurroundingRectangle, Text, Wait, Write,
                    config, there_and_back)
 
-from data import bundle as bundle_io
-from data.facts.ch06 import loop_facts
-from engine.narration import NarratedScene
-from engine.text import string_of
-from scenes import style as S
-from scenes.follow import Swell, glow
-from scenes.meter import FlopsMeter
-from scenes.text import fit_width, label
-from voiceover import script, services
-from words import numbers as N
-from words.catalog import Words
-from words.markup import Filled
+from onepass.data import bundle as bundle_io
+from onepass.data.facts.ch06 import loop_facts
+from onepass.engine.narration import NarratedScene
+from onepass.engine.text import string_of
+from onepass.scenes import style as S
+from onepass.scenes.follow import Swell, glow
+from onepass.scenes.meter import FlopsMeter
+from onepass.scenes.text import fit_width, label
+from onepass.voiceover import script, services
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
+from onepass.words.markup import Filled
 
 
 @dataclass(frozen=True)

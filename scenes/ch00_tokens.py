@@ -1,7 +1,7 @@
 """Chapter 00 — from text to token ids. The Σ meter reads 0 throughout: tokenizing is lookups.
 
 Everything shown comes from the bundle (prompt, ids, token texts) or from the real GPT-2
-tokenizer files (vocabulary, merge ranks), via data.facts.ch00.token_facts.
+tokenizer files (vocabulary, merge ranks), via onepass.data.facts.ch00.token_facts.
 """
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import textwrap
 from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart, Create,
                    Line, Rectangle, RoundedRectangle, Succession, SurroundingRectangle, Transform, VGroup)
 
-from data import tokenizer
-from data.facts.ch00 import token_facts
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.follow import Swell, glow, say
-from scenes.layout import GAP, above, below, fit_to, flow, keep_inside, place_in, table
-from scenes.text import fit_lines, fit_width, label, ltr_safe
-from scenes.pieces_ch00 import VocabStrip, byte_grid, callouts, squares_pair
-from scenes.widgets import TokenChip, token_row
-from words import numbers as N
+from onepass.data import tokenizer
+from onepass.data.facts.ch00 import token_facts
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Swell, glow, say
+from onepass.scenes.layout import GAP, above, below, fit_to, flow, keep_inside, place_in, table
+from onepass.scenes.text import fit_lines, fit_width, label, ltr_safe
+from onepass.scenes.pieces_ch00 import VocabStrip, byte_grid, callouts, squares_pair
+from onepass.scenes.widgets import TokenChip, token_row
+from onepass.words import numbers as N
 
 
 visible_bytes = S.visible_bytes   # whole characters as themselves, stray bytes as <D8> (one helper, every chapter)

@@ -11,15 +11,15 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, Cu
                    TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
-from data.facts.ch01 import SHOWN_TOKENS, embed_facts, order_strips, sinusoidal_table
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.ch00_tokens import accent_room
-from scenes.follow import Swell, glow, say
-from scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
-from scenes.text import fit_lines, fit_width, label
-from scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
-from words import numbers as N
+from onepass.data.facts.ch01 import SHOWN_TOKENS, embed_facts, order_strips, sinusoidal_table
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.ch00_tokens import accent_room
+from onepass.scenes.follow import Swell, glow, say
+from onepass.scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
+from onepass.scenes.text import fit_lines, fit_width, label
+from onepass.scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
+from onepass.words import numbers as N
 
 MAX_ROWS = SHOWN_TOKENS    # token rows shown in a T x d grid before '⋮'
 ICON_W, ICON_H = 1.6, 2.8  # the token table drawn small (training, the copied rows)

@@ -10,16 +10,17 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
                    Line, Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
-from data.facts.ch02 import agreement_facts, blend_facts, budget_facts, head_facts, root_facts
-from scenes import style as S
-from scenes.attention_pictures_ch02 import (BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips,
-                                            BudgetBar)
-from scenes.base import ChapterScene
-from scenes.follow import Swell, glow
-from scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in, table
-from scenes.text import fit_lines, fit_width, label, line_height
-from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
-from words import numbers as N
+from onepass.data.facts.ch02 import agreement_facts, blend_facts, budget_facts, head_facts, root_facts
+from onepass.scenes import style as S
+from onepass.scenes.attention_pictures_ch02 import (
+    BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips, BudgetBar,
+)
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Swell, glow
+from onepass.scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in, table
+from onepass.scenes.text import fit_lines, fit_width, label, line_height
+from onepass.scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
+from onepass.words import numbers as N
 
 
 # a title above the grid: in the furniture row, clear of the meter, and low enough to pass under a long

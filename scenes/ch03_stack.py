@@ -36,26 +36,19 @@ from manim import (
     there_and_back,
 )
 
-from data.facts.ch02 import head_facts
-from data.facts.ch03 import (
-    head_habits,
-    head_panels,
-    lens_facts,
-    mlp_facts,
-    norm_facts,
-    param_facts,
-    settle_layer,
-    token_mlp_rows,
+from onepass.data.facts.ch02 import head_facts
+from onepass.data.facts.ch03 import (
+    head_habits, head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer, token_mlp_rows,
 )
-from scenes import follow
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.follow import Swell
-from scenes.layout import GAP, above, below, fit_to, place_in, table
-from scenes.pictures_ch03 import norm_picture, token_paths
-from scenes.text import LEGIBLE, fit_lines, fit_width, label
-from scenes.widgets import AttentionArcs, NumberGrid, TokenChip, layer_window, token_window, window
-from words import numbers as N
+from onepass.scenes import follow
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Swell
+from onepass.scenes.layout import GAP, above, below, fit_to, place_in, table
+from onepass.scenes.pictures_ch03 import norm_picture, token_paths
+from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
+from onepass.scenes.widgets import AttentionArcs, NumberGrid, TokenChip, layer_window, token_window, window
+from onepass.words import numbers as N
 
 
 def rgb_image(colours: np.ndarray, height: float | None = None, width: float | None = None) -> ImageMobject:
@@ -120,7 +113,7 @@ class Heads(StackScene):
     def cell(self, h: int, size: float, featured: int, habit: str) -> Group:
         """One head: its T x T pattern as a heatmap, beside it the same weights as lines (query dots on
         the left, key dots on the right, each row's dot level with its heatmap row), titled with
-        what it mostly reads (data.facts.ch03.head_habits)."""
+        what it mostly reads (onepass.data.facts.ch03.head_habits)."""
         b, T = self.bundle, self.bundle.T
         p = b["probs"][0, h]
         img = rgb_image(pattern_colours(p), height=size)
@@ -153,7 +146,7 @@ class Heads(StackScene):
         show_labels = size / T >= 0.27     # a row label per token only when a cell is tall enough
         names = {"first token": self.text("habit-first"), "token before": self.text("habit-before"),
                  "itself": self.text("habit-itself"), "spread out": self.text("habit-spread")}
-        habits = [names[h["habit"]] for h in head_habits(b)]      # data.facts.ch03's habit, in words
+        habits = [names[h["habit"]] for h in head_habits(b)]      # onepass.data.facts.ch03's habit, in words
         cells = Group(*[self.cell(h, size, featured, habits[h]) for h in heads])
         # columns a title's width apart where the width allows (a title may reach over the gap to
         # its right); a title still too long shrinks

@@ -37,22 +37,22 @@ from manim import (
     there_and_back,
 )
 
-from data import tokenizer
-from data.facts.ch04 import TOP_K, TOP_P, vote_facts
-from scenes import follow
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.follow import Swell
-from scenes.pictures_ch04 import AgreementStrips, DieBar, Die, EntropyScale, GreedyRun
-from scenes.layout import GAP, below, flow, keep_inside, place_in, place_row, table
-from scenes.text import LEGIBLE, fit_lines, fit_width, label
-from scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
-from words import numbers as N
+from onepass.data import tokenizer
+from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
+from onepass.scenes import follow
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Swell
+from onepass.scenes.pictures_ch04 import AgreementStrips, DieBar, Die, EntropyScale, GreedyRun
+from onepass.scenes.layout import GAP, below, flow, keep_inside, place_in, place_row, table
+from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
+from onepass.scenes.widgets import NumberGrid, ProbBars, TokenChip, token_window
+from onepass.words import numbers as N
 
 
 def lines_within(texts: list[tuple[str, int, object]], width: float, buff: float = GAP.xs, **kw) -> VGroup:
     """(text, size, colour) lines flush left, fit to `width`: shrunk together as fit_width does while
-    that stays legible, otherwise each line wrapped on its own (scenes.text.fit_lines)."""
+    that stays legible, otherwise each line wrapped on its own (onepass.scenes.text.fit_lines)."""
     g = VGroup(*[label(t, size, colour, **kw) for t, size, colour in texts]).arrange(DOWN, buff=buff, aligned_edge=S.START)
     if g.width > width and min(m.font_size for m in g) * width / g.width < LEGIBLE * S.SMALL:
         g = VGroup(*[fit_lines(t, size, colour, width, **kw) for t, size, colour in texts]).arrange(

@@ -11,14 +11,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
-from data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.follow import Swell
-from scenes.layout import GAP, below, columns, fit_to, flow, keep_inside, place_in
-from scenes.text import LEGIBLE, fit_lines, fit_width, label
-from scenes.widgets import AttentionArcs, NumberGrid, token_window
-from words import numbers as N
+from onepass.data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Swell
+from onepass.scenes.layout import GAP, below, columns, fit_to, flow, keep_inside, place_in
+from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
+from onepass.scenes.widgets import AttentionArcs, NumberGrid, token_window
+from onepass.words import numbers as N
 
 
 class EncoderDecoderScene(ChapterScene):

@@ -12,14 +12,14 @@ from manim import (DOWN, LEFT, RIGHT, UL, UP, Arrow, Brace, Create, DashedLine, 
                    TransformFromCopy, VGroup)
 from manim import Square as Square_
 
-from data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
-from scenes import style as S
-from scenes.base import ChapterScene
-from scenes.follow import Pointer, glow, say
-from scenes.layout import GAP, below, columns, even_gaps, keep_inside, place_in, table
-from scenes.text import LEGIBLE, fit_lines, fit_width, label
-from scenes.widgets import TokenChip
-from words import numbers as N
+from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
+from onepass.scenes import style as S
+from onepass.scenes.base import ChapterScene
+from onepass.scenes.follow import Pointer, glow, say
+from onepass.scenes.layout import GAP, below, columns, even_gaps, keep_inside, place_in, table
+from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
+from onepass.scenes.widgets import TokenChip
+from onepass.words import numbers as N
 
 CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
@@ -349,7 +349,7 @@ PITCH_GAP = 0.4       # between the plot's bars
 
 class Square(LoopChapter):
     """The n² bill drawn as three squares (the prompt, GPT-2's limit, a million tokens), then prefill and
-    decode as work per weight fetched against a chip's balance point (data.facts.ch06.serve_facts)."""
+    decode as work per weight fetched against a chip's balance point (onepass.data.facts.ch06.serve_facts)."""
 
     def setup(self):
         super().setup()
@@ -601,7 +601,7 @@ NAME_W = 2.4          # the scale table's model names: wider ones ("a GPT-2-shap
 
 
 class Scale(LoopChapter):
-    """Where this model sits: the GPT-2 family and GPT-3 priced by the same ledger (data.facts.ch06's
+    """Where this model sits: the GPT-2 family and GPT-3 priced by the same ledger (onepass.data.facts.ch06's
     family_facts), this model's row lit; then a 100-token reply for this model."""
 
     def family_table(self, below: float) -> tuple[VGroup, VGroup, list[dict]]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from manim import FadeIn, FadeOut, SurroundingRectangle, Transform, Wait
 
-from engine.animation import Indication
-from scenes import style as S
-from scenes.layout import keep_inside
+from onepass.engine.animation import Indication
+from onepass.scenes import style as S
+from onepass.scenes.layout import keep_inside
 
 
 def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.10, stroke: float = 3.0):

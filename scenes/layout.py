@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
-from scenes import style as S
+from onepass.scenes import style as S
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, RIGHT, Animation, FadeIn, FadeOut, Rectangle, Text, VGroup, VMobject, rate_functions
 
-from scenes import style as S
-from words import numbers as N
-from scenes.text import MonoGlyphs, fit_width, label
+from onepass.scenes import style as S
+from onepass.words import numbers as N
+from onepass.scenes.text import MonoGlyphs, fit_width, label
 
 _DIGITS = "0123456789,"
 # the step line's widest: English's steps fit in 4.2; a translation's longer words get room to the

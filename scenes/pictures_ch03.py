@@ -29,12 +29,12 @@ from manim import (
     VGroup,
 )
 
-from data.facts.ch03 import histogram
-from scenes import style as S
-from scenes.layout import GAP, above, below, place_in
-from scenes.text import fit_lines, fit_width, label
-from scenes.widgets import TokenChip
-from words import numbers as N
+from onepass.data.facts.ch03 import histogram
+from onepass.scenes import style as S
+from onepass.scenes.layout import GAP, above, below, place_in
+from onepass.scenes.text import fit_lines, fit_width, label
+from onepass.scenes.widgets import TokenChip
+from onepass.words import numbers as N
 
 STRIP_H = 0.4          # a token's row of numbers, drawn as a strip of coloured cells
 STRIP_FOLD = 3          # the strip's numbers folded into this many lines of cells

@@ -29,11 +29,11 @@ from manim import (
     VGroup,
 )
 
-from scenes import style as S
-from scenes.layout import GAP, below, place_row
-from scenes.text import fit_lines, fit_width, label
-from scenes.widgets import TokenChip
-from words import numbers as N
+from onepass.scenes import style as S
+from onepass.scenes.layout import GAP, below, place_row
+from onepass.scenes.text import fit_lines, fit_width, label
+from onepass.scenes.widgets import TokenChip
+from onepass.words import numbers as N
 
 CELL = 0.36          # one dimension's square in the agreement strips
 BAR_H = 0.4          # the bar of all the probability

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Line, Rectangle, Square, VGroup
 
-from scenes import style as S
-from scenes.layout import GAP
-from scenes.widgets import TokenChip
+from onepass.scenes import style as S
+from onepass.scenes.layout import GAP
+from onepass.scenes.widgets import TokenChip
 
 # Lines between cells are drawn up to this many cells a side; a longer sequence is drawn as one
 # filled shape (its size still says how long it is).

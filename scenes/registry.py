@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from data.chapters import CHAPTERS, titles
+from onepass.data.chapters import CHAPTERS, titles
 
 
 def chapters() -> dict[str, str]:

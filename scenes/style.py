@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from manim import ManimColor, interpolate_color
 
-from data import tokenizer
-from words.catalog import is_rtl
+from onepass.data import tokenizer
+from onepass.words.catalog import is_rtl
 
 BACKGROUND = ManimColor("#0E1117")
 INK = ManimColor("#E8E8E8")          # body text
@@ -74,7 +74,7 @@ MARGIN = 0.35
 # -- named layout ------------------------------------------------------------------------------
 # Top to bottom the frame holds the furniture row (chapter heading top-left, Σ meter top-right),
 # the content box (CONTENT_TOP .. CAPTION_TOP) and the caption band (below CAPTION_TOP: always
-# free). Scenes place things in these regions by name (scenes.layout.place_in / fit_to / below)
+# free). Scenes place things in these regions by name (onepass.scenes.layout.place_in / fit_to / below)
 # instead of writing coordinates.
 @dataclass(frozen=True)
 class Region:

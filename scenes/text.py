@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 from manim import DOWN, RIGHT, Text, VGroup
 
-from engine import text as engine_text
-from engine.text import compact_text, composed, glyphs_of, light, set_glyphs, set_string
-from scenes import style as S
+from onepass.engine import text as engine_text
+from onepass.engine.text import compact_text, composed, glyphs_of, light, set_glyphs, set_string
+from onepass.scenes import style as S
 
 
 def label(text: str, size: int = S.BODY_SIZE, color=S.INK, mono: bool = False, compact: bool = False,
@@ -55,7 +55,7 @@ def _build(text: str, size: int, color, mono: bool, compact: bool, **kw) -> Text
     return light(t)
 
 
-# Fast text, for render processes (film/render_job.py switches it on): labels already built
+# Fast text, for render processes (film/run/render_job.py switches it on): labels already built
 # are copied instead of shaped and parsed again, and compact monospace numbers are put together
 # from glyph outlines shaped once (a copy or a composition costs a few per cent of a Pango
 # build). Off elsewhere, so that tests recording every Text construction see each one.

@@ -1,6 +1,6 @@
 """The shared visual vocabulary: token chips, number grids, probability bars, legends, attention arcs.
 
-Everything here is built from plain Text (Pango, through scenes.text.label) and shapes: no TeX, so
+Everything here is built from plain Text (Pango, through onepass.scenes.text.label) and shapes: no TeX, so
 user text can never reach LaTeX, and nothing is re-typeset per frame.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRectangle, VGroup, VMobject
 
-from scenes import style as S
-from words import numbers as N
-from scenes.text import fit_width, label, line_height
+from onepass.scenes import style as S
+from onepass.words import numbers as N
+from onepass.scenes.text import fit_width, label, line_height
 
 
 class TokenChip(VGroup):

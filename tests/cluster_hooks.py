@@ -1,4 +1,4 @@
-"""Test-only hooks on dask workers (tests/test_batch.py), installed through film.cluster's
+"""Test-only hooks on dask workers (tests/test_batch.py), installed through onepass.film.run.cluster's
 BEFORE_RENDER by a WorkerPlugin, so a worker that dask restarts gets them too.
 
 * every scene task a worker starts is counted (`tasks_run`, read with `client.run`);
@@ -29,7 +29,7 @@ def tasks_run(**_) -> int:
 def hold(marker: str):
     """From now on, every scene task on this worker touches `marker`, then holds two minutes
     before it renders."""
-    from film import cluster
+    from onepass.film.run import cluster
 
     def wait(runner):
         open(marker, "a").close()
@@ -63,7 +63,7 @@ def kill_once(marker: str, runner):
 
 
 class Hooks(WorkerPlugin):
-    """On every worker, now and when dask starts one anew: film.cluster.BEFORE_RENDER counts
+    """On every worker, now and when dask starts one anew: onepass.film.run.cluster.BEFORE_RENDER counts
     tasks and, once `marker` exists, kills the worker of the task that claims it."""
 
     name = "onepass-test-hooks"
@@ -72,9 +72,9 @@ class Hooks(WorkerPlugin):
         self.marker = marker
 
     def setup(self, worker):
-        from film import cluster
+        from onepass.film.run import cluster
         cluster.BEFORE_RENDER[:] = [count, lambda runner: kill_once(self.marker, runner)]
 
     def teardown(self, worker):
-        from film import cluster
+        from onepass.film.run import cluster
         cluster.BEFORE_RENDER.clear()

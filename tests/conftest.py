@@ -12,8 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data import extract, home  # noqa: E402
-from data.files import remove_dead_owned  # noqa: E402
+from onepass.data import extract, home  # noqa: E402
+from onepass.data.files import remove_dead_owned  # noqa: E402
 from tests.helpers import build_scene  # noqa: E402
 
 _OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
@@ -114,7 +114,7 @@ def english_after_each_test():
     """A scene sets its process's number language and reading direction (one scene process, one
     language); a test process builds scenes in several, so each test starts from English."""
     yield
-    style, numbers = sys.modules.get("scenes.style"), sys.modules.get("words.numbers")   # only if loaded
+    style, numbers = sys.modules.get("onepass.scenes.style"), sys.modules.get("onepass.words.numbers")   # only if loaded
     if numbers is not None:
         numbers.set_language("en")
     if style is not None:

@@ -23,10 +23,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from film import build  # noqa: E402
-from scenes import style as S  # noqa: E402
-from scenes.text import LEGIBLE, light  # noqa: E402
-from words.catalog import is_rtl  # noqa: E402
+from onepass.film.make import build  # noqa: E402
+from onepass.scenes import style as S  # noqa: E402
+from onepass.scenes.text import LEGIBLE, light  # noqa: E402
+from onepass.words.catalog import is_rtl  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------
@@ -107,8 +107,8 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
         reads those pixels (the mobjects are what the tests check), so skipped plays draw nothing."""
         if not renderer.skip_animations:
             original_update_frame(renderer, *args, **kwargs)
-    from scenes.base import SceneInputs
-    from scenes.registry import scenes_of
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
     inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
@@ -139,7 +139,7 @@ def altered_bundle(bundle, folder, tensors=None, meta=None):
     import json
     import shutil
     from safetensors.numpy import load_file, save_file
-    from data import bundle as bundle_io
+    from onepass.data import bundle as bundle_io
     root = Path(folder) / bundle.path.name
     shutil.copytree(bundle.path, root)
     meta_path = root / bundle_io.META
@@ -183,10 +183,10 @@ def assert_picture_follows_words(scene, name: str):
     longest = max((b - a for a, b in holds(scene.timeline)), default=0.0)
     assert longest < STILL, f"{name}: the picture holds {longest:.1f} s"
     # the beats run in the order the source names them: the scene cache, clips, slides and handouts
-    # read that order from the source (film/keys.py), so a beat written after the one it follows
+    # read that order from the source (film/plan/keys.py), so a beat written after the one it follows
     # would put its clip and slide in the wrong place
-    from data.chapters import CHAPTERS
-    from film.keys import chapter_source
+    from onepass.data.chapters import CHAPTERS
+    from onepass.film.plan.keys import chapter_source
     ran = list(dict.fromkeys(cue["beat"] for cue in scene.cues if cue["beat"] != "title"))
     source = chapter_source(CHAPTERS[scene.chapter].module).beats
     cls = next(c.__name__ for c in type(scene).__mro__ if c.__name__ in source)
@@ -226,7 +226,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
 
     `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
     ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
-    import scenes.base as base
+    import onepass.scenes.base as base
     problems = []
     original = base.ChapterScene.beat
 
@@ -341,7 +341,7 @@ def gpt2_strings(bundle, scene=None) -> set[str]:
     """Every string of GPT-2's own a scene may draw: the prompt and its tokens, the lens's guesses, the
     vote's candidates and picks, the vocabulary's first entries, each as the film shows a token, and
     what the scene itself lists as GPT-2's (`gpt2_texts`: merge pieces, a second prompt, pair words)."""
-    from data import tokenizer
+    from onepass.data import tokenizer
     ids = {*bundle.ids, *bundle.meta["top_ids"], *range(5), *(g["id"] for g in bundle.meta["generated"]),
            bundle.meta["sample"]["id"]}
     if "lens_ids" in bundle.tensors:
@@ -368,8 +368,8 @@ SYMBOL = re.compile(r"\b\w+_\w+\b")        # W_down, d_head, ln_f: symbols, not 
 
 def vocabulary(lang: str) -> set[str]:
     """Every word (two letters or more, lower-cased) in a stored catalog's messages."""
-    from words import catalog
-    from words.markup import MARK
+    from onepass.words import catalog
+    from onepass.words.markup import MARK
     own = catalog.english() if lang == catalog.SOURCE else catalog._catalog(lang)[0]   # no English beneath
     return {w.lower() for m in own.values() for form in m.forms
             for w in WORDS.findall(re.sub(r"\{\w+\}", " ", MARK.sub(" ", form)))}
@@ -402,7 +402,7 @@ def english_on_screen(scene, bundle, lang: str) -> list[str]:
 def outside_the_catalog(scene, bundle) -> list[str]:
     """Texts a scene built with words that the pseudo-language did not write: each should be GPT-2's
     (a token as shown, cut with '…' or followed by its rank)."""
-    from words.pseudo import OPEN
+    from onepass.words.pseudo import OPEN
     own = gpt2_strings(bundle, scene)
     stripped = {o.strip() for o in own}
 
@@ -417,7 +417,7 @@ def outside_the_catalog(scene, bundle) -> list[str]:
 
 def run_main(*argv) -> tuple[int, str, str]:
     """render.main(argv) in this process: (exit status, stdout, stderr)."""
-    import render        # the top layer: only the tests that run the command line load it
+    from onepass import cli as render        # the top layer: only the tests that run the command line load it
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = render.main(list(argv))
@@ -473,19 +473,19 @@ SCENES = [Alpha, Beta, Gamma]
 '''
 
 def packets_account(video: str, out: str) -> str:
-    """Python lines for a stand-in scene process: what film.render_job says of its video (--packets,
-    film.runner checks the MP4 against it), here the packets of the file named by the expression
+    """Python lines for a stand-in scene process: what onepass.film.run.render_job says of its video (--packets,
+    onepass.film.run.runner checks the MP4 against it), here the packets of the file named by the expression
     `video`, for the MP4 that the expression `out` names. A stand-in that damages its file afterwards
     is a render whose file is not what its encoder made."""
     return (f"import sys as _sys\n_sys.path.insert(0, {str(ROOT)!r})\n"
-            "from voiceover.media import packet_hashes as _hashes, packets_digest as _digest\n"
+            "from onepass.voiceover.media import packet_hashes as _hashes, packets_digest as _digest\n"
             f"_h = _hashes({video})\n"
             f"json.dump({{'packets': len(_h), 'sha256': _digest(_h)}}, "
             f"open({out}[:-len('.mp4')] + '.packets.json', 'w'))\n")
 
 
 FAKE_RENDER = '''\
-"""Stand-in for film.render_job: N frames of a test picture, cues, a record of the call."""
+"""Stand-in for onepass.film.run.render_job: N frames of a test picture, cues, a record of the call."""
 import json, os, subprocess, sys, time
 out, cues, frames, scene, record, barrier, n, fail = sys.argv[1:9]
 with open(record, "a") as f:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench import accessibility as A
-from scenes import style as S
+from onepass.scenes import style as S
 
 pytest.importorskip("colour")
 
@@ -124,7 +124,7 @@ def test_a_small_flashing_patch_counts_only_when_it_covers_a_quarter_of_the_area
 
 def test_a_generated_token_differs_from_a_prompt_token_by_shape_not_colour_alone():
     """Chapter 06's context: the tokens the model wrote carry a second, inner outline (1.4.1)."""
-    from scenes.widgets import TokenChip
+    from onepass.scenes.widgets import TokenChip
     prompt, wrote = TokenChip("·the"), TokenChip("·Mong", color=S.LOGIT, generated=True)
     assert not hasattr(prompt, "mark") and len(prompt) == 2
     mark = wrote.mark
@@ -136,7 +136,7 @@ def test_a_generated_token_differs_from_a_prompt_token_by_shape_not_colour_alone
 def test_numbers_on_heatmap_cells_read_at_4_5_to_1_on_every_fill_of_both_scales():
     """A matrix's numbers take S.ink_on(their cell): INK on dark cells, near-black on the light ends
     (INK on a full POSITIVE cell read at 2.5:1, on a full ATTENTION cell at 2.1:1)."""
-    from scenes.widgets import NumberGrid
+    from onepass.scenes.widgets import NumberGrid
     fills = [S.diverging(v, 1.0) for v in np.linspace(-1, 1, 201)] + [S.sequential(p) for p in np.linspace(0, 1, 101)]
     worst = min(A.contrast_ratio(S.ink_on(f).to_rgb(), f.to_rgb()) for f in fills)
     assert worst >= TEXT_CONTRAST

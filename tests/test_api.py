@@ -1,4 +1,4 @@
-"""onepass from Python and Jupyter (film/api.py, issue 44 item 4): a request is checked by the
+"""onepass from Python and Jupyter (film/make/api.py, issue 44 item 4): a request is checked by the
 command line's own code (same error class, same message), and in a notebook the result plays the
 chapter inline with its captions track (examples/python_api.ipynb, run with nbclient)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from film import api, request
+from onepass.film.make import api, request
 from tests.helpers import one_clear_line, run_main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,10 +1,10 @@
-"""Attention drawn as arcs (scenes.widgets.AttentionArcs): the lines are the matrix, nothing else."""
+"""Attention drawn as arcs (onepass.scenes.widgets.AttentionArcs): the lines are the matrix, nothing else."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from scenes.widgets import GRID_TOKENS, AttentionArcs, token_window
+from onepass.scenes.widgets import GRID_TOKENS, AttentionArcs, token_window
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""A course in one command (film/batch.py) and scenes on a dask cluster (film/cluster.py).
+"""A course in one command (film/make/batch.py) and scenes on a dask cluster (film/run/cluster.py).
 
 * The manifest validator reports every problem of a file at once and renders nothing.
 * One executor shared by two builds renders a scene they share once (stand-in renders: seconds);
@@ -21,11 +21,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import render  # noqa: E402
-from data import extract  # noqa: E402
-from film import batch, build, cluster as film_cluster, executors, identity, scheduler  # noqa: E402
-from film.jobs import SceneJob  # noqa: E402
-from film.runner import Runner  # noqa: E402
+from onepass import cli as render  # noqa: E402
+from onepass.data import extract  # noqa: E402
+from onepass.film.make import batch, build  # noqa: E402
+from onepass.film.run import cluster as film_cluster, executors, scheduler  # noqa: E402
+from onepass.film.plan import identity  # noqa: E402
+from onepass.film.plan.jobs import SceneJob  # noqa: E402
+from onepass.film.run.runner import Runner  # noqa: E402
 from tests import cluster_hooks  # noqa: E402
 from tests.helpers import Project  # noqa: E402
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import run_main  # noqa: F401  (the helpers put the repository on the path)
-from voiceover import captions
-from voiceover.captions_check import Report, check, check_file, failures, main, narration_cues, read_cues
+from onepass.voiceover import captions
+from onepass.voiceover.captions_check import (
+    Report, check, check_file, failures, main, narration_cues, read_cues,
+)
 
 GOOD = {"start": 0.0, "end": 3.0, "text": "A caption that reads\nat an easy pace."}
 
@@ -77,7 +79,7 @@ def test_a_caption_a_little_short_of_a_second_may_delay_the_next_by_a_quarter_se
 @pytest.mark.parametrize("lang", ["en", "es", "ur"])
 @pytest.mark.parametrize("chapter", ["00", "01", "02", "03", "04", "05", "06"])
 def test_every_chapters_captions_are_readable(tiny_bundle, chapter, lang):
-    from words.catalog import Words
+    from onepass.words.catalog import Words
     cues = narration_cues(chapter, tiny_bundle, Words.load(lang))
     assert cues
     report = Report.of(cues)
@@ -106,8 +108,8 @@ def test_burned_captions_stay_in_the_band_the_scenes_keep_free(tmp_path, lang):
     import numpy as np
     from PIL import Image
 
-    from scenes import style as S
-    from voiceover import mixdown
+    from onepass.scenes import style as S
+    from onepass.voiceover import mixdown
     video, srt, png = tmp_path / "white.mp4", tmp_path / "c.srt", tmp_path / "f.png"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=854x480:d=1:r=15", "-f", "lavfi",
                     "-i", "anullsrc=r=48000:cl=mono", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",

@@ -11,16 +11,16 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from data import tokenizer
-from data.facts import ch00, ch01
-from scenes import style as S
+from onepass.data import tokenizer
+from onepass.data.facts import ch00, ch01
+from onepass.scenes import style as S
 from tests.helpers import build_scene
-from voiceover import script
-from voiceover.scripts import ch00 as ch00_script
-from voiceover.scripts import ch01 as ch01_script
-from words import catalog, markup
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.voiceover.scripts import ch00 as ch00_script
+from onepass.voiceover.scripts import ch01 as ch01_script
+from onepass.words import catalog, markup
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 EN = Words.load("en")
 
@@ -30,7 +30,7 @@ LONG_PROMPT_WORDS = ("Tokenization is unbelievable", "السلام علیکم", 
 
 def built(bundle, chapter: str, scene: str):
     """build_scene with animations skipped: only the final state of each play is computed."""
-    from scenes.registry import scenes_of
+    from onepass.scenes.registry import scenes_of
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     init = cls.__init__
     with mock.patch.object(cls, "__init__", lambda self, inputs, **k: init(self, inputs, skip_animations=True)):
@@ -86,7 +86,7 @@ def test_other_language_costs_more_tokens_than_characters():
     f_ids = tokenizer.encode(ch00.OTHER_LANGUAGE)
     assert len(f_ids) > len(ch00.OTHER_LANGUAGE)          # the lecture's 13 tokens for 12 characters
     assert ch00.partial_byte_tokens(f_ids) > 0
-    from scenes.ch00_tokens import visible_bytes
+    from onepass.scenes.ch00_tokens import visible_bytes
     shown = [visible_bytes(tokenizer.token_bytes(i)) for i in f_ids]
     assert all(s for s in shown)
     assert any("<" in s for s in shown)                     # loose bytes are shown as <XX>, not U+FFFD
@@ -94,8 +94,8 @@ def test_other_language_costs_more_tokens_than_characters():
 
 
 def test_right_to_left_text_is_not_lost():
-    from scenes.text import label
-    from scenes.widgets import TokenChip
+    from onepass.scenes.text import label
+    from onepass.scenes.widgets import TokenChip
     for text in ("س", "ال", ch00.OTHER_LANGUAGE, "שלום"):
         assert label(text).width > 0.1, text
         assert TokenChip(text).text_mob.width > 0.1
@@ -316,7 +316,7 @@ def test_every_word_these_chapters_show_comes_from_the_catalog(tiny_bundle):
 
 
 def test_a_label_too_long_for_its_panel_takes_two_lines_rather_than_an_illegible_size():
-    from scenes.text import fit_lines
+    from onepass.scenes.text import fit_lines
     short = fit_lines("trained GPT-2: structured patterns", S.SMALL, S.INK, 5.0)
     assert "\n" not in short.original_text and short.width <= 5.0
     longer = fit_lines("⟦ţŕààííñééđ ĜPŢŢ-2: šţŕûûçţûûŕééđđ pààţţééŕñšš⟧", S.SMALL, S.INK, 4.0)

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from tests.helpers import build_scene
-from voiceover.script import chapter_lines
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover.script import chapter_lines
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ import re
 import numpy as np
 import pytest
 
-from data import extract, tokenizer
-from data.facts import ch03 as ch03_facts
-from data.facts import ch04 as ch04_facts
-from scenes import style as S
+from onepass.data import extract, tokenizer
+from onepass.data.facts import ch03 as ch03_facts
+from onepass.data.facts import ch04 as ch04_facts
+from onepass.scenes import style as S
 from tests.helpers import (
     KNOWN_NARROW,
     MIN_CONTENT_SHARE,
@@ -22,10 +22,10 @@ from tests.helpers import (
     build_scene,
     frame_checks,
 )
-from voiceover import script
-from words import markup
-from words import numbers as N
-from words.catalog import Words, english
+from onepass.voiceover import script
+from onepass.words import markup
+from onepass.words import numbers as N
+from onepass.words.catalog import Words, english
 
 CH03 = ["Heads", "Mlp", "Climb", "Lens"]
 CH04 = ["LastRow", "Softmax", "Shaping", "Pick"]
@@ -279,7 +279,7 @@ def test_every_line_marks_where_its_picture_moves_at_the_start_of_a_sentence(tin
 
 
 def test_numbers_and_counts_the_narration_composes_come_from_the_catalog():
-    from voiceover.scripts.ch04 import ordinal
+    from onepass.voiceover.scripts.ch04 import ordinal
     words = Words.load("en")
     said = [ordinal(n, words) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 1001)]
     assert said == ["first", "second", "third", "fourth", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st",

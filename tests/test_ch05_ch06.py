@@ -11,15 +11,16 @@ import numpy as np
 import pytest
 
 from tests.helpers import build_scene
-from data import tokenizer
-from data.facts.ch05 import VISIBLE_CHANGE, mask_facts
-from data.facts.ch06 import family_facts, loop_facts
-from data.flops import (GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, causal_pairs,
-                        decode_step_flops, forward_ledger, generation_flops, human, kv_cache_bytes,
-                        kv_cache_numbers_per_token)
-from scenes import style as S
-from words import numbers as N
-from scenes.widgets import token_window
+from onepass.data import tokenizer
+from onepass.data.facts.ch05 import VISIBLE_CHANGE, mask_facts
+from onepass.data.facts.ch06 import family_facts, loop_facts
+from onepass.data.flops import (
+    GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, causal_pairs, decode_step_flops,
+    forward_ledger, generation_flops, human, kv_cache_bytes, kv_cache_numbers_per_token,
+)
+from onepass.scenes import style as S
+from onepass.words import numbers as N
+from onepass.scenes.widgets import token_window
 
 
 def build(bundle, chapter, scene):
@@ -114,8 +115,8 @@ def test_mask_off_scene_shows_both_grids_and_holds_the_meter(which, request):
 
 
 def test_chapter05_narration_reads_the_grid(tiny_bundle):
-    from voiceover import script
-    from words.catalog import Words
+    from onepass.voiceover import script
+    from onepass.words.catalog import Words
     f = mask_facts(tiny_bundle)
     lines = script.chapter_lines("05", tiny_bundle, tiny_bundle.ledger(), Words.load("en"))
     r, c = f["big_row"], f["big_col"]
@@ -137,7 +138,7 @@ def test_chapter05_narration_reads_the_grid(tiny_bundle):
 
 def test_chapter05_family_words_are_the_facts_families(tiny_bundle):
     """The columns' words are catalog messages; in English they are FAMILIES' own (data/facts/ch05.py)."""
-    from data.facts.ch05 import FAMILIES, ORIGINAL
+    from onepass.data.facts.ch05 import FAMILIES, ORIGINAL
     scene = build(tiny_bundle, "05", "Families")
     for fam in FAMILIES:
         words = scene.family_words(fam.mask)
@@ -233,7 +234,7 @@ def test_scale_scene_prices_gpt3_and_a_reply(tiny_bundle):
     d, L = 12288, 96
     params = 50257 * d + GPT3_N_POSITIONS * d + L * (12 * d * d + 9 * d) + (2 * L + 1) * 2 * d  # + LayerNorms
     assert params == pytest.approx(175e9, rel=0.01)
-    # GPT-3's row of the family table (data.facts.ch06.family_facts), its large counts in short form
+    # GPT-3's row of the family table (onepass.data.facts.ch06.family_facts), its large counts in short form
     gpt3 = family_facts(b)[-1]
     assert (gpt3["key"], gpt3["params"], gpt3["token_flops"]) == ("gpt3", params, cached_step(g3, T + 1))
     assert {"96", "12,288", "175G", "349G", "2,359,296"} <= texts
@@ -247,8 +248,8 @@ def test_scale_scene_prices_gpt3_and_a_reply(tiny_bundle):
 def test_chapter_06_ratios_are_worked_out_once_for_screen_and_voice(tiny_bundle):
     """The ratios chapter 06 shows and speaks (FLOPs per weight, the cached step's saving, GPT-3 over
     GPT-2 per token) come from loop_facts, and the screen and the narration show the same figures."""
-    from voiceover import script
-    from words.catalog import Words
+    from onepass.voiceover import script
+    from onepass.words.catalog import Words
     b = tiny_bundle
     f = loop_facts(b)
     assert f["prefill_per_param"] == f["prefill"] / f["params"]
@@ -289,9 +290,9 @@ CH06_MARKS = {
 def test_chapter06_lines_mark_where_the_picture_moves(tiny_bundle, monkeypatch, synthetic):
     """Both wordings (random weights and real) carry the markers the scenes wait on; the random one
     one more, where it says the pick is noise. Lists are joined by the catalog's words."""
-    from data.bundle import Bundle
-    from voiceover import script
-    from words.catalog import Words
+    from onepass.data.bundle import Bundle
+    from onepass.voiceover import script
+    from onepass.words.catalog import Words
     monkeypatch.setattr(Bundle, "synthetic", property(lambda self: synthetic))
     b = tiny_bundle
     f = loop_facts(b)
@@ -300,7 +301,7 @@ def test_chapter06_lines_mark_where_the_picture_moves(tiny_bundle, monkeypatch, 
         want = (["question", "pick", "noise", *marks[2:]] if synthetic and beat == "append" else marks)
         assert lines[beat].mark_names == want, beat
     # the picks after the first, as a spoken list: "“a”, “b” and “c”"
-    from words.numbers import spoken_token
+    from onepass.words.numbers import spoken_token
     picks = [spoken_token(s["text"], Words.load("en")) for s in f["steps"][1:]]
     assert lines["loop"].text.startswith(f"Each new pass adds one more token: {', '.join(picks[:-1])} and {picks[-1]}")
     share = f["square"][0]["share"]
@@ -321,10 +322,10 @@ def test_chapter06_words_come_from_the_catalog_and_fit_when_longer(which, name, 
 
     from manim import Text
 
-    from scenes import base
-    from scenes.text import LEGIBLE
+    from onepass.scenes import base
+    from onepass.scenes.text import LEGIBLE
     from tests import helpers
-    from words.pseudo import pseudo
+    from onepass.words.pseudo import pseudo
     b = request.getfixturevalue(which)
     english_beat = base.ChapterScene.beat
     found: set = set()

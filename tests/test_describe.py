@@ -22,10 +22,10 @@ import polib
 import pytest
 
 from tests.helpers import run_main
-from voiceover import captions, script, services
-from voiceover.descriptions import anchor, split
-from words import catalog, markup
-from words.catalog import Words
+from onepass.voiceover import captions, script, services
+from onepass.voiceover.descriptions import anchor, split
+from onepass.words import catalog, markup
+from onepass.words.catalog import Words
 
 DESCRIBED = [c for c in ("00", "01", "02", "03", "04", "05", "06") if catalog.described(c)]
 
@@ -156,7 +156,7 @@ def check_transcript(final: Path, lang: str, bundle, words) -> None:
 
 def test_every_chapter_render_writes_its_descriptions_track_and_transcript(tiny_bundle, tmp_path):
     """write_tracks from a chapter's recorded cues (here timed without a render): English, chapter 02."""
-    from film import describe
+    from onepass.film.kit import describe
     words = Words.load("en")
     cues = fake_cues("02", tiny_bundle, words)
     (tmp_path / "s.cues.json").write_text(json.dumps(cues), encoding="utf-8")
@@ -180,7 +180,7 @@ def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_descriptio
     """Urdu, espeak-ng, tiny weights: the standard chapter unchanged; the described cut longer by the
     descriptions' speech (a frame per hold at most), its sound as long as its picture, and each
     description's caption starting where its speech starts; the transcript in Urdu, right to left."""
-    from voiceover import audio, media
+    from onepass.voiceover import audio, media
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
     args = ("--chapter", "02", "--lang", "ur", "--bundle", str(tiny_bundle.path), "--voice", "espeak", "--quality", "low",
             "--out", str(tmp_path / "out"))

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from data.errors import OnepassError
-from engine import versions
-from engine.text import PARSE_ONLY
+from onepass.data.errors import OnepassError
+from onepass.engine import versions
+from onepass.engine.text import PARSE_ONLY
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("manim", "manim_voiceover")
@@ -209,9 +209,9 @@ def test_the_series_rule_and_the_pins_say_the_same():
 
 
 def test_a_scene_process_refuses_another_manim_before_it_renders(tmp_path, monkeypatch):
-    """film/render_job.py checks before it renders (and at its import, before manim loads): a faked
+    """film/run/render_job.py checks before it renders (and at its import, before manim loads): a faked
     manim 0.23 stops it with the message, and nothing is written."""
-    from film import render_job
+    from onepass.film.run import render_job
     real = importlib.metadata.version
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.23.1" if name == "manim" else real(name))
     out = tmp_path / "scene.mp4"
@@ -224,7 +224,7 @@ def test_render_refuses_another_manim_before_anything_renders(tmp_path, monkeypa
     """`render.py --chapter 00` with a faked manim-voiceover 0.5 ends on one clear line naming the
     supported and the installed versions (exit 2, no traceback), before a bundle is extracted or a
     file written."""
-    from film import request
+    from onepass.film.make import request
     from tests.helpers import one_clear_line, run_main
     monkeypatch.setattr(request, "get_bundle", lambda *a, **k: pytest.fail("a bundle was extracted before the check"))
     real = importlib.metadata.version

@@ -1,5 +1,5 @@
 """One user-facing error base (issue 42 item 5): every error the user can act on derives from
-data.errors.OnepassError, which render.py ends with one clear line (exit 2); anything else is a
+onepass.data.errors.OnepassError, which render.py ends with one clear line (exit 2); anything else is a
 bug in onepass and keeps its traceback (exit 1)."""
 from __future__ import annotations
 
@@ -8,25 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 from tests.helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("data", "film", "scenes", "voiceover", "words", "engine")
 # exceptions that never reach the user: raised and caught inside one module
-INTERNAL = {"film/holds.py": {"Unsupported"}, "engine/voiceover_plugin.py": {"NoQuestions"}}
+INTERNAL = {"film/frames/holds.py": {"Unsupported"}, "engine/voiceover_plugin.py": {"NoQuestions"}}
 
 
 def _classes():
     import importlib
-    for path in [ROOT / "render.py"] + [f for p in PACKAGES if (ROOT / p).is_dir() for f in (ROOT / p).rglob("*.py")]:
+    for path in [f for p in ("onepass",) + PACKAGES if (ROOT / p).is_dir() for f in (ROOT / p).rglob("*.py")]:
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and any(
                     (b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")).endswith(("Error", "Exception", "Mismatch"))
                     for b in node.bases) and node.name not in INTERNAL.get(rel, ()):
-                module = importlib.import_module(rel[:-3].replace("/", "."))
+                name = rel[:-3].replace("/", ".")       # data/x.py is onepass.data.x; onepass/cli.py onepass.cli
+                module = importlib.import_module(name if name.startswith("onepass.") else "onepass." + name)
                 yield rel, getattr(module, node.name)
 
 
@@ -37,7 +38,7 @@ def test_every_error_class_of_onepass_derives_from_the_one_base():
 
 
 def _raise_on_extract(monkeypatch, exc: BaseException):
-    from film import request
+    from onepass.film.make import request
 
     def fails(*args, **kwargs):
         raise exc
@@ -45,16 +46,16 @@ def _raise_on_extract(monkeypatch, exc: BaseException):
 
 
 def _cases():
-    from data.bundle import BundleError
-    from data.extract import ExtractError
-    from data.models import UnknownModel
-    from film.batch import ManifestError
-    from film.errors import PipelineError
-    from film.identity import WorkerMismatch
-    from voiceover.align import AlignmentError
-    from voiceover.audio import AudioError
-    from voiceover.media import MediaError
-    from words.catalog import CatalogError
+    from onepass.data.bundle import BundleError
+    from onepass.data.extract import ExtractError
+    from onepass.data.models import UnknownModel
+    from onepass.film.make.batch import ManifestError
+    from onepass.film.plan.errors import PipelineError
+    from onepass.film.plan.identity import WorkerMismatch
+    from onepass.voiceover.align import AlignmentError
+    from onepass.voiceover.audio import AudioError
+    from onepass.voiceover.media import MediaError
+    from onepass.words.catalog import CatalogError
     return [ExtractError("no weights here: use --weights random"), BundleError("bundle damaged: extract again"),
             UnknownModel("no model 'gpt5': the family is gpt2, ..."), PipelineError("scene Scores failed: see its log"),
             ManifestError(Path("course.toml"), ["job 1: no prompt"]), AlignmentError("line ch02-title: silent"),

@@ -21,12 +21,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data import extract, flops, models, tokenizer  # noqa: E402
-from data.flops import Shape  # noqa: E402
-from film import batch, jobs as film_jobs, keys, request  # noqa: E402
+from onepass.data import extract, flops, models, tokenizer  # noqa: E402
+from onepass.data.flops import Shape  # noqa: E402
+from onepass.film.make import batch, request  # noqa: E402
+from onepass.film.plan import jobs as film_jobs, keys  # noqa: E402
 from tests.helpers import one_clear_line, run_main  # noqa: E402
-from words import catalog  # noqa: E402
-from words.catalog import Words  # noqa: E402
+from onepass.words import catalog  # noqa: E402
+from onepass.words.catalog import Words  # noqa: E402
 
 PROMPT = "The cat sat on the"
 FAMILY = list(models.FAMILY)
@@ -299,7 +300,7 @@ def test_every_model_has_its_name_in_every_language_and_the_titles_take_it(lang)
 
 
 def test_the_films_title_names_the_bundles_model(mini, monkeypatch, tmp_path):
-    from film import build
+    from onepass.film.make import build
     seen = {}
     results = [SimpleNamespace(chapter=c, title=t, final=tmp_path / f"{c}.mp4") for c, t in (("00", "A"), ("01", "B"))]
     monkeypatch.setattr(build, "render", lambda chapters, bundle, options: results)

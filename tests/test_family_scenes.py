@@ -14,17 +14,17 @@ import re
 
 import pytest
 
-from data import extract, models
-from data.chapters import CHAPTERS as CHAPTER_MODULES
-from data.facts.ch03 import HEAD_PANELS, head_panels
-from data.facts.ch06 import family_facts
-from data.flops import GPT3, Shape, decode_step_flops, kv_cache_numbers_per_token, parameter_counts
-from film.keys import chapter_source
-from scenes import style as S
-from scenes.widgets import STACK_ROWS, layer_window
+from onepass.data import extract, models
+from onepass.data.chapters import CHAPTERS as CHAPTER_MODULES
+from onepass.data.facts.ch03 import HEAD_PANELS, head_panels
+from onepass.data.facts.ch06 import family_facts
+from onepass.data.flops import GPT3, Shape, decode_step_flops, kv_cache_numbers_per_token, parameter_counts
+from onepass.film.plan.keys import chapter_source
+from onepass.scenes import style as S
+from onepass.scenes.widgets import STACK_ROWS, layer_window
 from tests.helpers import KNOWN_IN_CAPTION_BAND, box, frame_checks
-from voiceover import script
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words.catalog import Words
 
 CHAPTERS = ["00", "01", "02", "03", "04", "05", "06"]
 ALL_SCENES = [(c, name) for c in CHAPTERS for name in chapter_source(CHAPTER_MODULES[c].module).scenes]
@@ -116,7 +116,7 @@ def _overlapping_words(scene) -> list[str]:
 def test_every_chapter_reads_at_every_size(mini, monkeypatch, model, chapter, name):
     """Nothing off-frame, in the caption band or below S.SMALL at the end of any beat (frame_checks);
     and at each beat's end nothing drawn leaves the frame and no two words are drawn over each other."""
-    import scenes.base as base
+    import onepass.scenes.base as base
     from contextlib import contextmanager
     problems, original = [], base.ChapterScene.beat
 

@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scenes import style as S  # noqa: E402
-from scenes import text as TX  # noqa: E402
+from onepass.scenes import style as S  # noqa: E402
+from onepass.scenes import text as TX  # noqa: E402
 
 
 @pytest.fixture()
@@ -59,7 +59,7 @@ def family_state(mob):
 
 
 def test_labels_kept_on_the_shelf_come_back_as_built_and_a_bad_file_is_built_again(tmp_path, monkeypatch):
-    """A scene process loads the labels an earlier one built (scenes.text.Shelf) instead of
+    """A scene process loads the labels an earlier one built (onepass.scenes.text.Shelf) instead of
     shaping them again: the same outline, colours and attributes, never Pango's work twice; a
     file that cannot be read is built again and replaced."""
     built = []

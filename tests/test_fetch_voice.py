@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests.test_hub import ROOT, HubServer
-from voiceover import piper_voices, services
+from onepass.voiceover import piper_voices, services
 
 EN = piper_voices.RECOMMENDED["en"]
 ES = piper_voices.RECOMMENDED["es"]

@@ -1,4 +1,4 @@
-"""Scene processes forked from a server that imported manim once (film/forkserver.py): the same
+"""Scene processes forked from a server that imported manim once (film/run/forkserver.py): the same
 file as the command makes, the same errors, the same clean ends on stop and on a dead server, and
 never older code than the disk holds."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from film import forkserver, runner
-from film.errors import PipelineError
-from film.jobs import SceneJob
-from voiceover import media
+from onepass.film.run import forkserver, runner
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.jobs import SceneJob
+from onepass.voiceover import media
 
 
 def _job(work: Path, chapter: str, scene: str, tag: str) -> SceneJob:

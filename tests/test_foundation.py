@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
-from data import extract, tokenizer
-from data.flops import GPT2_SMALL, forward_ledger, kv_cache_numbers_per_token, parameter_counts
+from onepass.data import bundle as bundle_io
+from onepass.data import extract, tokenizer
+from onepass.data.flops import GPT2_SMALL, forward_ledger, kv_cache_numbers_per_token, parameter_counts
 
 ROOT = Path(__file__).resolve().parents[1]
 URDU = "السلام علیکم"   # the lecture seed's line: 13 tokens for 12 characters
@@ -214,7 +214,7 @@ def test_saved_bundle_holds_exactly_the_schema(tiny_bundle):
 
 
 def test_cached_bundle_lookup_imports_no_torch(tiny_bundle, bundle_root):
-    code = ("import sys; from data import extract; "
+    code = ("import sys; from onepass.data import extract; "
             f"b = extract.extract({tiny_bundle.prompt!r}, 'tiny', root={str(bundle_root)!r}, log=print); "
             f"assert b.path.name == {tiny_bundle.path.name!r}; "
             "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")

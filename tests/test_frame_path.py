@@ -21,13 +21,15 @@ from av.video.reformatter import VideoReformatter
 from manim import DOWN, UP, Create, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
-from engine.frames import (ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes,
-                           SegmentEncoder, rgba_to_i420)
-from film.render_job import film_renderer
-from scenes import style as S
-from scenes.meter import CountTo, FlopsMeter
-from scenes.widgets import AttentionArcs, NumberGrid
-from voiceover import media
+from onepass.engine.frames import (
+    ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder,
+    rgba_to_i420,
+)
+from onepass.film.run.render_job import film_renderer
+from onepass.scenes import style as S
+from onepass.scenes.meter import CountTo, FlopsMeter
+from onepass.scenes.widgets import AttentionArcs, NumberGrid
+from onepass.voiceover import media
 
 
 class Sampler(Scene):
@@ -123,7 +125,7 @@ def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_
     assert len(ours) == len(stock) == sum(n for _, n in drawn) > 0
     assert again == ours, "two renders of one scene gave different frames"
     # every frame outside a hold is x264's encoding of the same picture as manim's own file, up to
-    # the colour conversion's rounding (engine.frames.rgba_to_i420); a hold (film/holds.py)
+    # the colour conversion's rounding (onepass.engine.frames.rgba_to_i420); a hold (film/frames/holds.py)
     # shows its first frame for as long as it lasts
     mine, theirs = decoded(tmp_path / "ours"), decoded(tmp_path / "stock")
     at, holds_seen = 0, 0
@@ -141,7 +143,7 @@ def test_the_film_frame_path_draws_what_manim_draws_and_the_same_every_time(tmp_
 
 @pytest.mark.render
 def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path):
-    """film.runner caches a scene only if its MP4 holds the packets x264 made (engine/frames.py
+    """onepass.film.run.runner caches a scene only if its MP4 holds the packets x264 made (engine/frames.py
     hashes them as they are muxed, start codes and all): the account must match the file manim
     assembles from its segments (where the muxer repeats the parameter sets), packet for packet."""
     with tempconfig({"quality": "low_quality", "media_dir": str(tmp_path), "disable_caching": True,
@@ -169,13 +171,13 @@ def test_a_scene_process_accounts_for_exactly_the_packets_its_mp4_holds(tmp_path
 
 
 def test_the_film_traces_every_shape_as_manim_does():
-    """engine.frames.trace_path makes the cairo path manim's Camera.set_cairo_context_path makes,
+    """onepass.engine.frames.trace_path makes the cairo path manim's Camera.set_cairo_context_path makes,
     element for element: closed and open outlines, several subpaths in one shape (a label's glyphs
     merged), ends that meet within the tolerance and ends that just miss it, a lone point."""
     from manim import Arc, Camera, Circle, Line, Square, VMobject
 
-    from engine.frames import trace_path
-    from scenes import text as TX
+    from onepass.engine.frames import trace_path
+    from onepass.scenes import text as TX
     camera = Camera()
     ctx = camera.get_cairo_context(camera.pixel_array)
     two = Square().append_points(Circle(radius=0.5).shift([3, 0, 0]).points)      # two subpaths
@@ -204,13 +206,13 @@ def test_the_film_traces_every_shape_as_manim_does():
 
 class Mover(Scene):
     """What moves most in the film: labels and boxes sliding into place, shrinking and growing, a
-    shape fading in on its way down (engine.frames.FilmCamera puts their kept paths back moved);
+    shape fading in on its way down (onepass.engine.frames.FilmCamera puts their kept paths back moved);
     then a turn and a growth from nothing, which it must trace."""
 
     def construct(self):
         from manim import LEFT, RIGHT, Circle, GrowFromCenter, Rotate, RoundedRectangle, Square
 
-        from scenes import text as TX
+        from onepass.scenes import text as TX
         label = TX.label("Σ FLOPs 24,379,392", mono=True).shift(LEFT * 2 + UP)
         word = TX.label("attention").shift(DOWN * 2)
         box = RoundedRectangle(width=2.0, height=1.2, corner_radius=0.15, color=S.ATTENTION, fill_opacity=0.3)
@@ -259,13 +261,13 @@ def test_a_shape_moved_whole_is_drawn_as_manim_traces_it_to_cairos_rounding(tmp_
 
 
 def test_subpaths_are_found_as_manim_finds_them():
-    """engine.frames.subpaths_from_points (every Transform's alignment, in a scene process) splits
+    """onepass.engine.frames.subpaths_from_points (every Transform's alignment, in a scene process) splits
     a shape's points into the subpaths manim's VMobject.get_subpaths_from_points gives: the same
     splits, the same points, for ends that meet, just miss, are not finite, or trail off."""
     from manim import Arc, Circle, Line, Square, VMobject
 
-    from engine.frames import _MANIMS_SUBPATHS, subpaths_from_points
-    from scenes import text as TX
+    from onepass.engine.frames import _MANIMS_SUBPATHS, subpaths_from_points
+    from onepass.scenes import text as TX
     two = Square().append_points(Circle(radius=0.5).shift([3, 0, 0]).points)
     near = VMobject().set_points_as_corners([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1e-9, 1e-9, 0]])
     gap = Line([0, 0, 0], [1, 0, 0]).append_points(Line([1.001, 0, 0], [2, 0, 0]).points)
@@ -317,10 +319,10 @@ class Layers(Scene):
 
 
 def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
-    """engine.still_layer draws the shapes that held still onto a layer once and each frame draws only
+    """onepass.engine.still_layer draws the shapes that held still onto a layer once and each frame draws only
     the rest over it: every picture is the one the camera draws without the layer, pixel for pixel,
     with shapes moving beneath still ones and over them, and a still shape changing colour."""
-    from engine.frames import FilmCamera
+    from onepass.engine.frames import FilmCamera
 
     class Unlayered(FilmCamera):
         LAYERED = False
@@ -335,12 +337,12 @@ def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
 
 
 def test_families_are_listed_as_manim_lists_them():
-    """engine.frames.family_of (every family a scene process asks for) lists a mobject's family
+    """onepass.engine.frames.family_of (every family a scene process asks for) lists a mobject's family
     as manim's Mobject.get_family does: the same members in the same order, with a member shared
     by two groups, a group holding itself and one holding its own ancestor."""
     from manim import Circle, Square, VGroup
 
-    from engine.frames import _MANIMS_FAMILY, family_of
+    from onepass.engine.frames import _MANIMS_FAMILY, family_of
     grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
     shared = Circle()
     twice = VGroup(VGroup(shared, Square()), VGroup(Square(), shared), shared)
@@ -394,7 +396,7 @@ def test_images_are_composited_as_manim_composites_them(tmp_path):
 # The contract: each internal engine/ relies on, as the supported versions have it (engine/__init__.py)
 
 def test_the_segment_encoder_internals_engine_relies_on(tmp_path):
-    """engine.frames.SegmentEncoder reads and writes VideoSegmentEncoder's _container, _stream,
+    """onepass.engine.frames.SegmentEncoder reads and writes VideoSegmentEncoder's _container, _stream,
     _next_pts, _closed and calls _operation_error; re-opens it through its __init__(target=, spec=);
     replaces a VideoEncoderSpec's options with dataclasses.replace."""
     import dataclasses
@@ -403,7 +405,7 @@ def test_the_segment_encoder_internals_engine_relies_on(tmp_path):
     from manim._config.video_encoder import VideoEncoderSpec
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    from film import holds
+    from onepass.film.frames import holds
     assert [f.name for f in dataclasses.fields(VideoEncoderSpec)][:7] == [
         "container_format", "codec", "pixel_format", "width", "height", "frame_rate", "options"]
     spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 64, 48, __import__("fractions").Fraction(15),
@@ -442,7 +444,7 @@ def test_the_file_writer_and_renderer_internals_engine_relies_on(tmp_path):
     reads Camera.pixel_array_to_cairo_context, get_mobjects_to_display and display_vectorized."""
     from manim import Camera, SceneFileWriter
 
-    from engine.frames import FilmFileWriter
+    from onepass.engine.frames import FilmFileWriter
     assert callable(SceneFileWriter._create_segment_encoder)
     seen = []
 
@@ -471,11 +473,11 @@ def test_the_file_writer_and_renderer_internals_engine_relies_on(tmp_path):
 
 
 def test_what_display_vectorized_reads_is_what_the_layer_compares():
-    """engine.still_layer.look_of restates what Camera.display_vectorized reads of a shape: two shapes
+    """onepass.engine.still_layer.look_of restates what Camera.display_vectorized reads of a shape: two shapes
     with equal looks draw equal pixels, and changing any of those looks changes the look."""
     from manim import Camera, Square
 
-    from engine.still_layer import look_of
+    from onepass.engine.still_layer import look_of
     a, b = Square(1.0, color=S.KEY, fill_opacity=0.5), Square(1.0, color=S.KEY, fill_opacity=0.5)
     assert look_of(a) == look_of(b)
 
@@ -499,7 +501,9 @@ def test_the_patched_methods_are_manims_and_come_back():
     renders and puts manim's own back after it (and after an error)."""
     from manim import Mobject, VMobject
 
-    from engine.frames import _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, subpaths_from_points
+    from onepass.engine.frames import (
+        _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, subpaths_from_points,
+    )
     assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
     with pytest.raises(RuntimeError), faster_manim():
         assert VMobject.get_subpaths_from_points is subpaths_from_points and Mobject.get_family is family_of
@@ -510,10 +514,10 @@ def test_the_patched_methods_are_manims_and_come_back():
 def test_the_text_internals_engine_relies_on():
     """A Text keeps its glyphs as submobjects, its string as original_text (text without spaces,
     initial_height), chars, the parse's id_to_vgroup_dict, svg_default and path_string_config, and
-    each glyph its path_obj: engine.text drops those, merges the glyphs and composes numbers."""
+    each glyph its path_obj: onepass.engine.text drops those, merges the glyphs and composes numbers."""
     from manim import Text
 
-    from engine import text as ET
+    from onepass.engine import text as ET
     t = Text("−1.57 ab", font=S.MONO)
     for name in ET.PARSE_ONLY:
         assert name in t.__dict__, f"Text keeps no {name}"
@@ -532,11 +536,11 @@ def test_the_text_internals_engine_relies_on():
 
 
 def test_indication_is_manims_indicate_with_its_target_made_by_one_method():
-    """engine.animation.Indication reads Indicate's scale_factor and color: with nothing overridden it
+    """onepass.engine.animation.Indication reads Indicate's scale_factor and color: with nothing overridden it
     is manim's Indicate, point for point and colour for colour."""
     from manim import Indicate, Square
 
-    from engine.animation import Indication
+    from onepass.engine.animation import Indication
     for cls in (Indicate, Indication):
         assert cls(Square(), scale_factor=1.3, color=S.WARNING).scale_factor == 1.3
     theirs = Indicate(Square().shift(UP), scale_factor=1.3, color=S.WARNING).create_target()
@@ -546,10 +550,10 @@ def test_indication_is_manims_indicate_with_its_target_made_by_one_method():
 
 def test_the_plugin_prompts_can_never_read_stdin(monkeypatch):
     """manim-voiceover's three prompting helpers (and a module's `input`) are replaced in every module
-    of it that is loaded, once a network voice's class is loaded through engine.voiceover_plugin."""
+    of it that is loaded, once a network voice's class is loaded through onepass.engine.voiceover_plugin."""
     import builtins
 
-    from engine import voiceover_plugin as plugin
+    from onepass.engine import voiceover_plugin as plugin
     plugin.service_class("gtts")
     import manim_voiceover.helper as helper
     import manim_voiceover.services.base as base
@@ -566,14 +570,14 @@ def test_the_plugin_prompts_can_never_read_stdin(monkeypatch):
 
 
 def test_a_narrated_scene_keeps_manim_voiceovers_time(tmp_path, monkeypatch):
-    """engine.narration.NarratedScene times a line as manim-voiceover's VoiceoverScene did (the scene
+    """onepass.engine.narration.NarratedScene times a line as manim-voiceover's VoiceoverScene did (the scene
     this film was first cut with): the same clip start and end, the same scene time after each block
     (a short block waits for the clip, a long one does not)."""
     from manim import Wait, tempconfig
     from manim_voiceover import VoiceoverScene
 
-    from engine.narration import NarratedScene
-    from voiceover import services
+    from onepass.engine.narration import NarratedScene
+    from onepass.voiceover import services
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voices"))
     service = services.make_service("none")
 

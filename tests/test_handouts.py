@@ -23,11 +23,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from film import build, clips, handout, keys, notebook, publish, request, slides  # noqa: E402
+from onepass.film.make import build, request  # noqa: E402
+from onepass.film.kit import clips, handout, notebook, publish, slides  # noqa: E402
+from onepass.film.plan import keys  # noqa: E402
 from tests.helpers import packets_account  # noqa: E402
-from voiceover import script  # noqa: E402
-from voiceover.media import probe  # noqa: E402
-from words.catalog import Words  # noqa: E402
+from onepass.voiceover import script  # noqa: E402
+from onepass.voiceover.media import probe  # noqa: E402
+from onepass.words.catalog import Words  # noqa: E402
 
 FPS = 5
 BEAT_SECONDS = (3, 12, 6)
@@ -51,7 +53,7 @@ json.dump(cues, open(spec["cues"], "w"))
 
 
 class Chapter02:
-    """Chapter 02 of the tiny model through film.build, each scene a stand-in picture."""
+    """Chapter 02 of the tiny model through onepass.film.make.build, each scene a stand-in picture."""
 
     def __init__(self, tmp: Path, bundle, lang: str = "en"):
         self.tmp, self.bundle = tmp, bundle
@@ -59,7 +61,7 @@ class Chapter02:
         self.fake.write_text(FAKE_SCENE)
         self.words = Words.load(lang)
         self.lines = script.chapter_lines("02", bundle, bundle.ledger(), self.words)
-        src = keys.chapter_source("scenes.ch02_attention")
+        src = keys.chapter_source("onepass.scenes.ch02_attention")
         self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
         self.count = 0
         self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2, command=self.command, words=self.words)

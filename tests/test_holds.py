@@ -1,4 +1,4 @@
-"""A held frame (a wait) costs x264 two frames, whatever its length (film/holds.py): the segment
+"""A held frame (a wait) costs x264 two frames, whatever its length (film/frames/holds.py): the segment
 still holds every frame at a constant rate, each decodes to the same picture, and the scene's
 packet account still matches its file."""
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.frames import ENCODER_OPTIONS, SegmentEncoder, VideoEncoderSpec
-from film import holds
-from voiceover import media
+from onepass.engine.frames import ENCODER_OPTIONS, SegmentEncoder, VideoEncoderSpec
+from onepass.film.frames import holds
+from onepass.voiceover import media
 
 SPEC = VideoEncoderSpec("mp4", "libx264", "yuv420p", 320, 192, Fraction(60), tuple(ENCODER_OPTIONS.items()))
 
@@ -29,7 +29,7 @@ def picture(seed: int = 5) -> av.VideoFrame:
 
 def hold(path: Path, frames: int) -> SegmentEncoder:
     encoder = SegmentEncoder(target=path, spec=SPEC, packet_hash=functools.partial(media.packet_hash, annexb=True),
-                             hold_copies=holds.hold_copies)      # as a scene process has it (film.render_job)
+                             hold_copies=holds.hold_copies)      # as a scene process has it (onepass.film.run.render_job)
     encoder.write_frame(picture(), repeat=frames)
     encoder.finish()
     return encoder

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from data import home
+from onepass.data import home
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("data", "film", "scenes", "voiceover", "words", "engine")
 
 
 def test_every_cache_is_in_the_users_cache_folder_or_onepass_cache(tmp_path, monkeypatch):
-    from film import source_memo
-    from voiceover import services
-    from data import bundle as bundle_io
+    from onepass.film.plan import source_memo
+    from onepass.voiceover import services
+    from onepass.data import bundle as bundle_io
     for env in (home.CACHE_ENV, home.VOICE_CACHE_ENV, home.LABELS_ENV, home.SOURCES_ENV):
         monkeypatch.delenv(env, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -41,8 +41,8 @@ def test_every_cache_is_in_the_users_cache_folder_or_onepass_cache(tmp_path, mon
     assert services.cache_root() == tmp_path / "voices" and source_memo.folder() is None
     # the output root follows the current folder, as manim's media/ does
     monkeypatch.chdir(tmp_path)
-    from film.jobs import BuildOptions
-    from film.request import Request
+    from onepass.film.plan.jobs import BuildOptions
+    from onepass.film.make.request import Request
     assert home.output_root() == BuildOptions().out == Request().out == tmp_path / "out"
     for path in (home.cache_root(), home.bundles_dir(), home.voice_cache_dir(), home.output_root()):
         assert not path.resolve().is_relative_to(ROOT), path
@@ -55,11 +55,11 @@ def _dead_pid() -> int:
 
 
 def test_the_clean_up_removes_every_kind_of_folder_a_killed_run_leaves(tmp_path, monkeypatch):
-    """Each prefix data.home names: a folder of it in the output folder (OUTPUT_PREFIXES, the
+    """Each prefix onepass.data.home names: a folder of it in the output folder (OUTPUT_PREFIXES, the
     handout's included) or, named for a process that is gone, in the system temp folder
     (OWNED_PREFIXES: alignment, manim media, a handout's Chromium, a network voice) is removed by
     the next run's clean-up; a live process's and anything else are kept."""
-    from film import build
+    from onepass.film.make import build
     system = tmp_path / "system-tmp"
     system.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system))
@@ -82,7 +82,7 @@ def test_the_clean_up_removes_every_kind_of_folder_a_killed_run_leaves(tmp_path,
 
 
 def _prefix_start(node: ast.AST, from_home: dict[str, str]) -> tuple[str | None, bool]:
-    """(the text a prefix= argument starts with, whether that text comes from data.home): home.X,
+    """(the text a prefix= argument starts with, whether that text comes from onepass.data.home): home.X,
     a module name bound to one (ALIGN_PREFIX = home.ALIGN_PREFIX), a literal, an f-string's first part."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value, False
@@ -98,7 +98,7 @@ def _prefix_start(node: ast.AST, from_home: dict[str, str]) -> tuple[str | None,
 
 def test_every_onepass_temporary_folder_is_named_in_home():
     """A temporary folder or file named `onepass-...` anywhere in onepass is made with a prefix
-    data.home lists (so the clean-up knows it), never with one written out by hand."""
+    onepass.data.home lists (so the clean-up knows it), never with one written out by hand."""
     found, wrong = 0, []
     files = [ROOT / "render.py"] + [f for p in PACKAGES if (ROOT / p).is_dir() for f in (ROOT / p).rglob("*.py")]
     for path in files:

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from data import hub
+from onepass.data import hub
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -113,7 +113,7 @@ def run_onepass(code: str, env: dict) -> subprocess.CompletedProcess:
 
 EXTRACT = """
 import json
-from data import extract
+from onepass.data import extract
 b = extract.extract({prompt!r}, "auto", model="gpt2")
 print("WEIGHTS " + json.dumps(b.meta["weights"]))
 """
@@ -156,7 +156,7 @@ def test_auto_downloads_the_model_once_cites_it_and_reuses_the_cache(saved_weigh
 
 
 RESOLVE = """
-from data import extract, hub
+from onepass.data import extract, hub
 said = []
 print("RESOLVED", extract.resolve_weights("auto", said.append, {model!r}))
 print("SAID", *said, sep="\\n")

@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import render  # noqa: E402
-from data import bundle as bundle_io  # noqa: E402
-from data import extract, tokenizer  # noqa: E402
-from voiceover import captions, services  # noqa: E402
+from onepass import cli as render  # noqa: E402
+from onepass.data import bundle as bundle_io  # noqa: E402
+from onepass.data import extract, tokenizer  # noqa: E402
+from onepass.voiceover import captions, services  # noqa: E402
 
 from tests.helpers import build_scene, one_clear_line, run_main  # noqa: E402
 
@@ -68,7 +68,7 @@ def edge_bundles(bundle_root):
 def test_one_token_and_longest_prompts_build_every_scene(edge_bundles, which, chapter):
     """A prompt of 1 token (chapter 02's causal mask once had nothing to animate and crashed)
     and one of the maximum length build every scene of every chapter."""
-    from scenes.registry import scenes_of  # imports the chapter modules (manim): only here
+    from onepass.scenes.registry import scenes_of  # imports the chapter modules (manim): only here
     b = edge_bundles[which]
     assert b.T == (1 if which == "one token" else extract.MAX_TOKENS)
     for cls in scenes_of(chapter):
@@ -318,7 +318,7 @@ def test_any_prompt_inspects_or_ends_with_one_clear_line(prompt, fuzz_root):
 @given(prompt=st.one_of(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=12),
                         st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join)))
 def test_any_accepted_prompt_builds_chapters_00_and_02(prompt, fuzz_root):
-    from scenes.registry import scenes_of  # imports the chapter modules (manim): only here
+    from onepass.scenes.registry import scenes_of  # imports the chapter modules (manim): only here
     rc, _, _ = inspect_prompt(prompt, fuzz_root)
     assume(rc == 0)              # refused prompts are the test above's; this one builds what was accepted
     # short prompts (a few tokens) keep this quick; the longest prompt has its own test above

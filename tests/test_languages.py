@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from data.chapters import CHAPTERS as CHAPTER_MODULES
-from film.keys import chapter_source
+from onepass.data.chapters import CHAPTERS as CHAPTER_MODULES
+from onepass.film.plan.keys import chapter_source
 from tests.helpers import assert_picture_follows_words, english_on_screen, frame_checks, run_main
-from voiceover import captions, services
-from words import catalog, numbers as N
-from words.catalog import Words
+from onepass.voiceover import captions, services
+from onepass.words import catalog, numbers as N
+from onepass.words.catalog import Words
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGS = ["es", "ur"]
@@ -205,7 +205,7 @@ def test_the_check_for_english_on_screen_can_fail(tiny_bundle, monkeypatch):
 # chapter 02 in Urdu with espeak-ng and --described, and checks its standard cut with this.
 def check_urdu_chapter_keeps_audio_captions_and_picture_together(final, log: str):
     """`final`: chapter 02 rendered in Urdu with espeak-ng; `log`: what the render printed."""
-    from voiceover import audio, media
+    from onepass.voiceover import audio, media
     assert "voice ur" in log and "Urdu" in log                     # the log says which voice spoke
     assert final.parent.parent.name == "ur"                          # a folder of its own per language
     fps = media.frame_rate(final)
@@ -235,7 +235,7 @@ def check_urdu_chapter_keeps_audio_captions_and_picture_together(final, log: str
 
 def test_the_deck_and_the_powerpoint_read_right_to_left_in_urdu():
     from pptx import Presentation
-    from film import slides
+    from onepass.film.kit import slides
     ui = slides.deck_words(Words.load("ur"))
     assert (ui["lang"], ui["dir"]) == ("ur", "rtl") and slides.deck_words(Words.load("es"))["dir"] == "ltr"
     assert '<html lang="ur" dir="rtl">' in slides.deck_html([], "mp4", "فلم", ui)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from data.chapters import CHAPTERS, titles
+from onepass.data.chapters import CHAPTERS, titles
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("render", "film", "scenes", "voiceover", "engine", "words", "data")   # top to bottom
@@ -81,7 +81,7 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
 
 def module_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Every project module (its dotted path under `root`) -> the project modules it imports
-    (`from film import keys` imports film.keys; `from film.keys import sha` imports film.keys)."""
+    (`from film import keys` imports onepass.film.plan.keys; `from onepass.film.plan.keys import sha` imports onepass.film.plan.keys)."""
     files = [p for layer in (*LAYERS[1:], DIST) if (root / layer).is_dir() for p in (root / layer).rglob("*.py")]
     named = {".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p for p in files}
     by_file = {p.resolve(): n for n, p in named.items()}
@@ -113,7 +113,7 @@ def package_of(module: str, root: Path = ROOT) -> str:
 
 
 def package_graph(graph: dict[str, set[str]], root: Path = ROOT) -> dict[str, set[str]]:
-    """Package -> the other packages its modules import (film.run -> film.plan, ...)."""
+    """Package -> the other packages its modules import (onepass.film.run -> onepass.film.plan, ...)."""
     out: dict[str, set[str]] = {}
     for m, imports in graph.items():
         here = package_of(m, root)
@@ -176,28 +176,28 @@ def test_an_import_circle_is_caught(tmp_path):
     for pkg in ("film", "film/plan", "film/run"):
         write(f"{pkg}/__init__.py", "")
     # modules: request -> runner -> job -> request, the last inside a function, one by the distribution's name
-    write("film/plan/request.py", "from film.run import runner\n")
+    write("film/plan/request.py", "from onepass.film.run import runner\n")
     write("film/run/runner.py", "import onepass.film.run.job\n")
-    write("film/run/job.py", "def f():\n    from film.plan.request import QUALITIES\n")
+    write("film/run/job.py", "def f():\n    from onepass.film.plan.request import QUALITIES\n")
     write("film/plan/keys.py", "")
 
     def local(found: list[list[str]]) -> list[list[str]]:     # names as tools/restructure.py may spell them
         return [[local_name(n) for n in c] for c in found]
 
     graph = module_graph(tmp_path)
-    assert local(circles(graph)) == local([["film.plan.request", "film.run.job", "film.run.runner"]])
-    assert local(circles(package_graph(graph, tmp_path))) == local([["film.plan", "film.run"]])
+    assert local(circles(graph)) == local([["onepass.film.plan.request", "onepass.film.run.job", "onepass.film.run.runner"]])
+    assert local(circles(package_graph(graph, tmp_path))) == local([["onepass.film.plan", "onepass.film.run"]])
     # packages only: plan -> run (request -> runner), run -> plan (job -> keys), no module circle
-    write("film/run/job.py", "from film.plan import keys\n")
+    write("film/run/job.py", "from onepass.film.plan import keys\n")
     graph = module_graph(tmp_path)
     assert circles(graph) == []
-    assert local(circles(package_graph(graph, tmp_path))) == local([["film.plan", "film.run"]])
+    assert local(circles(package_graph(graph, tmp_path))) == local([["onepass.film.plan", "onepass.film.run"]])
     write("film/run/job.py", "")
     assert circles(package_graph(module_graph(tmp_path), tmp_path)) == []
 
 
 def test_scenes_read_facts_from_data_not_from_the_narration():
-    bad = {p.name: sorted(n for n in imported(p) if n.startswith("voiceover.scripts"))
+    bad = {p.name: sorted(n for n in imported(p) if n.startswith("onepass.voiceover.scripts"))
            for p in sorted((ROOT / "scenes").glob("*.py"))}
     assert {p: b for p, b in bad.items() if b} == {}
 

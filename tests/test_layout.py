@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UL, Rectangle
 
-from scenes import style as S
-from scenes.layout import below, fit_to, keep_inside, place_in, place_row
+from onepass.scenes import style as S
+from onepass.scenes.layout import below, fit_to, keep_inside, place_in, place_row
 
 
 def box(w: float, h: float) -> Rectangle:
@@ -67,7 +67,7 @@ def test_a_swell_stays_inside_the_frame_and_is_manims_indicate_where_it_fits():
     frame the swell is manim's own."""
     from manim import Indicate
 
-    from scenes.follow import SWELL_ROOM, Swell
+    from onepass.scenes.follow import SWELL_ROOM, Swell
 
     def inside(m):
         return (m.get_left()[0] >= SWELL_ROOM.left - 1e-6 and m.get_right()[0] <= SWELL_ROOM.right + 1e-6

@@ -4,7 +4,7 @@ A placement literal is a number written where a scene places something: inside t
 .shift / .move_to / .next_to / .arrange / .arrange_in_grid, inside the value of a buff=, x=, y= or
 width= keyword (of any call), or inside a product of a direction (UP, LEFT, UR, ORIGIN, ...) and a
 number. Scenes place things by the names in scenes/style.py (regions, lines), the spacing scale
-scenes.layout.GAP and relative placement (next_to, below, above, align_to, layout.table) instead.
+onepass.scenes.layout.GAP and relative placement (next_to, below, above, align_to, layout.table) instead.
 
 KNOWN_LITERALS holds each file's count. A file with more fails (place it by name instead); a file
 with fewer fails too, until its entry is lowered to the new count, so the table never hides room

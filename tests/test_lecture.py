@@ -1,4 +1,4 @@
-"""The lecture kit (film/clips.py, film/slides.py): a clip per beat cut frame-exactly from the
+"""The lecture kit (film/kit/clips.py, film/kit/slides.py): a clip per beat cut frame-exactly from the
 chapter, its captions and poster, clips.json, the offline HTML deck (driven in Debian's
 Chromium with the network blocked) and the PowerPoint.
 
@@ -25,18 +25,20 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import render  # noqa: E402
-from film import build, clips, describe, keys, request, slides  # noqa: E402
+from onepass import cli as render  # noqa: E402
+from onepass.film.make import build, request  # noqa: E402
+from onepass.film.kit import clips, describe, slides  # noqa: E402
+from onepass.film.plan import keys  # noqa: E402
 from tests.helpers import StandInVoice, packets_account  # noqa: E402
-from words.catalog import Words  # noqa: E402
-from voiceover import captions, script  # noqa: E402
-from voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
+from onepass.words.catalog import Words  # noqa: E402
+from onepass.voiceover import captions, script  # noqa: E402
+from onepass.voiceover.media import probe, stream_seconds, video_facts  # noqa: E402
 
 FPS = 15
 CHROMIUM = Path("/usr/bin/chromium")
 
 FAKE_SCENE = '''\
-"""Stand-in for film.render_job: a picture as long as the spec says, and its cues."""
+"""Stand-in for onepass.film.run.render_job: a picture as long as the spec says, and its cues."""
 import json, subprocess, sys
 spec = json.loads(sys.argv[1])
 tmp = spec["out"] + ".part.mp4"
@@ -69,14 +71,14 @@ json.dump(cues, open(spec["cues"], "w"))
 
 
 class Chapter02:
-    """Chapter 02 of the tiny model, built by film.build with the stand-in scene renderer."""
+    """Chapter 02 of the tiny model, built by onepass.film.make.build with the stand-in scene renderer."""
 
     def __init__(self, tmp: Path, bundle, voiced: bool, words=None):
         self.tmp, self.bundle, self.voiced = tmp, bundle, voiced
         self.fake = tmp / "fake_scene.py"
         self.fake.write_text(FAKE_SCENE)
         self.lines = script.chapter_lines("02", bundle, bundle.ledger(), words)
-        src = keys.chapter_source("scenes.ch02_attention")
+        src = keys.chapter_source("onepass.scenes.ch02_attention")
         self.beats = {scene: (["title"] if i == 0 else []) + src.beats[scene] for i, scene in enumerate(src.scenes)}
         self.options = build.BuildOptions(quality="low", out=tmp / "out", jobs=2,
                                           voice=StandInVoice("fake") if voiced else None, command=self.command,
@@ -274,7 +276,7 @@ def test_render_py_clip_flags(capsys):
 # Decks
 
 def test_powerpoint_has_a_video_and_the_narration_on_every_slide(silent):
-    from pptx import Presentation          # python-pptx: read back what film/slides.py wrote
+    from pptx import Presentation          # python-pptx: read back what film/kit/slides.py wrote
     from pptx.enum.shapes import MSO_SHAPE_TYPE
     prs = Presentation(str(silent.deck.pptx))
     assert len(prs.slides) == len(silent.lines) == silent.deck.slides
@@ -755,7 +757,7 @@ def _kit(ch, force=False):
 
 
 def test_damaged_clips_posters_captions_and_decks_are_made_again(tiny_bundle, tmp_path):
-    from data.bundle import sha256_file
+    from onepass.data.bundle import sha256_file
     ch = Chapter02(tmp_path, tiny_bundle, voiced=False)
     result, cs, deck = _kit(ch)
     final, folder = result.final, cs.folder
@@ -791,7 +793,7 @@ def test_force_makes_every_lecture_output_again(tiny_bundle, tmp_path):
 
 
 def test_what_a_killed_cut_or_burn_left_is_removed_by_the_next_run(tiny_bundle, tmp_path, monkeypatch):
-    from voiceover import mixdown
+    from onepass.voiceover import mixdown
     ch = Chapter02(tmp_path, tiny_bundle, voiced=False)
     _kit(ch)
     dest = ch.result.final.parent

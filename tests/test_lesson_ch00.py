@@ -10,13 +10,13 @@ import re
 
 import pytest
 
-from data import tokenizer
-from data.facts import ch00
-from scenes.pieces_ch00 import VocabStrip
+from onepass.data import tokenizer
+from onepass.data.facts import ch00
+from onepass.scenes.pieces_ch00 import VocabStrip
 from tests.helpers import build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 EN = Words.load("en")
 

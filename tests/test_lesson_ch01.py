@@ -18,11 +18,11 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from data.facts import ch01 as facts
+from onepass.data.facts import ch01 as facts
 from tests.helpers import altered_bundle, build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 EN = Words.load("en")
 

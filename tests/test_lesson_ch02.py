@@ -12,14 +12,16 @@ import re
 import numpy as np
 import pytest
 
-from data import bundle as bundle_mod
-from data.facts.ch02 import agreement_facts, blend_facts, budget_facts, head_facts, root_facts, softmax
-from scenes import attention_pictures_ch02 as pictures
-from scenes import style as S
+from onepass.data import bundle as bundle_mod
+from onepass.data.facts.ch02 import (
+    agreement_facts, blend_facts, budget_facts, head_facts, root_facts, softmax,
+)
+from onepass.scenes import attention_pictures_ch02 as pictures
+from onepass.scenes import style as S
 from tests.helpers import build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 PICTURES = ("AgreementFan", "BarRow", "BudgetBar", "BlendStrips")
 

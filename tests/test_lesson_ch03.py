@@ -15,13 +15,13 @@ import re
 import numpy as np
 import pytest
 
-from data.facts import ch03 as facts
-from scenes import style as S
-from scenes.ch03_stack import FLOOR_H
-from scenes.pictures_ch03 import norm_picture, token_paths
+from onepass.data.facts import ch03 as facts
+from onepass.scenes import style as S
+from onepass.scenes.ch03_stack import FLOOR_H
+from onepass.scenes.pictures_ch03 import norm_picture, token_paths
 from tests.helpers import altered_bundle, build_scene
-from voiceover import script
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words.catalog import Words
 
 
 class Stand:
@@ -84,7 +84,7 @@ def test_layernorm_picture_reads_the_row_and_a_scaled_row_normalises_the_same(ti
     assert [b.height for b in one.raw] != [b.height for b in two.raw]
     words = Words.load("en")
     line = script.chapter_lines("03", big, big.ledger(), words)["norm"].text
-    from words.numbers import spoken_signed
+    from onepass.words.numbers import spoken_signed
     assert spoken_signed(g["std"], 2, words) in line
 
 

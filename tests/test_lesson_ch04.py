@@ -13,12 +13,12 @@ import re
 import numpy as np
 import pytest
 
-from data.facts import ch04 as facts
-from scenes import ch04_vote, pictures_ch04
+from onepass.data.facts import ch04 as facts
+from onepass.scenes import ch04_vote, pictures_ch04
 from tests.helpers import altered_bundle, build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 
 @pytest.fixture

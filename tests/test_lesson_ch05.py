@@ -11,12 +11,12 @@ import re
 import numpy as np
 import pytest
 
-from data.facts.ch05 import mask_facts
-from scenes.widgets import token_window
+from onepass.data.facts.ch05 import mask_facts
+from onepass.scenes.widgets import token_window
 from tests.helpers import build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import Words
 
 EN = Words.load("en")
 

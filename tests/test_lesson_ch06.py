@@ -15,14 +15,15 @@ import shutil
 import numpy as np
 import pytest
 
-from data import bundle as bundle_io
-from data import extract
-from data.facts.ch06 import (CHIP, H100_SXM, balance_per_weight, bound, crossover_tokens, prefill_per_weight,
-                             serve_facts)
-from data.flops import GPT2_SMALL, decode_step_flops, kv_cache_numbers_per_token, parameter_counts
+from onepass.data import bundle as bundle_io
+from onepass.data import extract
+from onepass.data.facts.ch06 import (
+    CHIP, H100_SXM, balance_per_weight, bound, crossover_tokens, prefill_per_weight, serve_facts,
+)
+from onepass.data.flops import GPT2_SMALL, decode_step_flops, kv_cache_numbers_per_token, parameter_counts
 from tests.helpers import build_scene
-from voiceover import script
-from words.catalog import Words
+from onepass.voiceover import script
+from onepass.words.catalog import Words
 
 GPT2_PARAMS = parameter_counts(GPT2_SMALL)["total"]
 GPT2_SMALL_POSITIONS = 1024
@@ -162,7 +163,7 @@ def test_the_chapter_opens_on_its_question(tiny_bundle):
 
 @pytest.mark.parametrize("synthetic", [True, False])
 def test_no_line_reads_out_more_than_four_numbers(tiny_bundle, monkeypatch, synthetic):
-    from data.bundle import Bundle
+    from onepass.data.bundle import Bundle
     monkeypatch.setattr(Bundle, "synthetic", property(lambda self: synthetic))
     for beat, text in lines(tiny_bundle).items():
         said = set(re.findall(r"(?<![\w-])(?:\d[\d,.]*\d|\d)", text))     # not the 2 of "GPT-2"

@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 from manim import Text, config, linear, rate_functions, there_and_back
 
-from data.bundle import Bundle
-from data.flops import GPT2_SMALL, forward_ledger, parameter_counts
-from words.catalog import Words
-from scenes import meter as M
-from scenes import style as S
-from words import numbers as N
-from scenes import text as TX
-from scenes.registry import chapters, scenes_of
+from onepass.data.bundle import Bundle
+from onepass.data.flops import GPT2_SMALL, forward_ledger, parameter_counts
+from onepass.words.catalog import Words
+from onepass.scenes import meter as M
+from onepass.scenes import style as S
+from onepass.words import numbers as N
+from onepass.scenes import text as TX
+from onepass.scenes.registry import chapters, scenes_of
 
 ROOT = Path(__file__).resolve().parents[1]
 N_GENERATE = 4          # the steps extraction generates for chapter 06

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceover import audio, captions, script, services
+from onepass.voiceover import audio, captions, script, services
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ def voice_cache(tmp_path, monkeypatch):
 
 
 def registered_chapters() -> list[str]:
-    from data.chapters import titles
+    from onepass.data.chapters import titles
     return list(titles())
 
 
@@ -31,8 +31,8 @@ def fast_build(bundle, chapter: str, scene_name: str, voice: str = "none"):
     """construct() with animations skipped (scene time still advances): cues without frames."""
     from manim import tempconfig
 
-    from scenes.base import SceneInputs
-    from scenes.registry import scenes_of
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene_name]
     with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality",
                      "progress_bar": "none", "verbosity": "ERROR"}):
@@ -55,7 +55,7 @@ def test_every_chapter_script_renders_against_tiny_bundles(chapter, tiny_bundle,
 
 
 def test_missing_value_fails_loudly_naming_it():
-    from words.catalog import CatalogError, Words
+    from onepass.words.catalog import CatalogError, Words
     words = Words.load("en")
     with pytest.raises(CatalogError, match=r"ch02-inputs names d, which the caller does not provide") as info:
         words.line("ch02-inputs", {"T": 5})
@@ -63,8 +63,8 @@ def test_missing_value_fails_loudly_naming_it():
 
 
 def test_missing_value_from_a_chapter_values_fails_at_render(tiny_bundle, monkeypatch):
-    from voiceover.scripts import ch02
-    from words.catalog import CatalogError
+    from onepass.voiceover.scripts import ch02
+    from onepass.words.catalog import CatalogError
     real = ch02.values
     monkeypatch.setattr(ch02, "values", lambda b, l, w: {k: v for k, v in real(b, l, w).items() if k != "T"})
     with pytest.raises(CatalogError, match=r"ch02-\w+ names T"):
@@ -184,7 +184,7 @@ def test_caption_blocks_cover_each_segment_exactly():
 
 
 def test_caption_times_equal_narration_segment_times(tiny_bundle, voice_cache, tmp_path):
-    from scenes.registry import scenes_of
+    from onepass.scenes.registry import scenes_of
     names = [c.__name__ for c in scenes_of("02")][:2]
     scenes = [fast_build(tiny_bundle, "02", n) for n in names]
     cue_lists = [s.cues for s in scenes]
@@ -218,9 +218,9 @@ def test_caption_times_equal_narration_segment_times(tiny_bundle, voice_cache, t
 @pytest.mark.render
 @needs_espeak
 def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, voice_cache, tmp_path, monkeypatch):
-    from scenes.registry import scenes_of
-    from film.render_job import render_scene
-    from voiceover import media, mixdown
+    from onepass.scenes.registry import scenes_of
+    from onepass.film.run.render_job import render_scene
+    from onepass.voiceover import media, mixdown
     scene = [c.__name__ for c in scenes_of("02")][-1]
     mp4, cue_file = tmp_path / f"{scene}.mp4", tmp_path / f"{scene}.json"
     render_scene(tiny_bundle.path, "02", scene, "low", mp4, cue_file, voice="espeak")
@@ -250,7 +250,7 @@ def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, v
 
 
 def test_dead_air_is_reported_between_lines_only():
-    from voiceover import mixdown
+    from onepass.voiceover import mixdown
     sr = audio.SR
     track = np.zeros(20 * sr, dtype=np.float32)
     for a, b in ((3, 6), (6.5, 9), (13, 16)):          # speech; 4 s of silence between 9 and 13
@@ -261,7 +261,7 @@ def test_dead_air_is_reported_between_lines_only():
 
 
 def test_burned_captions_draw_in_the_bottom_band(tmp_path):
-    from voiceover import media, mixdown
+    from onepass.voiceover import media, mixdown
     video = tmp_path / "v.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=2",
                     "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",

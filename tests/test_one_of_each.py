@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from film import handout
+from onepass.film.kit import handout
 
 
 def numbers_in(text: str) -> set[int]:
@@ -20,9 +20,9 @@ def numbers_in(text: str) -> set[int]:
 @pytest.mark.parametrize("lang", ["en", "ur"])
 def test_handout_ledger_says_each_step_as_the_meter_does(tiny_bundle, lang):
     """The handout's ledger rows name every step with the words the scene's Σ FLOPs meter shows
-    for it, MLP widths (d, d_ff) included (data.flops.Entry.message, read from bundle.shape)."""
-    from scenes.base import ChapterScene
-    from words.catalog import Words
+    for it, MLP widths (d, d_ff) included (onepass.data.flops.Entry.message, read from bundle.shape)."""
+    from onepass.scenes.base import ChapterScene
+    from onepass.words.catalog import Words
     words = Words.load(lang)
     scene = SimpleNamespace(chapter="02", bundle=tiny_bundle, ledger=tiny_bundle.ledger(), words=words)
     scene.text = ChapterScene.text.__get__(scene)           # what a scene's meter reads, without a scene
@@ -34,11 +34,11 @@ def test_handout_ledger_says_each_step_as_the_meter_does(tiny_bundle, lang):
 
 
 def test_one_flow_lays_items_out_like_words_in_a_paragraph():
-    """scenes.layout.flow, the one line-wrapping helper (chapter 00's prompt chips, chapter 04's
+    """onepass.scenes.layout.flow, the one line-wrapping helper (chapter 00's prompt chips, chapter 04's
     token rows, chapter 05's examples): as many items to a line as fit, in reading order, lines
     under each other, none wider than asked."""
     from manim import LEFT, Square, VGroup
-    from scenes.layout import GAP, flow
+    from onepass.scenes.layout import GAP, flow
     items = [Square(side_length=1.0 + 0.1 * i) for i in range(7)]
     lines = flow(items, 4.0, GAP.s, GAP.m)
     assert [m for line in lines for m in line] == items and len(lines) >= 3
@@ -57,10 +57,10 @@ def test_one_flow_lays_items_out_like_words_in_a_paragraph():
 
 
 def test_trimming_a_clip_and_placing_a_recordings_pieces_agree_on_where_speech_is():
-    """One test of voice against silence (voiceover.audio.voiced): the clip a voice makes is trimmed
+    """One test of voice against silence (onepass.voiceover.audio.voiced): the clip a voice makes is trimmed
     to the same speech that alignment (voiceover/align.py) finds a recorded piece's bounds by."""
     import numpy as np
-    from voiceover import align, audio
+    from onepass.voiceover import align, audio
     sr = audio.SR
     rng = np.random.default_rng(7)
     quiet, said = np.zeros(int(0.5 * sr), np.float32), (0.2 * rng.standard_normal(int(0.8 * sr))).astype(np.float32)
@@ -77,7 +77,7 @@ SIZES = {"n_embd", "n_head", "n_layer", "vocab_size", "n_inner", "n_positions"}
 
 
 def test_model_sizes_are_read_through_bundle_shape_only():
-    """Scenes, narration, facts and the film read a model's sizes from `bundle.shape` (data.flops.Shape,
+    """Scenes, narration, facts and the film read a model's sizes from `bundle.shape` (onepass.data.flops.Shape,
     made from the config in one place), never from the raw config: no `config["n_embd"]` (or
     `.get("n_head")`, ...) in their code. data/ itself (extraction, the bundle's checks) may."""
     root = Path(__file__).resolve().parents[1]

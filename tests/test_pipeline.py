@@ -17,9 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from film import build, join, keys  # noqa: E402
-from film import jobs as film_jobs  # noqa: E402
-from voiceover import media  # noqa: E402
+from onepass.film.make import build  # noqa: E402
+from onepass.film.run import join  # noqa: E402
+from onepass.film.plan import keys  # noqa: E402
+from onepass.film.plan import jobs as film_jobs  # noqa: E402
+from onepass.voiceover import media  # noqa: E402
 
 from tests.helpers import CHAPTER, FAKE_RENDER, FPS, FRAMES, Project, StandInVoice  # noqa: E402
 
@@ -84,7 +86,7 @@ def test_comments_and_formatting_do_not_count_as_changes(project):
 
 
 def test_keys_read_from_kept_source_facts_are_the_keys_read_afresh(project, tmp_path, monkeypatch):
-    """An unchanged re-run reads its keys from facts kept on disk (film/source_memo.py): they are
+    """An unchanged re-run reads its keys from facts kept on disk (film/plan/source_memo.py): they are
     the keys a fresh read gives, a damaged fact is read again, an edited file is read afresh."""
     def stems():
         return [j.stem.name for j in film_jobs.plan(["99"], project.bundle, project.options())["99"]]
@@ -207,7 +209,7 @@ def test_shared_scene_code_with_a_computed_beat_fails_loudly(project):
 def test_every_chapter_speaks_each_of_its_lines_once():
     """Read from the sources alone (as the cache key reads them): the beats the scenes and the
     shared scene code speak are exactly the chapter's script lines plus the title card."""
-    from voiceover import script
+    from onepass.voiceover import script
     options = film_jobs.BuildOptions()
     for chapter in options.chapter_titles():
         module = options.chapter_module(chapter)
@@ -225,10 +227,10 @@ def test_a_cached_rerun_imports_neither_manim_nor_torch(tiny_bundle):
     code = f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
-import render
-from data import bundle
-from film import jobs
-from voiceover import services
+from onepass import cli as render
+from onepass.data import bundle
+from onepass.film.plan import jobs
+from onepass.voiceover import services
 voice = services.make_service("none")
 b = bundle.load({str(tiny_bundle.path)!r})
 plans = jobs.plan(list(render.chapters()), b, jobs.BuildOptions(voice=voice))
@@ -256,7 +258,7 @@ def test_ffconcat_listing_quotes_awkward_paths(tmp_path):
 
 
 def test_atomic_writes_leave_the_old_file_or_the_new_one(tmp_path):
-    from data.files import write_json, write_text
+    from onepass.data.files import write_json, write_text
     target = tmp_path / "stamp.json"
     write_json(target, {"keys": ["a"]})
     assert json.loads(target.read_text()) == {"keys": ["a"]}
@@ -269,10 +271,10 @@ def test_atomic_writes_leave_the_old_file_or_the_new_one(tmp_path):
 
 
 def test_render_py_accepts_jobs():
-    import render
+    from onepass import cli as render
     assert render.parse_args(["--chapter", "02", "--jobs", "3"]).jobs == 3
     assert render.parse_args(["--chapter", "02"]).jobs is None          # the pipeline uses every core
-    from film import request      # the request's validator refuses what argparse lets through
+    from onepass.film.make import request      # the request's validator refuses what argparse lets through
     with pytest.raises(request.RequestError, match="--jobs: must be at least 1"):
         request.from_args(render.parse_args(["--chapter", "02", "--jobs", "0", "--voice", "none"]))
 
@@ -291,7 +293,7 @@ def test_joined_picture_keeps_every_frame(tmp_path):
 
 
 def test_voiced_chapter_audio_is_as_long_as_the_picture(project, tmp_path):
-    pytest.importorskip("voiceover.mixdown")
+    pytest.importorskip("onepass.voiceover.mixdown")
     clip = tmp_path / "clip.wav"               # 0.3 s of tone: every scene speaks one
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.3",
                     "-ar", "48000", "-ac", "1", str(clip)], check=True)
@@ -334,7 +336,7 @@ def test_lines_spoken_by_shared_scene_code_count_for_every_scene(project):
 def test_film_joins_chapters_with_markers_and_shifted_captions(tmp_path):
     from types import SimpleNamespace
 
-    from voiceover import captions
+    from onepass.voiceover import captions
     results = []
     for i, seconds in enumerate((2, 3)):
         p = tmp_path / f"ch0{i}.mp4"

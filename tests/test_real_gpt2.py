@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from data import extract, tokenizer
+from onepass.data import extract, tokenizer
 
 pytestmark = pytest.mark.needs_weights
 

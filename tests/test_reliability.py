@@ -1,7 +1,7 @@
 """Nothing lost, ever (docs/RELIABILITY.md): damaged cache entries, two runs at once, interrupts,
 colliding output folders.
 
-Most tests drive the real film build (film/build.py: cache, runner, joins, locks) in its own
+Most tests drive the real film build (film/make/build.py: cache, runner, joins, locks) in its own
 process, with scenes rendered by a stand-in command (a few frames of ffmpeg's test picture), so
 each takes seconds (the output folder has a quote in its name, as a user's may); the
 render_job tests run manim on the tiny bundle.
@@ -23,11 +23,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data.bundle import sha256_file  # noqa: E402
-from film import build, join, runner  # noqa: E402
-from film import jobs as film_jobs  # noqa: E402
+from onepass.data.bundle import sha256_file  # noqa: E402
+from onepass.film.make import build  # noqa: E402
+from onepass.film.run import join, runner  # noqa: E402
+from onepass.film.plan import jobs as film_jobs  # noqa: E402
 from tests.helpers import packets_account  # noqa: E402
-from voiceover import media, mixdown  # noqa: E402
+from onepass.voiceover import media, mixdown  # noqa: E402
 
 FRAMES = {"Alpha": 12, "Beta": 30, "Gamma": 9}
 SCENES = list(FRAMES)
@@ -57,7 +58,7 @@ class Gamma:
 SCENES = [Alpha, Beta, Gamma]
 '''
 
-# Stand-in for film.render_job: N frames of a noisy test picture (so damage lands in picture
+# Stand-in for onepass.film.run.render_job: N frames of a noisy test picture (so damage lands in picture
 # data), cues; records each start; can be slow (to be interrupted) or write a damaged file.
 FAKE_RENDER = '''\
 import json, os, subprocess, sys, time
@@ -88,7 +89,7 @@ from pathlib import Path
 from types import SimpleNamespace
 cfg = json.loads(sys.argv[1])
 sys.path.insert(0, cfg["repo"])
-from film import build
+from onepass.film.make import build
 
 def command(job, cues):
     return [sys.executable, cfg["fake"], str(job.mp4), str(cues), str(cfg["frames"][job.scene]), job.scene,
@@ -289,7 +290,7 @@ def test_two_runs_at_once_take_turns_and_both_succeed(film):
 
 
 def test_temporary_names_are_unique(tmp_path):
-    from data.files import temp_name
+    from onepass.data.files import temp_name
     final = tmp_path / "ch02.mp4"
     a, b = temp_name(final), temp_name(final)
     assert a != b and a.parent == b.parent == tmp_path and a.suffix == ".mp4"
@@ -299,8 +300,8 @@ def test_clips_a_killed_run_half_wrote_leave_the_voice_cache(tmp_path, monkeypat
     """Scene processes write narration clips into one shared cache without a lock; a killed one
     leaves a part file. The next voice opened there removes those over an hour old, and nothing
     a live writer might still be writing, nor any finished clip."""
-    from data.files import temp_name, write_bytes
-    from voiceover import services
+    from onepass.data.files import temp_name, write_bytes
+    from onepass.voiceover import services
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path))
     folder = tmp_path / services.SilentService.name
     folder.mkdir()
@@ -336,7 +337,7 @@ def test_a_killed_run_loses_nothing_and_the_next_run_cleans_up(film):
     film.cfg["lines"].update(a="First line, new.", c="Third line, new.")
     proc = film.spawn(jobs=1, slow="Gamma")            # Alpha finishes, then Gamma hangs
     film.wait_started("Gamma", proc)
-    # a stale manim media folder of a killed scene process, as film.render_job would have left
+    # a stale manim media folder of a killed scene process, as onepass.film.run.render_job would have left
     stale = Path(tempfile.mkdtemp(prefix=runner.media_prefix(film.work), dir=runner.media_root()))
     os.killpg(proc.pid, signal.SIGKILL)                # the whole process group, no chance to clean up
     proc.communicate(timeout=30)
@@ -357,7 +358,7 @@ def test_a_killed_run_loses_nothing_and_the_next_run_cleans_up(film):
 def test_render_job_removes_its_media_folder_when_terminated(tiny_bundle, tmp_path):
     prefix = tmp_path / "media" / "onepass-media-x-"
     prefix.parent.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter",
+    proc = subprocess.Popen([sys.executable, "-m", "onepass.film.run.render_job", "--bundle", str(tiny_bundle.path), "--chapter",
                              "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"), "--media", str(prefix),
                              "--voice", "none"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -379,7 +380,7 @@ def test_a_quote_in_the_output_path_renders(tiny_bundle, tmp_path):
     folder = tmp_path / "it's here"
     folder.mkdir()
     out = folder / "scene.mp4"
-    subprocess.run([sys.executable, "-m", "film.render_job", "--bundle", str(tiny_bundle.path), "--chapter", "00",
+    subprocess.run([sys.executable, "-m", "onepass.film.run.render_job", "--bundle", str(tiny_bundle.path), "--chapter", "00",
                     "--scene", "SameWord", "--out", str(out), "--cues", str(folder / "cues.json"), "--voice", "none"],
                    cwd=ROOT, check=True, capture_output=True, timeout=300)
     frames, _ = media.video_facts(out)
@@ -429,7 +430,7 @@ def test_a_bundle_another_run_just_installed_is_kept(tmp_path):
     bundle (same folder, same key) instead of failing, or renaming it from under its scenes."""
     import numpy as np
 
-    from data import bundle
+    from onepass.data import bundle
     target = bundle.save(tmp_path / "prompt-key", {"x": np.zeros(2, np.float32)}, {"cache_key": "k"})
     theirs = sha256_file(target / bundle.TENSORS)
     mine = tmp_path / ".prompt-key.mine"
@@ -446,7 +447,7 @@ def test_a_bundle_another_run_just_installed_is_kept(tmp_path):
 def _burned_band(tmp_path: Path, text: str, name: str) -> "np.ndarray":
     """The caption band of a frame with `text` burned in (white on dark): a grey image."""
     import numpy as np
-    from voiceover import captions
+    from onepass.voiceover import captions
     video, srt, out = tmp_path / "v.mp4", tmp_path / f"{name}.srt", tmp_path / f"{name}.mp4"
     if not video.exists():
         subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=1",
@@ -514,7 +515,7 @@ def test_an_empty_out_is_refused_not_the_current_folder(tmp_path, monkeypatch):
 
 
 def test_manifest_out_starts_at_home_and_an_unwritable_one_is_refused_up_front(tmp_path, monkeypatch):
-    from film import batch
+    from onepass.film.make import batch
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     job = '[[job]]\nprompt = "hi"\nchapters = ["00"]\nweights = "tiny"\nvoice = "none"\nout = "{}"\n'
     (tmp_path / "a.toml").write_text(job.format("~/x"))
@@ -526,7 +527,7 @@ def test_manifest_out_starts_at_home_and_an_unwritable_one_is_refused_up_front(t
 
 def test_a_lecture_kit_that_cannot_be_written_is_refused_before_the_build(tiny_bundle, tmp_path, monkeypatch):
     from tests.helpers import one_clear_line, run_main
-    from film.jobs import destination
+    from onepass.film.plan.jobs import destination
     dest = destination(tmp_path / "out", tiny_bundle, "low", "en")
     dest.mkdir(parents=True)
     (dest / "clips").write_text("not a folder")
@@ -539,8 +540,8 @@ def test_a_lecture_kit_that_cannot_be_written_is_refused_before_the_build(tiny_b
 
 def test_batch_jobs_that_resolve_to_the_same_folder_cannot_overwrite_each_other(tmp_path, monkeypatch):
     """weights "auto" is "random" here: the two jobs write the same chapter file, one burned."""
-    from data import extract
-    from film import batch
+    from onepass.data import extract
+    from onepass.film.make import batch
     monkeypatch.setattr(extract, "find_real_weights", lambda *a, **k: None)
     job = '[[job]]\nprompt = "hi"\nchapters = ["00"]\nvoice = "none"\nweights = "{}"\n'
     (tmp_path / "c.toml").write_text(job.format("auto") + job.format("random") + "burn_captions = true\n")
@@ -562,7 +563,7 @@ def test_any_manifest_value_ends_in_exit_0_or_2_without_a_traceback(tiny_bundle,
     import tomllib
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-    from film import request
+    from onepass.film.make import request
     from tests.helpers import run_main
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setattr(request, "produce", lambda *a, **k: request.Produced([], None, [], []))
@@ -593,7 +594,7 @@ def test_a_worker_killed_mid_scene_is_named_while_the_client_waits_for_another(t
     """The client once waited 83 s in silence for a worker to take a killed one's scene: it now
     names the worker, the scene and what it waits for."""
     from distributed import Client, LocalCluster
-    from film import cluster as film_cluster
+    from onepass.film.run import cluster as film_cluster
     from tests import cluster_hooks
     bundle = tmp_path / "bundle"
     bundle.mkdir()
@@ -649,7 +650,7 @@ def test_a_media_folder_whose_process_is_gone_is_removed_by_the_next_run(tmp_pat
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     prefix = runner.media_root() / runner.media_prefix(tmp_path / "worker" / "scene-x")
-    made = subprocess.run([sys.executable, "-c", "import os, sys; from film.runner import media_folder; "
+    made = subprocess.run([sys.executable, "-c", "import os, sys; from onepass.film.run.runner import media_folder; "
                            f"print(media_folder({str(prefix)!r})); sys.stdout.flush(); os._exit(0)"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
     dead = Path(made.stdout.strip())

@@ -140,7 +140,7 @@ def _bad_clips(lines, folder: Path) -> dict[str, str]:
     """Lines 1-3's clips replaced: 2 s of silence, another line's text read at length, and
     the right reading followed by ten minutes of silence. -> {line id: what is wrong}."""
     import numpy as np
-    from voiceover import audio
+    from onepass.voiceover import audio
     (silent, _), (wrong, _), (long, long_text) = lines[1], lines[2], lines[3]
     audio.write_wav(folder / f"{silent}.wav", np.zeros(2 * 22050, dtype=np.float32), 22050)
     mine = dict(lines)[wrong]
@@ -154,7 +154,7 @@ def _bad_clips(lines, folder: Path) -> dict[str, str]:
 
 @needs_espeak
 def test_silence_other_words_and_a_far_too_long_clip_are_named_by_line_id(tiny_bundle, tmp_path, monkeypatch):
-    from voiceover import services
+    from onepass.voiceover import services
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
     lines = _sheet_lines(tiny_bundle, "00", tmp_path)
     folder = _record(lines, tmp_path / "rec")
@@ -170,7 +170,7 @@ def test_silence_other_words_and_a_far_too_long_clip_are_named_by_line_id(tiny_b
 
 def _chapter_facts(b):
     """What chapters 01, 04 and 06 compute from the bundle's meta (the readers of its inner values)."""
-    from data.facts import ch01, ch04, ch06
+    from onepass.data.facts import ch01, ch04, ch06
     return ch01.embed_facts(b), ch04.vote_facts(b), ch06.loop_facts(b)
 
 
@@ -190,8 +190,8 @@ def meta_cache(tmp_path_factory):
 
 @pytest.mark.parametrize("case", list(ISSUE_META))
 def test_a_cached_bundle_with_bad_inner_meta_is_extracted_again(meta_cache, case):
-    from data import bundle as bundle_io
-    from data import extract
+    from onepass.data import bundle as bundle_io
+    from onepass.data import extract
     first = extract.extract("Hello there", "tiny", root=meta_cache, log=lambda m: None)
     meta_path = first.path / bundle_io.META
     meta = json.loads(meta_path.read_text())
@@ -241,7 +241,7 @@ def test_any_inner_meta_value_loads_and_serves_the_chapters_or_is_refused(tiny_b
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from data import bundle as bundle_io
+    from onepass.data import bundle as bundle_io
     folder = tmp_path_factory.mktemp("fuzz")
     os.link(tiny_bundle.path / bundle_io.TENSORS, folder / bundle_io.TENSORS)
     base = json.loads((tiny_bundle.path / bundle_io.META).read_text())
@@ -269,7 +269,7 @@ def test_nan_or_infinite_tensors_are_refused_at_load(tiny_bundle, tmp_path):
     import numpy as np
     from safetensors.numpy import load_file, save_file
 
-    from data import bundle as bundle_io
+    from onepass.data import bundle as bundle_io
     for name, bad in [("logits", np.nan), ("probs", np.nan), ("resid_post", np.inf)]:
         mine = tmp_path / f"{name}"
         shutil.copytree(tiny_bundle.path, mine)
@@ -327,7 +327,7 @@ def test_a_pickled_bin_is_refused_and_never_unpickled(saved_weights, tmp_path):
 # -- 3. local:N is bounded and listens on loopback only ------------------------------------------------
 
 def test_local_n_above_the_bound_is_refused_up_front(tmp_path):
-    from film import executors
+    from onepass.film.run import executors
     too_many = executors.max_local_workers() + 1
     rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--voice", "none", "--scheduler", f"local:{too_many}",
                           "--out", str(tmp_path / "out"))
@@ -354,7 +354,7 @@ def test_a_local_cluster_listens_on_loopback_only():
 
     import psutil
 
-    from film.cluster import DaskExecutor
+    from onepass.film.run.cluster import DaskExecutor
     with DaskExecutor("local:1") as ex:
         ex.client.wait_for_workers(1, timeout=60)
         me = psutil.Process()
@@ -383,7 +383,7 @@ def _server(kind: str):
 
 @pytest.mark.parametrize("kind", ["http", "silent"])
 def test_a_scheduler_address_where_something_else_answers_is_one_clear_line(tmp_path, monkeypatch, kind):
-    from film import cluster
+    from onepass.film.run import cluster
     monkeypatch.setattr(cluster, "PROBE_SECONDS", 3.0)
     address, stop = _server(kind)
     try:
@@ -400,7 +400,7 @@ def test_a_scheduler_address_where_something_else_answers_is_one_clear_line(tmp_
 
 
 def test_a_real_scheduler_passes_the_probe():
-    from film.cluster import DaskExecutor, probe_scheduler
+    from onepass.film.run.cluster import DaskExecutor, probe_scheduler
     with DaskExecutor("local:1") as ex:
         probe_scheduler(ex.client.scheduler.address, timeout=10)
 
@@ -449,7 +449,7 @@ def test_emoji_codes_in_paths_and_errors_are_shown_as_typed(tiny_bundle, tmp_pat
 def _script(tmp_path: Path, text: str, name: str = "script.po") -> tuple[Path, str]:
     import polib
 
-    from words import catalog
+    from onepass.words import catalog
     mid = next(m for m, msg in sorted(catalog.english().items()) if m.startswith("ch02-") and len(msg.forms) == 1)
     english = catalog.english()[mid].forms[0]        # its placeholders and markers kept, the text put before
     po = polib.POFile()
@@ -470,7 +470,7 @@ def test_control_characters_in_a_script_message_are_refused(tmp_path, char):
 
 
 def test_a_script_message_or_file_too_large_is_refused(tmp_path):
-    from words import catalog
+    from onepass.words import catalog
     path, mid = _script(tmp_path, "word " * (catalog.MAX_MESSAGE_CHARS // 5 + 1))
     rc, _, err = run_main("--check-script", str(path))
     assert rc == 2 and mid in err and "at most" in err, err
@@ -487,7 +487,8 @@ def test_a_script_message_or_file_too_large_is_refused(tmp_path):
 # -- 10. what a killed --handout (or --stills) left is removed by the next run --------------------------
 
 def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeypatch):
-    from film import build, handout
+    from onepass.film.make import build
+    from onepass.film.kit import handout
     dest = tmp_path / "out"
     work = dest / "onepass-handout-k1ll3d"
     page = work / "handout.html"
@@ -526,7 +527,7 @@ def test_a_killed_handouts_folders_are_removed_by_the_next_run(tmp_path, monkeyp
 # -- 13a. the handout's key does not hash its module's comments ------------------------------------------
 
 def test_a_comment_in_the_handout_module_reprints_no_handout():
-    from film import handout
+    from onepass.film.kit import handout
     source = Path(handout.__file__).read_text(encoding="utf-8")
     key = handout.code_fingerprint(source)
     assert handout.code_fingerprint(source + "\n# a comment\n") == key
@@ -545,9 +546,9 @@ def test_notebook_markdown_shows_the_prompt_and_narration_as_text(tmp_path):
 
     from markdown_it import MarkdownIt
 
-    from data import extract
-    from film import notebook
-    from words.catalog import Words
+    from onepass.data import extract
+    from onepass.film.kit import notebook
+    from onepass.words.catalog import Words
     b = extract.extract(MARKUP_PROMPT, "tiny", root=tmp_path, log=lambda m: None)
     nb = notebook.chapter_notebook("00", b, Words.load("en"))
     md = MarkdownIt("commonmark")
@@ -563,7 +564,7 @@ def test_notebook_markdown_shows_the_prompt_and_narration_as_text(tmp_path):
 # -- 12. Urdu burned captions keep left-to-right runs in order -----------------------------------------
 
 def test_left_to_right_runs_in_rtl_burned_captions_are_isolated(tmp_path):
-    from voiceover import captions
+    from onepass.voiceover import captions
     line = 'ٹوکن <b>cat</b> اور " sat" پھر GPT-2 کا۔ اس میں 5 ٹوکن'
     captions.write_ass([{"start": 0, "end": 1, "text": line}], tmp_path / "ur.ass", "ur")
     dialogue = (tmp_path / "ur.ass").read_text(encoding="utf-8").splitlines()[-1]

@@ -1,4 +1,4 @@
-"""One request (film/request.py): the command line, a manifest job and the docs say the same thing,
+"""One request (film/make/request.py): the command line, a manifest job and the docs say the same thing,
 every problem is reported at once, and --watch reaches the bundle."""
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import render  # noqa: E402
-from data import extract, tokenizer  # noqa: E402
-from film import batch, request  # noqa: E402
+from onepass import cli as render  # noqa: E402
+from onepass.data import extract, tokenizer  # noqa: E402
+from onepass.film.make import batch, request  # noqa: E402
 
 from tests.helpers import run_main  # noqa: E402
 
@@ -66,7 +66,7 @@ def test_one_problem_is_one_line():
 
 def test_readme_option_table_is_made_from_the_options():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert request.markdown_table() in readme, "README's option table is stale: paste `python -m film.request --markdown`"
+    assert request.markdown_table() in readme, "README's option table is stale: paste `python -m onepass.film.make.request --markdown`"
     help_text = " ".join(_help().split())
     for o in request.OPTIONS:                       # and every option the table names is a flag render.py takes
         if o.cli:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from film import jobs, keys
+from onepass.film.plan import jobs, keys
 
 ROOT = Path(__file__).resolve().parents[1]
 EDIT = "\n\nEDITED_BY_A_TEST = 1\n"      # a change of the syntax tree (a comment would not count)
@@ -45,27 +45,27 @@ def edited(project: Path, rel: str):
 
 
 def test_a_scene_key_covers_the_scene_process_and_nothing_else():
-    covered = keys.scene_modules("02", "scenes.ch02_attention")
-    for needed in ("scenes.ch02_attention", "scenes.base", "film.render_job", "film.forkserver", "data.facts.ch02",
-                   "voiceover.scripts.ch02"):
+    covered = keys.scene_modules("02", "onepass.scenes.ch02_attention")
+    for needed in ("onepass.scenes.ch02_attention", "onepass.scenes.base", "onepass.film.run.render_job", "onepass.film.run.forkserver", "onepass.data.facts.ch02",
+                   "onepass.voiceover.scripts.ch02"):
         assert keys.local_name(needed) in covered, needed
-    for kit_or_plan in ("film.request", "film.build", "film.jobs", "film.keys", "film.handout", "film.slides",
-                        "film.notebook", "film.publish", "film.clips", "data.facts.ch05", "voiceover.scripts.ch05",
-                        "scenes.ch05_encoder_decoder"):
+    for kit_or_plan in ("onepass.film.make.request", "onepass.film.make.build", "onepass.film.plan.jobs", "onepass.film.plan.keys", "onepass.film.kit.handout", "onepass.film.kit.slides",
+                        "onepass.film.kit.notebook", "onepass.film.kit.publish", "onepass.film.kit.clips", "onepass.data.facts.ch05", "onepass.voiceover.scripts.ch05",
+                        "onepass.scenes.ch05_encoder_decoder"):
         assert keys.local_name(kit_or_plan) not in covered, kit_or_plan
     assert all(p == keys.module_path(n) for n, p in covered.items())
     # names of the installed layout (onepass.<package>) are the same modules
     assert keys.scene_modules("02", "onepass.scenes.ch02_attention") == covered
 
 
-@pytest.mark.parametrize("rel", ["film/handout.py", "film/request.py", "data/facts/ch05.py"])
+@pytest.mark.parametrize("rel", ["film/kit/handout.py", "film/make/request.py", "data/facts/ch05.py"])
 def test_editing_a_module_no_scene_process_imports_re_renders_nothing(project, tiny_bundle, tmp_path, rel):
     before = chapter_keys(project, tiny_bundle, tmp_path)
     with edited(project, rel):
         assert chapter_keys(project, tiny_bundle, tmp_path) == before
 
 
-@pytest.mark.parametrize("rel", ["scenes/ch02_attention.py", "data/facts/ch02.py", "film/render_job.py"])
+@pytest.mark.parametrize("rel", ["scenes/ch02_attention.py", "data/facts/ch02.py", "film/run/render_job.py"])
 def test_editing_a_module_the_scene_process_imports_re_renders_every_scene(project, tiny_bundle, tmp_path, rel):
     before = chapter_keys(project, tiny_bundle, tmp_path)
     with edited(project, rel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from words import glossary
+from onepass.words import glossary
 
 TRANSLATIONS = ("es", "ur")
 
@@ -52,7 +52,7 @@ def test_glossary_ignores_placeholders_and_markers():
     assert glossary.violations("es", {"x": (english, 'Cada <bookmark mark="key"/>número es {value}.')})
 
 
-# -- chapters follow the glossary too (the chapters' translators run `python -m words.glossary`) ---
+# -- chapters follow the glossary too (the chapters' translators run `python -m onepass.words.glossary`) ---
 CHAPTER_FILES = sorted(p.name for p in (glossary.HERE / "catalogs" / "en").glob("ch*.po"))
 
 
@@ -69,10 +69,10 @@ import subprocess                           # noqa: E402
 
 import numpy as np                          # noqa: E402
 
-from voiceover import script, services      # noqa: E402
-from words import lexicon                   # noqa: E402
-from words import numbers as N              # noqa: E402
-from words.catalog import Words             # noqa: E402
+from onepass.voiceover import script, services      # noqa: E402
+from onepass.words import lexicon                   # noqa: E402
+from onepass.words import numbers as N              # noqa: E402
+from onepass.words.catalog import Words             # noqa: E402
 
 LANGS = ("en", "es", "ur")
 HAS_ESPEAK = services.espeak_binary() is not None
@@ -256,7 +256,7 @@ def test_a_number_that_names_is_not_a_count():
 def one_chapter(tmp_path, monkeypatch):
     """one_chapter(chapter): the catalogs of that chapter alone (with film.po and kit.po), so each
     chapter's lines are checked on their own (a chapter being rewritten does not hide the others')."""
-    from words import catalog as cat
+    from onepass.words import catalog as cat
 
     def use(chapter: str):
         folder = tmp_path / f"catalogs-{chapter}"
@@ -282,7 +282,7 @@ def voiced_lines(bundle, lang: str, chapter: str) -> dict[str, tuple[str, str]]:
 def own_words(lang: str) -> Words:
     """A language's film-wide and kit words alone (film.po, kit.po; English beneath): the number
     words and the deck's, checked without the chapters' catalogs (which may be mid-rewrite)."""
-    from words import catalog as cat
+    from onepass.words import catalog as cat
     messages, rule = {}, ""
     for source in dict.fromkeys(("en", lang)):
         for name in ("film.po", "kit.po"):
@@ -293,7 +293,7 @@ def own_words(lang: str) -> Words:
 
 
 def script_chapters() -> list[str]:
-    from data.chapters import titles
+    from onepass.data.chapters import titles
     return list(titles())
 
 
@@ -359,7 +359,7 @@ def test_probabilities_too_small_for_digits_are_said_as_a_bound():
 import ast                                  # noqa: E402
 from pathlib import Path                    # noqa: E402
 
-from words import catalog                   # noqa: E402
+from onepass.words import catalog                   # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LRI, RLI, FSI, PDI = "\u2066", "\u2067", "\u2068", "\u2069"
@@ -459,9 +459,9 @@ def test_the_kit_and_film_headers_say_what_was_checked_and_how(lang, name):
 def test_spanish_captions_write_de_after_a_number_word_before_its_noun(tiny_bundle):
     """'47,2 millones de FLOPs' in the line itself (captions, handouts), not only in what the voice hears;
     and never twice ('millones de de'), and no 'de' before a word that is not the counted noun."""
-    from voiceover import script
-    from words import markup
-    from words.numbers import written_grammar
+    from onepass.voiceover import script
+    from onepass.words import markup
+    from onepass.words.numbers import written_grammar
     tidy = written_grammar("es")
     assert markup.fill("{n} FLOPs, {n} de nuevo.", {"n": "47,2 millones"}, tidy=tidy).text == \
         "47,2 millones de FLOPs, 47,2 millones de nuevo."

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from data.facts.ch05 import mask_facts
-from scenes.widgets import AttentionArcs
+from onepass.data.facts.ch05 import mask_facts
+from onepass.scenes.widgets import AttentionArcs
 from tests.helpers import assert_picture_follows_words, build_scene
 
 SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
@@ -84,7 +84,7 @@ def test_chapter05_draws_the_lines_backwards_only_then_both_ways(tiny_bundle, bu
 def test_the_wording_for_trained_weights_moves_the_same_pictures(tiny_bundle, chapter, name, monkeypatch):
     """The lines without the random-weights sentence have one marker fewer; the scene follows them
     (it asks the bundle, not the line, whether the weights are random)."""
-    from data.bundle import Bundle
+    from onepass.data.bundle import Bundle
     monkeypatch.setattr(Bundle, "synthetic", property(lambda self: False))
     scene = build_scene(tiny_bundle, chapter, name, draw=False)
     assert getattr(scene, "random_mark", None) is None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from data.facts import ch04 as ch04_facts
+from onepass.data.facts import ch04 as ch04_facts
 from tests.helpers import altered_bundle, assert_picture_follows_words, build_scene, holds
-from words import numbers as N
+from onepass.words import numbers as N
 
 SCENES = [("03", "Heads"), ("03", "Mlp"), ("03", "Climb"), ("03", "Lens"),
           ("04", "LastRow"), ("04", "Softmax"), ("04", "Shaping"), ("04", "Pick")]

@@ -14,16 +14,16 @@ import subprocess
 import numpy as np
 import pytest
 
-from data import extract, tokenizer
-from data.chapters import CHAPTERS
-from data.facts import ch00 as ch00_facts
-from data.facts import ch04 as ch04_facts
-from scenes import style as S
-from scenes.registry import scenes_of
+from onepass.data import extract, tokenizer
+from onepass.data.chapters import CHAPTERS
+from onepass.data.facts import ch00 as ch00_facts
+from onepass.data.facts import ch04 as ch04_facts
+from onepass.scenes import style as S
+from onepass.scenes.registry import scenes_of
 from tests.helpers import KNOWN_NARROW, build_scene
-from voiceover import script
-from words import numbers as N
-from words.catalog import SYNTHETIC, Words
+from onepass.voiceover import script
+from onepass.words import numbers as N
+from onepass.words.catalog import SYNTHETIC, Words
 
 PROMPT = "The cat sat on the"
 MARK = "synthetic weights — not GPT-2's predictions"
@@ -202,7 +202,7 @@ def test_a_font_covers_every_script_a_prompt_may_hold(what, query):
 
 # -- thumbnails -----------------------------------------------------------------------------
 def test_thumbnail_moment_is_the_end_of_a_beat():
-    from film.join import settled_moment
+    from onepass.film.run.join import settled_moment
     scene_a = [{"beat": "title", "start": 0.0, "clip_start": 0.0, "end": 2.0},
                {"beat": "a", "start": 2.0, "clip_start": 2.0, "end": 5.0},
                {"beat": "b", "start": 6.0, "clip_start": 6.0, "end": 9.0}]
@@ -216,7 +216,7 @@ def test_thumbnail_moment_is_the_end_of_a_beat():
 def test_thumbnail_has_the_title_drawn_on_it(tmp_path):
     from PIL import Image
 
-    from film.join import thumbnail
+    from onepass.film.run.join import thumbnail
     video = tmp_path / "black.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x202020:s=320x180:d=1",
                     "-pix_fmt", "yuv420p", str(video)], check=True)

@@ -16,12 +16,12 @@ from pathlib import Path
 import polib
 import pytest
 
-from data.chapters import CHAPTERS as CHAPTER_MODULES
-from film.keys import chapter_source
+from onepass.data.chapters import CHAPTERS as CHAPTER_MODULES
+from onepass.film.plan.keys import chapter_source
 from tests.helpers import WORDS, assert_picture_follows_words, build_scene, frame_checks, outside_the_catalog, run_main
-from voiceover import script
-from words import catalog, markup, pseudo
-from words.catalog import CatalogError, Words
+from onepass.voiceover import script
+from onepass.words import catalog, markup, pseudo
+from onepass.words.catalog import CatalogError, Words
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ["00", "01", "02", "03", "04", "05", "06"]
@@ -86,8 +86,8 @@ def test_a_message_english_does_not_have_is_refused(tmp_path):
 
 
 def test_a_scene_that_shows_a_message_no_catalog_has_is_refused_before_rendering(tiny_bundle, monkeypatch):
-    from film import jobs, keys
-    from film.errors import PipelineError
+    from onepass.film.plan import jobs, keys
+    from onepass.film.plan.errors import PipelineError
     english = dict(catalog.english())
     gone = next(m for m in english if m.startswith("ch02:"))
     monkeypatch.setattr(catalog, "english", lambda: {k: v for k, v in english.items() if k != gone})
@@ -147,7 +147,7 @@ def test_no_scene_times_a_step_by_wording_or_sentence_number_or_writes_a_word():
 
 # -- a lecturer's own words -------------------------------------------------------------------------
 def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_scene(tiny_bundle, tmp_path):
-    from film import jobs
+    from onepass.film.plan import jobs
     english = catalog.english()["ch02-mask"].forms[0]
     mine = english.replace("Next comes a mask", "A decoder writes one way only")
     path = write_po(tmp_path / "lecture.po", {"ch02-mask": mine})
@@ -166,7 +166,7 @@ def test_your_own_words_change_the_line_and_its_captions_and_rerender_only_that_
 def test_the_course_kits_words_re_render_no_scene_and_the_films_own_re_render_every_scene(tiny_bundle, tmp_path):
     """kit.po's words (decks, handouts, descriptions, notebooks) are never in a frame, so rewording
     one keeps every scene's key; a film-wide word (the furniture) is in every frame."""
-    from film import jobs
+    from onepass.film.plan import jobs
     english = catalog.english()
     assert english["kit:handout-contents"].forms[0] and all(not m.startswith("film:handout") for m in english)
     plan = lambda words=None: [j.key for j in jobs.plan(["02"], tiny_bundle, jobs.BuildOptions(out=tmp_path, words=words))["02"]]
@@ -183,7 +183,7 @@ def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again
     scene, the same build with a script that rewords one line renders only the scene that says it,
     and the deck's notes and the PowerPoint's say the new words."""
     import json as json_
-    from film import slides
+    from onepass.film.kit import slides
     from tests.test_lecture import Chapter02
     first = Chapter02(tmp_path, tiny_bundle, voiced=False)
     assert not any(s.cached for s in first.result.scenes)
@@ -205,9 +205,9 @@ def test_your_own_words_reach_the_decks_notes_and_only_their_scene_renders_again
 
 def test_the_scene_processes_get_the_language_and_the_script(tmp_path):
     """What a scene process is told, through the local pool as through a cluster's runner."""
-    from film.executors import LocalExecutor
-    from film.jobs import SceneJob
-    from film.runner import Runner
+    from onepass.film.run.executors import LocalExecutor
+    from onepass.film.plan.jobs import SceneJob
+    from onepass.film.run.runner import Runner
     script_file = write_po(tmp_path / "mine.po", {"chapter-02": "Attention"})
     runner = Runner(tmp_path / "bundle", "low", "none", None, lang="qps", script=script_file)
     job = SceneJob("02", "Scores", 1, "k" * 64, tmp_path / ".scenes" / "ch02-x-Scores.kkkk")
@@ -240,7 +240,7 @@ def test_the_script_sheet_lists_every_line_with_its_id_in_order(tmp_path):
 # -- a lecturer's own voice, aligned -------------------------------------------------------------------
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
 def test_a_recording_is_aligned_to_within_a_third_of_a_second(tiny_bundle, tmp_path, monkeypatch):
-    from voiceover import services
+    from onepass.voiceover import services
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "cache"))
     words = Words.load("en")
     line = script.chapter_lines("02", tiny_bundle, tiny_bundle.ledger(), words)["intro"]

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from data.errors import OnepassError
-from data import home
-from data.files import remove_dead_owned
-from voiceover import audio
-from voiceover.script import WORDS_PER_SECOND
+from onepass.data.errors import OnepassError
+from onepass.data import home
+from onepass.data.files import remove_dead_owned
+from onepass.voiceover import audio
+from onepass.voiceover.script import WORDS_PER_SECOND
 
 VERSION = 2          # enters recorded clips' cache keys: a change here re-aligns them
 # the film's language -> aeneas's (ISO 639-3); anything else is aligned with English's phonemes

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from data.errors import OnepassError
-from data.files import discard, temp_name
+from onepass.data.errors import OnepassError
+from onepass.data.files import discard, temp_name
 
 SR = 48_000
 TARGET_LUFS = -16.0

@@ -16,8 +16,8 @@ import textwrap
 import unicodedata
 from pathlib import Path
 
-from data.files import write_text
-from words.catalog import is_rtl
+from onepass.data.files import write_text
+from onepass.words.catalog import is_rtl
 
 LINE_CHARS = 42      # a caption line that reads at 480p
 MAX_LINES = 2

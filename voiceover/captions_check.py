@@ -6,13 +6,13 @@ is the one limit the speech itself can break: a sentence spoken faster than MAX_
 next caption right behind it, cannot be shown slower without running behind the voice. Such a
 cue is reported with that reason (`Problem.excused`) and does not fail; every other cue over a
 limit fails. The film's cues say how fast their sentence was spoken (`speech_cps`, written by
-voiceover.captions.caption_blocks); a caption file read from disk does not, so there every cue
+onepass.voiceover.captions.caption_blocks); a caption file read from disk does not, so there every cue
 over the rate fails.
 
 `check(cues)` -> [Problem], `Report.of(cues)` -> the counts (`line()` a one-line summary),
 `check_file(path)` reads an SRT or WebVTT file. On the command line:
 
-    python -m voiceover.captions_check FILE.vtt|FILE.srt [...]
+    python -m onepass.voiceover.captions_check FILE.vtt|FILE.srt [...]
 
 prints every cue over a limit and exits 1 when any cue fails.
 """
@@ -23,7 +23,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from voiceover.captions import LINE_CHARS, MAX_LINES, MAX_CPS, MAX_SECONDS, MIN_SECONDS, RLM, reading_chars
+from onepass.voiceover.captions import (
+    LINE_CHARS, MAX_LINES, MAX_CPS, MAX_SECONDS, MIN_SECONDS, RLM, reading_chars,
+)
 
 # invisible marks a caption carries for direction (RLM, LRI ... PDI): never counted as characters
 _INVISIBLE = dict.fromkeys(map(ord, RLM + "\u2066\u2067\u2068\u2069\u200e\u2060"))
@@ -128,15 +130,15 @@ class Report:
 
 
 def narration_cues(chapter: str, bundle, words=None, service=None) -> list[dict]:
-    """A chapter's captions without building a scene: each narration line (voiceover.script.
+    """A chapter's captions without building a scene: each narration line (onepass.voiceover.script.
     chapter_lines, the words the scenes speak) timed sentence by sentence by `service` (default
     the silent voice: the estimated speaking rate; an espeak service times them from its audio),
     the lines one after another with the film's gap between them, cut by join_cues. The scenes
     only ever add time between lines (a beat waits for its picture), so a chapter's real captions
     have at least this much room."""
-    from voiceover import audio, services
-    from voiceover.captions import join_cues
-    from voiceover.script import chapter_lines, line_id
+    from onepass.voiceover import audio, services
+    from onepass.voiceover.captions import join_cues
+    from onepass.voiceover.script import chapter_lines, line_id
     service = service or services.SilentService()
     cues, t = [], 0.0
     for beat, line in chapter_lines(chapter, bundle, bundle.ledger(), words).items():

@@ -1,7 +1,7 @@
 """Audio descriptions as timed pieces: where in a scene each piece of a beat's description belongs,
 and the WebVTT track of kind `descriptions` that carries them.
 
-A beat's description (`chNN-<beat>.describe`, voiceover.script.chapter_descriptions) is cut at its
+A beat's description (`chNN-<beat>.describe`, onepass.voiceover.script.chapter_descriptions) is cut at its
 markers into pieces: the words before its first marker describe the picture as the beat opens,
 the words after marker x the picture once x has fired. Each piece has an anchor, the moment in the
 scene it is spoken at (the picture holds there in the described cut; a player reads it there from
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from data.files import write_text
-from voiceover.captions import _stamp, directed, vtt_text
-from words.markup import Filled
+from onepass.data.files import write_text
+from onepass.voiceover.captions import _stamp, directed, vtt_text
+from onepass.words.markup import Filled
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 
 
 def probe(path: Path, select: str, entries: str, count_packets: bool = False) -> dict | None:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from data import home
-from data.files import discard, temp_name
-from voiceover import audio, captions
-from voiceover.captions import is_rtl
-from voiceover.media import run_ffmpeg, video_height, video_seconds, write_ffconcat
+from onepass.data import home
+from onepass.data.files import discard, temp_name
+from onepass.voiceover import audio, captions
+from onepass.voiceover.captions import is_rtl
+from onepass.voiceover.media import run_ffmpeg, video_height, video_seconds, write_ffconcat
 
 AAC_BITRATE = "160k"
 DEAD_AIR_SECONDS = 2.5      # silences at least this long are reported after a render
@@ -122,7 +122,7 @@ def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "
     # path with a quote or colon in it breaks: ffmpeg runs in a folder of its own holding them
     # under a plain name, and every other path is passed as an argument
     # beside the output, not in $TMPDIR: a killed run's folder is removed by the next run into
-    # that folder (film/build.py's remove_leftovers), which nothing could do for one in $TMPDIR
+    # that folder (film/make/build.py's remove_leftovers), which nothing could do for one in $TMPDIR
     with tempfile.TemporaryDirectory(prefix=home.BURN_PREFIX, dir=Path(out).resolve().parent) as tmp:
         # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before it)
         # would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it

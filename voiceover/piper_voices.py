@@ -3,13 +3,13 @@
     render.py --fetch-voice en      # en_US-ljspeech-medium from rhasspy/piper-voices, once
     render.py --fetch-voice ur      # none exists: says so and names the alternatives
 
-A fetched voice lives in data.home.voices_dir()/piper/ as NAME.onnx, NAME.onnx.json (its config,
+A fetched voice lives in onepass.data.home.voices_dir()/piper/ as NAME.onnx, NAME.onnx.json (its config,
 which names its language) and NAME.MODEL_CARD (its dataset and licence). `installed(lang)` finds the
 voice for a language there (any piper voice a user puts there counts too), and `--voice auto`
 (voiceover/services.py best_offline_spec) picks it before espeak-ng.
 
 The download goes through huggingface_hub's hf_hub_download (it reads HF_ENDPOINT and
-HF_HUB_OFFLINE), after one short probe of the hub (data.hub.unreachable: PROBE_TIMEOUT seconds, no
+HF_HUB_OFFLINE), after one short probe of the hub (onepass.data.hub.unreachable: PROBE_TIMEOUT seconds, no
 retry), into a staging folder beside the voices, named for this process; the files are moved into
 place only once all three are whole, the model last, so a half-downloaded file never replaces or
 poses as a voice (a killed fetch's staging folder is removed by the next fetch).
@@ -25,9 +25,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from data import home
-from data.errors import OnepassError
-from data.files import remove_dead_owned
+from onepass.data import home
+from onepass.data.errors import OnepassError
+from onepass.data.files import remove_dead_owned
 
 REPO = "rhasspy/piper-voices"       # the piper project's voices on the Hugging Face hub
 REVISION = "main"
@@ -165,7 +165,7 @@ def fetch(lang: str, progress=None, log=print) -> Path:
     if model.is_file() and Path(str(model) + ".json").is_file():
         log(f"{pick.name} is already here: {model} (licence, per its MODEL_CARD: {licence_of(card, pick.licence)})")
         return model
-    from data import hub
+    from onepass.data import hub
     why = hub.unreachable(REPO)
     if why:
         raise VoiceFetchError(f"cannot fetch {pick.name}: {why}. Try again when online, or use "

@@ -14,10 +14,10 @@ import importlib
 import re
 import unicodedata
 
-from data.errors import OnepassError
-from words.catalog import DESCRIBE, Words, english, is_narration
-from words import numbers
-from words.markup import Filled
+from onepass.data.errors import OnepassError
+from onepass.words.catalog import DESCRIBE, Words, english, is_narration
+from onepass.words import numbers
+from onepass.words.markup import Filled
 
 WORDS_PER_SECOND = 2.6   # an unhurried narrator; used to time the silent ('none') voice
 
@@ -39,7 +39,7 @@ def beats(chapter: str) -> list[str]:
 
 
 def chapter_values(chapter: str, bundle, ledger, words: Words) -> dict:
-    module = importlib.import_module(f"voiceover.scripts.ch{chapter}")
+    module = importlib.import_module(f"onepass.voiceover.scripts.ch{chapter}")
     return module.values(bundle, ledger, words)
 
 
@@ -73,7 +73,7 @@ def description_id(chapter: str, beat: str) -> str:
 
 def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = None) -> dict[str, Filled]:
     """beat -> its audio description (text and markers), for the beats of chapter_lines that have
-    one (every narrated beat of a chapter words.catalog.described; `title` where written), in
+    one (every narrated beat of a chapter onepass.words.catalog.described; `title` where written), in
     beat order. Its values are the chapter's (voiceover/scripts/chNN.py values()); one the
     description names that the values lack fails naming the description."""
     words = words or Words.load()

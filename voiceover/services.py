@@ -19,7 +19,7 @@
 
 Each line is synthesised sentence by sentence (so captions get exact sentence times),
 mastered by `audio.master` (one loudness for every line) and cached in
-data.home.voice_cache_dir()/<kind>/ (espeak, piper, ...) by a hash of (text, voice, settings, mastering):
+onepass.data.home.voice_cache_dir()/<kind>/ (espeak, piper, ...) by a hash of (text, voice, settings, mastering):
 re-renders reuse the clip; editing one line redoes only that line.
 
 A scene speaks a line through its service's `generate_from_text` and `cache_dir`
@@ -46,13 +46,13 @@ from typing import Callable
 
 import numpy as np
 
-from data.errors import OnepassError
-from data import home
-from data.files import remove_dead_owned, remove_stale_parts, write_json
-from engine import voiceover_plugin
-from voiceover import align, audio, piper_voices
-from voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
-from words import lexicon
+from onepass.data.errors import OnepassError
+from onepass.data import home
+from onepass.data.files import remove_dead_owned, remove_stale_parts, write_json
+from onepass.engine import voiceover_plugin
+from onepass.voiceover import align, audio, piper_voices
+from onepass.voiceover.script import WORDS_PER_SECOND, estimated_seconds, sentence_marks, split_sentences
+from onepass.words import lexicon
 
 CACHE_ENV = home.VOICE_CACHE_ENV
 RECORDED_EXTS = (".wav", ".flac", ".mp3", ".ogg", ".m4a")
@@ -63,7 +63,7 @@ class VoiceError(OnepassError, RuntimeError):
 
 
 def cache_root() -> Path:
-    """The voice cache of this machine (data.home.voice_cache_dir: $ONEPASS_VOICE_CACHE, else voice/
+    """The voice cache of this machine (onepass.data.home.voice_cache_dir: $ONEPASS_VOICE_CACHE, else voice/
     in onepass's cache folder)."""
     return home.voice_cache_dir()
 
@@ -447,7 +447,7 @@ class RecordedService(OnepassService):
 # -- manim-voiceover's network services ------------------------------------------------
 NETWORK = {
     # name: (voice keyword, credential variables (any one group suffices), client package); the
-    # plugin's class for each: engine.voiceover_plugin.NETWORK_CLASSES
+    # plugin's class for each: onepass.engine.voiceover_plugin.NETWORK_CLASSES
     "gtts": (None, [[]], "gtts"),
     "openai": ("voice", [["OPENAI_API_KEY"]], "openai"),
     "azure": ("voice", [["AZURE_SUBSCRIPTION_KEY", "AZURE_SERVICE_REGION"]], "azure.cognitiveservices.speech"),
@@ -510,7 +510,7 @@ def best_offline_spec(lang: str = "en") -> str:
     espeak-ng's voice for it > none. A piper voice counts only where piper-tts is installed."""
     spoken = spoken_language(lang)
     fetched = piper_voices.installed(spoken) if piper_available() else None
-    if fetched is not None:             # render.py --fetch-voice LANG put it in data.home.voices_dir()
+    if fetched is not None:             # render.py --fetch-voice LANG put it in onepass.data.home.voices_dir()
         return f"piper:{fetched}"
     if same_language(spoken, "en") and piper_available() and bundled_piper_voice() is not None:
         return "piper"

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import polib
 
-from data.errors import OnepassError
-from data import models
-from words import markup
+from onepass.data.errors import OnepassError
+from onepass.data import models
+from onepass.words import markup
 
 CATALOGS = Path(__file__).resolve().parent / "catalogs"
 SOURCE = "en"
@@ -273,7 +273,7 @@ def catalog_file(mid: str) -> str:
 
 def model_message(model: str | None) -> str:
     """The id of a model's name: `film:model-<hub id>` for a member of the GPT-2 family
-    (data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
+    (onepass.data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
     return f"film:model-{model}" if model in models.FAMILY else "film:model-other"
 
 
@@ -308,7 +308,7 @@ class Words:
         if lang == SOURCE:
             messages, rule = dict(base), _catalog(SOURCE)[1]
         elif lang == PSEUDO:
-            from words.pseudo import pseudo_message   # generated on demand
+            from onepass.words.pseudo import pseudo_message   # generated on demand
             messages, rule = {k: pseudo_message(m) for k, m in base.items()}, _catalog(SOURCE)[1]
         elif (CATALOGS / lang).is_dir():
             own, rule = _catalog(lang)
@@ -357,7 +357,7 @@ class Words:
         if synthetic and self.has(mid + SYNTHETIC):
             mid = mid + SYNTHETIC
         template = self.template(mid)
-        from words.grammar import written_grammar
+        from onepass.words.grammar import written_grammar
         return markup.fill(template, self._values(mid, template, values), tidy=written_grammar(self.lang))
 
     def text(self, mid: str, count: int | None = None, **values) -> str:

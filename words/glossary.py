@@ -12,7 +12,7 @@ spellings a translation must not use for them (words/glossary-avoid.tsv).
 `violations(lang, messages)` compares a catalog's messages with English's: a message whose English
 names a term must name the language's term, and no message may use an avoided spelling. Checked
 on the kit's and the film's words by tests/test_spoken_forms.py; a chapter's translators run it on
-their catalog (`python -m words.glossary es ch02.po`).
+their catalog (`python -m onepass.words.glossary es ch02.po`).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from words import markup
+from onepass.words import markup
 
 HERE = Path(__file__).resolve().parent
 GLOSSARY = HERE / "glossary.tsv"
@@ -124,7 +124,7 @@ def catalog_messages(lang: str, name: str, root: Path | None = None) -> dict[str
     return out
 
 
-if __name__ == "__main__":          # python -m words.glossary es ch02.po [...]
+if __name__ == "__main__":          # python -m onepass.words.glossary es ch02.po [...]
     lang, names = sys.argv[1], sys.argv[2:]
     wrong = {f"{n}: {v}" for n in names for v in violations(lang, catalog_messages(lang, n), strict=False)}
     found = [f"{n}: {v}" for n in names for v in violations(lang, catalog_messages(lang, n))]

@@ -10,7 +10,7 @@ import re
 import string
 from dataclasses import dataclass
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 
 MARK = re.compile(r'<bookmark\s+mark\s*=\s*"([^"<>]*)"\s*/>')
 MARK_NAME = re.compile(r"[A-Za-z0-9_.-]+")

@@ -24,11 +24,11 @@ import numpy as np
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal
 
-from data.flops import human
-from words.catalog import PSEUDO, SOURCE, Words
-from words.grammar import ES_NOT_NOUN as _ES_NOT_NOUN
-from words.grammar import es_de as _es_de
-from words.grammar import written_grammar  # noqa: F401  (part of this module's interface)
+from onepass.data.flops import human
+from onepass.words.catalog import PSEUDO, SOURCE, Words
+from onepass.words.grammar import ES_NOT_NOUN as _ES_NOT_NOUN
+from onepass.words.grammar import es_de as _es_de
+from onepass.words.grammar import written_grammar  # noqa: F401  (part of this module's interface)
 
 _LANG: ContextVar[str] = ContextVar("onepass_numbers_language", default=SOURCE)
 
@@ -263,7 +263,7 @@ def fmt_short(n: float) -> str:
 
 
 def fmt_human(n: float) -> str:
-    """data.flops.human in the locale's digits: one decimal and an SI letter, '+307.4M' on a
+    """onepass.data.flops.human in the locale's digits: one decimal and an SI letter, '+307.4M' on a
     floor's tag (Spanish '307,4M'); English is exactly human()'s."""
     short = human(n)
     return _style().local(short[:-1]) + short[-1] if short[-1:].isalpha() else fmt_int(int(n))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from words.markup import MARK
+from onepass.words.markup import MARK
 
 OPEN, CLOSE = "⟦", "⟧"
 _ACCENTS = str.maketrans(

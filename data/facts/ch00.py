@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import regex
 
-from data import tokenizer
+from onepass.data import tokenizer
 
 # The lecture seed's non-English example (a greeting in Urdu); its token count is computed.
 OTHER_LANGUAGE = "السلام علیکم"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from data import tokenizer
-from data.flops import parameter_counts
+from onepass.data import tokenizer
+from onepass.data.flops import parameter_counts
 
 
 HABIT_SHARE = 0.5      # a head "mostly reads" a target that holds at least half of its rows

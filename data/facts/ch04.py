@@ -13,7 +13,7 @@ seed), so u is a uniform number whose slice is exactly the token torch drew: the
 bundle's, the number is one roll that gives it.
 
 The token of interest is the bundle's meta["watch"], chosen at extraction: the prompt's
-entry in data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or render.py's
+entry in onepass.data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or render.py's
 --watch TOKEN (one GPT-2 token, or 'none').
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from data import tokenizer
+from onepass.data import tokenizer
 
 TEMPERATURES = (0.2, 1.0, 2.0)   # the three temperatures compared on screen
 TOP_K = 5                        # the top-k shortlist shown on the bars

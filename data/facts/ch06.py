@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from data import models, tokenizer
-from data.flops import (FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape,
-                        attention_grid_flops, attention_pairs, causal_pairs, decode_step_flops,
-                        forward_ledger, generation_flops, kv_cache_bytes, kv_cache_numbers_per_token,
-                        parameter_counts)
+from onepass.data import models, tokenizer
+from onepass.data.flops import (
+    FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, attention_grid_flops,
+    attention_pairs, causal_pairs, decode_step_flops, forward_ledger, generation_flops, kv_cache_bytes,
+    kv_cache_numbers_per_token, parameter_counts,
+)
 
 
 @dataclass(frozen=True)
@@ -145,11 +146,11 @@ def loop_facts(bundle) -> dict:
 
 
 def family_facts(bundle) -> list[dict]:
-    """Chapter 06's scale table: every GPT-2 family member (data.models), the bundle's own model when it
+    """Chapter 06's scale table: every GPT-2 family member (onepass.data.models), the bundle's own model when it
     is outside the family, and GPT-3, each priced by the same ledger: its layers, heads, width,
     parameters, the FLOPs of the token after this prompt with a KV cache (`decode_step_flops` at
     T + 1, as the gpt3 line prices it), and the numbers its KV cache keeps per token. In the family's
-    order (data.models.FAMILY, smallest first), GPT-3 last; `ours` marks the bundle's row, which is the bundle's own shape (so the screen and the
+    order (onepass.data.models.FAMILY, smallest first), GPT-3 last; `ours` marks the bundle's row, which is the bundle's own shape (so the screen and the
     narration agree for any bundle, the shape-alike test models included)."""
     context = bundle.T + 1
 

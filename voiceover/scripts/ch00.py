@@ -3,8 +3,8 @@
 catalog (words/catalogs/<lang>/ch00.po)."""
 from __future__ import annotations
 
-from data.facts.ch00 import token_facts
-from words.numbers import fmt_ratio, spoken_count, spoken_token
+from onepass.data.facts.ch00 import token_facts
+from onepass.words.numbers import fmt_ratio, spoken_count, spoken_token
 
 # Ids read out one by one up to this many tokens; longer prompts get first and last (a line reads
 # at most about three numbers: the rest are on screen).

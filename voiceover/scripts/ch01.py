@@ -4,8 +4,8 @@ from data/facts/ch01.py (config, parameter counts, embedding rows, cosine pairs)
 every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
-from data.facts.ch01 import embed_facts
-from words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
+from onepass.data.facts.ch01 import embed_facts
+from onepass.words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
 
 
 def spoken_cos(c: float, words) -> str:

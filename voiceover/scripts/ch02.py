@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from data.facts.ch02 import agreement_facts, d_head, head_facts, root_facts
-from words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
+from onepass.data.facts.ch02 import agreement_facts, d_head, head_facts, root_facts
+from onepass.words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
 
 
 def values(bundle, ledger, words) -> dict:

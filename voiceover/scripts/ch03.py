@@ -5,16 +5,9 @@ head), which scenes/ch03_stack.py reads too, so the screen and the narration can
 """
 from __future__ import annotations
 
-from data.facts.ch02 import head_facts
-from data.facts.ch03 import head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer
-from words.numbers import (
-    fmt_int,
-    fmt_ratio,
-    spoken_count,
-    spoken_prob,
-    spoken_signed,
-    spoken_token,
-)
+from onepass.data.facts.ch02 import head_facts
+from onepass.data.facts.ch03 import head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer
+from onepass.words.numbers import fmt_int, fmt_ratio, spoken_count, spoken_prob, spoken_signed, spoken_token
 
 
 def values(bundle, ledger, words) -> dict:

@@ -6,16 +6,9 @@ and narration agree by construction.
 """
 from __future__ import annotations
 
-from data.facts.ch04 import TOP_K, TOP_P, vote_facts
-from words.numbers import (
-    fmt_fixed,
-    fmt_general,
-    fmt_int,
-    spoken_count,
-    spoken_ordinal,
-    spoken_prob,
-    spoken_signed,
-    spoken_token,
+from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
+from onepass.words.numbers import (
+    fmt_fixed, fmt_general, fmt_int, spoken_count, spoken_ordinal, spoken_prob, spoken_signed, spoken_token,
 )
 
 SURE_LOW, SURE_HIGH = 0.2, 0.6     # the favourite's share below which the model is called unsure, above which sure

@@ -6,8 +6,8 @@ models said for each family are messages the scene shows in its columns (ch05:ex
 """
 from __future__ import annotations
 
-from data.facts.ch05 import ORIGINAL_YEAR, mask_facts
-from words.numbers import spoken_count, spoken_pct, spoken_token
+from onepass.data.facts.ch05 import ORIGINAL_YEAR, mask_facts
+from onepass.words.numbers import spoken_count, spoken_pct, spoken_token
 
 # the examples said for each family (encoder-only, decoder-only, encoder-decoder): the ones the
 # scene's columns show, less GPT-2 (the film's own model, said on its own) and Whisper

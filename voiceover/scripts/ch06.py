@@ -6,10 +6,10 @@ cannot disagree.
 """
 from __future__ import annotations
 
-from data import models
-from data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
-from words import numbers as N
-from words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
+from onepass.data import models
+from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
+from onepass.words import numbers as N
+from onepass.words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
 
 
 def _and(items, words) -> str:

@@ -5,7 +5,7 @@
                                 term before (espeak-ng's phonemes, `espeak-ng -x -v <lang> "term"`)
 
 `for_voice(text, lang)` is the text handed to the voice: the lexicon's respellings, then the numbers
-as the language says them (words.numbers.voice_numbers). It is applied by the speech service
+as the language says them (onepass.words.numbers.voice_numbers). It is applied by the speech service
 (voiceover/services.py), sentence by sentence, to what it synthesises, and nowhere else: captions,
 the screen, handouts and descriptions keep the film's own spelling. A clip's cache key holds the
 voiced text where it differs from the line, so editing a lexicon entry re-synthesises exactly the
@@ -92,7 +92,7 @@ def _words(lang: str):
     """The film-wide words (film.po: number words, ordinals) a voice language says them with, English
     beneath; None for a language with no catalog. Only film.po is read: a voice's cache key is
     worked out on every build, and the chapters' catalogs are not needed for it."""
-    from words import catalog
+    from onepass.words import catalog
     code = base_language(lang)
     own = catalog.CATALOGS / code / "film.po"
     if not own.is_file():
@@ -111,6 +111,6 @@ def for_voice(text: str, lang: str | None) -> str:
     words = _words(lang) if lang else None
     if words is None:
         return text
-    from words import numbers
+    from onepass.words import numbers
     said, _ = respell(text, lang)
     return numbers.voice_numbers(said, words)

@@ -1,7 +1,7 @@
 """PipelineError: the one error the film build raises for a problem the user can act on."""
 from __future__ import annotations
 
-from data.errors import OnepassError
+from onepass.data.errors import OnepassError
 
 
 class PipelineError(OnepassError, RuntimeError):

@@ -1,17 +1,17 @@
 """The film build: scene jobs -> parallel processes -> a cache -> one MP4 per chapter.
 
-    from film.build import BuildOptions, render
+    from onepass.film.make.build import BuildOptions, render
     results = render(["02", "03"], bundle, BuildOptions(quality="low", out=Path("out"), jobs=2))
 
-* Every scene of every requested chapter is one job (film/jobs.py), run as its own process
-  (`python -m film.render_job`, film/runner.py) on an executor (film/executors.py): the one
+* Every scene of every requested chapter is one job (film/plan/jobs.py), run as its own process
+  (`python -m onepass.film.run.render_job`, film/run/runner.py) on an executor (film/run/executors.py): the one
   BuildOptions.executor names, else a local pool of `jobs` processes at a time (default: the
   cores this process may use) opened for this build; longest first by the times recorded in
   earlier runs.
-* Every job has a cache key (film/keys.py: the bundle, the quality, the scene's code and the
+* Every job has a cache key (film/plan/keys.py: the bundle, the quality, the scene's code and the
   code it imports, the lines it speaks and the voice, the tool versions). A scene whose key
   was rendered before is not rendered again; a chapter whose scenes all hit and whose joined
-  MP4 was made from exactly those scenes is not joined again either (film/join.py).
+  MP4 was made from exactly those scenes is not joined again either (film/run/join.py).
 * Nothing here imports manim: the keys are read from the sources as syntax trees, so a
   re-run with nothing to do finishes in about a second.
 * Nothing good is lost (docs/RELIABILITY.md): a cache entry is used only when its files match
@@ -34,19 +34,21 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from data import home
-from data.files import FolderLock, remove_dead_owned, write_json
-from film import forkserver
-from film.errors import PipelineError
-from film.executors import LocalExecutor
-from film.jobs import BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune
-from film.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
-from film.runner import Runner, child_env, media_prefix, media_root, remove_dead_media
+from onepass.data import home
+from onepass.data.files import FolderLock, remove_dead_owned, write_json
+from onepass.film.run import forkserver
+from onepass.film.plan.errors import PipelineError
+from onepass.film.run.executors import LocalExecutor
+from onepass.film.plan.jobs import (
+    BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune,
+)
+from onepass.film.run.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
+from onepass.film.run.runner import Runner, child_env, media_prefix, media_root, remove_dead_media
 
 __all__ = ["BuildOptions", "PipelineError", "render", "join_film", "destination", "plan", "remove_leftovers"]
 
 # folders a run makes inside the output folder and removes when it ends (a killed run cannot):
-# scene renders, joins, handouts, and manim media folders of older versions (data.home lists them)
+# scene renders, joins, handouts, and manim media folders of older versions (onepass.data.home lists them)
 LEFTOVER_FOLDERS = home.OUTPUT_PREFIXES
 STILLS_CUT, CLIP_CUT = home.STILLS_CUT, home.CLIP_CUT      # stills/.chNN-stills-*, clips/.chNN-cut-*
 
@@ -68,7 +70,7 @@ def render(chapters: list[str], bundle, options: BuildOptions | None = None) -> 
 
 
 def _renders_here(o: BuildOptions) -> bool:
-    """Scenes of this build render as processes of this machine's (film/runner.py's own command)."""
+    """Scenes of this build render as processes of this machine's (film/run/runner.py's own command)."""
     return o.command is None and (o.executor is None or isinstance(o.executor, LocalExecutor))
 
 
@@ -97,7 +99,7 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     """Remove what killed runs into `dest` left behind: scene render folders, manim media
     folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
     live run is writing any of them; and, for any output folder, the media folders whose scene
-    process is gone (film.runner.remove_dead_media). Returns how many were removed."""
+    process is gone (onepass.film.run.runner.remove_dead_media). Returns how many were removed."""
     work, kit, stills = dest / ".scenes", dest / "clips", dest / "stills"   # the kits work under the same lock
     found = [p for folder in (dest, work, kit, stills) if folder.is_dir() for p in folder.iterdir()
              if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS)
@@ -112,7 +114,7 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     if found:
         log(f"removed {len(found)} temporary file(s) left in {dest} by an interrupted run")
     # any run's (a dask worker's too) manim media folders whose scene process was killed, and the
-    # other temporary folders named for a process that no longer runs (data.home.OWNED_PREFIXES: an
+    # other temporary folders named for a process that no longer runs (onepass.data.home.OWNED_PREFIXES: an
     # alignment's, a handout's Chromium's, a network voice's)
     media = remove_dead_media()
     others = remove_dead_owned(tempfile.gettempdir(),
@@ -183,7 +185,7 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
         if all(results[c]):
             finish_chapter(c)
     if todo:
-        # the executor given (film/executors.py: a pool shared by a batch, a dask cluster), else
+        # the executor given (film/run/executors.py: a pool shared by a batch, a dask cluster), else
         # a local pool of this build's own
         own = o.executor is None
         executor = LocalExecutor(o.jobs) if own else o.executor

@@ -1,10 +1,10 @@
 """Handouts and stills (`--handout`, `--paper`, `--stills`): the chapters on paper.
 
-    from film.handout import write_handouts, write_stills
+    from onepass.film.kit.handout import write_handouts, write_stills
     write_handouts(results, bundle, words, paper="a4")   # handout-chNN.pdf (+ handout-all.pdf)
     write_stills(results, "png")                         # stills/chNN-<beat>.png
 
-A beat's picture is its settled frame: the last frame of its span (film/clips.py `beat_spans`,
+A beat's picture is its settled frame: the last frame of its span (film/kit/clips.py `beat_spans`,
 the frame a clip's poster and a slide stop on); the title beat's is the middle of its span (its
 card has faded by its end). A handout is one HTML page per sheet, printed to PDF by Chromium
 (the browser `make system` installs for the lecture deck's test): it shapes every script the
@@ -37,19 +37,21 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from data import home
-from data.bundle import sha256_file
-from data.chapters import CHAPTERS
-from data.files import FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text
-from film.clips import Span, beat_spans
-from film.errors import PipelineError
-from film.keys import paid_calls, sha
-from film.publish import beat_title, chapter_starts, citation, cite_line, stamp
-from voiceover import script
-from voiceover.captions import is_rtl
-from voiceover.script import sentence_starts, split_sentences
-from voiceover.media import MediaError, run_ffmpeg
-from words import numbers
+from onepass.data import home
+from onepass.data.bundle import sha256_file
+from onepass.data.chapters import CHAPTERS
+from onepass.data.files import (
+    FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text,
+)
+from onepass.film.kit.clips import Span, beat_spans
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.keys import paid_calls, sha
+from onepass.film.kit.publish import beat_title, chapter_starts, citation, cite_line, stamp
+from onepass.voiceover import script
+from onepass.voiceover.captions import is_rtl
+from onepass.voiceover.script import sentence_starts, split_sentences
+from onepass.voiceover.media import MediaError, run_ffmpeg
+from onepass.words import numbers
 
 FRONT_PAGES = 2                 # a chapter's handout: cover + ledger, then one page per beat
 PAPERS = {"a4": "A4", "letter": "Letter"}
@@ -125,7 +127,7 @@ def write_stills(results, fmt: str = "png", force: bool = False) -> list[Path]:
     """`stills/chNN-<beat>.png` beside the chapter MP4s: each beat's settled frame. A chapter's
     stills are made again only when its MP4 changed (a key file per chapter) or one is missing."""
     if fmt != "png":
-        raise HandoutError(f"stills can be png only (got {fmt!r}); see film/handout.py")
+        raise HandoutError(f"stills can be png only (got {fmt!r}); see film/kit/handout.py")
     out: list[Path] = []
     for r in results:
         folder = r.final.parent / STILLS
@@ -157,7 +159,7 @@ def write_stills(results, fmt: str = "png", force: bool = False) -> list[Path]:
 
 def _pays(chapter: str) -> list[tuple[str, str]]:
     """[(entry, through or "")] of the chapter module's `self.pay(...)` calls, read from its syntax
-    tree as the scene keys read its beats (film/keys.py paid_calls)."""
+    tree as the scene keys read its beats (film/plan/keys.py paid_calls)."""
     return paid_calls(CHAPTERS[chapter].module)
 
 
@@ -184,7 +186,7 @@ def paid_keys(chapter: str, ledger) -> list[str]:
 
 
 def step_words(entry, bundle, words) -> str:
-    """The meter's words for a ledger entry, as the scenes' meter says them (data.flops.Entry.message)."""
+    """The meter's words for a ledger entry, as the scenes' meter says them (onepass.data.flops.Entry.message)."""
     message, values = entry.message(bundle.shape)
     return words.text(message, **values)
 
@@ -388,7 +390,7 @@ def beat_page(running: str, title: str, span: Span, image: Path, said: Said, wor
 
 
 def beat_descriptions(chapter: str, bundle, words) -> dict[str, str]:
-    """beat -> its audio description as plain text (voiceover.script.chapter_descriptions): what its
+    """beat -> its audio description as plain text (onepass.voiceover.script.chapter_descriptions): what its
     frame shows, the frame's alternative text."""
     return {beat: " ".join(filled.text.split())
             for beat, filled in script.chapter_descriptions(chapter, bundle, bundle.ledger(), words).items()}

@@ -1,6 +1,6 @@
 """A clip per beat: a chapter's MP4 cut frame-exactly at its narration beats.
 
-    from film.clips import write_clips
+    from onepass.film.kit.clips import write_clips
     clip_set = write_clips(chapter_result, "mp4")        # or "webm", "gif"
     clip_set.entries                                     # what clips.json lists for the chapter
 
@@ -30,14 +30,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from data import home
-from data.bundle import sha256_file
-from data.files import FolderLock, replace_together, write_json
-from film.errors import PipelineError
-from film.jobs import ChapterResult
-from film.keys import sha
-from voiceover import audio, captions
-from voiceover.media import MediaError, run_ffmpeg, stream_seconds, video_facts
+from onepass.data import home
+from onepass.data.bundle import sha256_file
+from onepass.data.files import FolderLock, replace_together, write_json
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.jobs import ChapterResult
+from onepass.film.plan.keys import sha
+from onepass.voiceover import audio, captions
+from onepass.voiceover.media import MediaError, run_ffmpeg, stream_seconds, video_facts
 
 FORMATS = ("mp4", "webm", "gif")
 INDEX = "clips.json"
@@ -235,7 +235,7 @@ def write_clips(result: ChapterResult, fmt: str = "mp4", force: bool = False) ->
 
 
 def cut_clips(result: ChapterResult, fmt: str = "mp4", force: bool = False) -> ClipSet:
-    """write_clips, for a caller that already holds the output folder's lock (film/slides.py)."""
+    """write_clips, for a caller that already holds the output folder's lock (film/kit/slides.py)."""
     if fmt not in FORMATS:
         raise ClipError(f"unknown clip format {fmt!r}: choose one of {', '.join(FORMATS)}")
     folder = result.final.parent / FOLDER

@@ -4,7 +4,7 @@ Reading the keys means parsing and walking the syntax tree of every module a cha
 (about a second for chapter 02), which was most of an unchanged re-run. Each fact read from a
 file (its tree's fingerprint, its imports, the beats and words it names) is a pure function of
 the file's text, so it is stored under a hash of that text, the function's name and arguments,
-the code that reads it (film/keys.py) and Python's version (the `ast` module's shapes): an edited
+the code that reads it (film/plan/keys.py) and Python's version (the `ast` module's shapes): an edited
 file, an edited reader or another Python gives another name, never a stale fact. A fact that
 raises (a scene the cache cannot read) is not stored. Stores are atomic (a temporary name, then
 a rename), so processes sharing the folder never read half a file; one that cannot be read back
@@ -21,13 +21,13 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from data import home
+from onepass.data import home
 
 SOURCES_ENV = home.SOURCES_ENV
 
 
 def folder() -> Path | None:
-    """The folder (data.home.source_memo_path: $ONEPASS_SOURCE_CACHE, else sources/ in onepass's
+    """The folder (onepass.data.home.source_memo_path: $ONEPASS_SOURCE_CACHE, else sources/ in onepass's
     cache folder); None: "off"."""
     return home.source_memo_path()
 

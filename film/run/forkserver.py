@@ -3,10 +3,10 @@
     child = spawn(env, ["--bundle", ..., "--scene", "Scores", ...], log)   # None: run it afresh
     child.wait()           # -> exit code (negative: the signal that ended it), child.cpu in seconds
 
-Every scene process (`python -m film.render_job`) used to spend about two seconds of CPU importing
+Every scene process (`python -m onepass.film.run.render_job`) used to spend about two seconds of CPU importing
 manim, scipy and the scenes before it drew a frame: at 480p15 that was a third of a scene's time.
 Here one server process per environment imports them once, and each scene is a fork of it running
-film.render_job.main with the scene's arguments: the same code and arguments as the command, so the
+onepass.film.run.render_job.main with the scene's arguments: the same code and arguments as the command, so the
 same frames, in a process of its own (its own PID, media folder, log, exit code and CPU account).
 
 * The server is a child of the process that asked (a render, a dask worker), started with the
@@ -22,7 +22,7 @@ same frames, in a process of its own (its own PID, media folder, log, exit code 
   scene whose server dies gets SIGTERM too (PR_SET_PDEATHSIG): each unwinds and removes its media
   folder as an interrupted render does.
 * $ONEPASS_FORKSERVER=off (a process setting), or a system without fork: every scene is started
-  afresh as before (film/runner.py). So is a scene whose server could not start (its import
+  afresh as before (film/run/runner.py). So is a scene whose server could not start (its import
   failed): the command's own log then says why.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ import threading
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVER_ENV = "ONEPASS_FORKSERVER"      # "off": no server, every scene process started afresh
 _PR_SET_PDEATHSIG = 1
 
@@ -97,7 +97,7 @@ class Server:
 
     def __init__(self, env: dict):
         ours, theirs = socket.socketpair()
-        self.proc = subprocess.Popen([sys.executable, "-m", "film.forkserver", str(theirs.fileno())], cwd=ROOT, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "onepass.film.run.forkserver", str(theirs.fileno())], cwd=ROOT, env=env,
                                      pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         theirs.close()
@@ -213,8 +213,8 @@ def prewarm(env: dict) -> None:
 
 
 def spawn(env: dict, args: list[str], log: Path) -> Child | None:
-    """Fork film.render_job.main(args) with its output in `log`; None where no server can (the
-    caller starts `python -m film.render_job` instead)."""
+    """Fork onepass.film.run.render_job.main(args) with its output in `log`; None where no server can (the
+    caller starts `python -m onepass.film.run.render_job` instead)."""
     if not enabled():
         return None
     server = _server_for(env)
@@ -247,9 +247,9 @@ def _tell(sock: socket.socket, message: dict) -> None:
 
 
 def _run_scene(args: list[str]) -> int:
-    """film.render_job.main(args) as `python -m film.render_job` would end: its exit code, a
+    """onepass.film.run.render_job.main(args) as `python -m onepass.film.run.render_job` would end: its exit code, a
     SystemExit's message on stderr, an exception's traceback."""
-    from film import render_job
+    from onepass.film.run import render_job
     try:
         code = render_job.main(args)
     except SystemExit as exc:
@@ -305,13 +305,13 @@ def serve(fd: int) -> int:
     """The server: import what a scene needs, say so, then fork a scene per request and report
     each one's end, until told to close (or the caller is gone)."""
     sock = socket.socket(fileno=fd)
-    # a scene takes Ctrl-C as `python -m film.render_job` would: as KeyboardInterrupt, or not at all
+    # a scene takes Ctrl-C as `python -m onepass.film.run.render_job` would: as KeyboardInterrupt, or not at all
     # where the caller was started with it ignored (as `nohup` or a shell's `&` start it)
     on_int = signal.SIG_IGN if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else signal.default_int_handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is for the scenes; this waits for them
     try:
-        import film.render_job  # noqa: F401  (manim, its plugins, the frame path)
-        from scenes.registry import chapters, scenes_of
+        import onepass.film.run.render_job  # noqa: F401  (manim, its plugins, the frame path)
+        from onepass.scenes.registry import chapters, scenes_of
         for chapter in chapters():
             scenes_of(chapter)
     except BaseException:

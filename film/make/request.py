@@ -2,12 +2,12 @@
 and the benches all build, the one validator that reads it, and what the build is told.
 
     req = request.from_args(args)                    # render.py (argparse built by add_arguments)
-    req, problems = request.validate(table, base)    # a manifest job (film/batch.py)
+    req, problems = request.validate(table, base)    # a manifest job (film/make/batch.py)
     made = request.produce(req, bundle, request.build_options(req, executor=ex))
 
 * `OPTIONS` declares every option once: its request field (= the manifest key), its flag, its
   default, its help. argparse, the manifest's keys and README's option table
-  (`python -m film.request --markdown`, checked by tests/test_request.py) are made from it,
+  (`python -m onepass.film.make.request --markdown`, checked by tests/test_request.py) are made from it,
   so a new option is added here and reaches all of them.
 * `validate` reads a raw mapping (argparse's values or a TOML table) and returns the request
   and every problem in it at once, as (key, message) pairs; the caller says where they are
@@ -26,17 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from data.errors import OnepassError
-from data import bundle as bundle_io
-from data import extract, home, models
-from data.chapters import titles
-from data.extract import ExtractError
-from film import clips, executors, slides
-from film.errors import PipelineError
-from film.jobs import BuildOptions, destination
-from film.media import QUALITIES
-from voiceover import services as voices
-from words.catalog import SOURCE, CatalogError, Words, languages
+from onepass.data.errors import OnepassError
+from onepass.data import bundle as bundle_io
+from onepass.data import extract, home, models
+from onepass.data.chapters import titles
+from onepass.data.extract import ExtractError
+from onepass.film.kit import clips, slides
+from onepass.film.run import executors
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.jobs import BuildOptions, destination
+from onepass.film.run.media import QUALITIES
+from onepass.voiceover import services as voices
+from onepass.words.catalog import SOURCE, CatalogError, Words, languages
 
 DEFAULT_PROMPT = "The cat sat on the"
 WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch (render.py reads it, at the edge)
@@ -147,7 +148,7 @@ class Request:
     chapters: list[str] = field(default_factory=list)
     all: bool = False                # every chapter: also the film with chapter markers
     weights: str = "auto"            # a name of WEIGHT_NAMES or an absolute directory
-    model: str | None = None         # a data.models family member; None: the weights' own (GPT-2 small if synthetic)
+    model: str | None = None         # a onepass.data.models family member; None: the weights' own (GPT-2 small if synthetic)
     watch: str | None = None
     bundle: Path | None = None
     quality: str = "low"
@@ -164,7 +165,7 @@ class Request:
     stills: str | None = None        # png: each beat's settled frame as a file
     notebook: bool = False
     publish: bool = False
-    described: bool = False          # also the audio-described cut (film/describe.py)
+    described: bool = False          # also the audio-described cut (film/kit/describe.py)
     name: str | None = None
     scheduler: str | None = None     # a dask scheduler's address, local:N, or None (the local pool)
     jobs: int | None = None
@@ -487,9 +488,9 @@ class Produced:
 
 
 def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda line: None) -> Produced:
-    """Build the request's chapters (film/build.py), the film for --all, and the lecture kit."""
+    """Build the request's chapters (film/make/build.py), the film for --all, and the lecture kit."""
     # the build, imported here: scene processes load this module for QUALITIES and need none of it
-    from film import build                   # noqa: PLC0415
+    from onepass.film.make import build                   # noqa: PLC0415
     if req.clips or req.slides:              # a kit that cannot be written is refused before the build
         why = out_problem(destination(req.out, bundle, req.quality, req.lang) / clips.FOLDER, "the lecture kit's folder ")
         if why:
@@ -500,7 +501,7 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
     film = build.join_film(results, destination(req.out, bundle, req.quality, req.lang), title,
                            [words.text("film:heading", chapter=r.chapter, title=r.title) for r in results]) \
         if req.all and len(results) > 1 else None
-    from film import describe                # noqa: PLC0415  (descriptions track, transcript, described cut)
+    from onepass.film.kit import describe                # noqa: PLC0415  (descriptions track, transcript, described cut)
     tracks = describe.write_tracks(results, bundle, words)
     if req.described:
         cut = [describe.write_described(r, bundle, words, req.service, force=req.force) for r in results]
@@ -519,7 +520,7 @@ def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda l
 
 def lecture_kit(req: Request, results, log: Callable[[str], None],
                 model: str | None = models.DEFAULT) -> tuple[list[Path], list[Path]]:
-    """clips / slides (film/clips.py, film/slides.py), cut from the chapters just joined:
+    """clips / slides (film/kit/clips.py, film/kit/slides.py), cut from the chapters just joined:
     (every file, the indexes worth naming in a log); `model` (Bundle.model) is named in the deck's title."""
     if not (req.clips or req.slides):
         return [], []
@@ -543,20 +544,20 @@ def lecture_kit(req: Request, results, log: Callable[[str], None],
 
 
 def handout_tool() -> str | None:
-    """The browser the handout is printed with (film/handout.py), or None."""
-    from film import handout                 # noqa: PLC0415  (no manim, no torch: cheap)
+    """The browser the handout is printed with (film/kit/handout.py), or None."""
+    from onepass.film.kit import handout                 # noqa: PLC0415  (no manim, no torch: cheap)
     return handout.chromium()
 
 
 def course_kit(req: Request, results, bundle, film: Path | None, words,
                log: Callable[[str], None]) -> tuple[list[Path], list[Path]]:
-    """--publish, --stills, --handout, --notebook (film/publish.py, film/handout.py,
-    film/notebook.py), made from the chapters just joined: (every file, the ones worth naming)."""
+    """--publish, --stills, --handout, --notebook (film/kit/publish.py, film/kit/handout.py,
+    film/kit/notebook.py), made from the chapters just joined: (every file, the ones worth naming)."""
     files: list[Path] = []
     shown: list[Path] = []
     if not (req.publish or req.stills or req.handout or req.notebook):
         return files, shown
-    from film import handout, notebook, publish     # noqa: PLC0415  (only when asked for)
+    from onepass.film.kit import handout, notebook, publish     # noqa: PLC0415  (only when asked for)
     if req.publish:
         made = publish.write_publish(results, bundle, words, film=film, force=req.force)
         log(f"publishing kit: {len(made)} files")
@@ -593,11 +594,11 @@ def markdown_table() -> str:
             arg = "" if o.kind == "flag" else " " + (o.metavar or "|".join(o.choices)).replace("|", "\\|")
             rows.append(f"| `{o.flag}{arg}` | {o.help} |")
     keys = ", ".join(f"`{k}`" for k in MANIFEST_KEYS)
-    return "\n".join(rows) + f"\n\nA course manifest's `[[job]]` (`--batch`, film/batch.py) takes the keys {keys}."
+    return "\n".join(rows) + f"\n\nA course manifest's `[[job]]` (`--batch`, film/make/batch.py) takes the keys {keys}."
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--markdown"]:
         print(markdown_table())
     else:
-        raise SystemExit("usage: python -m film.request --markdown   (prints README's option table)")
+        raise SystemExit("usage: python -m onepass.film.make.request --markdown   (prints README's option table)")

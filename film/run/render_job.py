@@ -1,10 +1,10 @@
-"""Render one scene of one chapter into one MP4 (run as its own process by film/runner.py).
+"""Render one scene of one chapter into one MP4 (run as its own process by film/run/runner.py).
 
-    python -m film.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
+    python -m onepass.film.run.render_job --bundle DIR --chapter 02 --scene Scores --quality low \
         --out path/scene.mp4 [--cues path/scene.json] [--packets path/scene.packets.json] [--voice SPEC]
         [--media /tmp/onepass-media-TAG-]
 
-Every scene input is an argument (bundle, cues, voice: scenes.base.SceneInputs; the quality),
+Every scene input is an argument (bundle, cues, voice: onepass.scenes.base.SceneInputs; the quality),
 none is read from the environment. --voice is a `render.py --voice` spec (default none: silent,
 timed at the estimated speaking rate).
 
@@ -26,27 +26,27 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine import versions
+from onepass.engine import versions
 
 versions.check()      # before manim loads: another release of it is refused with a clear message
 
 from manim import tempconfig  # noqa: E402
 
-from data import home  # noqa: E402
-from data.files import write_json  # noqa: E402
-from engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
-from film import holds  # noqa: E402
-from film.media import QUALITIES, media_folder  # noqa: E402
-from scenes.base import SceneInputs  # noqa: E402
-from scenes.registry import scenes_of  # noqa: E402
-from scenes.text import enable_text_cache  # noqa: E402
-from voiceover.media import packet_hash, packets_digest  # noqa: E402
+from onepass.data import home  # noqa: E402
+from onepass.data.files import write_json  # noqa: E402
+from onepass.engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
+from onepass.film.frames import holds  # noqa: E402
+from onepass.film.run.media import QUALITIES, media_folder  # noqa: E402
+from onepass.scenes.base import SceneInputs  # noqa: E402
+from onepass.scenes.registry import scenes_of  # noqa: E402
+from onepass.scenes.text import enable_text_cache  # noqa: E402
+from onepass.voiceover.media import packet_hash, packets_digest  # noqa: E402
 
 
 def film_renderer(times: FrameTimes | None = None, renderer_class: type = FilmRenderer, **kwargs) -> FilmRenderer:
-    """The renderer a scene process renders with: engine.frames.FilmRenderer (or a subclass) with the
-    film's packet account (voiceover.media.packet_hash of every packet, start codes and all) and its
-    holds (film/holds.py)."""
+    """The renderer a scene process renders with: onepass.engine.frames.FilmRenderer (or a subclass) with the
+    film's packet account (onepass.voiceover.media.packet_hash of every packet, start codes and all) and its
+    holds (film/frames/holds.py)."""
     return renderer_class(times, packet_hash=functools.partial(packet_hash, annexb=True),
                           hold_copies=holds.hold_copies, **kwargs)
 
@@ -72,10 +72,10 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                  script: Path | None = None, times: FrameTimes | None = None, packets: Path | None = None) -> Path:
     """Render one scene into `out`; `times` (if given) is filled with where the CPU time went;
     `packets` (if given) gets the count and digest of the video packets x264 produced, which the
-    runner checks the MP4 against (film.runner: a scene's file is what its encoder made)."""
+    runner checks the MP4 against (onepass.film.run.runner: a scene's file is what its encoder made)."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
                          Path(script) if script else None)
-    # labels built once per machine (kept in data.home.label_cache_dir()), numbers composed from pre-shaped glyphs
+    # labels built once per machine (kept in onepass.data.home.label_cache_dir()), numbers composed from pre-shaped glyphs
     enable_text_cache(folder=home.label_cache_dir())
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
     if scene not in classes:
@@ -83,7 +83,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     prefix = Path(media_prefix) if media_prefix else Path(tempfile.gettempdir()) / "onepass-media-"
-    media = media_folder(prefix)         # named with this process's id: film.runner.remove_dead_media
+    media = media_folder(prefix)         # named with this process's id: onepass.film.run.runner.remove_dead_media
     try:
         # caching off: a cache hit advances scene time by the exact run_time instead of whole
         # frames, which would shift narration and captions against the picture

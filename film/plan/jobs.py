@@ -1,5 +1,5 @@
 """What a build is asked to do (BuildOptions), its scene jobs and their results, and the plan:
-every scene of every requested chapter as a job with its cache key (film/keys.py).
+every scene of every requested chapter as a job with its cache key (film/plan/keys.py).
 
 Files live next to the chapter MP4, in `<out>/<prompt slug>-<hash8>/<quality>/.scenes/`:
 `<chapter file>-<Scene>.<key16>.mp4|.cues.json|.json` (the last written after a successful
@@ -14,20 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from data import home
-from data.bundle import sha256_file, slug
-from data.chapters import CHAPTERS, titles
-from data.models import DEFAULT as DEFAULT_MODEL
-from data.models import FAMILY
-from film import keys
-from voiceover import script
-from words.catalog import SOURCE, Words
+from onepass.data import home
+from onepass.data.bundle import sha256_file, slug
+from onepass.data.chapters import CHAPTERS, titles
+from onepass.data.models import DEFAULT as DEFAULT_MODEL
+from onepass.data.models import FAMILY
+from onepass.film.plan import keys
+from onepass.voiceover import script
+from onepass.words.catalog import SOURCE, Words
 
 KEEP_VARIANTS = 3        # cached renders kept per scene (older keys are deleted)
 
 
 def chapter_lines(chapter: str, bundle, words: Words | None = None) -> dict:
-    """beat -> the line as spoken for this bundle and language (words.markup.Filled)."""
+    """beat -> the line as spoken for this bundle and language (onepass.words.markup.Filled)."""
     return script.chapter_lines(chapter, bundle, bundle.ledger(), words or Words.load())
 
 
@@ -44,12 +44,12 @@ class BuildOptions:
     force: bool = False              # re-render every scene and re-join every chapter
     burn_captions: bool = False      # also draw the captions into the picture
     env: dict | None = None          # the scene processes' environment (None: this one's); process
-                                     # settings only: every scene input is an argument (film/runner.py)
+                                     # settings only: every scene input is an argument (film/run/runner.py)
     progress: object = None          # a rich Progress, advanced scene by scene
     on_scene: Callable[[SceneResult], None] | None = None   # called with each scene's result as it is known
     log: Callable[[str], None] | None = None   # a line for the user: a damaged cache entry, waiting for another
                                                # run's lock, leftovers of a killed run removed (None: stderr)
-    executor: object = None          # where scenes render (film/executors.py; None: a LocalExecutor of
+    executor: object = None          # where scenes render (film/run/executors.py; None: a LocalExecutor of
                                      # `jobs` processes this build opens and closes)
     # where the chapters come from (defaults: data/chapters.py and this project); tests point
     # these at a throwaway project
@@ -58,7 +58,7 @@ class BuildOptions:
     root: Path = keys.ROOT                                  # the project folder modules are read from
     lines_of: Callable[..., dict] | None = None   # (chapter, bundle) -> its lines (None: the catalog's, in `words`)
     command: Callable[[SceneJob, Path], list[str]] | None = None       # (job, cues path) -> the argv that
-                                                                        # renders it (None: film.render_job)
+                                                                        # renders it (None: onepass.film.run.render_job)
     words: Words | None = None       # the language and a lecturer's script (words/catalog.py; None: English)
 
     @property

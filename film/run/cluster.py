@@ -4,10 +4,10 @@ worker's). docs/CLUSTER.md is the user's guide.
     with DaskExecutor("local:2") as ex:       # or "tcp://HOST:8786", or an existing client=
         build.render(chapters, bundle, BuildOptions(..., executor=ex))
 
-* DaskExecutor is a film.executors.Executor (a concurrent.futures Executor; renders shared by
+* DaskExecutor is a onepass.film.run.executors.Executor (a concurrent.futures Executor; renders shared by
   cache key): each scene is one task (`retries=1`); any other callable is one task too.
 * The task (`render_task`, on a worker) checks that the worker runs the client's project
-  version, scene code and tools (film/identity.py; refused with WorkerMismatch otherwise),
+  version, scene code and tools (film/plan/identity.py; refused with WorkerMismatch otherwise),
   puts the bundle on the worker's disk (`worker_bundle`: sent once per worker, from the
   client's memory), renders the scene in a child process with the same Runner as a local
   build, and returns the scene's files as bytes: MP4, cues, and the narration clips the cues
@@ -43,13 +43,13 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from data.files import write_bytes, write_json
-from film import keys
-from film.errors import PipelineError
-from film.executors import Executor, Handle
-from film.identity import WorkerMismatch, check_identity, code_identity
-from film.jobs import SceneJob, SceneResult
-from film.runner import Runner, child_env, remove_dead_media
+from onepass.data.files import write_bytes, write_json
+from onepass.film.plan import keys
+from onepass.film.plan.errors import PipelineError
+from onepass.film.run.executors import Executor, Handle
+from onepass.film.plan.identity import WorkerMismatch, check_identity, code_identity
+from onepass.film.plan.jobs import SceneJob, SceneResult
+from onepass.film.run.runner import Runner, child_env, remove_dead_media
 
 # dask's nanny sets these to 1 in its workers; a scene process gets the client's values instead,
 # so numerical libraries split their work as they would in a local render
@@ -76,7 +76,7 @@ def probe_scheduler(address: str, timeout: float = PROBE_SECONDS):
     import socket
     import struct
 
-    from film.executors import scheduler_address
+    from onepass.film.run.executors import scheduler_address
     host, port = scheduler_address(address)
     deadline = time.monotonic() + timeout
     try:
@@ -357,7 +357,7 @@ def _scenes(jobs: list[SceneJob]) -> str:
 def receive(job: SceneJob, payload: dict) -> SceneResult:
     """A task's files -> this machine's cache: narration clips into the voice cache, the cues
     pointing at them, the MP4, then the cache entry."""
-    from voiceover.services import cache_root    # the voice cache of this machine (clips named by the worker)
+    from onepass.voiceover.services import cache_root    # the voice cache of this machine (clips named by the worker)
     # the MP4 as the worker's runner checked it (its packets are what its encoder produced) or nothing
     sent = ((payload["record"].get("files") or {}).get("mp4") or {}).get("sha256")
     if sent != hashlib.sha256(payload["mp4"]).hexdigest():
@@ -377,7 +377,7 @@ def receive(job: SceneJob, payload: dict) -> SceneResult:
         cue["clip"] = str(here)
     write_bytes(job.mp4, payload["mp4"])
     write_json(job.cues, cues)
-    # the worker's record of the render (film/runner.py), with what it says of each file made
+    # the worker's record of the render (film/run/runner.py), with what it says of each file made
     # true of the files here (the cues now name this machine's clips); written last
     record = dict(payload["record"], worker=payload["worker"])
     for name, info in (record.get("files") or {}).items():
@@ -450,7 +450,7 @@ def render_task(request: dict, bundle_files: dict[str, bytes]) -> dict:
         r = runner.run(job)
         cues = json.loads(job.cues.read_text(encoding="utf-8"))
         clips = {}
-        from voiceover.services import cache_root   # the voice cache of this worker
+        from onepass.voiceover.services import cache_root   # the voice cache of this worker
         root = cache_root().resolve()
         for cue in cues:
             clip = cue.get("clip") if isinstance(cue, dict) else None

@@ -8,9 +8,9 @@ A scene's key (`scene_key`) covers:
     module; the rest of that module (helpers, constants, non-scene base classes) is shared by
     every scene of the chapter;
   - exactly the project modules the scene's process can import: the chapter module's imports,
-    followed transitively (scenes.base, style, widgets, data.*, voiceover.*, engine.*, ...,
-    imports inside functions included), plus the path that runs it (SCENE_PROCESS: film.render_job,
-    which sets the frame config, and film.forkserver, which forks it) and the chapter's narration
+    followed transitively (onepass.scenes.base, style, widgets, data.*, voiceover.*, engine.*, ...,
+    imports inside functions included), plus the path that runs it (SCENE_PROCESS: onepass.film.run.render_job,
+    which sets the frame config, and onepass.film.run.forkserver, which forks it) and the chapter's narration
     script, each compared as its syntax tree (comments and formatting do not count). Nothing
     else: the request, the build, the course kit and other chapters' facts are no part of a
     scene's key (`scene_modules`);
@@ -44,11 +44,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from film.errors import PipelineError
-from film.source_memo import SourceMemo
-from voiceover.script import line_id
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.source_memo import SourceMemo
+from onepass.voiceover.script import line_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCAL_PACKAGES = ("film", "scenes", "data", "voiceover", "words", "engine")
 DIST = "onepass"            # the distribution's name, which module names may start with (onepass.film.keys)
 PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier renders no longer match)
@@ -56,10 +56,10 @@ PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier rende
 # the runner passes a scene process that the key does not hold already needs a new PIPELINE_VERSION)
 # the modules that run a scene, whose code shapes every frame although no chapter module imports
 # them: the scene process's main module and the fork server its process is forked from
-SCENE_PROCESS = ("film.render_job", "film.forkserver")
+SCENE_PROCESS = ("onepass.film.run.render_job", "onepass.film.run.forkserver")
 ALWAYS = SCENE_PROCESS
 # narration scripts (the values their lines name; the lines are in the catalogs)
-NARRATION_PACKAGE = "voiceover.scripts"
+NARRATION_PACKAGE = "onepass.voiceover.scripts"
 # each fact this module reads from a file's text, kept on disk under a hash of the text and of
 # this module's code (an unchanged re-run reads its keys without parsing a file)
 MEMO = SourceMemo(Path(__file__))
@@ -107,7 +107,7 @@ def _imports(tree: ast.AST, name: str, is_package: bool) -> set[str]:
             else:
                 mod = node.module or ""
             out.add(mod)
-            out.update(f"{mod}.{a.name}" for a in node.names)   # 'from voiceover import services'
+            out.update(f"{mod}.{a.name}" for a in node.names)   # 'from onepass.voiceover import services'
     # a module also runs its packages' __init__
     for mod in list(out):
         parts = mod.split(".")
@@ -327,7 +327,7 @@ def _read_pays(tree: ast.Module) -> list[list[str]]:
 def paid_calls(module: str, root: Path = ROOT) -> list[tuple[str, str]]:
     """[(entry, through or "")] of every `self.pay(entry, ..., through=...)` call in a chapter
     module, in order; an f-string keeps its fields as a pattern (f"L{a}.qkv" -> "L{a}.qkv"). The
-    ledger entries a chapter pays for (film/handout.py), read as the keys read beats."""
+    ledger entries a chapter pays for (film/kit/handout.py), read as the keys read beats."""
     path = module_path(module, root)
     if path is None:
         raise PipelineError(f"chapter module {module} not found under {root}")
@@ -386,7 +386,7 @@ def _read_chapter(tree: ast.Module, path: Path, root: Path) -> dict:
 
 def bundle_identity(bundle) -> dict:
     """What a rendered frame depends on in the bundle: its cache key, its tensors' checksum and
-    its schema. `bundle`: a Bundle or its meta.json as a dict (film/cluster.py names and checks
+    its schema. `bundle`: a Bundle or its meta.json as a dict (film/run/cluster.py names and checks
     the bundles it sends by this too)."""
     meta = bundle if isinstance(bundle, dict) else bundle.meta
     return {"key": meta.get("cache_key"), "tensors": meta.get("tensors_sha256"), "schema": meta.get("schema_version")}
@@ -405,7 +405,7 @@ def tool_versions() -> dict:
 def voice_line_keys(chapter: str, lines: dict, service=None) -> dict[str, object]:
     """beat -> what the spoken line depends on: the speech service's own cache key (text, voice,
     settings, mastering, recorded clip); without a service (silent), the text; and where its
-    markers are (they move the picture). A line is a words.markup.Filled (or plain text)."""
+    markers are (they move the picture). A line is a onepass.words.markup.Filled (or plain text)."""
     out = {}
     for beat, line in lines.items():
         text, marks = getattr(line, "text", line), [list(m) for m in getattr(line, "marks", ())]

@@ -1,4 +1,4 @@
-"""What a scene process (film/render_job.py) and the runner that starts it (film/runner.py) share:
+"""What a scene process (film/run/render_job.py) and the runner that starts it (film/run/runner.py) share:
 the qualities manim renders at and the media folders manim writes into.
 
 A leaf of film/: the scene process imports it without importing the request, the build or the
@@ -12,8 +12,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from data import home
-from data.files import remove_dead_owned
+from onepass.data import home
+from onepass.data.files import remove_dead_owned
 
 # --quality name -> (manim's quality setting, what it is); the one list of qualities
 QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
@@ -40,7 +40,7 @@ def media_root() -> Path:
 
 
 def media_folder(prefix: Path | str) -> Path:
-    """A fresh media folder `<prefix>p<PID>-XXXXXXXX` for this process (film/render_job.py): the
+    """A fresh media folder `<prefix>p<PID>-XXXXXXXX` for this process (film/run/render_job.py): the
     owner's process id in its name, so a later run on this machine can remove it once that process
     is gone, whoever ran it (a scene process of a dask worker that was killed: remove_dead_media)."""
     prefix = Path(prefix)

@@ -1,6 +1,6 @@
 """Notebooks (`--notebook`): `chNN.ipynb` per chapter, the chapter's numbers computed again.
 
-    from film.notebook import chapter_notebook, write_notebooks
+    from onepass.film.kit.notebook import chapter_notebook, write_notebooks
     nb = chapter_notebook("02", bundle, words)          # an nbformat NotebookNode
     write_notebooks(results, bundle, words)            # chNN.ipynb beside the chapter MP4s
 
@@ -20,16 +20,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from data import extract, models
-from data.facts.ch01 import embed_facts
-from data.facts.ch02 import head_facts
-from data.facts.ch03 import mlp_facts, param_facts
-from data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
-from data.facts.ch05 import mask_facts
-from data.facts.ch06 import loop_facts
-from data.files import FolderLock, write_text_if_changed
-from film.publish import cite_line
-from voiceover import script
+from onepass.data import extract, models
+from onepass.data.facts.ch01 import embed_facts
+from onepass.data.facts.ch02 import head_facts
+from onepass.data.facts.ch03 import mlp_facts, param_facts
+from onepass.data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
+from onepass.data.facts.ch05 import mask_facts
+from onepass.data.facts.ch06 import loop_facts
+from onepass.data.files import FolderLock, write_text_if_changed
+from onepass.film.kit.publish import cite_line
+from onepass.voiceover import script
 
 NB_VERSION = 1
 SHOWN = 8                       # numbers of a vector compared and printed

@@ -2,7 +2,7 @@
 
 The scenes' pictures are concatenated without re-encoding, each part stated exactly
 frames / fps long (no gap, no doubled frame at a join); narration, when voiced, is rebuilt
-once for the whole chapter (voiceover.mixdown), so it cannot drift.
+once for the whole chapter (onepass.voiceover.mixdown), so it cannot drift.
 """
 from __future__ import annotations
 
@@ -13,15 +13,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from data import home
-from data.bundle import sha256_file
-from data.files import FolderLock, discard, replace_together, temp_name, write_json
-from film.errors import PipelineError
-from film.jobs import ChapterResult, SceneResult, chapter_file
-from words.catalog import SOURCE
-from voiceover import captions, mixdown
-from voiceover.media import (MediaError, decode_problems, frame_rate, packet_hashes, run_ffmpeg, stream_seconds,
-                             video_facts, write_ffconcat)
+from onepass.data import home
+from onepass.data.bundle import sha256_file
+from onepass.data.files import FolderLock, discard, replace_together, temp_name, write_json
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.jobs import ChapterResult, SceneResult, chapter_file
+from onepass.words.catalog import SOURCE
+from onepass.voiceover import captions, mixdown
+from onepass.voiceover.media import (
+    MediaError, decode_problems, frame_rate, packet_hashes, run_ffmpeg, stream_seconds, video_facts,
+    write_ffconcat,
+)
 
 FILM_NAME = "onepass-film"
 
@@ -93,7 +95,7 @@ def check_joined(video: Path, parts: list[Path]) -> tuple[int, float]:
     """(frames, fps) of a join made by stream copy, after checking that its picture is exactly its
     parts' video packets, in order (so as many frames as theirs, each one theirs); raises
     MediaError saying what is wrong. Each part was checked when it was made (a scene's against
-    what its encoder produced, film.runner; a chapter's here) and is used only while its size and
+    what its encoder produced, onepass.film.run.runner; a chapter's here) and is used only while its size and
     sha256 are what was recorded, so its packets decode as x264 made them: no frame is decoded here
     (decoding a 1080p60 chapter took 20 s on 2 cores, reading its packets a tenth of a second)."""
     expected = [h for part in parts for h in packet_hashes(part)]

@@ -1,15 +1,15 @@
 """Lecture decks: one slide per beat, as an offline HTML deck and as a PowerPoint.
 
-    from film.slides import write_deck
+    from onepass.film.kit.slides import write_deck
     deck = write_deck(chapter_results, fmt="mp4")     # deck.html, deck.pptx, deck.slides
 
-Both decks play the clips of film/clips.py (cut here if they are missing or stale), one per
+Both decks play the clips of film/kit/clips.py (cut here if they are missing or stale), one per
 slide, in the order of the chapters given; the narration line is each slide's speaker notes.
 
 * HTML: `clips/index.html` beside the clips it plays (the folder is the deck: copy it to a USB
   stick). It loads nothing from the network; the captions are added to each video from script
   (a page opened from file:// may not load `<track src>`). It plays `fmt` clips (mp4 or webm;
-  with gif, the mp4 ones). From film/templates/deck.html, a template of our own: manim-slides'
+  with gif, the mp4 ones). From film/kit/templates/deck.html, a template of our own: manim-slides'
   HTML loads reveal.js from a CDN (its --offline option downloads it at convert time), and its
   presentations are rendered from Slide scenes, where ours are cut from the cached chapters.
 * PowerPoint: `clips/lecture-chNN[-chMM...].pptx`, one MP4 per slide that plays by itself when
@@ -23,7 +23,7 @@ Both are accessible (issue 43, WCAG 2.1 AA; tests/test_lecture.py checks each po
 * HTML: a level-one heading and landmarks (axe-core finds nothing, en and ur); every control a
   button reached by Tab and pressed by Enter or space, with a visible focus ring; captions and
   audio description toggles; each clip carries captions, chapters and descriptions tracks (the
-  chapter's `X.descriptions.vtt`, written beside it by film/describe.py, cut per clip): with audio
+  chapter's `X.descriptions.vtt`, written beside it by film/kit/describe.py, cut per clip): with audio
   description on, the browser's speech synthesis reads each description in the deck's language
   while the clip waits; the transcript (narration and descriptions) beside the slide; a pause
   button for what plays; one-letter shortcuts that can be turned off (2.1.4).
@@ -42,15 +42,15 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from data.bundle import sha256_file
-from data.files import FolderLock, stamped, write_bytes, write_stamp, write_text
-from film.clips import ClipSet, cut_clips
-from film.jobs import ChapterResult
-from film.keys import sha
-from film.publish import short_title
-from voiceover.captions import is_rtl, read_srt
-from voiceover.media import probe
-from words.catalog import Words
+from onepass.data.bundle import sha256_file
+from onepass.data.files import FolderLock, stamped, write_bytes, write_stamp, write_text
+from onepass.film.kit.clips import ClipSet, cut_clips
+from onepass.film.plan.jobs import ChapterResult
+from onepass.film.plan.keys import sha
+from onepass.film.kit.publish import short_title
+from onepass.voiceover.captions import is_rtl, read_srt
+from onepass.voiceover.media import probe
+from onepass.words.catalog import Words
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "deck.html"
 DECK_NAME = "index.html"
@@ -167,7 +167,7 @@ def alt_text(descriptions: list[dict], fallback: str) -> str:
 
 def slide_heading(heading: str, e: dict) -> str:
     """A slide's heading: the catalog's `kit:slide-heading` for clip entry `e`, the beat named by
-    the first sentence of its line (film/publish.py `short_title`), as its video chapter is."""
+    the first sentence of its line (film/kit/publish.py `short_title`), as its video chapter is."""
     return heading.format(chapter=e["chapter"], title=e["title"], beat=short_title(e["text"]))
 
 
@@ -344,10 +344,10 @@ def pptx_name(chapters: list[str]) -> str:
 def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force: bool = False,
                model: str | None = "gpt2") -> Deck:
     """The HTML deck and the PowerPoint of these chapters (in the order given), in the language of
-    `words` (a words.catalog.Words; None: English), titled with `model`'s name (the bundle's
+    `words` (a onepass.words.catalog.Words; None: English), titled with `model`'s name (the bundle's
     `Bundle.model`: "One forward pass of GPT-2 XL"); cuts the clips they need
-    (film.clips.write_clips); `force`: every file made again. Holds the output folder's lock.
-    Raises film.clips.ClipError."""
+    (onepass.film.kit.clips.write_clips); `force`: every file made again. Holds the output folder's lock.
+    Raises onepass.film.kit.clips.ClipError."""
     if not results:
         raise ValueError("write_deck needs at least one chapter")
     with FolderLock(results[0].final.parent):

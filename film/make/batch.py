@@ -10,25 +10,25 @@
                                        # (default: the weights' own, else gpt2)
     weights = "random"                 # auto | a hub id | random | peaked | mini | tiny | DIR (default auto)
     burn_captions = false
-    clips = false                      # the lecture kit (film/clips.py, film/slides.py)
+    clips = false                      # the lecture kit (film/kit/clips.py, film/kit/slides.py)
     clip_format = "mp4"                # mp4 | webm | gif, with clips or slides
     slides = false
-    handout = false                    # handout-chNN.pdf (film/handout.py)
+    handout = false                    # handout-chNN.pdf (film/kit/handout.py)
     paper = "a4"                       # a4 | letter, with handout
-    stills = "png"                     # each beat's settled frame as a file (film/handout.py)
-    notebook = false                   # chNN.ipynb (film/notebook.py)
-    publish = false                    # chNN.description.txt, chNN.thumbnail.png (film/publish.py)
+    stills = "png"                     # each beat's settled frame as a file (film/kit/handout.py)
+    notebook = false                   # chNN.ipynb (film/kit/notebook.py)
+    publish = false                    # chNN.description.txt, chNN.thumbnail.png (film/kit/publish.py)
     out = "out/course"                 # relative to the manifest's folder (default out)
     watch = " mat"                     # chapter 04's token of interest (default: the prompt's)
 
 1. `load_manifest` validates the whole file first: unknown keys, bad values, duplicate jobs
    and jobs that would overwrite each other's files are reported together (job number and
    key), and nothing starts (ManifestError, exit 2).
-   Each job is a request (film/request.py: the same keys, defaults and checks as render.py's
+   Each job is a request (film/make/request.py: the same keys, defaults and checks as render.py's
    flags, `watch` included).
 2. Every bundle is extracted (once per distinct prompt, weights, model and watch token), then every scene of every
    job is planned; a scene cached under another job's name is copied, not rendered.
-3. Every job's build runs at once on one executor (film/executors.py: the local pool or a dask
+3. Every job's build runs at once on one executor (film/run/executors.py: the local pool or a dask
    cluster), so every scene is one task and a scene several jobs share (same cache key) is
    rendered once. Jobs that write into the same folder run one after the other.
 4. One progress display; a summary table at the end; a failed job stops no other, and the
@@ -42,14 +42,15 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from data.errors import OnepassError
-from data import extract
-from data.extract import ExtractError
-from film import executors, request
-from film import scheduler as scheduler_module
-from film.jobs import BuildOptions, destination, plan
-from film.keys import PipelineError
-from film.request import Request
+from onepass.data.errors import OnepassError
+from onepass.data import extract
+from onepass.data.extract import ExtractError
+from onepass.film.run import executors
+from onepass.film.make import request
+from onepass.film.run import scheduler as scheduler_module
+from onepass.film.plan.jobs import BuildOptions, destination, plan
+from onepass.film.plan.keys import PipelineError
+from onepass.film.make.request import Request
 
 
 class ManifestError(OnepassError, ValueError):
@@ -63,7 +64,7 @@ class ManifestError(OnepassError, ValueError):
 
 @dataclass
 class Job(Request):
-    """One [[job]]: its request (film/request.py) and where it is in the file."""
+    """One [[job]]: its request (film/make/request.py) and where it is in the file."""
     number: int = 0              # 1-based, in file order
 
     @property

@@ -36,14 +36,14 @@ from pathlib import Path
 
 import numpy as np
 
-from data import home
-from data.bundle import sha256_file
-from data.files import discard, replace_together, temp_name, write_json, write_text
-from film.publish import beat_title, stamp
-from voiceover import audio, captions, mixdown, script
-from voiceover.descriptions import Piece, cue_pieces, grouped, write_vtt
-from voiceover.media import stream_seconds, video_facts
-from words.catalog import is_rtl
+from onepass.data import home
+from onepass.data.bundle import sha256_file
+from onepass.data.files import discard, replace_together, temp_name, write_json, write_text
+from onepass.film.kit.publish import beat_title, stamp
+from onepass.voiceover import audio, captions, mixdown, script
+from onepass.voiceover.descriptions import Piece, cue_pieces, grouped, write_vtt
+from onepass.voiceover.media import stream_seconds, video_facts
+from onepass.words.catalog import is_rtl
 
 DESCRIBED = ".described"
 
@@ -96,7 +96,7 @@ class Beat:
 
 
 def transcript_beats(result, bundle, words) -> list[Beat]:
-    from film.handout import beat_numbers        # noqa: PLC0415  (the handout's numbers: the values each line names)
+    from onepass.film.kit.handout import beat_numbers        # noqa: PLC0415  (the handout's numbers: the values each line names)
     lines = script.chapter_lines(result.chapter, bundle, bundle.ledger(), words)
     numbers = beat_numbers(result.chapter, bundle, words)
     pieces = chapter_pieces(result, bundle, words)
@@ -316,7 +316,7 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
     try:
         with tempfile.TemporaryDirectory(prefix=home.JOIN_PREFIX, dir=final.parent) as work:
             picture, wav = Path(work) / "picture.mp4", Path(work) / "narration.wav"
-            from voiceover.media import video_height   # noqa: PLC0415
+            from onepass.voiceover.media import video_height   # noqa: PLC0415
             cut_video(final, picture, holds, rate, video_height(final))
             if voiced:
                 cut_audio(final, wav, holds, rate)
@@ -337,7 +337,7 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
 def write_described_film(results, described: list[Path], dest: Path, film_title: str, markers) -> Path:
     """The described chapters end to end (`onepass-film.described.mp4`, with chapter markers and captions)."""
     from dataclasses import replace as _replace   # noqa: PLC0415
-    from film.join import FILM_NAME, join_film     # noqa: PLC0415
+    from onepass.film.run.join import FILM_NAME, join_film     # noqa: PLC0415
     parts = [_replace(r, final=p) for r, p in zip(results, described)]
     with tempfile.TemporaryDirectory(prefix=home.FILM_PREFIX, dir=dest) as work:
         made = join_film(parts, Path(work), film_title, markers)

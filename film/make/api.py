@@ -6,11 +6,11 @@
     films            # in Jupyter: the chapter's video, inline, with its captions track
     films.videos     # [Path(.../00-....mp4)]; the result is a list of every file the request wrote
 
-Every keyword is an option of render.py (film/request.py's OPTIONS, by its request key:
+Every keyword is an option of render.py (film/make/request.py's OPTIONS, by its request key:
 `burn_captions=True` is `--burn-captions`); `chapters` is `--chapter` (a number, "00,02", a
 list) or "all" (`--all`). The request is built and checked by the same code as the command
 line's (an argparse namespace read by request.from_args), so a bad request raises the same
-error with the same message (request.RequestError, a data.errors.OnepassError), with every
+error with the same message (request.RequestError, a onepass.data.errors.OnepassError), with every
 problem at once and before anything is extracted or rendered.
 """
 from __future__ import annotations
@@ -25,9 +25,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from data.errors import OnepassError
-from film import request, scheduler
-from film.errors import PipelineError
+from onepass.data.errors import OnepassError
+from onepass.film.make import request
+from onepass.film.run import scheduler
+from onepass.film.plan.errors import PipelineError
 
 # the keywords render() takes besides `chapters`: every option render.py has a flag for
 KEYWORDS = tuple(o.key for o in request.OPTIONS if o.cli)
@@ -124,7 +125,7 @@ def namespace(chapters=None, **options) -> argparse.Namespace:
 
 def check_tools():
     """ffmpeg and ffprobe on PATH, manim in a version engine/ supports (as render.py checks)."""
-    from engine import versions as engine_versions      # noqa: PLC0415
+    from onepass.engine import versions as engine_versions      # noqa: PLC0415
     missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
     if missing:
         raise PipelineError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
@@ -135,7 +136,7 @@ def check_tools():
 def check_recordings(req: request.Request, bundle, log):
     """With recorded clips (--voice recorded:DIR): every missing clip, and every clip that is not a
     reading of its line, refused before anything renders (render.py's check, same messages)."""
-    from voiceover import script, services      # noqa: PLC0415
+    from onepass.voiceover import script, services      # noqa: PLC0415
     service = req.service
     if not isinstance(service, services.RecordedService):
         return
@@ -166,7 +167,7 @@ def render(chapters=None, *, prompt: str | None = None, lang: str | None = None,
     under the current folder). `progress=False` renders without the progress display and log.
 
     Raises request.RequestError (every problem of the request, the command line's message) or
-    another data.errors.OnepassError (extraction, voice, build) for a problem the user can fix.
+    another onepass.data.errors.OnepassError (extraction, voice, build) for a problem the user can fix.
     """
     given = {k: v for k, v in (("prompt", prompt), ("lang", lang), ("quality", quality)) if v is not None}
     args = namespace(chapters, **given, **options)
@@ -208,7 +209,7 @@ def live_bar(console) -> bool:
 
 def result(made: request.Produced, lang: str) -> Rendered:
     """Every file of a Produced that exists, each once, videos first with their sidecars."""
-    from film import describe                   # noqa: PLC0415
+    from onepass.film.kit import describe                   # noqa: PLC0415
     videos = [r.final for r in made.results] + ([made.film] if made.film else [])
     titles = [r.title for r in made.results] + (["film"] if made.film else [])
     files: list[Path] = []
@@ -227,5 +228,5 @@ def result(made: request.Produced, lang: str) -> Rendered:
 
 __all__ = ["render", "Rendered", "OnepassError"]
 
-if __name__ == "__main__":        # python -m film.api: a smoke run
+if __name__ == "__main__":        # python -m onepass.film.make.api: a smoke run
     print(repr(render(sys.argv[1:] or "00", weights="tiny", voice="none")))

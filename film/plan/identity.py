@@ -1,6 +1,6 @@
 """What a dask worker must share with the client to render the same frames: the project
-version, one fingerprint of the project's code (film/keys.py's syntax trees) and the tool
-versions a scene key holds. film/cluster.py checks it before a worker renders anything.
+version, one fingerprint of the project's code (film/plan/keys.py's syntax trees) and the tool
+versions a scene key holds. film/run/cluster.py checks it before a worker renders anything.
 """
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import importlib.metadata
 import re
 from pathlib import Path
 
-from data.errors import OnepassError
-from film import keys
-from film.keys import ROOT
+from onepass.data.errors import OnepassError
+from onepass.film.plan import keys
+from onepass.film.plan.keys import ROOT
 
 PROJECT = "onepass"
 

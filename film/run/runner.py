@@ -1,4 +1,4 @@
-"""Scene jobs run as child processes (`python -m film.render_job`, forked from film/forkserver.py's
+"""Scene jobs run as child processes (`python -m onepass.film.run.render_job`, forked from film/run/forkserver.py's
 server where it can), one per scene; a failed one is reported with the tail of its log, a finished
 one recorded as a cache entry."""
 from __future__ import annotations
@@ -15,16 +15,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from data import home
-from data.bundle import sha256_file
-from data.files import replace_together, write_json
-from film import forkserver
-from film.jobs import SceneJob, SceneResult
-from film.errors import PipelineError
-from film.keys import ROOT
-# the media folders are the runner's interface too (film.media: the scene process imports that, not this)
-from film.media import MEDIA_PREFIX, media_folder, media_prefix, media_root, remove_dead_media  # noqa: F401
-from voiceover.media import MediaError, packet_hashes, packets_digest, video_facts
+from onepass.data import home
+from onepass.data.bundle import sha256_file
+from onepass.data.files import replace_together, write_json
+from onepass.film.run import forkserver
+from onepass.film.plan.jobs import SceneJob, SceneResult
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.keys import ROOT
+# the media folders are the runner's interface too (onepass.film.run.media: the scene process imports that, not this)
+from onepass.film.run.media import MEDIA_PREFIX, media_folder, media_prefix, media_root, remove_dead_media  # noqa: F401
+from onepass.voiceover.media import MediaError, packet_hashes, packets_digest, video_facts
 
 
 STAGE_PREFIX = home.STAGE_PREFIX     # a scene render's own folder under .scenes/, until it is checked
@@ -40,7 +40,7 @@ def default_jobs() -> int:
 def child_env(base: dict | None = None, settings: dict | None = None) -> dict:
     """A scene process's environment: `base`, else this process's own (what any child process
     inherits), with the process `settings` given (None removes a variable) and unbuffered output.
-    Process settings only (thread counts): every scene input is an argument of film.render_job."""
+    Process settings only (thread counts): every scene input is an argument of onepass.film.run.render_job."""
     env = dict(os.environ if base is None else base)
     for k, v in (settings or {}).items():
         if v is None:
@@ -54,7 +54,7 @@ def child_env(base: dict | None = None, settings: dict | None = None) -> dict:
 def encoding_problem(job: SceneJob) -> str | None:
     """None when the scene's MP4 holds exactly the packets its process says x264 produced
     (job.packets); else what is wrong. x264's own packets decode by construction, so this stands in
-    for decoding every frame (the join then checks its packets against the parts': film/join.py)."""
+    for decoding every frame (the join then checks its packets against the parts': film/run/join.py)."""
     try:
         said = json.loads(job.packets.read_text(encoding="utf-8"))
         count, digest = int(said["packets"]), str(said["sha256"])
@@ -74,9 +74,9 @@ def encoding_problem(job: SceneJob) -> str | None:
 class Runner:
     """Runs scene jobs in child processes (the caller decides how many at once); remembers
     them to stop them. A Runner is called with a job (`runner(job)`: `run`), so an executor
-    runs a scene as `executor.submit(runner, job)` (film/executors.py).
+    runs a scene as `executor.submit(runner, job)` (film/run/executors.py).
 
-    Every scene input is an argument of the scene process (film/render_job.py): the bundle, the
+    Every scene input is an argument of the scene process (film/run/render_job.py): the bundle, the
     quality, the voice spec (`voice`, None: silent), the language and a lecturer's script, and
     where the cues go. `env` is the
     process's environment (None: this one's), never a scene input."""
@@ -95,7 +95,7 @@ class Runner:
     def argv(self, job: SceneJob, cues: Path) -> list[str]:
         if self.command:
             return self.command(job, cues)
-        return [sys.executable, "-m", "film.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
+        return [sys.executable, "-m", "onepass.film.run.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
                 "--scene", job.scene, "--quality", self.quality, "--voice", self.voice, "--out", str(job.mp4),
                 "--cues", str(cues), "--packets", str(job.packets), "--media", str(media_root() / media_prefix(job.stem.parent.parent)),
                 "--lang", self.lang, *(["--script", str(self.script)] if self.script else [])]
@@ -120,7 +120,7 @@ class Runner:
         t0 = time.perf_counter()
         argv = self.argv(staged, staged.cues)
         staged.log.touch()
-        # forked from a process that imported manim already (film/forkserver.py), else started afresh
+        # forked from a process that imported manim already (film/run/forkserver.py), else started afresh
         child = forkserver.spawn(self.env, argv[3:], staged.log) if self.command is None else None
         if child is not None:
             with self.lock:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from voiceover.media import nal_units
+from onepass.voiceover.media import nal_units
 
 NAL_SLICE, NAL_IDR, NAL_SPS = 1, 5, 7
 # profiles whose SPS carries chroma format and bit depth fields (7.3.2.1.1)

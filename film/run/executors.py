@@ -1,18 +1,18 @@
 """Where scene renders run: a concurrent.futures Executor that shares renders by cache key.
 
-    with open_executor("local:2") as ex:       # film/scheduler.py: "tcp://HOST:8786" (film/cluster.py) or this machine
+    with open_executor("local:2") as ex:       # film/run/scheduler.py: "tcp://HOST:8786" (film/run/cluster.py) or this machine
         build.render(chapters, bundle, BuildOptions(..., executor=ex))
 
 An executor is a `concurrent.futures.Executor` (submit, map, shutdown, `with`; distributed's
 ClientExecutor is the model). A scene render is `submit(runner, job)`: the Runner build.render
-made (film/runner.py; a Runner is called with its job) and the scene job (film/jobs.py); the
+made (film/run/runner.py; a Runner is called with its job) and the scene job (film/plan/jobs.py); the
 future's result is the SceneResult, the scene's files written where the job says (the cache
 entry, `.json`, last). Any other callable runs as on any executor. build.render submits every
 scene to one: the executor it is given, else a LocalExecutor of `jobs` it opens and closes.
 
 * Every executor shares renders by cache key: a second job asking for a key that is rendering
   (or was rendered) in this executor's lifetime waits for that render and gets a copy of its
-  files; the key is rendered once (a batch of jobs that share scenes, film/batch.py).
+  files; the key is rendered once (a batch of jobs that share scenes, film/make/batch.py).
 * Cancelling a scene's future gives up that job's claim on the render. A render that already
   runs for that job alone on this machine cannot be cancelled (`cancel()` is False, as for any
   running future): it finishes and its files are kept. The last claim on a render not yet
@@ -20,8 +20,8 @@ scene to one: the executor it is given, else a LocalExecutor of `jobs` it opens 
 * `stop()` ends every render now (an interrupt): nothing half-written is left as a cache entry.
   Leaving `with` on an interrupt (KeyboardInterrupt, SystemExit) stops, on an error cancels
   what has not started and waits for what runs, and otherwise waits (`shutdown`).
-* LocalExecutor(jobs): `jobs` scene processes at a time on this machine (film/runner.py).
-* DaskExecutor (film/cluster.py): each scene is one task on a dask.distributed cluster.
+* LocalExecutor(jobs): `jobs` scene processes at a time on this machine (film/run/runner.py).
+* DaskExecutor (film/run/cluster.py): each scene is one task on a dask.distributed cluster.
 """
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from film.errors import PipelineError
-from film.jobs import SceneJob, SceneResult
-from film.runner import Runner, default_jobs
+from onepass.film.plan.errors import PipelineError
+from onepass.film.plan.jobs import SceneJob, SceneResult
+from onepass.film.run.runner import Runner, default_jobs
 
 SCENE_FILES = (".mp4", ".cues.json", ".json")          # what a cache entry is (the .json last)
 
@@ -249,7 +249,7 @@ def max_local_workers() -> int:
 
 def check_scheduler(spec: str):
     """PipelineError unless `spec` is `local:N` (N >= 1) or tcp://HOST:PORT (request.validate and
-    film.scheduler.open_executor: a bad address is refused before anything is extracted)."""
+    onepass.film.run.scheduler.open_executor: a bad address is refused before anything is extracted)."""
     if spec.startswith("local:"):
         n = spec.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:

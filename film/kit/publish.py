@@ -1,6 +1,6 @@
 """The publishing kit (`--publish`): what an upload needs, beside each chapter MP4.
 
-    from film.publish import write_publish
+    from onepass.film.kit.publish import write_publish
     made = write_publish(results, bundle, words, film=film_path)   # [Path, ...]
 
 * `chNN.description.txt`: the chapter's summary (the catalog's `kit:summary-NN`), its beats as
@@ -8,9 +8,9 @@
   least MIN_GAP seconds after the one before and before the end; beats closer than that are
   merged into the one before them), the prompt, and a citation of the bundle (model id,
   weights sha256, prompt, onepass version). A beat's timestamp is its start in clips.json
-  (film/clips.py `beat_spans`: the frame its line starts on), rounded down to the second; its
+  (film/kit/clips.py `beat_spans`: the frame its line starts on), rounded down to the second; its
   title is the chapter's heading for the title beat, else the first sentence of its line.
-* `chNN.thumbnail.png`: the chapter's thumbnail (the frame film/join.py picks, its title band
+* `chNN.thumbnail.png`: the chapter's thumbnail (the frame film/run/join.py picks, its title band
   drawn) at THUMB_SIZE whatever the render quality.
 * for `--all`, `onepass-film.description.txt`: the film's description, a timestamp per chapter.
 
@@ -24,14 +24,14 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from data.bundle import sha256_file
-from data.files import FolderLock, stamped, write_stamp, write_text_if_changed
-from film.clips import beat_spans
-from film.identity import project_version
-from film.join import FILM_NAME, settled_moment, thumbnail
-from film.keys import sha
-from voiceover.media import video_facts
-from voiceover.script import split_sentences
+from onepass.data.bundle import sha256_file
+from onepass.data.files import FolderLock, stamped, write_stamp, write_text_if_changed
+from onepass.film.kit.clips import beat_spans
+from onepass.film.plan.identity import project_version
+from onepass.film.run.join import FILM_NAME, settled_moment, thumbnail
+from onepass.film.plan.keys import sha
+from onepass.voiceover.media import video_facts
+from onepass.voiceover.script import split_sentences
 
 MIN_GAP = 10.0                  # seconds between two chapter marks (YouTube's shortest chapter)
 THUMB_SIZE = (1280, 720)        # what video sites ask a thumbnail to be

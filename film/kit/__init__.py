@@ -1,0 +1,3 @@
+"""The course kit made from rendered chapters: a clip per narration beat, the lecture deck
+(offline HTML, PowerPoint), handouts, notebooks and the publishing kit.
+"""
