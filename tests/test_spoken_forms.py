@@ -436,7 +436,7 @@ def test_the_rtl_sign_check_can_fail():
 
 # -- the deck's help names the key that advances it -------------------------------------------------
 def test_the_decks_start_prompt_names_the_arrow_that_advances_it_in_every_language():
-    deck = (ROOT / "film" / "templates" / "deck.html").read_text(encoding="utf-8")
+    deck = (ROOT / "film" / "kit" / "templates" / "deck.html").read_text(encoding="utf-8")
     forward = re.search(r"const next = \[rtl \? \"(\w+)\" : \"(\w+)\"", deck)
     assert forward, "deck.html no longer says which arrow goes forward in each direction"
     arrow = {"ArrowLeft": "←", "ArrowRight": "→"}
