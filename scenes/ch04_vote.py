@@ -655,7 +655,7 @@ class Pick(VoteScene):
             beat.at("only")
             self.play(FadeIn(die, scale=0.5), run_time=beat.span(0.2))
             self.play(Rotate(die, angle=math.pi), run_time=beat.span(0.3))
-            self.play(FadeIn(only), FadeIn(glow(only, S.TOKEN, opacity=0.2)), run_time=beat.span(0.7))
+            self.play(FadeIn(only), FadeIn(glow(only, S.TOKEN)), run_time=beat.span(0.7))
             # "The die gives a number between zero and one, here …, and it lands in the slice of …"
             beat.at("lands")
             self.play(FadeIn(bar.pointer, shift=DOWN * GAP.s), run_time=beat.span(0.35))
@@ -663,7 +663,7 @@ class Pick(VoteScene):
             self.play(FadeIn(chip2), run_time=beat.span(0.8))
             # "That is rank …, with probability …"
             beat.at("rank")
-            anims = [FadeIn(where), FadeIn(glow(VGroup(chip2, where), S.TOKEN, opacity=0.3))]
+            anims = [FadeIn(where), FadeIn(glow(VGroup(chip2, where), S.TOKEN))]
             if s["rank"] <= len(bars.rows):
                 anims.append(FadeIn(glow(bars.rows[s["rank"] - 1], S.TOKEN)))
             self.play(*anims, run_time=beat.span(0.6))
