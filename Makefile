@@ -42,7 +42,7 @@ system: .stamp-system
 install: $(VENV)/.stamp-install
 $(VENV)/.stamp-install: pyproject.toml | .stamp-system
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q --upgrade pip "setuptools>=68"   # setuptools: tests/test_packaging.py builds without isolation
 	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see README for CUDA)
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[test]"
