@@ -13,7 +13,7 @@ from onepass.data.errors import OnepassError
 
 # distribution -> the release series supported (a version is supported when it is this series:
 # 0.22 takes 0.22.0, 0.22.1, ...). manim: the frame path's encoder, file writer, camera, renderer and
-# Text internals; manim-voiceover: the network voices' classes and the prompts engine.plugin replaces.
+# Text internals; manim-voiceover: the network voices' classes and the prompts engine.voiceover_plugin replaces.
 SUPPORTED = {
     "manim": "0.22",
     "manim-voiceover": "0.4",
