@@ -304,9 +304,10 @@ class Lookup(EmbeddingScene):
             self.play(LaggedStart(*[AnimationGroup(TransformFromCopy(stripes[k], g.row_cells(r)), FadeIn(g.row_values(r)))
                                     for k, r in enumerate(g.rows)], lag_ratio=0.5),
                       FadeIn(g.ellipses), run_time=beat.span(0.7))
-            say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0.12)))
+            say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0)))
+            # outlines only: a tint over the grid takes its numbers under 4.5:1
             say(self, beat, "copying", *[TransformFromCopy(stripes[k], glow(g.row_cells(r), color=S.TOKEN, buff=GAP.xxs,
-                                                                             opacity=0.15))
+                                                                             opacity=0))
                                          for k, r in enumerate(g.rows)])
             say(self, beat, "none", FadeIn(copied, shift=UP * GAP.xs), FadeIn(glow(copied, color=S.FLOPS, opacity=0.1)))
             ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
@@ -603,7 +604,7 @@ class Positions(EmbeddingScene):
             lit.add(widths)
             say(self, beat, "width", LaggedStart(*[FadeIn(w) for w in widths], lag_ratio=0.3),
                 Swell(out.shape_mob, color=S.RESIDUAL, scale_factor=1.2))
-            wide = glow(out.cell_group, color=S.RESIDUAL, buff=GAP.xs, opacity=0.15)
+            wide = glow(out.cell_group, color=S.RESIDUAL, buff=GAP.xs, opacity=0)   # outline: its numbers stay readable
             lit.add(wide)
             say(self, beat, "grow", FadeIn(wide))
         with self.beat("tables") as beat:
@@ -756,7 +757,7 @@ class Residual(EmbeddingScene):
                 LaggedStart(*[FadeIn(p) for p in plus], lag_ratio=0.05),
                 *[bk[0].animate.set_fill(S.PANEL, opacity=1) for bk in blocks])
             say(self, beat, "layers-add", FadeIn(formula, shift=UP * GAP.xs),
-                FadeIn(glow(formula, color=S.RESIDUAL, opacity=0.15)))
+                FadeIn(glow(formula, color=S.RESIDUAL)))
             # "the word and its position ride all the way up": the start of the lane is still there
             say(self, beat, "erase", LaggedStart(*[Swell(p, color=S.RESIDUAL, scale_factor=1.6) for p in plus], lag_ratio=0.1),
                 FadeIn(glow(lane, color=S.RESIDUAL, buff=GAP.xxs, opacity=0.1)))
