@@ -14,7 +14,6 @@ import contextlib
 import errno
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +34,6 @@ from onepass.data import tokenizer  # noqa: E402
 from onepass.data.errors import OnepassError  # noqa: E402
 from onepass.data.files import write_text  # noqa: E402
 from onepass.data.flops import NOT_COUNTED  # noqa: E402
-from onepass.engine import versions as engine_versions  # noqa: E402
 from onepass.film.make import batch, build, request  # noqa: E402
 from onepass.film.run import executors, scheduler  # noqa: E402
 from onepass.film.kit import clips as film_clips  # noqa: E402
@@ -91,20 +89,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="with --chapter/--all: write what a narrator reads (every line with its id, in order, "
                         "for this prompt and language) and render nothing")
     args = p.parse_args(_text_values(list(sys.argv[1:] if argv is None else argv), p))
-    args.from_env = set()          # the options filled from the user's defaults below, not typed
-    for o in request.OPTIONS:      # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
-        if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
-            setattr(args, o.key, os.environ[o.env])
-            args.from_env.add(o.key)
+    request.fill_user_defaults(args)   # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), read here only
     return args
-
-
-def check_tools():
-    missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
-    if missing:
-        raise UserError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
-                        "or run `make bootstrap`) and try again.")
-    engine_versions.check()     # manim and manim-voiceover in the versions engine/ supports, before anything renders
 
 
 def check_out(out: Path):
@@ -227,7 +213,7 @@ def render_batch(args, console) -> int:
         jobs = batch.load_manifest(args.batch)      # every problem of the file at once; nothing started
     except batch.ManifestError as exc:
         raise UserError(str(exc)) from None
-    check_tools()
+    request.check_tools()
     try:
         reports = batch.run(jobs, scheduler=args.scheduler, workers=args.jobs, force=bool(args.force),
                             console=console)
@@ -399,7 +385,7 @@ def main(argv=None) -> int:
                 return fetch_voice(args.fetch_voice, console)
             req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
             if req.chapters:
-                check_tools()
+                request.check_tools()
                 check_out(req.out)
                 say_language(req, console)
                 say_voice(req, console)

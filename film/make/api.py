@@ -21,7 +21,6 @@ import contextlib
 import difflib
 import html
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -115,22 +114,8 @@ def namespace(chapters=None, **options) -> argparse.Namespace:
         args.chapter = str(chapters) if not isinstance(chapters, str) else chapters
     for key, value in options.items():
         setattr(args, key, os.fspath(value) if isinstance(value, os.PathLike) else value)
-    args.from_env = set()
-    for o in request.OPTIONS:     # the documented user defaults ($ONEPASS_WATCH_TOKEN, ...), as render.py reads them
-        if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
-            setattr(args, o.key, os.environ[o.env])
-            args.from_env.add(o.key)
+    request.fill_user_defaults(args)      # the documented user defaults, as render.py reads them
     return args
-
-
-def check_tools():
-    """ffmpeg and ffprobe on PATH, manim in a version engine/ supports (as render.py checks)."""
-    from onepass.engine import versions as engine_versions      # noqa: PLC0415
-    missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
-    if missing:
-        raise PipelineError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
-                            "or run `make bootstrap`) and try again.")
-    engine_versions.check()
 
 
 def check_recordings(req: request.Request, bundle, log):
@@ -177,7 +162,7 @@ def render(chapters=None, *, prompt: str | None = None, lang: str | None = None,
     from rich.progress import Progress               # noqa: PLC0415
     console = Console(stderr=True, emoji=False, quiet=not progress)
     note = lambda line: console.print(escape(line), highlight=False, soft_wrap=True)  # noqa: E731
-    check_tools()
+    request.check_tools()
     note(f"voice: {req.service.describe()}")
     with contextlib.ExitStack() as stack:
         executor = stack.enter_context(scheduler.open_executor(req.scheduler, req.jobs))

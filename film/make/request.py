@@ -423,6 +423,27 @@ class RequestError(OnepassError, ValueError):
                          f"{len(lines)} problems, nothing rendered: " + "; ".join(lines))
 
 
+def fill_user_defaults(args: argparse.Namespace) -> None:
+    """Options left unset, filled from the user's documented defaults ($ONEPASS_WATCH_TOKEN, ...);
+    `args.from_env` names them (they were not typed). The command line and the Python API both call it."""
+    args.from_env = set()
+    for o in OPTIONS:
+        if o.env and o.cli and getattr(args, o.key, None) is None and os.environ.get(o.env):
+            setattr(args, o.key, os.environ[o.env])
+            args.from_env.add(o.key)
+
+
+def check_tools() -> None:
+    """ffmpeg and ffprobe on PATH, and manim in a version engine/ supports, before anything renders."""
+    import shutil
+    from onepass.engine import versions as engine_versions      # noqa: PLC0415
+    missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
+    if missing:
+        raise PipelineError(f"{', '.join(missing)} not found on PATH. Install it (Debian: apt-get install ffmpeg, "
+                            "or run `make bootstrap`) and try again.")
+    engine_versions.check()
+
+
 def add_arguments(parser: argparse.ArgumentParser):
     """Every request option of OPTIONS as a flag of render.py (--chapter/--all are render.py's own)."""
     for o in OPTIONS:
