@@ -95,11 +95,11 @@ class Beat:
     numbers: list[tuple[str, str]]
 
 
-def transcript_beats(result, bundle, words) -> list[Beat]:
+def transcript_beats(result, bundle, words, pieces: list[Piece]) -> list[Beat]:
+    """The chapter beat by beat; `pieces` are its chapter_pieces (the caller has them already)."""
     from onepass.film.kit.handout import beat_numbers        # noqa: PLC0415  (the handout's numbers: the values each line names)
     lines = script.chapter_lines(result.chapter, bundle, bundle.ledger(), words)
     numbers = beat_numbers(result.chapter, bundle, words)
-    pieces = chapter_pieces(result, bundle, words)
     starts = beat_starts(result)
     heading = words.text("film:heading", chapter=result.chapter, title=result.title)
     return [Beat(b, beat_title(b, lines[b].text, heading), starts[b], lines[b].text,
@@ -162,7 +162,7 @@ def write_tracks(results, bundle, words) -> list[Path]:
         paths = sidecar_paths(r.final)
         pieces = chapter_pieces(r, bundle, words)
         heading = words.text("film:heading", chapter=r.chapter, title=r.title)
-        beats = transcript_beats(r, bundle, words)
+        beats = transcript_beats(r, bundle, words, pieces)
         tmp = {p: temp_name(p) for p in paths.values()}
         try:
             write_vtt(pieces, tmp[paths["vtt"]], words.lang, until=r.seconds, seconds=script.estimated_seconds)
