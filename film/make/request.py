@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -435,7 +436,6 @@ def fill_user_defaults(args: argparse.Namespace) -> None:
 
 def check_tools() -> None:
     """ffmpeg and ffprobe on PATH, and manim in a version engine/ supports, before anything renders."""
-    import shutil
     from onepass.engine import versions as engine_versions      # noqa: PLC0415
     missing = [t for t in ("ffmpeg", "ffprobe") if shutil.which(t) is None]
     if missing:
