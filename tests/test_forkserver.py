@@ -143,3 +143,22 @@ def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
     assert child.wait() != 0
     server.proc.wait(timeout=60)
     assert _media_of(tmp_path) == [] and not job.mp4.exists()
+
+
+@pytest.mark.render
+def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_removed(tiny_bundle, tmp_path):
+    """A scene that cannot unwind (here: stopped, so SIGTERM waits) must not keep its server, or
+    its media folder, alive for ever once the render that started it is gone."""
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    server = forkserver.Server(r.env)
+    job = _job(tmp_path, "02", "Scores", "g")
+    job = replace(job, stem=job.stem.parent / "stage" / job.stem.name)
+    job.mp4.parent.mkdir(parents=True)
+    job.log.touch()
+    child = server.fork(r.argv(job, job.cues)[3:], job.log)
+    _wait_for_media(tmp_path, lambda: child.poll() is None, job.log.read_text)
+    assert child.started.wait(timeout=30) and child.pid
+    os.kill(child.pid, signal.SIGSTOP)
+    server.sock.shutdown(socket.SHUT_RDWR)
+    server.proc.wait(timeout=forkserver.UNWIND_GRACE + 60)
+    assert _media_of(tmp_path) == [] and not job.mp4.exists()

@@ -18,7 +18,8 @@ same frames, in a process of its own (its own PID, media folder, log, exit code 
   older code than its cache key was read from.
 * Ctrl-C reaches the scenes as before (the server ignores it and waits for them); stop()'s SIGTERM
   goes to the scene by way of the server, which alone can tell its PID is still that scene's.
-  The server ends its scenes with SIGTERM when the caller goes away (its socket closes), and a
+  The server ends its scenes with SIGTERM when the caller goes away (its socket closes; SIGKILL
+  for one still unwinding UNWIND_GRACE seconds later, its media folder then removed), and a
   scene whose server dies gets SIGTERM too (PR_SET_PDEATHSIG): each unwinds and removes its media
   folder as an interrupted render does.
 * $ONEPASS_FORKSERVER=off (a process setting), or a system without fork: every scene is started
@@ -38,12 +39,14 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_ENV = "ONEPASS_FORKSERVER"      # "off": no server, every scene process started afresh
 _PR_SET_PDEATHSIG = 1
+UNWIND_GRACE = 10.0    # seconds a scene has to unwind after its caller is gone, before SIGKILL
 
 
 def enabled() -> bool:
@@ -330,14 +333,19 @@ def serve(fd: int) -> int:
     selector.register(wake[0], selectors.EVENT_READ)
     running: dict[int, int] = {}         # pid -> request id
     pending, closing = b"", False
+    gone_at, killed = None, False        # when the caller went; whether scenes had to be killed
     while not (closing and not running):
+        if gone_at is not None and not killed and time.monotonic() - gone_at > UNWIND_GRACE:
+            killed = True                 # a scene stuck unwinding (e.g. in an encoder thread's join)
+            for pid in running:
+                os.kill(pid, signal.SIGKILL)
         for key, _ in selector.select(timeout=1.0):
             if key.fileobj is not sock:
                 os.read(wake[0], 4096)
                 continue
             data = sock.recv(65536)
             if not data:                  # the caller is gone: end its scenes (they unwind)
-                closing = True
+                closing, gone_at = True, time.monotonic()
                 selector.unregister(sock)
                 for pid in running:
                     os.kill(pid, signal.SIGTERM)
@@ -366,6 +374,9 @@ def serve(fd: int) -> int:
             if ident is not None:
                 _tell(sock, {"id": ident, "exit": os.waitstatus_to_exitcode(status),
                              "cpu": usage.ru_utime + usage.ru_stime})
+    if killed:                            # their media folders: nobody else is left to remove them
+        from onepass.film.run.media import remove_dead_media
+        remove_dead_media()
     return 0
 
 
