@@ -162,6 +162,52 @@ def test_the_clip_is_made_again_when_a_lexicon_entry_it_uses_changes(voice_cache
         lexicon._pattern.cache_clear()
 
 
+@pytest.mark.skipif(not HAS_ESPEAK, reason="espeak-ng is not installed")
+@pytest.mark.parametrize("lang, line, token, own", [
+    ("es", "«the» con un espacio delante es 262. Eso es lo que significa «aprendido».", "the", "aprendido"),
+    ("es", "Aquí, «Monday» y «Tuesday» forman un ángulo de 87 grados.", "Monday", None),
+    ("ur", "شروع میں اسپیس والے «the» کی آئی ڈی 262 ہے۔", "the", None),
+])
+def test_the_models_tokens_are_said_in_english_by_a_voice_of_another_language(voice_cache, lang, line, token, own):
+    """A token the line quotes (GPT-2 reads English) is given to espeak-ng inside an English voice switch,
+    so Spanish's voice says " the" as English's D@, not Spanish letters' 'te'; a phrase the language's own
+    catalogs quote stays in its words; the captions keep the line as written; the clip's key follows the
+    switch; a voice that cannot switch (piper, recordings) gets plain text."""
+    voice = Recorder(lang)
+    data = voice.generate_from_text(line, line_id="ch99-x", lang=lang)
+    given = " ".join(voice.given)
+    switch = f'<voice xml:lang="en-us">{token}</voice>'
+    assert switch in given, given
+    if own:
+        assert f"«{own}»" in given, f"{own!r}, a quotation of the catalogs' own, was switched: {given}"
+    assert data["input_text"] == line and "<" not in " ".join(s["text"] for s in data["segments"])
+    assert switch in voice.cache_key(line, "ch99-x")["voiced"]
+    heard = subprocess.run([services.espeak_binary(), "-q", "-x", "-m", "-v", lang, voice.voice_text(line)],
+                           capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL).stdout
+    english = phonemes(token, "en")
+    assert english in heard and (lang == "ur" or phonemes(token, lang) not in heard.split()), (english, heard)
+
+    class Plain(services.OnepassService):            # piper's, festival's: one language, no SSML
+        name, language = "plain", lang
+    plain = Plain().voice_text(line)
+    assert "<" not in plain and token in plain
+
+
+@pytest.mark.parametrize("lang, written, said", [
+    ("en", "score = q · k / 8, id 464 → row 464, q · k = |q| × |k| × cos θ",
+     "score = q dot k divided by 8, id 464 to row 464, q dot k = the length of q × the length of k × cos θ"),
+    ("es", "puntuación = q · k / 8, id 464 → fila 464, LayerNorm",
+     "puntuación igual a q por k entre 8, id 464 a fila 464, léier norm"),
+    ("ur", "اسکور = q · k / جذر 64، فارمولا x ← x + f(x)، |q| ضرب |k| ضرب کوسائن θ",
+     "اسکور برابر کیو ڈاٹ کے تقسیم جذر 64، فارمولا x بدل کر x جمع f(x)، q کی لمبائی ضرب k کی لمبائی ضرب کوسائن تھیٹا"),
+])
+def test_the_formulas_of_the_audio_descriptions_are_said_in_words(lang, written, said):
+    """ch02's descriptions read formulas out ('score = q · k / √64'): the voice is given words for
+    '=', '/', '·', '→', '|q|', θ, not 'slash', 'right arrow', or a switch to the English or Greek voice."""
+    assert lexicon.for_voice(written, lang) == said
+    assert not spoken_problems(said, lang), spoken_problems(said, lang)
+
+
 def test_a_voice_of_no_one_language_gets_the_text_as_it_is():
     """Recordings and silence are not respelled (their clip keys stay as they were)."""
     line = "927 million FLOPs, q·k and −0.17."
@@ -173,18 +219,21 @@ def test_a_voice_of_no_one_language_gets_the_text_as_it_is():
 # Each class is a table of (pattern, what is wrong) per language, run over what the voice is given.
 _UR_PLURALS = "ٹوکنز|قطاریں|لیئرز|ہیڈز|بائٹس|پیرامیٹرز|پاسز|اسکورز|بارز|کیز|ویلیوز|کوئریز|ایمبیڈنگز|پوزیشنز|حروف|الفاظ"
 _ES_FEMININE_PLURAL = "filas|capas|cabezas|posiciones|fusiones|palabras|pasadas|puntuaciones|entradas|columnas|letras|barras|celdas"
-_ES_LABEL = r"(?<!capa )(?<!cabeza )(?<!fila )(?<!puesto )(?<!id )(?<!semilla )(?<!capítulo )(?<!columna )"
+_ES_LABEL = r"(?<!capa )(?<!cabeza )(?<!fila )(?<!puesto )(?<!id )(?<!semilla )(?<!capítulo )(?<!columna )(?<!igual a )(?<!el de )"
+_ZEROS = r"(?<![\d.,])\d+%s0+(?![\d])"
 _ES_NOT_NOUN = "por|de|del|y|o|e|a|al|en|es|son|que|con|sin|para|entre|más|menos|coma|la|las|el|los|se"
 CLASSES = {
     "number words": {
-        "*": [(r"\d[eE][-+]?\d", "scientific notation"),
-              (r"\b\d+[.,]0+ (?:percent|por ciento|فیصد)", "a decimal of zeros said")],
-        "en": [(r"(?<![\d.,])1 (?:million|billion|trillion)\b", "'1 million': the film says 'a million'")],
-        "es": [(r"(?<![\d.,])(?:\d*[02-9])?1 (?:mil|millón|millones|billón|billones)\b", "'uno millones', 'veintiuno mil'"),
+        "*": [(r"\d[eE][-+]?\d", "scientific notation")],
+        "en": [(r"(?<![\d.,])1 (?:million|billion|trillion)\b", "'1 million': the film says 'a million'"),
+               (_ZEROS % r"\.", "a decimal of zeros said ('2.0 times', '100.0 percent')")],
+        "es": [(_ZEROS % ",", "a decimal of zeros said ('2,0 veces': dos veces)"),
+               (r"(?<![\d.,])(?:\d*[02-9])?1 (?:mil|millón|millones|billón|billones)\b", "'uno millones', 'veintiuno mil'"),
                (r"\buno (?:mil|millón|millones|billón|billones)\b", "'uno' before a number word"),
                (r"\b(?:millón|millones|billón|billones) (?!(?:de|" + _ES_NOT_NOUN + r")\b)[A-Za-záéíóúñ]",
                 "'47,2 millones FLOPs': a number word takes 'de' before its noun")],
-        "ur": [(r"(?<![\d.,])1 (?:ملین|ارب|ٹریلین)", "'1 ملین': the film says 'ایک ملین'")],
+        "ur": [(r"(?<![\d.,])1 (?:ملین|ارب|ٹریلین)", "'1 ملین': the film says 'ایک ملین'"),
+               (_ZEROS % r"\.", "a decimal of zeros said ('2.0 گنا')")],
     },
     "one before a noun": {
         "es": [(_ES_LABEL + r"(?<![\d.,])(?:\d*[02-9])?1 (?!(?:" + _ES_NOT_NOUN + r")\b)[a-záéíóúñ]+",
@@ -192,8 +241,8 @@ CLASSES = {
                (r"(?<![\d.,])[2-9]\d\d (?:" + _ES_FEMININE_PLURAL + r")\b", "'doscientos filas': hundreds agree with a feminine noun")],
     },
     "counts of one": {
-        "en": [(r"(?<![\d.,])1 (?!(?:is|was|has|plus|minus|its|this|as|across|times)\b)[a-z]+s\b", "'1 tokens'")],
-        "es": [(r"(?<![\d.,])(?<!y )(?<!ciento )(?<!mil )\b(?:1|un|una) (?!(?:más|menos|es|veces)\b)[a-záéíóúñ]+s\b",
+        "en": [(r"(?<![\d.,])1 (?!(?:is|was|has|plus|minus|its|this|as|across|times|appears)\b)[a-z]+s\b", "'1 tokens'")],
+        "es": [(r"(?<![\d.,])(?<!y )(?<!ciento )(?<!mil )(?<!una a )\b(?:1|un|una) (?!(?:más|menos|es|veces|tras)\b)[a-záéíóúñ]+s\b",
                 "'1 tokens' (not 'noventa y un grados')")],
         "ur": [(r"(?<![\d.,])(?:1|ایک) (?:" + _UR_PLURALS + r")(?![\u0620-\u065f\u066e-\u06d3])", "'1 ٹوکنز'")],
     },
@@ -203,7 +252,11 @@ CLASSES = {
     },
     "signs and symbols": {
         "*": [(r"(?<![\w.,])[−-]\d", "a sign the voice reads on the wrong side or in English"),
-              (r"[−∞√×·Σᵀ]|\be\^", "a symbol the voice drops or reads in another language")],
+              (r"[−∞√·ᵀ←→]|\be\^|(?<=\s)/(?=\s)|\|\w+\|", "a symbol the voice drops or reads as its name "
+               "('slash', 'right arrow'; the bars of |q|)")],
+        # what espeak-ng's English voice reads right (×: times, Σ: sigma, =: equals, θ: theta) the others do not
+        "es": [(r"[×Σθ=]", "a symbol read in English or Greek, or 'igual' without its 'a'")],
+        "ur": [(r"[×Σθ=+]", "a symbol read in English or Greek")],
     },
     "function words": {
         "ur": [(r"(?<![\u0620-\u065f\u066e-\u06d3])ان ایمبیڈنگ(?![\u0620-\u065f\u066e-\u06d3])", "ان read as the pronoun"),
@@ -215,6 +268,7 @@ CLASSES = {
 
 def spoken_problems(text: str, lang: str) -> list[str]:
     out = []
+    text = re.sub(r"<[^>]+>", "", text)       # SSML's tags (espeak-ng's language switch) are not said
     for cls, table in CLASSES.items():
         for pattern, why in table.get("*", []) + table.get(lang, []):
             for m in re.finditer(pattern, text):
@@ -241,6 +295,15 @@ def spoken_problems(text: str, lang: str) -> list[str]:
     ("ur", "کوئی بھی −0.17 سے نیچے نہیں۔", "کوئی بھی منفی 0.17 سے نیچے نہیں۔"),
     ("ur", "ہر کوئری کا ہر کی سے موازنہ", "ہر کوئری کا ہر کلید سے موازنہ"),
     ("ur", "یہ ان ایمبیڈنگ ہے۔", "یہ اَن ایمبیڈنگ ہے۔"),
+    ("en", "The MLP is 2.0 times the size; at 1.0, you read.", "The MLP is 2 times the size; at 1, you read 0.0001."),
+    ("es", "El MLP es 2,0 veces más grande.", "El MLP es 2 veces más grande, de 1.000 filas."),
+    ("ur", "MLP اس سے 2.0 گنا بڑا ہے۔", "MLP اس سے 2 گنا بڑا ہے۔"),
+    ("en", "score = q · k / 8", "score = q dot k divided by 8"),
+    ("en", "id 464 → row 464; the formula q dot k = |q| × |k| × cos θ", "id 464 to row 464; q dot k = the length of q × the length of k × cos θ"),
+    ("es", "puntuación = q · k / 8", "puntuación igual a q por k entre 8"),
+    ("es", "q por k = |q| por |k| por cos θ", "q por k igual a la longitud de q por la longitud de k por cos theta"),
+    ("ur", "اسکور = q · k / جذر 64", "اسکور برابر کیو ڈاٹ کے تقسیم جذر 64"),
+    ("ur", "فارمولا x ← x + f(x)", "فارمولا x بدل کر x جمع f(x)"),
 ])
 def test_each_class_of_spoken_defect_is_caught(lang, bad, good):
     assert spoken_problems(bad, lang), f"{bad!r} passed"
@@ -271,12 +334,16 @@ def one_chapter(tmp_path, monkeypatch):
 
 
 def voiced_lines(bundle, lang: str, chapter: str) -> dict[str, tuple[str, str]]:
-    """line id -> (its caption, the text the voice is given), for every line of a chapter, as the film
-    speaks it (espeak's service's voice_text where espeak-ng is installed; the same lexicon otherwise)."""
+    """line id -> (its caption, the text the voice is given), for every line of a chapter and every audio
+    description (spoken by the same voice: film/kit/describe.py), as the film speaks it (espeak's service's
+    voice_text where espeak-ng is installed; the same lexicon otherwise)."""
     words = Words.load(lang)
     give = services.EspeakService(None, lang).voice_text if HAS_ESPEAK else (lambda t: lexicon.for_voice(t, lang))
-    return {f"ch{chapter}-{beat}": (line.text, give(line.text))
-            for beat, line in script.chapter_lines(chapter, bundle, bundle.ledger(), words).items()}
+    ledger = bundle.ledger()
+    lines = {f"ch{chapter}-{beat}": (line.text, give(line.text))
+             for beat, line in script.chapter_lines(chapter, bundle, ledger, words).items()}
+    return lines | {f"ch{chapter}-{beat}.describe": (line.text, give(line.text))
+                    for beat, line in script.chapter_descriptions(chapter, bundle, ledger, words).items()}
 
 
 def own_words(lang: str) -> Words:
@@ -342,6 +409,11 @@ def test_ordinals_are_words_up_to_ten(lang, n, feminine, expected):
     ("ur", "درجہ 2واں، 1ویں لیئر، 46,718واں۔", "درجہ دوسرا، پہلی لیئر، 46,718واں۔"),
     ("ur", "اسکور −0.03 اور 0.07 کے درمیان۔", "اسکور منفی 0.03 اور 0.07 کے درمیان۔"),
     ("en", "Between −0.03 and 0.07.", "Between minus 0.03 and 0.07."),
+    ("en", "The MLP is 2.0 times the size; about 2.0 flops; at 1.0, you read; 1,000 rows; 0.0001 percent.",
+     "The MLP is 2 times the size; about 2 flops; at 1, you read; 1,000 rows; 0.0001 percent."),
+    ("es", "El MLP es 2,0 veces más grande: unos 2,0 FLOPs, 1.000 filas y un sigma = 1,00 morado.",
+     "El MLP es 2 veces más grande: unos 2 FLOPs, 1.000 filas y un sigma = 1 morado."),
+    ("ur", "MLP اس سے 2.0 گنا بڑا ہے، فی وزن 2.0 FLOPs۔", "MLP اس سے 2 گنا بڑا ہے، فی وزن 2 FLOPs۔"),
 ])
 def test_voice_numbers_say_what_the_digits_mean(lang, written, said):
     assert N.voice_numbers(written, own_words(lang)) == said

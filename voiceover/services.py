@@ -43,6 +43,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 from typing import Callable
+from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -111,8 +112,10 @@ class OnepassService:
     def voice_text(self, text: str) -> str:
         """What the voice is given for `text`: the lexicon of the language it speaks (respellings,
         numbers as the language says them: words/lexicon); never the captions or the screen. A voice
-        of no one language (recordings, silence, network services) gets the text as it is."""
-        return lexicon.for_voice(text, self.language)
+        of no one language (recordings, silence, network services) gets the text as it is. The
+        model's tokens a line quotes (lexicon.voice_parts) are left as written: plain text here; a
+        voice that can switch language mid-sentence marks them (EspeakService)."""
+        return "".join(part for part, _ in lexicon.voice_parts(text, self.language))
 
     def source_key(self, text: str, line_id: str | None, marks=(), lang: str = "en") -> dict:
         """What besides the text and settings the clip is made from (recordings: the file, and
@@ -237,6 +240,11 @@ def espeak_voice_problem(binary: str, voice: str) -> str | None:
             f"lists all {len(languages)}; a variant is written en-us+f3)")
 
 
+def espeak_ssml_language(lang: str) -> str:
+    """The xml:lang espeak-ng switches to for words in `lang` (English: en-us, as its English voice)."""
+    return "en-us" if same_language(lang, "en") else lang
+
+
 class EspeakService(OnepassService):
     name = "espeak"
     WPM = 160                  # a little under espeak's 175 default: clearer for numbers
@@ -265,12 +273,24 @@ class EspeakService(OnepassService):
         version = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
         return {"voice": self.voice, "wpm": self.WPM, "engine": version}
 
+    def voice_text(self, text: str) -> str:
+        """As OnepassService's, and where the line quotes the model's tokens in another language, SSML
+        (read with espeak-ng -m): each token inside <voice xml:lang="en-us">, so " the" is said as
+        English's "the", not Spanish letters' "te" (espeak-ng -x -m -v es shows D'@2)."""
+        parts = lexicon.voice_parts(text, self.language)
+        if all(lang is None for _, lang in parts):
+            return "".join(part for part, _ in parts)
+        return "<speak>" + "".join(
+            escape(part) if lang is None else f'<voice xml:lang="{espeak_ssml_language(lang)}">{escape(part)}</voice>'
+            for part, lang in parts) + "</speak>"
+
     def speak(self, sentence: str):
         with tempfile.TemporaryDirectory(prefix=home.ESPEAK_PREFIX) as tmp:
             out = Path(tmp) / "line.wav"
             src = Path(tmp) / "line.txt"
             src.write_text(sentence, encoding="utf-8")
-            proc = subprocess.run([self.binary, "-v", self.voice, "-s", str(self.WPM), "-w", str(out), "-f", str(src)],
+            ssml = ["-m"] if sentence.startswith("<speak>") else []
+            proc = subprocess.run([self.binary, "-v", self.voice, "-s", str(self.WPM), *ssml, "-w", str(out), "-f", str(src)],
                                   capture_output=True, text=True, stdin=subprocess.DEVNULL)
             if proc.returncode != 0 or not out.exists():
                 raise VoiceError(f"espeak-ng failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")

@@ -280,6 +280,7 @@ def fmt_whole(x: float) -> str:
 # with the respellings, to the text handed to the voice only.
 _SIGNED = re.compile(r"(?<![\w.,])[−-](\d(?:[\d.,]*\d)?)")
 _DIGITS_INT = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+|\d+)(?![\d]|[.,]\d)")
+_ZERO_DECIMALS = {sep: re.compile(r"(?<![\d.,])(\d+)" + re.escape(sep) + r"0+(?![\d])") for sep in ".,"}
 _UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0620-\u065f\u066e-\u06d3])")   # not a longer word
 
 # Spanish nouns of the film that are feminine: "una fila", "veintiuna capas", "doscientas filas"
@@ -372,11 +373,13 @@ def voice_numbers(text: str, words: Words) -> str:
     a sign before a number is the language's word ('−0.17' -> 'منفی 0.17', read before the number
     in right-to-left text too), Spanish 'un'/'una'/'veintiún'/'doscientas' where a count agrees with
     its noun and 'de' after a number word before its noun ('47,2 millones de FLOPs'), Urdu's first
-    to tenth as words."""
+    to tenth as words; a decimal of zeros is not said ('2.0 times' is 'two times', 'unos 2,0 FLOPs'
+    'unos dos FLOPs': fmt_ratio writes one decimal for the screen's columns)."""
     text = _SIGNED.sub(lambda m: words.text("film:number-negative", value=m.group(1)), text)
     lang = words.lang.split("-")[0]
     if lang == "es":
         text = _es_numbers(text)
     elif lang == "ur":
         text = _ur_ordinals(text, words)
-    return text
+    # last: '1,00 morado' (a sum, then a colour) is 'uno', not a count's 'un'
+    return _ZERO_DECIMALS[style_for(words.lang).decimal].sub(r"\1", text)

@@ -11,6 +11,16 @@ the screen, handouts and descriptions keep the film's own spelling. A clip's cac
 voiced text where it differs from the line, so editing a lexicon entry re-synthesises exactly the
 lines that use it.
 
+Words in the model's language: GPT-2 reads English, and a line quotes its tokens (" the", " cat",
+the prompt) as they are. A voice of another language reads them with its own letters (espeak-ng's
+Spanish voice says "te" for " the" and "parenti" for "parency"). `voice_parts(text, lang)` splits a
+line into its own words and the model's: a quoted span (the marks of the language's film:quoted,
+«…» in Spanish and Urdu) is the model's language unless the language's catalogs write that
+quotation themselves (a phrase quoted in Spanish, «aprendido», whose English msgid does not hold
+it). Only the voice's own words are respelled and have their numbers said; a voice that can switch
+language mid-sentence (espeak-ng, through SSML: voiceover/services.py) reads the model's words in
+English, any other voice gets the plain text.
+
 A term is matched as written (case and all), as a whole word where it begins or ends with a
 letter or digit ('logit' is not respelled inside 'logits' by the wrong entry: the longest term
 wins); a symbol ('×', '√', 'e^') is matched wherever it is.
@@ -114,3 +124,73 @@ def for_voice(text: str, lang: str | None) -> str:
     from onepass.words import numbers
     said, _ = respell(text, lang)
     return numbers.voice_numbers(said, words)
+
+
+MODEL_LANGUAGE = "en"        # the language of the model's tokens (GPT-2 reads English)
+
+
+@lru_cache(maxsize=16)
+def _quote_marks(lang: str, root: str) -> tuple[str, str] | None:
+    """(open, close) of a language's film:quoted ('«', '»'), None without a catalog."""
+    words = _words(lang)
+    if words is None or not words.has("film:quoted"):
+        return None
+    before, _, after = words.template("film:quoted").partition("{token}")
+    return (before, after) if before and after else None
+
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
+
+
+@lru_cache(maxsize=16)
+def _own_quotations(lang: str, root: str) -> re.Pattern | None:
+    """What a language's catalogs quote in their own words, as one pattern: each quotation the
+    English msgid does not hold («aprendido» for "learned"; «the» stays the model's) and that has
+    words of its own besides placeholders («id {row_id} → fila {row_id}»; «{token}» is the model's)."""
+    from onepass.words import catalog
+    marks = _quote_marks(lang, root)
+    folder = Path(root) / base_language(lang)
+    if marks is None or not folder.is_dir():
+        return None
+    pattern = re.compile(re.escape(marks[0]) + "(.+?)" + re.escape(marks[1]))
+    own = set()
+    for path in sorted(folder.glob("*.po")):
+        for msg in catalog.read_po(path, source=False)[0].values():
+            for form in msg.forms:
+                own.update(q for q in pattern.findall(form)
+                           if q not in msg.english and re.search(r"[^\W\d_]", _PLACEHOLDER.sub("", q)))
+    if not own:
+        return None
+    return re.compile("|".join(".+?".join(map(re.escape, _PLACEHOLDER.split(q))) for q in sorted(own)))
+
+
+def model_spans(text: str, lang: str | None) -> list[tuple[int, int]]:
+    """(start, end) of each stretch of `text` in the model's language (MODEL_LANGUAGE): the tokens
+    a line quotes, inside the quotation marks; none in the model's own language."""
+    code = base_language(lang)
+    if not code or code == MODEL_LANGUAGE or _words(lang) is None:
+        return []
+    from onepass.words import catalog
+    root = str(catalog.CATALOGS)
+    marks = _quote_marks(code, root)
+    if marks is None:
+        return []
+    own = _own_quotations(code, root)
+    pattern = re.escape(marks[0]) + "([^" + re.escape(marks[1]) + "]+)" + re.escape(marks[1])
+    return [m.span(1) for m in re.finditer(pattern, text)
+            if m.group(1).strip() and not (own and own.fullmatch(m.group(1)))]
+
+
+def voice_parts(text: str, lang: str | None) -> list[tuple[str, str | None]]:
+    """`text` as the voice is given it, in parts: (words, None) in the voice's own language, respelled
+    and with their numbers said (for_voice); (words, MODEL_LANGUAGE) the model's tokens, as written."""
+    spans = model_spans(text, lang)
+    out, at = [], 0
+    for start, end in spans:
+        if start > at:
+            out.append((for_voice(text[at:start], lang), None))
+        out.append((text[start:end], MODEL_LANGUAGE))
+        at = end
+    if at < len(text) or not out:
+        out.append((for_voice(text[at:], lang), None))
+    return out
