@@ -182,7 +182,9 @@ class Prompt(TokensScene):
             say(self, beat, "list", FadeOut(hl), FadeIn(caption),
                 LaggedStart(*[FadeIn(line, shift=UP * GAP.xs) for line in ids], lag_ratio=0.3), FadeIn(list_glow))
             # "the meter reads zero: cutting and looking up is not arithmetic"
-            ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
+            # the title and the count only: the step line this pay brings sits under them, and a ring
+            # sized to the meter before it (an empty step) would cut through its words
+            ring = glow(VGroup(self.meter.title, self.meter.counter), color=S.FLOPS, buff=GAP.xxs, opacity=0.15)
             zero = label(self.text("zero-flops"), S.BODY_SIZE, S.FLOPS)
             keep_inside(below(fit_width(zero, S.CONTENT_W), id_group, buff=GAP.l), S.CONTENT)
             beat.at("meter")
