@@ -41,6 +41,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import unicodedata
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 from xml.sax.saxutils import escape
@@ -240,6 +242,11 @@ def espeak_voice_problem(binary: str, voice: str) -> str | None:
             f"lists all {len(languages)}; a variant is written en-us+f3)")
 
 
+def letter_script(ch: str) -> str:
+    """The script a letter is written in, as Unicode names it: 'LATIN', 'ARABIC'."""
+    return unicodedata.name(ch, "?").split(" ")[0]
+
+
 def espeak_ssml_language(lang: str) -> str:
     """The xml:lang espeak-ng switches to for words in `lang` (English: en-us, as its English voice)."""
     return "en-us" if same_language(lang, "en") else lang
@@ -278,11 +285,16 @@ class EspeakService(OnepassService):
         (read with espeak-ng -m): each token inside <voice xml:lang="en-us">, so " the" is said as
         English's "the", not Spanish letters' "te" (espeak-ng -x -m -v es shows D'@2)."""
         parts = lexicon.voice_parts(text, self.language)
+        own = Counter(letter_script(c) for part, lang in parts if lang is None for c in part if c.isalpha())
+        if own:     # a token in another script (Latin in Urdu) espeak-ng switches for by itself: left plain
+            script = own.most_common(1)[0][0]      # (marked, Urdu's voice reads the ، after it as 'sakta')
+            parts = [(part, lang if lang and any(letter_script(c) == script for c in part) else None)
+                     for part, lang in parts]
         if all(lang is None for _, lang in parts):
             return "".join(part for part, _ in parts)
         return "<speak>" + "".join(
             escape(part) if lang is None else f'<voice xml:lang="{espeak_ssml_language(lang)}">{escape(part)}</voice>'
-            for part, lang in parts) + "</speak>"
+            for part, lang in parts) + "\n</speak>"        # a newline: "»." just before </speak> is read "punto"
 
     def speak(self, sentence: str):
         with tempfile.TemporaryDirectory(prefix=home.ESPEAK_PREFIX) as tmp:
