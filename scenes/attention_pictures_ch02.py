@@ -19,7 +19,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, DashedLine, Dot, Line, Man
 
 from onepass.scenes import style as S
 from onepass.scenes.layout import GAP
-from onepass.scenes.text import fit_width, label
+from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.words import numbers as N
 
 # one hue per token position, shared by the budget and the blend (so a token's piece of the budget and
@@ -229,3 +229,124 @@ class BlendStrips(VGroup):
 def shade(colour, amount: float) -> ManimColor:
     """A colour faded toward the background by `amount` (0: as it is, 1: the background)."""
     return interpolate_color(colour, S.BACKGROUND, amount)
+
+
+def value_strip(vec, vmax: float, width: float, height: float, outline) -> VGroup:
+    """A vector as a strip of cells on the shared diverging scale, in an outline: `[0]` the cells."""
+    cell_w = width / max(len(vec), 1)
+    cells = VGroup(*[Rectangle(width=cell_w, height=height, stroke_width=0,
+                               fill_color=S.diverging(float(x), vmax), fill_opacity=1) for x in vec])
+    cells.arrange(RIGHT, buff=0)
+    box = Rectangle(width=width, height=height, stroke_width=2, stroke_color=outline, fill_opacity=0).move_to(cells)
+    return VGroup(cells, box)
+
+
+class ProjectionFan(VGroup):
+    """One token's row of the head's input going through three projections into three short vectors.
+
+    `.x` (the row: all d cells), `.x_tag` (its token over it), `.arrows[i]`, `.mats[i]` (× W_q … on each
+    arrow), `.outs[i]` (q, k, v: dh cells each, framed in their colours), `.letters[i]`, `.roles[i]`
+    (what each is for, under its strip); i = 0, 1, 2 for q, k, v."""
+
+    NAMES = ("q", "k", "v")
+    COLOURS = (S.QUERY, S.KEY, S.VALUE)
+
+    def __init__(self, facts: dict, token: str, roles, width: float, x_width: float | None = None,
+                 cell_h: float = 0.42, pitch: float = 1.3):
+        super().__init__()
+        x_width = x_width or width * 0.34
+        out_w = width * 0.4
+        self.x = value_strip(facts["x"], facts["x_vmax"], x_width, cell_h, S.RESIDUAL)
+        self.x.move_to([-width / 2 + x_width / 2, 0.0, 0.0])
+        self.x_tag = label(S.clip_token(token, 9), S.SMALL, S.TOKEN, mono=True, compact=True)
+        self.x_tag.next_to(self.x, UP, buff=GAP.s)
+        self.outs, self.letters, self.roles, self.arrows, self.mats = VGroup(), VGroup(), VGroup(), VGroup(), VGroup()
+        for i, (name, colour, role) in enumerate(zip(self.NAMES, self.COLOURS, roles)):
+            y = (1 - i) * pitch
+            out = value_strip(facts[name], facts["vmax"], out_w, cell_h, colour)
+            out.move_to([width / 2 - out_w / 2, y, 0.0])
+            letter = label(name, S.BODY_SIZE, colour, mono=True, compact=True).next_to(out, LEFT, buff=GAP.s)
+            tag = fit_width(label(role, S.SMALL, colour), out_w)
+            tag.next_to(out, DOWN, buff=GAP.xs).align_to(out, LEFT)
+            start = self.x.get_right() + RIGHT * GAP.s
+            end = letter.get_left() + LEFT * GAP.s
+            arrow = Arrow(start, end, buff=0, color=colour, stroke_width=3, max_tip_length_to_length_ratio=0.08)
+            mat = label(f"× W_{name}", S.SMALL, colour, mono=True, compact=True)
+            # on its arrow, staggered along them so that no two labels meet: q and k above, v below
+            mat.move_to(arrow.point_from_proportion((0.4, 0.62, 0.4)[i]) +
+                        UP * (GAP.s + mat.height / 2) * (1 if i < 2 else -1))
+            self.outs.add(out)
+            self.letters.add(letter)
+            self.roles.add(tag)
+            self.arrows.add(arrow)
+            self.mats.add(mat)
+        self.add(self.x, self.x_tag, self.arrows, self.mats, self.outs, self.letters, self.roles)
+
+
+class SoftmaxRow(VGroup):
+    """One row of masked scores through the softmax, over its keys: `.scores[i]` (each score, −∞ where
+    masked), `.bars[i]` (height eˢ, the tallest `height`; a masked one is flat), `.exps[i]` (eˢ over
+    each bar), `.pcts[i]` (the same bar's share of the total, which replaces eˢ), `.tokens`, `.baseline`,
+    `.total` (Σ eˢ = …, right of the bars), `.masked` (indices of the −∞ cells)."""
+
+    def __init__(self, facts: dict, tokens, positions, width: float, height: float, total_text: str):
+        super().__init__()
+        positions = list(positions)
+        pitch = width / max(len(positions), 1)
+        bar_w = pitch * 0.55
+        top = float(facts["exp"].max()) or 1.0
+        self.baseline = Line(LEFT * width / 2, RIGHT * width / 2, color=S.MUTED, stroke_width=2)
+        self.bars, self.exps, self.pcts, self.tokens, self.scores = VGroup(), VGroup(), VGroup(), VGroup(), VGroup()
+        self.masked = []
+        for i, j in enumerate(positions):
+            x = -width / 2 + pitch * (i + 0.5)
+            masked = bool(facts["masked"][j])
+            if masked:
+                self.masked.append(i)
+            h = max(float(facts["exp"][j]) / top * height, 0.02)
+            bar = Rectangle(width=bar_w, height=h, stroke_width=0, fill_color=S.WARNING if masked else S.ATTENTION,
+                            fill_opacity=0.9).move_to([x, h / 2, 0.0])
+            self.bars.add(bar)
+            colour = S.WARNING if masked else S.INK
+            e = fit_width(label(N.fmt_general(float(facts["exp"][j]), 3), S.SMALL, colour, mono=True, compact=True),
+                          pitch)
+            e.next_to(bar, UP, buff=GAP.xs).set_x(x)
+            self.exps.add(e)
+            p = fit_width(label(N.fmt_pct(float(facts["weights"][j])), S.SMALL, colour, mono=True, compact=True),
+                          pitch)
+            p.move_to(e)
+            self.pcts.add(p)
+            tok = fit_width(label(S.clip_token(tokens[j], 6), S.SMALL, S.TOKEN, mono=True, compact=True), pitch)
+            tok.next_to(self.baseline, DOWN, buff=GAP.s).set_x(x)
+            self.tokens.add(tok)
+            s = fit_width(label(N.fmt_signed(float(facts["scores"][j]), 2), S.SMALL, colour, mono=True,
+                                compact=True), pitch)
+            self.scores.add(s)
+        for tok, s in zip(self.tokens, self.scores):
+            s.next_to(self.tokens, DOWN, buff=GAP.s).set_x(tok.get_x())
+        self.total = label(total_text, S.SMALL, S.ATTENTION, mono=True)
+        self.add(self.baseline, self.bars, self.exps, self.pcts, self.tokens, self.scores)
+
+
+class CostSquares(VGroup):
+    """An attention layer's FLOPs as squares whose areas are the costs (the largest `side` wide), side
+    by side on one baseline: `.squares[i]`, `.names[i]` (the step, under its square), `.flops[i]`
+    (its FLOPs, under the name), in the ledger's order."""
+
+    def __init__(self, facts: dict, names, side: float, pitch: float, colours):
+        super().__init__()
+        self.squares, self.names, self.flops = VGroup(), VGroup(), VGroup()
+        n = len(names)
+        for i, (s, name, flops, colour) in enumerate(zip(facts["sides"], names, facts["flops"], colours)):
+            x = (i - (n - 1) / 2) * pitch * (-1 if S.RTL else 1)     # in reading order
+            a = max(float(s) * side, 0.03)
+            sq = Rectangle(width=a, height=a, stroke_width=2, stroke_color=colour, fill_color=colour,
+                           fill_opacity=0.55).move_to([x, a / 2, 0.0])
+            self.squares.add(sq)
+            nm = fit_lines(name, S.SMALL, S.INK, pitch - GAP.s, max_lines=2)
+            nm.move_to([x, -GAP.s - nm.height / 2, 0.0])
+            fl = fit_width(label(N.fmt_int(int(flops)), S.SMALL, S.FLOPS, mono=True), pitch - GAP.s)
+            fl.next_to(nm, DOWN, buff=GAP.xs).set_x(x)
+            self.names.add(nm)
+            self.flops.add(fl)
+        self.add(self.squares, self.names, self.flops)

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+                   Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
 
-from onepass.data.facts.ch02 import agreement_facts, blend_facts, budget_facts, head_facts, root_facts
+from onepass.data.facts.ch02 import (
+    agreement_facts, blend_facts, budget_facts, cost_facts, head_facts, projection_facts, root_facts, softmax_row,
+    softmax_row_index,
+)
 from onepass.scenes import style as S
 from onepass.scenes.attention_pictures_ch02 import (
-    BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips, BudgetBar,
+    BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips, BudgetBar, CostSquares, ProjectionFan,
+    SoftmaxRow,
 )
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Swell, glow
-from onepass.scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in, table
+from onepass.scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in
 from onepass.scenes.text import fit_lines, fit_width, label, line_height
 from onepass.scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
 from onepass.words import numbers as N
@@ -100,36 +104,33 @@ class Projections(AttentionScene):
             self.play(LaggedStart(*[FadeIn(t) for t in x.text_group], lag_ratio=0.02),
                       FadeIn(x.ellipses), FadeIn(x.shape_mob), run_time=beat.span(0.6))
         with self.beat("qkv") as beat:
-            grids, roles = VGroup(), VGroup()
-            for name, colour, role in (("q", S.QUERY, self.text("role-query")), ("k", S.KEY, self.text("role-key")),
-                                       ("v", S.VALUE, self.text("role-value"))):
-                g = NumberGrid(b[name][0, h], max_cols=3, rows=rows, shape_text=f"{b.T} × {self.dh}",
-                               cell_h=0.5 if len(rows) <= 6 else 0.4)     # a long prompt: room for the roles
-                title = label(name, S.BODY_SIZE, colour).next_to(g, UP, buff=GAP.s)
-                frame = SurroundingRectangle(g.cell_group, color=colour, buff=GAP.xxs, stroke_width=3)
-                grids.add(VGroup(g, title, frame))
-                roles.add(fit_lines(role, S.SMALL, colour, g.width + GAP.l))
-            grids.arrange(RIGHT, buff=GAP.l)
-            x_small = x.copy()
-            target = VGroup(x_small, grids).arrange(RIGHT, buff=0.9)
-            place_in(fit_width(target, S.FULL_W), S.CONTENT)
-            for role, g in zip(roles, grids):   # what each is for, under its grid
-                keep_inside(below(role, g, buff=GAP.s), S.FULL)
-            arrow = Arrow(x_small.get_right(), grids.get_left(), buff=GAP.xs, color=S.MUTED, stroke_width=3)
-            w_text = fit_lines(self.text("qkv-note", dh=self.dh), S.SMALL, S.MUTED, S.TEXT_W)
-            w_text.next_to(grids, UP, buff=GAP.m)
-            if w_text.get_right()[0] > S.FRAME_W / 2:   # a longer language: back inside the margins
-                keep_inside(w_text, S.FULL)
-            self.play(Transform(x, x_small), run_time=beat.span(0.2))
-            self.play(GrowArrow(arrow), run_time=beat.span(0.15))
-            self.play(LaggedStart(*[FadeIn(g, shift=RIGHT * GAP.s) for g in grids], lag_ratio=0.3),
-                      run_time=beat.span(0.6))
-            for mark, g, role, colour in zip(("query", "key", "value"), grids, roles, (S.QUERY, S.KEY, S.VALUE)):
+            # one row, the last token's, through the three projections into its q, k and v of this head
+            last = b.T - 1
+            roles = [self.text("role-query"), self.text("role-key"), self.text("role-value")]
+            pf = projection_facts(b)
+            fan = ProjectionFan(pf, S.show_token(b.tokens[last]), roles, width=S.TEXT_W * 0.92)
+            x_note = label(self.text("row-of", token=S.show_token(b.tokens[last]), d=self.d), S.SMALL, S.MUTED,
+                           mono=True)
+            fit_width(x_note, fan.x.width + GAP.xl)
+            below(x_note, fan.x, buff=GAP.s)
+            w_text = fit_lines(self.text("qkv-note", dh=self.dh), S.SMALL, S.MUTED, TITLE_W).move_to(UP * TITLE_Y)
+            picture = VGroup(fan, x_note)
+            place_in(picture, S.CONTENT.with_(top=w_text.get_bottom()[1] - GAP.s))
+            box = SurroundingRectangle(x.row_cells(last), color=S.TOKEN, buff=GAP.xxs)
+            self.play(Create(box), Swell(x.row_label_mobs[rows.index(last)], color=S.TOKEN), run_time=beat.span(0.2))
+            self.play(FadeOut(VGroup(x, box, *([note] if note else []))),
+                      ReplacementTransform(x.row_cells(last).copy(), fan.x), FadeIn(fan.x_tag), FadeIn(x_note),
+                      run_time=beat.span(0.3))
+            self.play(LaggedStart(*[GrowArrow(a) for a in fan.arrows], lag_ratio=0.25),
+                      LaggedStart(*[FadeIn(m) for m in fan.mats], lag_ratio=0.25), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(VGroup(o, l), shift=RIGHT * GAP.s) for o, l in zip(fan.outs, fan.letters)],
+                                  lag_ratio=0.3), run_time=beat.span(0.4))
+            for i, (mark, colour) in enumerate(zip(("query", "key", "value"), fan.COLOURS)):
                 beat.at(mark)        # "the query says what this token is looking for", the key, the value
-                self.play(FadeIn(role, shift=UP * GAP.s), Swell(g[2], color=colour, scale_factor=1.06),
-                          run_time=beat.span(0.5))
+                self.play(FadeIn(fan.roles[i], shift=UP * GAP.xs), Swell(fan.outs[i], color=colour, scale_factor=1.06),
+                          Swell(fan.arrows[i], color=colour), run_time=beat.span(0.5))
             beat.at("cost")          # "each is dh numbers long; for all heads it costs …"
-            self.play(FadeIn(w_text), *[Swell(g[0].shape_mob, color=S.INK) for g in grids],
+            self.play(FadeIn(w_text), *[Swell(o, color=S.INK, scale_factor=1.04) for o in fan.outs],
                       run_time=beat.span(0.3))
             self.pay("L0.qkv", run_time=beat.span(0.6))
 
@@ -227,10 +228,15 @@ class Scores(AttentionScene):
                         S.FULL.with_(bottom=S.CAPTION_TOP - 0.04))   # taller letters: out of the caption band
             self.play(Write(dot_formula), FadeIn(grid.cell_group), FadeIn(grid.row_label_mobs),
                       FadeIn(grid.col_label_mobs), FadeIn(grid.ellipses), run_time=beat.span(0.4))
-            self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0.7))
+            self.play(LaggedStart(*[FadeIn(t) for t in grid.text_group], lag_ratio=0.03), run_time=beat.span(0.4))
+            # read as every query (a row) against every key (a column): the last row is the fan's own scores
+            self.play(Swell(grid.row_label_mobs, color=S.QUERY), Swell(grid.col_label_mobs, color=S.KEY),
+                      run_time=beat.span(0.3))
+            fan_row = SurroundingRectangle(grid.row_cells(last), color=S.QUERY, buff=GAP.xxs, stroke_width=4)
+            self.play(Create(fan_row), Swell(grid.row_values(last), color=S.QUERY), run_time=beat.span(0.4))
             beat.at("scale")         # "each product is divided by the square root of dh, which is …"
             self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=S.START * GAP.s),
-                      run_time=beat.span(0.3))
+                      FadeOut(fan_row), run_time=beat.span(0.3))
             self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
                       *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(0.6))
             beat.at("grid")          # "the result is a T by T grid of scores, … FLOPs"
@@ -267,18 +273,25 @@ class Scores(AttentionScene):
             # the cell where a row would look at its own answer: one step right of the diagonal
             peeks = [(r, r + 1) for r in self.rows if (r, r + 1) in grid.cells]
             lights = VGroup(*[glow(grid.cells[rc], color=S.WARNING, buff=GAP.xxs) for rc in peeks])
+            # each answer, in the very cell its row would look at (its score hidden under it)
+            peek_tokens = VGroup(*[
+                fit_width(label(S.clip_token(b.tokens[c], 5), S.SMALL, S.TOKEN, mono=True, compact=True),
+                          grid.cells[(r, c)].width - GAP.xs).move_to(grid.cells[(r, c)]) for r, c in peeks])
             beat.at("answer")        # "a position that could see the token after it would read its answer"
             if peeks:
                 self.play(LaggedStart(*[FadeIn(g) for g in lights], lag_ratio=0.15),
                           *[Swell(answers[self.rows.index(r)], color=S.WARNING) for r, _ in peeks],
-                          run_time=beat.span(0.6))
+                          run_time=beat.span(0.3))
+                self.play(*[grid.values_mobs[rc].animate.set_opacity(0) for rc in peeks],
+                          *[ReplacementTransform(answers[self.rows.index(r)].copy(), t)
+                            for (r, _), t in zip(peeks, peek_tokens)], run_time=beat.span(0.5))
             else:
                 self.play(Swell(answers, color=S.WARNING), run_time=beat.span(0.6))
             beat.at("minus")         # "every score above the diagonal becomes minus infinity"
             if future:
                 self.play(*[Transform(grid.cells[rc], masked_grid.cells[rc]) for rc in future],
                           *self.swap_numbers(grid, masked_grid, future), FadeOut(lights), FadeOut(side),
-                          run_time=beat.span(0.7))
+                          FadeOut(peek_tokens), run_time=beat.span(0.7))
             else:   # one token: nothing lies above the diagonal, the grid stays as it is
                 self.play(Swell(grid.cell_group, color=S.WARNING), FadeOut(side), run_time=beat.span(0.7))
         with self.beat("softmax") as beat:
@@ -289,10 +302,44 @@ class Scores(AttentionScene):
             if sm_head.width > S.TEXT_W:      # a longer language: the formula under the title
                 sm_head.arrange(DOWN, buff=GAP.xs).move_to(UP * TITLE_Y)
                 keep_inside(sm_head, S.FULL.with_(top=S.CONTENT_TOP + 0.3))
+            # one row through the softmax, step by step: its scores, eˢ (0 where masked), each share of the total
+            r = softmax_row_index(self.rows)
+            sf = softmax_row(b, r)
+            row_name = fit_lines(self.text("softmax-row", token=S.show_token(b.tokens[r])), S.SMALL, S.MUTED,
+                                 TITLE_W)
+            below(row_name, sm_head, buff=GAP.s)
+            steps = SoftmaxRow(sf, b.tokens, self.rows, width=min(8.0, S.TEXT_W * 0.62), height=1.9,
+                               total_text=f"Σ eˢ = {N.fmt_general(sf['total'], 3)}")
+            steps.total.next_to(steps.bars, S.END, buff=GAP.xl).set_y(steps.bars.get_y())
+            whole = VGroup(steps, steps.total)
+            place_in(whole, S.CONTENT.with_(top=row_name.get_bottom()[1] - GAP.l))
+            row_box = SurroundingRectangle(grid.row_cells(r), color=S.ATTENTION, buff=GAP.xxs)
+            self.play(ReplacementTransform(mask_title, sm_title), Create(row_box), run_time=beat.span(0.25))
+            old = VGroup(grid.cell_group, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses,
+                         *grid.values_mobs.values(), row_box)
+            row_values = VGroup(*[grid.values_mobs[(r, c)].copy() for c in self.rows])
+            self.play(FadeOut(old), FadeIn(row_name), ReplacementTransform(row_values, steps.scores),
+                      FadeIn(steps.tokens), FadeIn(steps.baseline), run_time=beat.span(0.5))
+            beat.at("exp")           # "raise e to the power of each score …": eˢ, and e^−∞ is 0
+            self.play(FadeIn(sm_formula, shift=S.START * GAP.s),
+                      LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in steps.bars], lag_ratio=0.1),
+                      LaggedStart(*[FadeIn(e, shift=UP * GAP.xs) for e in steps.exps], lag_ratio=0.1),
+                      run_time=beat.span(0.4))
+            if steps.masked:         # the masked cells: minus infinity in, exactly zero out
+                self.play(*[Swell(VGroup(steps.scores[i], steps.exps[i]), color=S.WARNING) for i in steps.masked],
+                          run_time=beat.span(0.4))
+            beat.at("exp", into=0.55)        # "… and divides by the row's total"
+            self.play(FadeIn(steps.total, shift=S.START * GAP.s), Swell(sm_formula, color=S.ATTENTION),
+                      run_time=beat.span(0.3))
+            self.play(*[FadeOut(e) for e in steps.exps], *[FadeIn(p) for p in steps.pcts],
+                      Transform(steps.total, label("Σ = " + N.fmt_pct(1.0, 0), S.SMALL, S.ATTENTION,
+                                                   mono=True).move_to(steps.total)),
+                      run_time=beat.span(0.5))
+            steps.remove(steps.exps)          # gone from the frame: a later fade of the picture leaves them out
             # each row's sum over all T columns (a window may hide some of them)
             sums = VGroup(*[
-                label(f"Σ = {N.fmt_fixed(probs[r].astype(np.float64).sum(), 2)}", S.SMALL, S.ATTENTION, mono=True)
-                .next_to(pgrid.row_cells(r), RIGHT, buff=GAP.m) for r in self.rows])
+                label(f"Σ = {N.fmt_fixed(probs[r_].astype(np.float64).sum(), 2)}", S.SMALL, S.ATTENTION, mono=True)
+                .next_to(pgrid.row_cells(r_), RIGHT, buff=GAP.m) for r_ in self.rows])
             sums_header = VGroup()
             if len(self.rows) < b.T:
                 header = label(self.text("sums-header", T=b.T), S.SMALL, S.MUTED)
@@ -300,27 +347,25 @@ class Scores(AttentionScene):
             side = VGroup(sums, sums_header)
             # the grid and its sums, centred together
             shift = S.CONTENT.x - VGroup(pgrid.cell_group, pgrid.row_label_mobs, side).get_center()[0]
-            for m in (pgrid, side, masked_grid):
+            for m in (pgrid, side):
                 m.shift(RIGHT * shift)
-            self.play(ReplacementTransform(mask_title, sm_title), run_time=beat.span(0.25))
-            self.play(*[Transform(grid.cells[rc], pgrid.cells[rc]) for rc in grid.cells],
-                      grid.row_label_mobs.animate.shift(RIGHT * shift),
-                      grid.col_label_mobs.animate.shift(RIGHT * shift),
-                      grid.ellipses.animate.shift(RIGHT * shift),
-                      *self.swap_numbers(grid, pgrid, list(grid.values_mobs)),
-                      run_time=beat.span(0.6))
-            beat.at("exp")           # "raise e to the power of each score … divide by the row's total"
-            self.play(FadeIn(sm_formula, shift=S.START * GAP.s), Swell(grid.row_cells(last), color=S.ATTENTION,
-                                                                      scale_factor=1.0), run_time=beat.span(0.4))
-            beat.at("exp", into=0.55)        # "… and divides by the row's total"
-            self.play(Swell(sm_formula, color=S.ATTENTION), Swell(grid.row_values(last), color=S.ATTENTION),
-                      run_time=beat.span(0.6))
-            beat.at("sums")          # "each row now sums to one, and the masked cells get exactly zero"
-            self.play(LaggedStart(*[FadeIn(s, shift=LEFT * GAP.s) for s in sums], lag_ratio=0.15),
-                      FadeIn(sums_header), run_time=beat.span(0.4))
-            zeros = [grid.values_mobs[(r, c)] for (r, c) in grid.values_mobs if c > r]
+            beat.at("sums")          # "so each row sums to exactly one": this row's shares, all of its unit
+            self.play(Swell(steps.pcts, color=S.ATTENTION, scale_factor=1.0), Swell(steps.total, color=S.ATTENTION),
+                      run_time=beat.span(0.35))
+            beat.at("sums", into=0.4)        # "… and every masked cell gets exactly zero"
+            if steps.masked:
+                self.play(*[Swell(VGroup(steps.scores[i], steps.pcts[i]), color=S.WARNING) for i in steps.masked],
+                          run_time=beat.span(0.3))
+            beat.at("sums", into=0.7)        # every row, now weights: the following beats draw on this grid
+            grid = pgrid
+            self.play(FadeOut(VGroup(steps, steps.total, row_name)),
+                      FadeIn(VGroup(grid.cell_group, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses,
+                                    *grid.values_mobs.values())), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[FadeIn(s_, shift=LEFT * GAP.s) for s_ in sums], lag_ratio=0.15),
+                      FadeIn(sums_header), run_time=beat.span(0.5))
+            zeros = [grid.values_mobs[(r_, c)] for (r_, c) in grid.values_mobs if c > r_]
             if zeros:
-                self.play(*[Swell(z, color=S.WARNING) for z in zeros], run_time=beat.span(0.5))
+                self.play(*[Swell(z, color=S.WARNING) for z in zeros], run_time=beat.span(0.9))
         with self.beat("arcs") as beat:
             # the lines leave each row of the grid (its queries) for a column of the keys beside it
             cells = grid.cell_group
@@ -530,40 +575,37 @@ class Mixing(AttentionScene):
             self.play(Swell(lines[2], color=S.RESIDUAL, scale_factor=1.05), run_time=beat.span(0.5))
         with self.beat("receipt") as beat:
             self.play(FadeOut(group), run_time=beat.span(0.1))
-            receipt, rows = self.receipt()
-            self.play(LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in receipt], lag_ratio=0.15),
-                      run_time=beat.span(0.5))
-            # "nearly all of it in the projections"
-            self.play(Swell(rows[0][2], color=S.FLOPS), Swell(rows[3][2], color=S.FLOPS),
-                      run_time=beat.span(0.8))
-            beat.at("cheap")         # "at T tokens the score grid itself is cheap"
-            self.play(Swell(rows[1], color=S.KEY), run_time=beat.span(0.7))
+            receipt, squares = self.receipt()
+            total, note = receipt[0], receipt[2]
+            self.play(FadeIn(total, shift=UP * GAP.xs), run_time=beat.span(0.3))
+            self.play(LaggedStart(*[GrowFromEdge(sq, DOWN) for sq in squares.squares], lag_ratio=0.2),
+                      LaggedStart(*[FadeIn(VGroup(n, f)) for n, f in zip(squares.names, squares.flops)],
+                                  lag_ratio=0.2), FadeIn(note), run_time=beat.span(0.6))
+            beat.at("cheap")         # "nearly all of it went into the projections"
+            self.play(Swell(squares.squares[0], color=S.FLOPS, scale_factor=1.03),
+                      Swell(squares.squares[3], color=S.FLOPS, scale_factor=1.03),
+                      Swell(squares.flops[0], color=S.FLOPS), Swell(squares.flops[3], color=S.FLOPS),
+                      run_time=beat.span(0.4))
+            beat.at("cheap", into=0.55)      # "… at T tokens, the grid of scores is cheap"
+            cheap = VGroup(squares.squares[1], squares.names[1], squares.flops[1])
+            self.play(FadeIn(glow(cheap, color=S.KEY, buff=GAP.s, opacity=0.12)),
+                      Swell(squares.squares[1], color=S.KEY, scale_factor=3.0), run_time=beat.span(0.6))
 
-    def receipt(self) -> tuple[VGroup, VGroup]:
-        """The itemised bill of one attention layer, straight from the ledger (and its rows)."""
-        keys = ("L0.qkv", "L0.scores", "L0.mix", "L0.out")
-        # each step as the meter says it, without its layer (the receipt is layer 1's)
-        steps = (self.text("receipt-qkv"), self.text("receipt-scores"), self.text("receipt-mix"),
+    def receipt(self) -> tuple[VGroup, CostSquares]:
+        """One attention layer's bill from the ledger, as squares whose areas are the FLOPs of its steps,
+        under the layer's total."""
+        f = cost_facts(self.ledger)
+        names = (self.text("receipt-qkv"), self.text("receipt-scores"), self.text("receipt-mix"),
                  self.text("receipt-out"))
-        rows = VGroup()
-        for key, step in zip(keys, steps):
-            e = self.ledger[key]
-            rows.add(VGroup(label(step, S.SMALL, S.INK),
-                            label(e.formula, S.SMALL, S.MUTED, mono=True),
-                            label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)))
-        total = self.ledger.attention_flops(0)
-        rows.add(VGroup(label(self.text("receipt-total"), S.SMALL, S.INK, weight="BOLD"), label("", S.SMALL),
-                        label(N.fmt_int(total), S.SMALL, S.FLOPS, mono=True, weight="BOLD")))
-        # step and formula flush left, FLOPs flush right at the text width; the total a little apart
-        table(rows, "LLR", gaps=GAP.xl, width=S.TEXT_W, row_gap=GAP.m, space_before={len(rows) - 1: GAP.s},
-              rtl_aligns="RRR")
-        rule_y = rows[-1].get_top()[1] + GAP.xs
-        rule = Line([rows.get_left()[0], rule_y, 0], [rows.get_right()[0], rule_y, 0], color=S.MUTED, stroke_width=2)
-        note = fit_lines(self.text("receipt-note"), S.SMALL, S.MUTED, 11)
-        below(note, rows, buff=GAP.l, aligned=S.START)
-        receipt = VGroup(*rows[:-1], VGroup(rule, rows[-1]), note)
+        pitch = S.TEXT_W / 4
+        squares = CostSquares(f, names, side=2.7, pitch=pitch, colours=(S.ATTENTION, S.KEY, S.VALUE, S.ATTENTION))
+        total = VGroup(label(self.text("receipt-total"), S.BODY_SIZE, S.INK, weight="BOLD"),
+                       label(N.fmt_int(f["total"]), S.BODY_SIZE, S.FLOPS, mono=True, weight="BOLD")
+                       ).arrange(S.END, buff=GAP.l)
+        note = fit_lines(self.text("receipt-note"), S.SMALL, S.MUTED, S.TEXT_W)
+        receipt = VGroup(total, squares, note).arrange(DOWN, buff=GAP.l)
         place_in(receipt, S.CONTENT)
-        return receipt, rows
+        return receipt, squares
 
 
 SCENES = [Projections, Scores, Mixing]

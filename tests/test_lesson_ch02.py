@@ -14,7 +14,8 @@ import pytest
 
 from onepass.data import bundle as bundle_mod
 from onepass.data.facts.ch02 import (
-    agreement_facts, blend_facts, budget_facts, head_facts, root_facts, softmax,
+    agreement_facts, blend_facts, budget_facts, cost_facts, head_facts, projection_facts, root_facts, softmax,
+    softmax_row, softmax_row_index,
 )
 from onepass.scenes import attention_pictures_ch02 as pictures
 from onepass.scenes import style as S
@@ -23,7 +24,7 @@ from onepass.voiceover import script
 from onepass.words import numbers as N
 from onepass.words.catalog import Words
 
-PICTURES = ("AgreementFan", "BarRow", "BudgetBar", "BlendStrips")
+PICTURES = ("AgreementFan", "BarRow", "BudgetBar", "BlendStrips", "ProjectionFan", "SoftmaxRow", "CostSquares")
 
 
 def recorded(bundle, name, monkeypatch):
@@ -232,3 +233,78 @@ def test_the_lines_say_the_whys(tiny_bundle):
     assert N.spoken_pct(float(f["undivided"].max()), words) in lines["root"]
     assert N.spoken_pct(float(f["divided"].max()), words) in lines["root"]
     assert "random weights" in lines["mix"]           # no meaning claimed for a synthetic bundle's mix
+
+
+# -- one row through the three projections ------------------------------------------------------------------
+def strip_colours(strip) -> list[str]:
+    return [cell.get_fill_color().to_hex() for cell in strip[0]]
+
+
+def test_the_qkv_picture_is_the_last_rows_three_projections(tiny_bundle, changed_bundle):
+    seen = []
+    for bundle in (tiny_bundle, changed_bundle):
+        f = projection_facts(bundle)
+        h = head_facts(bundle)["head_index"]
+        with pytest.MonkeyPatch.context() as mp:
+            scene = recorded(bundle, "Projections", mp)
+        (fan,) = scene.pictures["ProjectionFan"]
+        x = bundle["ln1"][0, -1]
+        assert len(fan.x[0]) == bundle.shape.n_embd                      # the whole row, every number
+        assert strip_colours(fan.x) == [S.diverging(float(v), f["x_vmax"]).to_hex() for v in x]
+        for strip, name in zip(fan.outs, ("q", "k", "v")):
+            vec = bundle[name][0, h, -1]
+            assert len(strip[0]) == bundle.shape.d_head                  # d numbers in, d_head out
+            assert strip_colours(strip) == [S.diverging(float(v), f["vmax"]).to_hex() for v in vec]
+        assert len(fan.roles) == 3 and "what I am looking for" in scene.built_texts   # what each is for
+        seen.append([strip_colours(o) for o in fan.outs])
+    assert seen[0][0] != seen[1][0] and seen[0][2] != seen[1][2]         # sharper queries, flipped values
+
+
+# -- softmax: exponentiate, then normalise; e^−∞ = 0 ---------------------------------------------------------
+def check_softmax_row(scene, bundle):
+    (row,) = scene.pictures["SoftmaxRow"]
+    r = softmax_row_index(scene.rows)
+    f = softmax_row(bundle, r)
+    np.testing.assert_allclose(f["weights"], f["model"], rtol=1e-5, atol=1e-7)   # the head's own weights
+    assert 0 < r < bundle.T - 1 or bundle.T <= 2                  # a row that keeps some tokens and loses some
+    shown = scene.rows
+    heights = np.array([bar.height for bar in row.bars])
+    scale = heights.max() / f["exp"][shown].max()
+    np.testing.assert_allclose(heights, np.maximum(f["exp"][shown] * scale, 0.02), atol=1e-3)   # height eˢ
+    assert row.masked == [i for i, j in enumerate(shown) if j > r]               # −∞ right of the diagonal
+    for i in row.masked:
+        assert f["exp"][shown[i]] == 0.0 and heights[i] == pytest.approx(0.02)  # e^−∞ = 0: no bar
+    for j in shown:
+        assert N.fmt_general(float(f["exp"][j]), 3) in scene.built_texts
+        assert N.fmt_pct(float(f["weights"][j])) in scene.built_texts
+        assert N.fmt_signed(float(f["scores"][j]), 2) in scene.built_texts
+    assert f"Σ eˢ = {N.fmt_general(f['total'], 3)}" in scene.built_texts
+    return f
+
+
+def test_the_softmax_picture_exponentiates_and_normalises_a_row_of_the_bundle(tiny_bundle, changed_bundle,
+                                                                             scores_of):
+    before = check_softmax_row(scores_of(tiny_bundle), tiny_bundle)
+    after = check_softmax_row(scores_of(changed_bundle), changed_bundle)
+    assert not np.allclose(before["exp"], after["exp"])
+    assert not np.allclose(before["weights"], after["weights"])
+
+
+# -- the receipt: FLOPs as areas ------------------------------------------------------------------------------
+def check_costs(bundle):
+    with pytest.MonkeyPatch.context() as mp:
+        scene = recorded(bundle, "Mixing", mp)
+    (squares,) = scene.pictures["CostSquares"]
+    f = cost_facts(bundle.ledger())
+    areas = np.array([sq.width * sq.height for sq in squares.squares])
+    big = f["sides"] * squares.squares[0].width >= 0.03          # drawn to scale (a speck has a least size)
+    np.testing.assert_allclose(areas[big] / areas[0], f["flops"][big] / f["flops"][0], rtol=1e-3)
+    for n in f["flops"]:
+        assert N.fmt_int(int(n)) in scene.built_texts
+    assert N.fmt_int(f["total"]) in scene.built_texts and f["total"] == f["flops"].sum()
+    return f
+
+
+def test_the_receipt_draws_each_steps_flops_as_an_area(tiny_bundle, tiny_long_bundle):
+    short, long = check_costs(tiny_bundle), check_costs(tiny_long_bundle)
+    assert long["share"][1] > short["share"][1]      # more tokens: the score grid's share of the bill grows

@@ -83,3 +83,42 @@ def blend_facts(bundle) -> dict:
     return {"head_index": h, "weights": w, "values": v, "scaled": scaled, "output": out,
             # the colour scale: most values near its ends (the largest few saturate), so strips read at 480p
             "vmax": float(np.percentile(np.abs(v), 95)) or 1.0, "top_index": int(np.argmax(w))}
+
+
+def projection_facts(bundle) -> dict:
+    """The last token's row of the head's input and what the three projections make of it: its query,
+    key and value in the featured head (the qkv picture: one row in, three short vectors out)."""
+    h = head_facts(bundle)["head_index"]
+    x = bundle["ln1"][0, -1].astype(np.float64)              # [d]
+    q, k, v = (bundle[name][0, h, -1].astype(np.float64) for name in ("q", "k", "v"))   # [dh] each
+    scale = lambda a: float(np.percentile(np.abs(a), 95)) or 1.0   # most cells near the scale's ends
+    return {"head_index": h, "x": x, "q": q, "k": k, "v": v, "x_vmax": scale(x),
+            "vmax": scale(np.concatenate([q, k, v]))}
+
+
+def softmax_row(bundle, row: int) -> dict:
+    """One row of the masked scores through the softmax, step by step: eˢ (exactly 0 where the mask
+    put −∞), the row's total, and each share of it (the head's own weights)."""
+    h = head_facts(bundle)["head_index"]
+    s = bundle["scores_masked"][0, h, row].astype(np.float64)   # [T], −∞ right of the diagonal
+    e = np.exp(s)                                               # e^−∞ = 0, exactly
+    total = float(e.sum())
+    return {"head_index": h, "row": row, "scores": s, "exp": e, "total": total, "weights": e / total,
+            "masked": np.isneginf(s), "model": bundle["probs"][0, h, row].astype(np.float64)}
+
+
+def softmax_row_index(rows) -> int:
+    """The row the softmax picture follows, of the rows shown: the middle one, so that it keeps some
+    tokens and loses some to the mask (the last row sees everything; the first only itself)."""
+    rows = list(rows)
+    return rows[(len(rows) - 1) // 2] if len(rows) > 2 else rows[-1]
+
+
+def cost_facts(ledger) -> dict:
+    """One attention layer's FLOPs, step by step from the ledger, as squares: each side the root of
+    its FLOPs (area is cost), scaled so that the largest is 1."""
+    keys = ("L0.qkv", "L0.scores", "L0.mix", "L0.out")
+    flops = np.array([ledger[k].flops for k in keys], dtype=np.float64)
+    sides = np.sqrt(flops / flops.max())
+    return {"keys": keys, "flops": flops, "sides": sides, "total": int(ledger.attention_flops(0)),
+            "share": flops / flops.sum()}
