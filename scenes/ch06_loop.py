@@ -7,21 +7,26 @@ beside it, both from data/flops.py.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UL, UP, Arrow, Brace, Create, DashedLine, DashedVMobject, FadeIn, FadeOut,
-                   Group, GrowArrow, GrowFromEdge, GrowFromPoint, LaggedStart, Line, Rectangle, Transform,
+from manim import (DOWN, LEFT, RIGHT, UL, UP, Create, DashedLine, DashedVMobject, FadeIn, FadeOut,
+                   Group, GrowFromEdge, GrowFromPoint, LaggedStart, Line, Rectangle, Transform,
                    TransformFromCopy, VGroup)
 from manim import Square as Square_
 
-from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
+from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Pointer, glow, say
 from onepass.scenes.layout import GAP, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
-from onepass.scenes.widgets import TokenChip
+from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
 from onepass.words import numbers as N
 
-CACHE_COLUMNS = 12     # at most this many token columns of the KV cache on screen
+KV_ROWS = 8            # at most this many rows of the KV cache on screen (the prompt's last ones, then the picks)
+KV_COLS = 3            # as chapter 02's grids: each q, k and v row's first numbers, then '…' (NumberGrid's max_cols)
+KV_CELL_W = 1.05       # a cell of the q, k and v grids
+WEIGHT_CELL_W = 0.95   # a cell of the head's weights (two decimals: a row's budget of one)
+KV_CELL_H = 0.5        # at most: a cell's height (lower when more rows must fit)
+STACK_STEP = 0.07      # how far each head and layer's block stands out behind the one drawn
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
 
 
@@ -162,31 +167,13 @@ class Loop(LoopChapter):
 
 
 class Cache(LoopChapter):
-    """The KV cache: per-token numbers, growing one column per step; cached vs recomputed FLOPs."""
+    """The KV cache as chapter 02 laid out q, k and v: one head of layer 1, a row per token (the bundle's
+    own numbers), the head's weights with the mask's zeros; the cache keeps k and v, a block that gains a
+    row per pick fed back; a cached step computes only the new row and reads every kept one."""
 
-    def columns(self):
-        """One column per cached token (keys above values, one cell per layer), last ones windowed."""
-        b, f = self.bundle, self.f
-        L = f["shape"].n_layer
-        texts = list(b.tokens) + [s["text"] for s in f["steps"][:-1]]   # the last pick is not fed back yet
-        final = len(texts)
-        first = max(0, final - CACHE_COLUMNS)
-        cw = 0.8
-        ch = min(0.16, 1.3 / L)
-        stacks = {}
-        for j in range(first, final):
-            k = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=1, stroke_color=S.BACKGROUND, fill_color=S.KEY,
-                                   fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=GAP.none)
-            v = VGroup(*[Rectangle(width=cw, height=ch, stroke_width=1, stroke_color=S.BACKGROUND,
-                                   fill_color=S.VALUE, fill_opacity=0.85) for _ in range(L)]).arrange(DOWN, buff=GAP.none)
-            stacks[j] = VGroup(k, v).arrange(DOWN, buff=GAP.xs)
-        VGroup(*stacks.values()).arrange(RIGHT, buff=GAP.s)      # the final window; build() places it
-        cols = {}
-        for j, col in stacks.items():
-            name = fit_width(label(S.show_token(texts[j]), S.SMALL, S.LOGIT if j >= b.T else S.TOKEN, mono=True),
-                             cw + 0.04)
-            cols[j] = VGroup(col, below(name, col, buff=GAP.xs))
-        return cols, first, final
+    def setup(self):
+        super().setup()
+        self.kv = kv_facts(self.bundle)
 
     def counter(self, cache: dict) -> VGroup:
         """The cache's size after one pass (an entry of loop_facts' "cache")."""
@@ -194,98 +181,188 @@ class Cache(LoopChapter):
                             bytes=N.fmt_int(cache["bytes"])), S.SMALL, S.INK, mono=True)
         return place_in(fit_width(t, S.TEXT_W), S.TEXT, y=S.FOOTER_Y)
 
+    def block_title(self, name: str, colour, rows: int) -> VGroup:
+        """A grid's name as chapter 02 writes it (q, k, v) and its true shape beside it: rows × d_head."""
+        return VGroup(label(name, S.BODY_SIZE, colour),
+                      label(f"{N.fmt_int(rows)} × {N.fmt_int(self.kv['d_head'])}", S.SMALL, S.MUTED, mono=True)
+                      ).arrange(RIGHT, buff=GAP.s, aligned_edge=DOWN)
+
+    def kv_picture(self) -> dict:
+        """q, k and v of the featured head of layer 1 side by side (the prompt's last rows, a token's name
+        before each row), the head's weights beside them, and the rows the picks fed back will add
+        under k and v (cells without numbers: the bundle keeps the prompt's pass only). Returns the parts
+        by name; `self.kv_parts` keeps them for tests."""
+        b, f, kv = self.bundle, self.f, self.kv
+        picks = [s["text"] for s in f["steps"][:-1]]       # the last pick is not fed back yet
+        shown = token_window(b.T, max(1, KV_ROWS - len(picks)))
+        n_rows = len(shown) + len(picks) + (1 if len(shown) < b.T else 0)     # a '⋮' row over a window
+        head = fit_lines(self.text("kv-head", layer=kv["layer"] + 1, head=kv["head"] + 1,
+                                   n_head=b.shape.n_head), S.SMALL, S.MUTED, S.TEXT_W)
+        place_in(head, S.TEXT, y=S.HEADLINE_Y)
+        titles_y = head.get_bottom()[1] - GAP.m - label("k", S.BODY_SIZE, S.INK).height / 2
+        top = titles_y - GAP.l
+        floor = S.FOOTER_Y + label("0", S.SMALL, S.INK).height / 2 + GAP.m
+        cell_h = min(KV_CELL_H, (top - floor) / n_rows)
+        grids = {}
+        for name in ("q", "k", "v"):
+            grids[name] = NumberGrid(kv[name], max_cols=KV_COLS, rows=shown, cell_w=KV_CELL_W, cell_h=cell_h,
+                                     row_labels=b.tokens if name == "q" else None)
+        weights = NumberGrid(kv["weights"], rows=shown, cols=shown, cell_w=WEIGHT_CELL_W, cell_h=cell_h,
+                             colour=lambda p: S.sequential(p), vmax=1.0)
+        order = [grids["q"], grids["k"], grids["v"], weights]
+        VGroup(*order).arrange(RIGHT, buff=GAP.m, aligned_edge=UP)
+        for g in order:      # the rows on one line whatever each grid's '⋮' and names
+            g.shift(UP * (grids["q"].cell_group.get_top()[1] - g.cell_group.get_top()[1]))
+        whole = VGroup(*order)
+        whole.shift(RIGHT * (S.TEXT.x - whole.get_x()))
+        fit_width(whole, S.FULL_W)
+        whole.shift(UP * (top - (grids["q"].ellipses if len(shown) < b.T else grids["q"].cell_group).get_top()[1]))
+        cell_h = grids["q"].cell_group[0].height
+        colours = {"q": S.QUERY, "k": S.KEY, "v": S.VALUE}
+        titles = {}
+        for name, g in grids.items():
+            titles[name] = self.block_title(name, colours[name], len(shown) if name == "q" else b.T)
+            titles[name].move_to(at(g.cell_group.get_x(), titles_y))
+        w_title = fit_lines(self.text("weights-title"), S.SMALL, S.ATTENTION, weights.cell_group.width + GAP.l)
+        w_title.move_to(at(weights.cell_group.get_x(), titles_y))
+        # the mask's zeros: every weight a row gives a later token (the grid's upper triangle)
+        upper = VGroup(*[weights.cells[(r, c)] for r in shown for c in shown if c > r])
+        zero = fit_lines(self.text("on-later", n=N.fmt_int(kv["n_heads"]), weight=N.fmt_general(kv["on_later"])),
+                         S.SMALL, S.ATTENTION, weights.width + GAP.xl)
+        below(zero, weights, buff=GAP.m)
+        keep_inside(zero, S.FULL)
+        # the rows each pick fed back adds under k and v, and its name under the prompt's names
+        added = []
+        last = shown[-1]
+        for j, text in enumerate(picks):
+            row = {}
+            for name in ("k", "v"):
+                g = grids[name]
+                cells = VGroup(*[g.cells[(last, c)].copy().set_fill(colours[name], opacity=0.4)
+                                 for c in g.cols]).shift(DOWN * cell_h * (j + 1))
+                row[name] = cells
+            tag = fit_width(label(S.show_token(text), S.SMALL, S.LOGIT, mono=True, compact=True), 1.8)
+            tag.next_to(row["k"], LEFT, buff=GAP.xs).set_x(grids["q"].row_label_mobs[-1].get_x())
+            row["name"] = tag
+            row["q"] = VGroup(*[grids["q"].cells[(last, c)].copy().set_fill(S.QUERY, opacity=0.4)
+                                for c in grids["q"].cols]).shift(DOWN * cell_h * (j + 1))
+            added.append(row)
+        # once the queries and the weights go, the rest moves to the middle (the queries' column kept for the
+        # new token's query)
+        span = VGroup(grids["q"], grids["k"], grids["v"])
+        centre = RIGHT * (S.TEXT.x - span.get_x())
+        parts = {"centre": centre, "head": head, "grids": grids, "titles": titles, "weights": weights, "w_title": w_title,
+                 "upper": upper, "zero": zero, "added": added, "shown": shown, "cell_h": cell_h}
+        self.kv_parts = parts
+        return parts
+
+    def stack(self, mob, colour) -> VGroup:
+        """The same block in the other heads and layers: outlines stacked behind it, up and to the right."""
+        return VGroup(*[Rectangle(width=mob.width, height=mob.height, stroke_width=1.5, stroke_color=colour,
+                                  stroke_opacity=0.6 - 0.15 * k, fill_opacity=0).move_to(mob).shift((UP + RIGHT) * STACK_STEP * (k + 1))
+                        for k in range(3)])
+
     def build(self):
-        b, f = self.bundle, self.f
+        b, f, kv = self.bundle, self.f, self.kv
         sh = f["shape"]
-        cols, first, final = self.columns()
-        prompt_cols = VGroup(*[cols[j] for j in range(first, min(b.T, final))])
-        any_col = next(iter(cols.values()))[0]
-        legend = VGroup()
-        layers = self.text("layers", count=sh.n_layer)
-        for block, word, colour in ((any_col[0], self.text("keys"), S.KEY), (any_col[1], self.text("values"), S.VALUE)):
-            m = VGroup(label(word, S.SMALL, colour), label(layers, S.SMALL, colour))
-            m.arrange(DOWN, buff=GAP.xxs, aligned_edge=LEFT)
-            legend.add(place_in(m, S.FULL, LEFT, y=block.get_y()))    # flush left, beside its block
-        window = VGroup(*cols.values())       # the final window, centred in the room right of the legend
-        window.set_x(S.FULL.with_(left=legend.get_right()[0]).x)
-        tops = VGroup(*[c[0] for c in prompt_cols])
-        brace = Brace(tops, UP, color=S.MUTED)
-        same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
-        same.next_to(brace, UP, buff=GAP.xs)
-        # the picture hangs from the top of the content box (the line over the brace is its top)
-        VGroup(window, legend, brace, same).align_to(S.CONTENT.point(UP), UP)
-        keep_inside(same, S.FULL)
-        earlier = None
-        if first > 0:
-            earlier = below(label(self.text("earlier-columns", count=first), S.SMALL, S.MUTED), legend, buff=GAP.l,
-                            aligned=LEFT)
+        p = self.kv_picture()
+        g, t, weights, added = p["grids"], p["titles"], p["weights"], p["added"]
+        prompt_rows = {name: VGroup(g[name].cell_group, g[name].text_group, g[name].ellipses) for name in g}
+        names = g["q"].row_label_mobs
         with self.beat("redundant") as beat:
-            self.play(FadeIn(legend), LaggedStart(*[FadeIn(c, shift=UP * GAP.xs) for c in prompt_cols], lag_ratio=0.08),
-                      *([FadeIn(earlier)] if earlier is not None else []), run_time=beat.span(0.8))
-            # "an earlier token never sees a later one": reading runs backwards only
-            over = UP * GAP.m         # the arrow runs just over the columns
-            back = Arrow(tops.get_corner(UP + RIGHT) + over, tops.get_corner(UP + LEFT) + over, buff=GAP.none,
-                         color=S.ATTENTION, stroke_width=6, tip_length=0.2)
-            never = fit_width(label(self.text("never-sees"), S.SMALL, S.ATTENTION), S.TEXT_W)
-            keep_inside(never.next_to(back, UP, buff=GAP.xs), S.FULL)
-            say(self, beat, "never-sees", GrowArrow(back), FadeIn(never))
-            first_col = glow(prompt_cols[0], color=S.ATTENTION, buff=GAP.xs, opacity=0.15)    # the earliest token
-            say(self, beat, "never-sees", FadeIn(first_col), into=0.5)
-            # "so its keys and values, in every layer, come out exactly as before"
-            keys = VGroup(*[c[0][0] for c in prompt_cols])
-            vals = VGroup(*[c[0][1] for c in prompt_cols])
-            lit = glow(keys, color=S.KEY, buff=GAP.xxs, opacity=0.25)
-            say(self, beat, "keys-values", FadeIn(lit), FadeOut(first_col))
-            say(self, beat, "every-layer", Transform(lit, glow(vals, color=S.VALUE, buff=GAP.xxs, opacity=0.25)))
-            # "depend only on the tokens up to it": keys and values together, under the arrow that points back
-            say(self, beat, "every-layer", Transform(lit, glow(VGroup(keys, vals), color=S.KEY, buff=GAP.xxs,
-                                                              opacity=0.2)), into=0.4)
-            say(self, beat, "exactly", FadeOut(back), FadeOut(never), FadeOut(lit), Create(brace), FadeIn(same))
+            # "most of that work was repeated": each prompt token's q, k and v rows, as chapter 02 drew them
+            self.play(FadeIn(p["head"]), FadeIn(names), *[FadeIn(t[n]) for n in t],
+                      LaggedStart(*[FadeIn(prompt_rows[n], shift=RIGHT * GAP.s) for n in ("q", "k", "v")],
+                                  lag_ratio=0.3), run_time=beat.span(0.8))
+            # "an earlier token never attends to a later one": the head's weights, every later token at 0
+            say(self, beat, "never-sees", FadeIn(p["w_title"]), FadeIn(VGroup(weights.cell_group, weights.text_group)))
+            lit = glow(p["upper"], color=S.ATTENTION, buff=GAP.xxs, opacity=0.1)
+            say(self, beat, "never-sees", FadeIn(lit), into=0.45)
+            # "so its keys and values": the k and v blocks
+            kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
+            say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)))
+            # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
+            stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
+            say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
+                Transform(lit, glow(VGroup(p["upper"], p["zero"]), color=S.ATTENTION, buff=GAP.xs, opacity=0.08)))
+            # "they come out exactly the same on every later pass"
+            same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
+            place_in(same, S.TEXT, y=S.FOOTER_Y)
+            say(self, beat, "exactly", FadeIn(same), Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs,
+                                                                         opacity=0.08)))
         with self.beat("cache") as beat:
+            # "so they are computed once and kept: the KV cache": the queries and the weights go, k and v stay
+            count = self.counter(f["cache"][0])
+            frame = glow(VGroup(kv_rows, t["k"], t["v"]), color=S.KEY, buff=GAP.s, opacity=0.05)
+            say(self, beat, "kept", FadeOut(prompt_rows["q"]), FadeOut(t["q"]), FadeOut(p["w_title"]),
+                FadeOut(VGroup(weights.cell_group, weights.text_group)), FadeOut(p["zero"]), FadeOut(same),
+                FadeOut(stacks), FadeOut(lit), FadeIn(frame))
+            # the blocks kept move to the middle; what shows later (the picks' rows, the new query) with them
+            moving = VGroup(names, prompt_rows["k"], prompt_rows["v"], t["k"], t["v"], frame)
+            later = [prompt_rows["q"], t["q"], stacks, *[m for r in added for m in r.values()]]
+            for m in later:
+                m.shift(p["centre"])
+            say(self, beat, "kept", moving.animate.shift(p["centre"]), FadeIn(count, shift=UP * GAP.xs), into=0.5)
+            # "each token leaves one key row and one value row": the last prompt token's two rows
+            last = p["shown"][-1]
+            row = VGroup(g["k"].row_cells(last), g["v"].row_cells(last), names[-1])
+            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0.1)
+            say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
+            # "in every layer: L layers of d numbers": the stack behind each block again
+            say(self, beat, "layers", FadeIn(stacks))
             formula = fit_width(label(
                 self.text("per-token", n_layer=sh.n_layer, d=sh.n_embd, numbers=N.fmt_int(f["per_token"]),
                           bytes=N.fmt_int(f["per_token_bytes"])), S.SMALL, S.INK, mono=True), S.TEXT_W)
-            place_in(formula, S.TEXT, y=same.get_y())
-            count = self.counter(f["cache"][0])
-            frame = glow(VGroup(*[c[0] for c in prompt_cols]), color=S.KEY, buff=GAP.s, opacity=0.08)
-            say(self, beat, "kept", FadeOut(brace), FadeOut(same), FadeIn(frame))
-            say(self, beat, "kept", FadeIn(count, shift=UP * GAP.xs), into=0.5)
-            # one token's column: a key and a value per layer
-            one = prompt_cols[-1][0]
-            lit = glow(one, color=S.TOKEN, opacity=0.25)
-            say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
-            say(self, beat, "layers", Transform(lit, glow(one[0], color=S.KEY, buff=GAP.xxs, opacity=0.3)))
-            say(self, beat, "per-token", FadeIn(formula), Transform(lit, glow(VGroup(formula, count), color=S.INK,
-                                                                             opacity=0.1)))
-            # "each step adds one new column": the new token's column computed (lit), the counter grows
-            new = [j for j in range(max(first, b.T), final)]
-            for k, j in enumerate(new):
-                nxt = self.counter(f["cache"][j + 1 - b.T])     # after the pass that fed token j back
-                say(self, beat, "columns", FadeIn(cols[j], shift=LEFT * GAP.s), FadeOut(count), FadeIn(nxt),
-                    Transform(lit, glow(cols[j][0], color=S.LOGIT, buff=GAP.xs, opacity=0.2)),
-                    into=0.9 * k / max(1, len(new)),
-                    run_time=min(1.0, beat.span(0.8 / max(1, len(new)), mark="columns")))
+            place_in(formula, S.TEXT, y=S.HEADLINE_Y)
+            say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
+                Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
+            # "each step adds one new row, for the new token alone": a row under k and v per pick fed back,
+            # the blocks' shapes and the counter growing
+            n = max(1, len(added))
+            say(self, beat, "rows", FadeOut(stacks), FadeOut(lit))
+            for j, r in enumerate(added):
+                nxt = self.counter(f["cache"][j + 1])
+                grown = {x: self.block_title(x, S.KEY if x == "k" else S.VALUE, kv["rows_after"][j + 1]).move_to(t[x])
+                         for x in ("k", "v")}
+                say(self, beat, "rows", FadeIn(r["name"], shift=DOWN * GAP.xs),
+                    FadeIn(r["k"], shift=DOWN * GAP.xs), FadeIn(r["v"], shift=DOWN * GAP.xs),
+                    *[Transform(t[x], grown[x]) for x in grown], FadeOut(count), FadeIn(nxt),
+                    into=0.1 + 0.85 * j / n, run_time=min(1.0, beat.span(0.8 / n, mark="rows")))
                 count = nxt
-            # "the old columns are never touched again": every column but the newest, framed as kept
-            old = VGroup(*[cols[j][0] for j in range(first, final - 1)]) if final - first > 1 else prompt_cols
-            kept = glow(old, color=S.KEY, buff=GAP.xs, opacity=0.1)
+            # "the old rows are never touched again": the prompt's rows, their numbers as they were
             untouched = fit_width(label(self.text("untouched"), S.SMALL, S.KEY), S.TEXT_W)
-            place_in(untouched, S.TEXT, y=formula.get_y())
-            say(self, beat, "untouched", FadeOut(formula), FadeIn(untouched), Transform(lit, kept))
-            say(self, beat, "untouched", FadeIn(glow(untouched, color=S.KEY, opacity=0.12)), into=0.5)
+            place_in(untouched, S.TEXT, y=S.HEADLINE_Y)
+            kept = glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)
+            say(self, beat, "untouched", FadeOut(formula), FadeIn(untouched), FadeIn(kept))
+            said = glow(untouched, color=S.KEY, opacity=0.1)
+            say(self, beat, "untouched", FadeIn(said), into=0.5)
         with self.beat("cached_step") as beat:
-            self.play(self.clear_content(), run_time=beat.share(0.1))
+            # "with the cache, a step computes only the new token's row": its q, k and v, on the last row
+            new = added[-1] if added else None
+            ptr = Pointer(S.QUERY, buff=GAP.xxs, opacity=0.1)
+            reads = VGroup()
+            if new is not None:
+                q_row, k_rows = new["q"], VGroup(*[g["k"].row_cells(r) for r in p["shown"]], *[a["k"] for a in added])
+                for row in k_rows:        # its query reads every kept key
+                    reads.add(Line(q_row.get_right(), row.get_left(), color=S.ATTENTION, stroke_width=2,
+                                   stroke_opacity=0.8))
+                one = self.block_title("q", S.QUERY, 1).move_to(t["q"])     # the new token's query alone
+                say(self, beat, "cached", FadeOut(untouched), FadeOut(said), FadeOut(kept), FadeIn(one),
+                    FadeIn(q_row, shift=RIGHT * GAP.s), ptr.to(VGroup(q_row, new["k"], new["v"], new["name"])))
+                say(self, beat, "computes-only", LaggedStart(*[Create(x) for x in reads], lag_ratio=0.1),
+                    ptr.to(k_rows, color=S.KEY), run_time=min(1.2, beat.span(0.3, mark="computes-only")))
+                every_v = VGroup(*[g["v"].row_cells(r) for r in p["shown"]], *[a["v"] for a in added])
+                say(self, beat, "computes-only", ptr.to(every_v, color=S.VALUE), into=0.6)
             costs = self.cost_table()
             head, first_row, rest, note = costs[0], costs[1] if len(costs) > 2 else None, costs[2:-1], costs[-1]
-            say(self, beat, "cached", FadeIn(head, shift=UP * GAP.xs), into=0.1)
-            say(self, beat, "computes-only", FadeIn(note, shift=UP * GAP.xs),
-                FadeIn(glow(head[0][2], color=S.KEY, opacity=0.2)))
+            say(self, beat, "drops", self.clear_content(), run_time=min(0.5, beat.span(0.1, mark="drops")))
+            self.play(FadeIn(head, shift=UP * GAP.xs), FadeIn(note, shift=UP * GAP.xs),
+                      FadeIn(glow(head[0][2], color=S.KEY, opacity=0.2)), run_time=min(0.6, beat.span(0.1)))
             ptr = Pointer(S.FLOPS, opacity=0.18)
-            say(self, beat, "computes-only", ptr.to(note, color=S.KEY), into=0.55)     # "… and reads the rest"
             if first_row is not None:
-                say(self, beat, "drops", FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]))
-                say(self, beat, "drops", FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY), into=0.45)
-                say(self, beat, "drops", FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK), into=0.75)
+                say(self, beat, "drops", FadeIn(first_row[0]), FadeIn(first_row[1]), ptr.to(first_row[:2]), into=0.2)
+                say(self, beat, "drops", FadeIn(first_row[2]), ptr.to(first_row[2], color=S.KEY), into=0.5)
+                say(self, beat, "drops", FadeIn(first_row[3]), ptr.to(first_row[3], color=S.INK), into=0.78)
             if len(rest):
                 say(self, beat, "grows", LaggedStart(*[FadeIn(r, shift=UP * GAP.xs) for r in rest], lag_ratio=0.3),
                     ptr.to(VGroup(*[r[3] for r in rest]), color=S.INK))

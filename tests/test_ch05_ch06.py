@@ -191,7 +191,7 @@ def test_kv_cache_figures_equal_the_formula(which, request):
     scene = build(b, "06", "Cache")
     texts = set(scene.built_texts)
     assert f"per token: 2 × {L} layers × {d} = {per:,} numbers = {2 * per:,} bytes in fp16" in texts
-    for tokens in range(b.T, b.T + n):        # one more column per generated step
+    for tokens in range(b.T, b.T + n):        # one more row per generated step
         assert f"cache: {tokens} tokens · {tokens * per:,} numbers · {2 * tokens * per:,} bytes (fp16)" in texts
     for i in range(1, n):
         c = b.T + i
@@ -273,7 +273,7 @@ CH06_MARKS = {
     "append": ["question", "pick", "no-memory", "appended", "runs-again"],
     "loop": ["passes", "recomputes", "each-pass"],
     "redundant": ["never-sees", "keys-values", "every-layer", "exactly"],
-    "cache": ["kept", "leaves", "layers", "per-token", "columns", "untouched"],
+    "cache": ["kept", "leaves", "layers", "per-token", "rows", "untouched"],
     "cached_step": ["cached", "computes-only", "drops", "grows"],
     "square": ["every-token", "here", "pairs", "limit", "million"],
     "square_share": ["share", "longer", "long-contexts"],

@@ -141,16 +141,67 @@ def test_the_squares_are_the_bundles_lengths(tiny_bundle, tmp_path):
     assert f"{n_pos} tokens" not in texts
 
 
-def test_the_kv_cache_keeps_two_vectors_a_layer_per_token_and_grows_one_column_a_step(tiny_bundle):
+def test_the_kv_cache_keeps_two_vectors_a_layer_per_token_and_grows_one_row_a_step(tiny_bundle):
     assert kv_cache_numbers_per_token(GPT2_SMALL) == 18_432
     b = tiny_bundle
-    L, d = b.config["n_layer"], b.config["n_embd"]
+    L, d, dh = b.config["n_layer"], b.config["n_embd"], b.shape.d_head
     scene = build_scene(b, "06", "Cache", draw=False)
     texts = set(scene.built_texts)
     for tokens in range(b.T, b.T + len(b.meta["generated"])):
         assert f"cache: {tokens} tokens · {tokens * 2 * L * d:,} numbers · {tokens * 4 * L * d:,} bytes (fp16)" in texts
+        assert f"{tokens} × {dh}" in texts          # the k and v blocks' shapes as they gain a row
+    assert f"1 × {dh}" in texts                     # the new token's query: its row alone
     assert Words.load("en").text("ch06:untouched") in texts
     assert f"{2 * L * d:,} numbers for every token kept" in lines(b)["cache"]
+    # one row under k and one under v for every pick fed back, in the k and v blocks' columns
+    parts = scene.kv_parts
+    picks = len(b.meta["generated"]) - 1
+    assert len(parts["added"]) == picks
+    k = parts["grids"]["k"]
+    for j, row in enumerate(parts["added"], start=1):
+        assert len(row["k"]) == len(k.cols) and row["name"].original_text.strip()
+        assert row["k"].get_y() == pytest.approx(k.row_cells(parts["shown"][-1]).get_y() - j * parts["cell_h"])
+
+
+def grid_numbers(grid) -> dict:
+    return {rc: m.original_text for rc, m in grid.values_mobs.items()}
+
+
+def test_the_cache_picture_shows_the_bundles_own_keys_values_and_mask(tiny_bundle, tmp_path):
+    """The q, k and v rows on screen are the bundle's, for chapter 02's head of layer 1; the old rows'
+    numbers are still the bundle's once the picks' rows are in (nothing recomputes them); the mask's
+    evidence (the most any token gives a later one, in every head) is read from the bundle's weights:
+    a bundle whose k, v and weights differ shows different numbers."""
+    from onepass.data.facts.ch06 import kv_facts
+    from onepass.words import numbers as N
+    from tests.helpers import altered_bundle
+    b = tiny_bundle
+    kv = kv_facts(b)
+    assert kv["head"] == b.featured_head(0) and kv["on_later"] == 0.0       # the mask: exactly nothing
+    scene = build_scene(b, "06", "Cache", draw=False)
+    grids = scene.kv_parts["grids"]
+    for name in ("q", "k", "v"):
+        want = {(r, c): N.fmt_signed(float(b[name][0, kv["head"], r, c]), 2) for r, c in grids[name].values_mobs}
+        assert grid_numbers(grids[name]) == want, name
+    weights = scene.kv_parts["weights"]
+    upper = [(r, c) for r, c in weights.values_mobs if c > r]
+    assert upper and all(weights.values_mobs[rc].original_text == N.fmt_signed(0.0, 2) for rc in upper)
+    said = f"in all {kv['n_heads']} heads, the most a token gives a later one: 0"
+    assert said in scene.built_texts
+
+    def changed(t):
+        t["k"][0, kv["head"]] *= -3.0
+        t["v"][0, kv["head"]] += 1.0
+        t["probs"][-1, -1, 0, -1] = 0.25            # a later token seen, in the last head of the last layer
+    other = build_scene(altered_bundle(b, tmp_path, tensors=changed), "06", "Cache", draw=False)
+    og = other.kv_parts["grids"]
+    for name, f in (("k", lambda x: -3.0 * x), ("v", lambda x: x + 1.0)):
+        want = {(r, c): N.fmt_signed(float(np.float32(f(b[name][0, kv["head"], r, c]))), 2)
+                for r, c in og[name].values_mobs}
+        assert grid_numbers(og[name]) == want != grid_numbers(grids[name]), name
+    assert grid_numbers(og["q"]) == grid_numbers(grids["q"])
+    assert f"in all {kv['n_heads']} heads, the most a token gives a later one: 0.25" in other.built_texts
+    assert said not in other.built_texts
 
 
 # -- the lesson's shape ------------------------------------------------------------------------------

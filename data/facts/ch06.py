@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from onepass.data import models, tokenizer
 from onepass.data.flops import (
     FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, attention_grid_flops,
@@ -169,3 +171,24 @@ def family_facts(bundle) -> list[dict]:
         rows.insert(sum(r["params"] <= own["params"] for r in rows), own)
     rows.append(row("gpt3", GPT3, parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]))
     return rows
+
+
+KV_LAYER = 0          # the layer whose cache chapter 06 draws (chapter 02's: its first)
+
+
+def kv_facts(bundle, layer: int = KV_LAYER) -> dict:
+    """The KV cache as chapter 06 draws it: one head of one layer (chapter 02's featured head), each
+    prompt token's query, key and value rows (T x d_head each, the bundle's own numbers), the head's
+    attention weights, and the causal mask's evidence over the whole model: the largest weight any
+    token gives a later one, in every head of every layer (0, from the bundle's own weights), which is
+    why an earlier token's key and value are the same whatever comes after it. `rows_after` is the
+    block's height after each pass of the loop (T, then one more for every pick fed back)."""
+    shape, T = bundle.shape, bundle.T
+    head = bundle.featured_head(layer=layer)
+    probs = bundle["probs"]                                   # [L, H, T, T], the model's own
+    later = np.triu(np.ones((T, T), dtype=bool), k=1)         # (row, column) pairs where column > row
+    on_later = float(probs[..., later].max()) if later.any() else 0.0
+    return {"layer": layer, "head": head, "n_heads": shape.n_layer * shape.n_head, "d_head": shape.d_head,
+            "q": bundle["q"][layer, head], "k": bundle["k"][layer, head], "v": bundle["v"][layer, head],
+            "weights": probs[layer, head], "on_later": on_later,
+            "rows_after": [c["tokens"] for c in loop_facts(bundle)["cache"]]}

@@ -7,7 +7,7 @@ cannot disagree.
 from __future__ import annotations
 
 from onepass.data import models
-from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, loop_facts, serve_facts
+from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.words import numbers as N
 from onepass.words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
 
@@ -36,6 +36,7 @@ def regime(bound: str, words) -> str:
 def values(bundle, ledger, words) -> dict:
     f = loop_facts(bundle)
     sv = serve_facts(bundle)
+    kv = kv_facts(bundle)
     steps, T = f["steps"], f["T"]
     family = [r for r in family_facts(bundle) if r["key"] in models.FAMILY]     # smallest first
     ours = next(r for r in family_facts(bundle) if r["ours"])
@@ -62,6 +63,11 @@ def values(bundle, ledger, words) -> dict:
         "n_layer": f["shape"].n_layer,
         "d": f["shape"].n_embd,
         "per_token": N.fmt_int(f["per_token"]),
+        "layer": kv["layer"] + 1,                       # the cache's grids: one head of this layer
+        "head": kv["head"] + 1,
+        "n_head": f["shape"].n_head,
+        "n_heads": N.fmt_int(kv["n_heads"]),
+        "on_later": N.fmt_general(kv["on_later"]),
         "per_token_bytes": N.fmt_int(f["per_token_bytes"]),
         "last_context": f["cache"][-1]["tokens"],
         "cache_last_bytes": spoken_count(f["cache"][-1]["bytes"], words),
