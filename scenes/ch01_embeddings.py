@@ -310,7 +310,9 @@ class Lookup(EmbeddingScene):
                                                                              opacity=0))
                                          for k, r in enumerate(g.rows)])
             say(self, beat, "none", FadeIn(copied, shift=UP * GAP.xs), FadeIn(glow(copied, color=S.FLOPS, opacity=0.1)))
-            ring = glow(self.meter, color=S.FLOPS, opacity=0.15)
+            # the title and the count only: the step line this pay brings sits under them, and a ring
+            # sized to the meter before it would cut through its words
+            ring = glow(VGroup(self.meter.title, self.meter.counter), color=S.FLOPS, buff=GAP.xxs, opacity=0.15)
             beat.at("meter")
             run = beat.span(0.4)
             self.pay("embed", FadeIn(ring), run_time=run)
@@ -597,7 +599,7 @@ class Positions(EmbeddingScene):
             say(self, beat, "additions", FadeIn(bill), FadeIn(lit[0]))
             beat.at("additions", into=0.45)
             run = beat.span(0.4)
-            lit.add(glow(self.meter, color=S.FLOPS, opacity=0.15))
+            lit.add(glow(VGroup(self.meter.title, self.meter.counter), color=S.FLOPS, buff=GAP.xxs, opacity=0.15))
             self.pay("positions", FadeIn(lit[1]), run_time=run)
             # "adding keeps every vector just as wide": the sum has the token vectors' shape
             widths = VGroup(*[glow(g.shape_mob, color=S.RESIDUAL, buff=GAP.xs, opacity=0.2) for g in (tok, pos, out)])
@@ -624,7 +626,8 @@ class Positions(EmbeddingScene):
                     img = heatmap(values, vmax, w, h)
                     frame = Rectangle(width=w, height=h, stroke_color=S.MUTED, stroke_width=1).move_to(img)
                     title = label(name, S.SMALL, colour)
-                    dims = label(self.text("dims", last=Dn - 1), S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.xxs)
+                    # room above the frame for the outlines drawn around it and its first rows
+                    dims = label(self.text("dims", last=Dn - 1), S.SMALL, S.MUTED).next_to(frame, UP, buff=GAP.s)
                     title.next_to(dims, UP, buff=GAP.xs)
                     positions = label(self.text("positions-axis", last=Pn - 1), S.SMALL, S.MUTED).rotate(np.pi / 2)
                     positions.next_to(frame, LEFT, buff=GAP.xs)
@@ -671,8 +674,9 @@ class Positions(EmbeddingScene):
                 return out
             say(self, beat, "left", FadeIn(images[0]), FadeIn(panels[0]), Create(bracket), FadeIn(ours_txt))
             # "the first 256 rows": the position axis and what is shown
-            say(self, beat, "left", FadeIn(shown_note),
-                FadeIn(glow(VGroup(panels[0][3], shown_note), color=S.INK, opacity=0.1)), into=0.45)
+            # each lit on its own: one box around both lay across the table's picture
+            say(self, beat, "left", FadeIn(shown_note), FadeIn(glow(panels[0][3], color=S.INK, opacity=0.1)),
+                FadeIn(glow(shown_note, color=S.INK, opacity=0.1)), into=0.45)
             if self.bundle.synthetic:    # random weights: the learned table is noise here
                 warn = glow(ours, color=S.WARNING, buff=GAP.xxs, opacity=0.2)
                 say(self, beat, "noise", FadeIn(warn))
