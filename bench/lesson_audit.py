@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""Table-only beats per chapter (issue 40: "count, per chapter, the beats whose picture is only a
+table or a list of numbers, before and after").
+
+    .venv/bin/python bench/lesson_audit.py                       # this checkout, every chapter
+    .venv/bin/python bench/lesson_audit.py --chapters 02 06 -v   # and each beat's verdict
+    .venv/bin/python bench/lesson_audit.py --before 820678a      # the table: before vs this checkout
+    .venv/bin/python bench/lesson_audit.py --root /tmp/before-audit --json /tmp/before.json
+
+How a beat is read (no judgement per run: the same code and bundle give the same verdicts)
+-----------------------------------------------------------------------------------------
+Each scene of a chapter is dry-run (manim's dry_run, every play skipped to its end, nothing drawn;
+as tests/helpers.py build_scene(draw=False)) on the default prompt's bundle (`--weights`, default
+`random`: GPT-2 small's shapes). While it runs, ChapterScene.beat(key) names the current beat, and
+every mobject the scene brings on or moves is recorded against it:
+
+* `add(m)`: m;
+* `play(a, ...)`: for each animation (groups and successions opened), its mobject and its target (a
+  Transform leaves its mobject on screen, a ReplacementTransform its target); an indication (Indicate,
+  the film's Swell, Circumscribe) records what it points at; an animation that removes its mobject
+  (FadeOut, Uncreate, `remover=True` flashes) brings nothing on; `Wait`, the Σ FLOPs meter's count and
+  the hold-breaking veils (`is_trace`) are left out;
+* what is added between two beats (a scene's set-up) counts for the beat that follows;
+* the furniture (the meter, the chapter heading, the random-weights mark) is never counted.
+
+At the beat's end, what was recorded and is still on screen is sorted, widget first (a widget's own
+rectangles are not pictures of their own), else shape by shape through its family:
+
+* **table**: a `NumberGrid` with its values written (scenes/widgets.py), manim `Table`, `Matrix`,
+  `DecimalNumber`, `Integer`, `Variable`, and any opaque filled rectangle with text inside it (a
+  cell with its number written on it: a grid drawn without NumberGrid). A grid's colours repeat
+  the numbers written on it, so a coloured grid of numbers is still a table;
+* **text**: `Text`/`MarkupText`/`Paragraph`/`Tex`/`MathTex` (headlines, labels, numbers written
+  out), `TokenChip` (a token's text in its chip), a straight `Line`/`DashedLine` (a rule, a
+  separator), a rectangle or polygon round text filled with nothing or the panel/background
+  colour (a frame), a straight arrow (`Arrow`) that joins two things, and arrow tips;
+* **mark**: emphasis on what is there: `SurroundingRectangle`, `BackgroundRectangle` (the film's
+  `glow`, `Pointer`), `Underline`, `Cross`, `DivergingLegend` (a colour key), and a rectangle round
+  text with a light tint (under half opaque);
+* **picture**: everything else that paints: bars, curves and arcs (`CubicBezier`, `Arc`,
+  `CurvedArrow`, `AttentionArcs`), dots, slanted lines, squares and rectangles without text inside
+  (bars, cells of a heat map, a table drawn as its shape), an `ImageMobject` (a colour strip), a
+  `NumberGrid` with `show_values=False` (a heat map), and straight arrows that start where another
+  starts (vectors drawn from one origin at their angles: chapter 01's rows, chapter 02's q and k).
+
+A beat is **table-only** when it brings on or moves at least one table or text and no picture
+(marks alone do not make a picture: a glow over a table's row is still a table beat). A beat that
+leaves nothing of its own on screen (only waits, marks or removals) is **hold**, and the chapter's
+title card is **title**; neither is counted. Otherwise it is **picture**. `-v` lists each beat with
+its kinds and the classes that made it a picture, so each verdict can be checked against a frame
+(one frame at the end of each beat, from a low-quality render's `.cues.json`: see docs/LESSON.md).
+
+It runs on this checkout (package `onepass.*`) and on a checkout before the package move (flat
+`scenes.*`, `data.*`: `--root`); `--before REV` makes a worktree of REV in a temporary folder and runs
+itself there in a child process, then prints both columns.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+DEFAULT_PROMPT = "The cat sat on the"
+
+
+# -- the imports of either layout ----------------------------------------------------------------
+def layout(root: Path) -> str:
+    """The module prefix of the checkout at `root`: 'onepass.' after the package move, '' before."""
+    return "onepass." if (root / "onepass" / "__init__.py").exists() else ""
+
+
+def modules(root: Path):
+    import importlib
+    sys.path.insert(0, str(root))
+    p = layout(root)
+    mods = {name: importlib.import_module(p + name) for name in
+            ("scenes.base", "scenes.registry", "scenes.style", "data.extract", "data.chapters")}
+    return mods
+
+
+# -- kinds ---------------------------------------------------------------------------------------
+TABLE, TEXT, MARK, PICTURE = "table", "text", "mark", "picture"
+TEXT_CLASSES = {"Text", "MarkupText", "Paragraph", "Tex", "MathTex", "SingleStringMathTex", "Title", "BulletedList"}
+TABLE_CLASSES = {"Table", "MathTable", "MobjectTable", "IntegerTable", "DecimalTable", "Matrix", "DecimalMatrix",
+                 "IntegerMatrix", "MobjectMatrix", "DecimalNumber", "Integer", "Variable"}
+MARK_CLASSES = {"SurroundingRectangle", "BackgroundRectangle", "Underline", "Cross", "DivergingLegend"}
+INDICATIONS = {"Indicate", "Swell", "Circumscribe", "Flash", "Wiggle", "ShowPassingFlash", "ApplyWave",
+               "FocusOn", "Indication"}
+FRAME_CLASSES = {"Rectangle", "RoundedRectangle", "Polygon", "Square"}
+RULE_CLASSES = {"Line", "DashedLine"}
+STRAIGHT_ARROWS = {"Arrow", "DoubleArrow", "Vector"}      # manim's straight arrows (Line subclasses)
+
+
+def class_names(obj) -> set[str]:
+    return {c.__name__ for c in type(obj).__mro__}
+
+
+def family_leaves(mob):
+    return [m for m in mob.get_family() if not m.submobjects]
+
+
+def paints(m) -> bool:
+    """Whether a leaf puts any ink on the frame (points with a visible stroke or fill, or an image)."""
+    if "AbstractImageMobject" in class_names(m):
+        return True
+    if not hasattr(m, "get_stroke_opacity") or len(getattr(m, "points", ())) == 0:
+        return False
+    stroke = m.get_stroke_opacity() > 0 and m.get_stroke_width() > 0
+    return bool(stroke or m.get_fill_opacity() > 0)
+
+
+def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
+    """The kinds a mobject brings on: a Counter kind -> number of parts, and 'why' entries naming
+    the classes that count as pictures (for -v)."""
+    out: Counter = Counter()
+    why: Counter = Counter()
+    stack = [mob]
+    seen = set() if seen is None else seen
+    while stack:
+        m = stack.pop()
+        if id(m) in seen:
+            continue                # recorded twice (a group and its part, a FadeIn's mobject and target)
+        seen.add(id(m))
+        names = class_names(m)
+        name = type(m).__name__
+        if "NumberGrid" in names:
+            if getattr(m, "values_mobs", None):
+                out[TABLE] += 1
+            else:
+                out[PICTURE] += 1
+                why["NumberGrid(heat map)"] += 1
+            continue
+        if names & TABLE_CLASSES:
+            out[TABLE] += 1
+            continue
+        if names & TEXT_CLASSES or "TokenChip" in names:
+            out[TEXT] += 1
+            continue
+        if names & MARK_CLASSES:
+            out[MARK] += 1
+            continue
+        if names & STRAIGHT_ARROWS and id(m) in VECTORS:
+            out[PICTURE] += 1       # arrows from one point: vectors drawn at their angles
+            why["Arrow(vector)"] += 1
+            continue
+        if names & STRAIGHT_ARROWS or "ArrowTip" in names:
+            out[TEXT] += 1          # a straight arrow joining two things (or a tip): it draws no number
+            continue
+        if m.submobjects:
+            stack.extend(m.submobjects)
+            if not paints(m):
+                continue            # a group; a shape with parts (a curved arrow's tip) is read below too
+        elif not paints(m):
+            continue
+        if name in RULE_CLASSES and _straight(m):
+            out[TEXT] += 1          # a rule or separator
+            continue
+        if name in FRAME_CLASSES and _surrounds_text(m, texts_boxes):
+            if _plain_fill(m):
+                out[TEXT] += 1      # a panel or frame round words
+                continue
+            if _tint(m):
+                out[MARK] += 1      # a tinted box lighting the words it holds
+                continue
+            if name != "Polygon":
+                out[TABLE] += 1     # an opaque cell with its number written on it: a table's cell
+                continue
+        out[PICTURE] += 1
+        why[name] += 1
+    out.update({f"why:{k}": v for k, v in why.items()})
+    return out
+
+
+VECTORS: set[int] = set()     # the beat's straight arrows that share their start with another (Recorder.verdict)
+
+
+def vectors(mobs) -> set[int]:
+    """Ids of straight arrows that start where another straight arrow of the same beat starts."""
+    import numpy as np
+    arrows = list({id(x): x for m in mobs for x in m.get_family() if class_names(x) & STRAIGHT_ARROWS}.values())
+    starts = [np.round(np.asarray(a.get_start()[:2], dtype=float), 2) for a in arrows]
+    out = set()
+    for i, a in enumerate(arrows):
+        if any(j != i and np.abs(starts[i] - starts[j]).max() < 0.02 for j in range(len(arrows))):
+            out.add(id(a))
+    return out
+
+
+def _straight(m) -> bool:
+    import numpy as np
+    a, b = m.get_start(), m.get_end()
+    d = np.abs(np.asarray(b) - np.asarray(a))
+    return bool(min(d[0], d[1]) < 1e-3)
+
+
+PLAIN_FILLS: set[str] = set()     # the film's panel and background colours (filled in by audit())
+
+
+def _plain_fill(m) -> bool:
+    """No fill, or the film's panel or background colour: a box that holds words, not a bar."""
+    return m.get_fill_opacity() == 0 or m.get_fill_color().to_hex().upper() in PLAIN_FILLS
+
+
+def _tint(m) -> bool:
+    """A light tint (under half opaque): a box that lights what it holds, not a bar."""
+    return m.get_fill_opacity() < 0.5
+
+
+def _surrounds_text(m, texts_boxes) -> bool:
+    l, r, b, t = m.get_left()[0], m.get_right()[0], m.get_bottom()[1], m.get_top()[1]
+    return any(l - 1e-3 <= tl and tr <= r + 1e-3 and b - 1e-3 <= tb and tt <= t + 1e-3 for tl, tr, tb, tt in texts_boxes)
+
+
+# -- recording -----------------------------------------------------------------------------------
+class Recorder:
+    def __init__(self, scene):
+        self.scene = scene
+        self.beats: list[dict] = []       # {"key", "mobs": [...], "indicated": n}
+        self.pending: list = []
+        self.current: dict | None = None
+
+    def furniture(self) -> set[int]:
+        ids = set()
+        for name in ("meter", "heading", "random_mark"):
+            m = getattr(self.scene, name, None)
+            if m is not None:
+                ids |= {id(x) for x in m.get_family()}
+        return ids
+
+    def record(self, mob):
+        (self.current["mobs"] if self.current is not None else self.pending).append(mob)
+
+    def animation(self, a):
+        names = class_names(a)
+        if getattr(a, "is_trace", False) or "Wait" in names or "CountTo" in names:
+            return
+        subs = getattr(a, "animations", None)
+        if subs:
+            for s in subs:
+                self.animation(s)
+            return
+        if names & INDICATIONS:
+            # an indication (Indicate, the film's Swell, Circumscribe, ...) points at its target: the target
+            # is a mobject this beat animates, read like any other (a swelling bar is a picture)
+            target = getattr(a, "mobject", None)
+            if target is not None:
+                self.record(target)
+            return
+        if getattr(a, "remover", False):
+            return
+        # a Transform leaves its mobject on screen looking like its target; a ReplacementTransform puts
+        # the target there: both are recorded, and only what is on screen at the beat's end is read
+        for mob in (getattr(a, "mobject", None), getattr(a, "target_mobject", None)):
+            if mob is not None:
+                self.record(mob)
+
+    def start(self, key: str):
+        self.current = {"key": key, "mobs": self.pending, "marks": 0}
+        self.pending = []
+
+    def end(self):
+        """The beat's verdict, read now: what it brought on, where it stands at the beat's end."""
+        self.beats.append(self.verdict(self.current))
+        self.current = None
+
+    def verdict(self, b: dict) -> dict:
+        furniture = self.furniture()
+        on_screen = [x for m in self.scene.mobjects for x in m.get_family()]
+        boxes = [(t.get_left()[0], t.get_right()[0], t.get_bottom()[1], t.get_top()[1])
+                 for t in on_screen if class_names(t) & TEXT_CLASSES and t.width > 0 and id(t) not in furniture]
+        shown = {id(x) for x in on_screen}
+        VECTORS.clear()
+        VECTORS.update(vectors([m for m in b["mobs"] if id(m) in shown]))
+        kinds: Counter = Counter()
+        seen: set = set()
+        for m in b["mobs"]:
+            if id(m) not in shown or any(id(x) in furniture for x in m.get_family()):
+                continue            # gone by the beat's end (faded, replaced), or the furniture
+            kinds.update(kinds_of(m, boxes, seen))
+        if b["key"] == "title":
+            verdict = "title"          # the chapter's title card (ChapterScene.title_card)
+        elif kinds[PICTURE]:
+            verdict = "picture"
+        elif kinds[TABLE] or kinds[TEXT]:
+            verdict = "table-only"
+        else:
+            verdict = "hold"
+        return {"beat": b["key"], "verdict": verdict,
+                "kinds": {k: kinds[k] for k in (TABLE, TEXT, MARK, PICTURE) if kinds[k]},
+                "why": {k[4:]: v for k, v in sorted(kinds.items()) if k.startswith("why:")},
+                "grid": bool(kinds[TABLE])}
+
+
+def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
+    """[{scene, beat, verdict, kinds, why}] for every beat of `chapter`, in order."""
+    from unittest import mock
+
+    from manim import Scene, tempconfig
+    from manim.animation.animation import prepare_animation
+    from manim.renderer.cairo_renderer import CairoRenderer
+    base = mods["scenes.base"]
+    ChapterScene = base.ChapterScene
+    original_beat, original_add, original_play = ChapterScene.beat, Scene.add, Scene.play
+    original_update = CairoRenderer.update_frame
+    recorders: dict[int, Recorder] = {}
+
+    def rec(scene) -> Recorder:
+        return recorders.setdefault(id(scene), Recorder(scene))
+
+    @contextlib.contextmanager
+    def beat(self, key):
+        r = rec(self)
+        with original_beat(self, key) as b:
+            r.start(key)
+            try:
+                yield b
+            finally:
+                r.end()
+
+    def add(self, *mobjects):
+        if isinstance(self, ChapterScene):
+            for m in mobjects:
+                rec(self).record(m)
+        return original_add(self, *mobjects)
+
+    def play(self, *args, **kwargs):
+        if isinstance(self, ChapterScene):
+            prepared = []
+            for a in args:
+                try:
+                    a = prepare_animation(a)
+                except Exception:       # noqa: BLE001 - a mobject passed as itself
+                    pass
+                prepared.append(a)
+                rec(self).animation(a)
+            args = tuple(prepared)
+        return original_play(self, *args, **kwargs)
+
+    def no_drawing(renderer, *args, **kwargs):
+        if not renderer.skip_animations:
+            original_update(renderer, *args, **kwargs)
+
+    rows = []
+    media = tempfile.mkdtemp(prefix="lesson-audit-media-")
+    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
+                "verbosity": "ERROR", "media_dir": media, "from_animation_number": 10 ** 9}
+    for cls in mods["scenes.registry"].scenes_of(chapter):
+        with tempconfig(settings), mock.patch.object(ChapterScene, "beat", beat), \
+                mock.patch.object(Scene, "add", add), mock.patch.object(Scene, "play", play), \
+                mock.patch.object(CairoRenderer, "update_frame", no_drawing):
+            scene = cls(base.SceneInputs(Path(bundle.path)))
+            scene.render()
+        for v in rec(scene).beats:
+            rows.append({"scene": cls.__name__, **v})
+    return rows
+
+
+def audit(root: Path, chapters: list[str] | None, weights: str, prompt: str) -> dict:
+    mods = modules(root)
+    style = mods["scenes.style"]
+    PLAIN_FILLS.update(c.to_hex().upper() for c in (style.PANEL, style.BACKGROUND))
+    bundle_root = Path(tempfile.gettempdir()) / f"lesson-audit-bundles-{layout(root) or 'flat'}"
+    bundle = mods["data.extract"].extract(prompt, weights, root=bundle_root, log=lambda m: None)
+    every = sorted(mods["data.chapters"].CHAPTERS)
+    result = {"root": str(root), "commit": _commit(root), "weights": weights, "prompt": prompt, "chapters": {}}
+    for ch in chapters or every:
+        result["chapters"][ch] = audit_chapter(mods, ch, bundle)
+    return result
+
+
+def _commit(root: Path) -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+# -- report --------------------------------------------------------------------------------------
+def table_only(rows) -> list[str]:
+    return [f"{r['beat']}" for r in rows if r["verdict"] == "table-only"]
+
+
+def print_verdicts(result: dict):
+    for ch, rows in result["chapters"].items():
+        print(f"\nchapter {ch} ({result['commit']})")
+        for r in rows:
+            why = ", ".join(f"{k}×{v}" for k, v in r["why"].items())
+            kinds = " ".join(f"{k}={v}" for k, v in r["kinds"].items())
+            print(f"  {r['scene']:<26} {r['beat']:<22} {r['verdict']:<10} {kinds:<34} {why}")
+
+
+def print_table(before: dict | None, after: dict):
+    chapters = sorted(set(after["chapters"]) | set((before or {}).get("chapters", {})))
+    head = f"| chapter | beats | table-only before | table-only after | table-only beats (after) |"
+    print(f"\nbefore: {before['commit'] if before else '-'}   after: {after['commit']}   "
+          f"weights {after['weights']}, prompt {after['prompt']!r}\n")
+    print(head)
+    print("|---|---|---|---|---|")
+    tb = ta = nb = na = 0
+    for ch in chapters:
+        a = after["chapters"].get(ch, [])
+        b = (before or {}).get("chapters", {}).get(ch)
+        beats = f"{len(b)} → {len(a)}" if b is not None else f"{len(a)}"
+        nb += len(b or [])
+        na += len(a)
+        tb += len(table_only(b)) if b is not None else 0
+        ta += len(table_only(a))
+        print(f"| {ch} | {beats} | {len(table_only(b)) if b is not None else '-'} | {len(table_only(a))} | "
+              f"{', '.join(table_only(a)) or '-'} |")
+    print(f"| all | {nb} → {na} | {tb} | {ta} | |")
+    if before:
+        print("\ntable-only beats before:")
+        for ch in chapters:
+            b = before["chapters"].get(ch, [])
+            print(f"  {ch}: {', '.join(table_only(b)) or '-'}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", type=Path, default=HERE, help="the checkout to audit (default: this one)")
+    ap.add_argument("--chapters", nargs="*", help="chapters (default: all)")
+    ap.add_argument("--weights", default="random", help="the bundle's weights (default random: GPT-2 small)")
+    ap.add_argument("--prompt", default=DEFAULT_PROMPT)
+    ap.add_argument("--before", metavar="REV", help="also audit REV (a worktree made and removed here)")
+    ap.add_argument("--json", type=Path, help="write the result here")
+    ap.add_argument("-v", "--verbose", action="store_true", help="every beat's verdict")
+    args = ap.parse_args(argv)
+    before = None
+    if args.before:
+        before = _audit_rev(args.before, args)
+    after = audit(args.root.resolve(), args.chapters, args.weights, args.prompt)
+    if args.json:
+        args.json.write_text(json.dumps({"before": before, "after": after}, indent=1), encoding="utf-8")
+    if args.verbose:
+        if before:
+            print_verdicts(before)
+        print_verdicts(after)
+    print_table(before, after)
+
+
+def _audit_rev(rev: str, args) -> dict:
+    """Audit commit `rev` in a worktree of its own, in a child process (its modules are not ours)."""
+    folder = Path(tempfile.mkdtemp(prefix="lesson-audit-rev-"))
+    tree = folder / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), rev], cwd=HERE, check=True,
+                   capture_output=True)
+    try:
+        out = folder / "result.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--root", str(tree), "--weights", args.weights,
+               "--prompt", args.prompt, "--json", str(out)] + (["--chapters", *args.chapters] if args.chapters else [])
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        subprocess.run(cmd, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+        return json.loads(out.read_text(encoding="utf-8"))["after"]
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=HERE, capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
