@@ -60,7 +60,7 @@ def _env(tmp_path: Path) -> dict:
 @needs_espeak
 def test_every_line_of_a_chapter_is_aligned_in_one_process(tiny_bundle, tmp_path):
     """aeneas's espeak-ng extension hung forever on a process's second alignment: the check of a whole
-    chapter's recordings (10 lines, all in one process) now finishes, and leaves no temporary files."""
+    chapter's recordings (every line of chapter 00, in one process) now finishes, and leaves no temporary files."""
     lines = _sheet_lines(tiny_bundle, "00", tmp_path)
     assert len(lines) >= 3
     folder = _record(lines, tmp_path / "rec")
