@@ -27,12 +27,18 @@ KV_CELL_W = 1.05       # a cell of the q, k and v grids
 WEIGHT_CELL_W = 0.95   # a cell of the head's weights (two decimals: a row's budget of one)
 KV_CELL_H = 0.5        # at most: a cell's height (lower when more rows must fit)
 STACK_STEP = 0.07      # how far each head and layer's block stands out behind the one drawn
+STACK_DEPTH = 3        # outlines drawn behind a block for the other heads and layers
 STRIP_PROMPT = 5       # prompt tokens shown before the generated ones in the context strip
 
 
 def at(x: float, y: float) -> np.ndarray:
     """A point of the frame from coordinates worked out from the picture (a plot's axis, a grid's cell)."""
     return np.array([x, y, 0.0])
+
+
+def top_of(mob) -> float:
+    """The height of a mobject's top edge."""
+    return mob.get_top()[1]
 
 
 def rule_under(head: VGroup, first: VGroup | None = None) -> Line:
@@ -212,11 +218,11 @@ class Cache(LoopChapter):
         order = [grids["q"], grids["k"], grids["v"], weights]
         VGroup(*order).arrange(RIGHT, buff=GAP.m, aligned_edge=UP)
         for g in order:      # the rows on one line whatever each grid's '⋮' and names
-            g.shift(UP * (grids["q"].cell_group.get_top()[1] - g.cell_group.get_top()[1]))
+            g.shift(UP * (top_of(grids["q"].cell_group) - top_of(g.cell_group)))
         whole = VGroup(*order)
         whole.shift(RIGHT * (S.TEXT.x - whole.get_x()))
         fit_width(whole, S.FULL_W)
-        whole.shift(UP * (top - (grids["q"].ellipses if len(shown) < b.T else grids["q"].cell_group).get_top()[1]))
+        whole.shift(UP * (top - top_of(grids["q"].ellipses if len(shown) < b.T else grids["q"].cell_group)))
         cell_h = grids["q"].cell_group[0].height
         colours = {"q": S.QUERY, "k": S.KEY, "v": S.VALUE}
         titles = {}
@@ -234,18 +240,18 @@ class Cache(LoopChapter):
         # the rows each pick fed back adds under k and v, and its name under the prompt's names
         added = []
         last = shown[-1]
-        for j, text in enumerate(picks):
+        for j, text in enumerate(picks, start=1):       # the j-th row under the prompt's last
             row = {}
             for name in ("k", "v"):
                 g = grids[name]
                 cells = VGroup(*[g.cells[(last, c)].copy().set_fill(colours[name], opacity=0.4)
-                                 for c in g.cols]).shift(DOWN * cell_h * (j + 1))
+                                 for c in g.cols]).shift(DOWN * cell_h * j)
                 row[name] = cells
             tag = fit_width(label(S.show_token(text), S.SMALL, S.LOGIT, mono=True, compact=True), 1.8)
             tag.next_to(row["k"], LEFT, buff=GAP.xs).set_x(grids["q"].row_label_mobs[-1].get_x())
             row["name"] = tag
             row["q"] = VGroup(*[grids["q"].cells[(last, c)].copy().set_fill(S.QUERY, opacity=0.4)
-                                for c in grids["q"].cols]).shift(DOWN * cell_h * (j + 1))
+                                for c in grids["q"].cols]).shift(DOWN * cell_h * j)
             added.append(row)
         # once the queries and the weights go, the rest moves to the middle (the queries' column kept for the
         # new token's query)
@@ -259,8 +265,8 @@ class Cache(LoopChapter):
     def stack(self, mob, colour) -> VGroup:
         """The same block in the other heads and layers: outlines stacked behind it, up and to the right."""
         return VGroup(*[Rectangle(width=mob.width, height=mob.height, stroke_width=1.5, stroke_color=colour,
-                                  stroke_opacity=0.6 - 0.15 * k, fill_opacity=0).move_to(mob).shift((UP + RIGHT) * STACK_STEP * (k + 1))
-                        for k in range(3)])
+                                  stroke_opacity=0.75 - 0.15 * k, fill_opacity=0).move_to(mob).shift((UP + RIGHT) * STACK_STEP * k)
+                        for k in range(1, STACK_DEPTH + 1)])
 
     def build(self):
         b, f, kv = self.bundle, self.f, self.kv
