@@ -44,7 +44,10 @@ rectangles are not pictures of their own), else shape by shape through its famil
   starts (vectors drawn from one origin at their angles: chapter 01's rows, chapter 02's q and k).
 
 A beat is **table-only** when it brings on or moves at least one table or text and no picture
-(marks alone do not make a picture: a glow over a table's row is still a table beat). A beat that
+(marks alone do not make a picture: a glow over a table's row is still a table beat), unless it is
+a **diagram**: two or more boxes of words (frames with no grid inside) and an arrow joining things,
+as chapter 05's towers (that counts as a picture; a grid, an arrow and more grids stays a table
+beat). A beat that
 leaves nothing of its own on screen (only waits, marks or removals) is **hold**, and the chapter's
 title card is **title**; neither is counted. Otherwise it is **picture**. `-v` lists each beat with
 its kinds and the classes that made it a picture, so each verdict can be checked against a frame
@@ -87,6 +90,8 @@ def modules(root: Path):
 
 # -- kinds ---------------------------------------------------------------------------------------
 TABLE, TEXT, MARK, PICTURE = "table", "text", "mark", "picture"
+CONNECTOR, WORD_BOX = "connector", "word box"     # parts of a diagram: arrows joining boxes of words
+GRID_BOXES: list = []        # the boxes of the grids on screen at the beat's end (Recorder.verdict)
 TEXT_CLASSES = {"Text", "MarkupText", "Paragraph", "Tex", "MathTex", "SingleStringMathTex", "Title", "BulletedList"}
 TABLE_CLASSES = {"Table", "MathTable", "MobjectTable", "IntegerTable", "DecimalTable", "Matrix", "DecimalMatrix",
                  "IntegerMatrix", "MobjectMatrix", "DecimalNumber", "Integer", "Variable"}
@@ -152,6 +157,8 @@ def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
             continue
         if names & STRAIGHT_ARROWS or "ArrowTip" in names:
             out[TEXT] += 1          # a straight arrow joining two things (or a tip): it draws no number
+            if "ArrowTip" not in names:
+                out[CONNECTOR] += 1
             continue
         if m.submobjects:
             stack.extend(m.submobjects)
@@ -165,6 +172,8 @@ def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
         if name in FRAME_CLASSES and _surrounds_text(m, texts_boxes):
             if _plain_fill(m):
                 out[TEXT] += 1      # a panel or frame round words
+                if not _surrounds_text(m, GRID_BOXES):
+                    out[WORD_BOX] += 1  # a box of words (no grid inside it): a block of a diagram
                 continue
             if _tint(m):
                 out[MARK] += 1      # a tinted box lighting the words it holds
@@ -276,6 +285,8 @@ class Recorder:
         boxes = [(t.get_left()[0], t.get_right()[0], t.get_bottom()[1], t.get_top()[1])
                  for t in on_screen if class_names(t) & TEXT_CLASSES and t.width > 0 and id(t) not in furniture]
         shown = {id(x) for x in on_screen}
+        GRID_BOXES[:] = [(g.get_left()[0], g.get_right()[0], g.get_bottom()[1], g.get_top()[1]) for g in on_screen
+                         if class_names(g) & (TABLE_CLASSES | {"NumberGrid"})]
         VECTORS.clear()
         VECTORS.update(vectors([m for m in b["mobs"] if id(m) in shown]))
         kinds: Counter = Counter()
@@ -288,12 +299,15 @@ class Recorder:
             verdict = "title"          # the chapter's title card (ChapterScene.title_card)
         elif kinds[PICTURE]:
             verdict = "picture"
+        elif kinds[WORD_BOX] >= 2 and kinds[CONNECTOR]:
+            verdict = "picture"        # a diagram: boxes of words joined by arrows (no grid in the boxes)
+            kinds["why:diagram"] += 1
         elif kinds[TABLE] or kinds[TEXT]:
             verdict = "table-only"
         else:
             verdict = "hold"
         return {"beat": b["key"], "verdict": verdict,
-                "kinds": {k: kinds[k] for k in (TABLE, TEXT, MARK, PICTURE) if kinds[k]},
+                "kinds": {k: kinds[k] for k in (TABLE, TEXT, MARK, PICTURE, CONNECTOR, WORD_BOX) if kinds[k]},
                 "why": {k[4:]: v for k, v in sorted(kinds.items()) if k.startswith("why:")},
                 "grid": bool(kinds[TABLE])}
 
