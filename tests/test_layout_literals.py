@@ -22,7 +22,7 @@ SCENES = Path(__file__).resolve().parents[1] / "scenes"
 KNOWN_LITERALS = {
     "ch00_tokens.py": 4,
     "ch01_embeddings.py": 5,
-    "ch02_attention.py": 3,
+    "ch02_attention.py": 2,
     "ch03_stack.py": 4,
     "ch04_vote.py": 3,
     "ch05_encoder_decoder.py": 2,
