@@ -91,7 +91,12 @@ def extra_row(bars: ProbBars, cand: dict, colour=S.TOKEN) -> VGroup:
     name = fit_width(label(S.clip_token(cand["text"]), S.SMALL, colour, mono=True), 1.9)
     bar = Rectangle(width=max(scale * cand["prob"], 0.02), height=first.bar.height, stroke_width=0,
                     fill_color=colour, fill_opacity=0.9)
-    pct = label(N.fmt_prob(cand["prob"], bars.decimals), S.SMALL, colour, mono=True)
+    # the bars' decimals, unless they would round this far-down share to nothing ('0.0%' while the
+    # voice says 'less than 0.0001 percent'): then the share in the digits it needs
+    shown = N.fmt_prob(cand["prob"], bars.decimals)
+    if bars.decimals is not None and 0 < cand["prob"] and round(100 * cand["prob"], bars.decimals) == 0:
+        shown = N.fmt_prob(cand["prob"])
+    pct = label(shown, S.SMALL, colour, mono=True)
     # the bars' own columns: rank flush right, name and bar flush left, percentage flush right
     xs = [first.rank.get_right()[0], first.name.get_left()[0], first.bar.get_left()[0], bars.pct_x()]
     row = place_row([rank, name, bar, pct], xs, "RLLR", dots.get_bottom()[1] - GAP.m)
