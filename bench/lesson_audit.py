@@ -23,8 +23,11 @@ every mobject the scene brings on or moves is recorded against it:
 * what is added between two beats (a scene's set-up) counts for the beat that follows;
 * the furniture (the meter, the chapter heading, the random-weights mark) is never counted.
 
-At the beat's end, what was recorded and is still on screen is sorted, widget first (a widget's own
-rectangles are not pictures of their own), else shape by shape through its family:
+At the beat's end, what was recorded is read where it stands then, or, if the beat took it off
+again (a picture shown and gone within the beat), where it stood at the end of the last play it was
+on screen for (a copy kept then). A highlight (a glow, a Pointer) also brings in what it lights: the
+largest things on screen inside its box. Each is sorted, widget first (a widget's own rectangles are
+not pictures of their own), else shape by shape through its family:
 
 * **table**: a `NumberGrid` with its values written (scenes/widgets.py), manim `Table`, `Matrix`,
   `DecimalNumber`, `Integer`, `Variable`, and any opaque filled rectangle with text inside it (a
@@ -33,7 +36,8 @@ rectangles are not pictures of their own), else shape by shape through its famil
 * **text**: `Text`/`MarkupText`/`Paragraph`/`Tex`/`MathTex` (headlines, labels, numbers written
   out), `TokenChip` (a token's text in its chip), a straight `Line`/`DashedLine` (a rule, a
   separator), a rectangle or polygon round text filled with nothing or the panel/background
-  colour (a frame), a straight arrow (`Arrow`) that joins two things, and arrow tips;
+  colour (a frame), an empty outline (no fill: a slot, a frame, the dashes of a dashed box), a
+  straight arrow (`Arrow`) that joins two things, and arrow tips;
 * **mark**: emphasis on what is there: `SurroundingRectangle`, `BackgroundRectangle` (the film's
   `glow`, `Pointer`), `Underline`, `Cross`, `DivergingLegend` (a colour key), and a rectangle round
   text with a light tint (under half opaque);
@@ -150,6 +154,8 @@ def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
             continue
         if names & MARK_CLASSES:
             out[MARK] += 1
+            if not names & {"DivergingLegend", "Underline", "Cross"}:
+                MARK_BOXES.append(_box(m))
             continue
         if names & STRAIGHT_ARROWS and id(m) in VECTORS:
             out[PICTURE] += 1       # arrows from one point: vectors drawn at their angles
@@ -177,14 +183,50 @@ def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
                 continue
             if _tint(m):
                 out[MARK] += 1      # a tinted box lighting the words it holds
+                MARK_BOXES.append(_box(m))
                 continue
             if name != "Polygon":
                 out[TABLE] += 1     # an opaque cell with its number written on it: a table's cell
                 continue
+        if name in FRAME_CLASSES and m.get_fill_opacity() == 0:
+            out[TEXT] += 1          # an empty outline: a slot waiting to be filled, a frame, a dash of one
+            continue
         out[PICTURE] += 1
         why[name] += 1
     out.update({f"why:{k}": v for k, v in why.items()})
     return out
+
+
+MARK_BOXES: list = []        # the boxes of the beat's highlights (Recorder.verdict reads what they light)
+
+
+def _box(m) -> tuple:
+    return (m.get_left()[0], m.get_right()[0], m.get_bottom()[1], m.get_top()[1])
+
+
+def _inside(inner: tuple, outer: tuple, slack: float = 0.05) -> bool:
+    return (outer[0] - slack <= inner[0] and inner[1] <= outer[1] + slack and outer[2] - slack <= inner[2]
+            and inner[3] <= outer[3] + slack)
+
+
+def _overlaps(a: tuple, b: tuple) -> bool:
+    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+
+def lit_by(box: tuple, roots: list, skip: set) -> list:
+    """The largest mobjects on screen inside a highlight's box (what a glow or a Pointer lights):
+    the whole of a widget or group when it fits inside, else its parts that do."""
+    found, stack = [], list(roots)
+    while stack:
+        m = stack.pop()
+        if id(m) in skip or m.width == 0 and m.height == 0:
+            continue
+        b = _box(m)
+        if _inside(b, box):
+            found.append(m)
+        elif _overlaps(b, box) and m.submobjects:
+            stack.extend(m.submobjects)
+    return found
 
 
 VECTORS: set[int] = set()     # the beat's straight arrows that share their start with another (Recorder.verdict)
@@ -271,30 +313,65 @@ class Recorder:
                 self.record(mob)
 
     def start(self, key: str):
-        self.current = {"key": key, "mobs": self.pending, "marks": 0}
+        self.current = {"key": key, "mobs": self.pending, "kinds": Counter(), "snaps": {}}
         self.pending = []
 
+    def _screen(self):
+        furniture = self.furniture()
+        on_screen = [x for m in self.scene.mobjects for x in m.get_family()]
+        boxes = [_box(t) for t in on_screen if class_names(t) & TEXT_CLASSES and t.width > 0 and id(t) not in furniture]
+        grids = [_box(g) for g in on_screen if class_names(g) & (TABLE_CLASSES | {"NumberGrid"})]
+        return furniture, on_screen, {id(x) for x in on_screen}, boxes, grids
+
+    def checkpoint(self):
+        """After each play of the beat: keep a copy of what the beat has brought on that is on screen now
+        (and the words around it), so that a picture shown and taken off within the beat still counts."""
+        b = self.current
+        if b is None:
+            return
+        furniture, _, shown, boxes, grids = self._screen()
+        for m in b["mobs"]:
+            if id(m) in shown and not any(id(x) in furniture for x in m.get_family()):
+                b["snaps"][id(m)] = (m.copy(), boxes, grids)
+
+    def read(self, mobs: list, boxes: list, grids: list, seen: set) -> Counter:
+        GRID_BOXES[:] = grids
+        VECTORS.clear()
+        VECTORS.update(vectors(mobs))
+        kinds: Counter = Counter()
+        for m in mobs:
+            kinds.update(kinds_of(m, boxes, seen))
+        return kinds
+
     def end(self):
-        """The beat's verdict, read now: what it brought on, where it stands at the beat's end."""
-        self.beats.append(self.verdict(self.current))
+        """The beat's verdict: what it brought on, read where it stands at the beat's end, or for what
+        it took off again, where it stood at the last play it was on screen for."""
+        b = self.current
+        furniture, on_screen, shown, boxes, grids = self._screen()
+        live = [m for m in b["mobs"] if id(m) in shown and not any(id(x) in furniture for x in m.get_family())]
+        MARK_BOXES.clear()
+        seen: set = set()
+        kinds = self.read(list({id(m): m for m in live}.values()), boxes, grids, seen)
+        marks = list(MARK_BOXES)
+        live_ids = {id(m) for m in live}
+        for key, (copy, old_boxes, old_grids) in b["snaps"].items():
+            if key not in live_ids:
+                kinds.update(self.read([copy], old_boxes, old_grids, seen))
+        # a highlight points at what it lights: a glow over bars makes the bars this beat's picture
+        own = {id(x) for m in live for x in m.get_family()}
+        lit: Counter = Counter()
+        for box in marks:
+            for m in lit_by(box, self.scene.mobjects, furniture | own):
+                lit.update(self.read([m], boxes, grids, seen))
+        if lit[PICTURE]:
+            kinds[PICTURE] += lit[PICTURE]
+            kinds.update({f"why:lit {k[4:]}": v for k, v in lit.items() if k.startswith("why:")})
+        b["kinds"] = kinds
+        self.beats.append(self.verdict(b))
         self.current = None
 
     def verdict(self, b: dict) -> dict:
-        furniture = self.furniture()
-        on_screen = [x for m in self.scene.mobjects for x in m.get_family()]
-        boxes = [(t.get_left()[0], t.get_right()[0], t.get_bottom()[1], t.get_top()[1])
-                 for t in on_screen if class_names(t) & TEXT_CLASSES and t.width > 0 and id(t) not in furniture]
-        shown = {id(x) for x in on_screen}
-        GRID_BOXES[:] = [(g.get_left()[0], g.get_right()[0], g.get_bottom()[1], g.get_top()[1]) for g in on_screen
-                         if class_names(g) & (TABLE_CLASSES | {"NumberGrid"})]
-        VECTORS.clear()
-        VECTORS.update(vectors([m for m in b["mobs"] if id(m) in shown]))
-        kinds: Counter = Counter()
-        seen: set = set()
-        for m in b["mobs"]:
-            if id(m) not in shown or any(id(x) in furniture for x in m.get_family()):
-                continue            # gone by the beat's end (faded, replaced), or the furniture
-            kinds.update(kinds_of(m, boxes, seen))
+        kinds = b["kinds"]
         if b["key"] == "title":
             verdict = "title"          # the chapter's title card (ChapterScene.title_card)
         elif kinds[PICTURE]:
@@ -355,6 +432,9 @@ def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
                 prepared.append(a)
                 rec(self).animation(a)
             args = tuple(prepared)
+            result = original_play(self, *args, **kwargs)
+            rec(self).checkpoint()
+            return result
         return original_play(self, *args, **kwargs)
 
     def no_drawing(renderer, *args, **kwargs):
