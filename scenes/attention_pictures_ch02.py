@@ -32,6 +32,9 @@ _HUES = [ManimColor(c) for c in ("#C77DFF", "#4CC9F0", "#FFD166", "#06D6A0", "#F
 BUDGET_W = S.TEXT_W * 0.85             # the bar that stands for one unit of attention
 BLEND_W = min(6.4, S.TEXT_W * 0.55)    # a value vector's strip, all its d_head cells
 QUERY_GAP = 1.4                        # the gap the last token's lines cross to the values
+PROJECTION_W = S.TEXT_W * 0.92         # one row, its three arrows and the q, k, v strips
+SOFTMAX_W = min(8.0, S.TEXT_W * 0.62)  # one row's bars through the softmax (its total beside them)
+COST_SIDE = 2.7                        # the side of the largest FLOPs square
 
 
 def token_hue(position: int) -> ManimColor:

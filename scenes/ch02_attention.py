@@ -16,8 +16,8 @@ from onepass.data.facts.ch02 import (
 )
 from onepass.scenes import style as S
 from onepass.scenes.attention_pictures_ch02 import (
-    BLEND_W, BUDGET_W, QUERY_GAP, AgreementFan, BarRow, BlendStrips, BudgetBar, CostSquares, ProjectionFan,
-    SoftmaxRow,
+    BLEND_W, BUDGET_W, COST_SIDE, PROJECTION_W, QUERY_GAP, SOFTMAX_W, AgreementFan, BarRow, BlendStrips, BudgetBar,
+    CostSquares, ProjectionFan, SoftmaxRow,
 )
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Swell, glow
@@ -108,7 +108,7 @@ class Projections(AttentionScene):
             last = b.T - 1
             roles = [self.text("role-query"), self.text("role-key"), self.text("role-value")]
             pf = projection_facts(b)
-            fan = ProjectionFan(pf, S.show_token(b.tokens[last]), roles, width=S.TEXT_W * 0.92)
+            fan = ProjectionFan(pf, S.show_token(b.tokens[last]), roles, width=PROJECTION_W)
             x_note = label(self.text("row-of", token=S.show_token(b.tokens[last]), d=self.d), S.SMALL, S.MUTED,
                            mono=True)
             fit_width(x_note, fan.x.width + GAP.xl)
@@ -127,10 +127,12 @@ class Projections(AttentionScene):
                                   lag_ratio=0.3), run_time=beat.span(0.4))
             for i, (mark, colour) in enumerate(zip(("query", "key", "value"), fan.COLOURS)):
                 beat.at(mark)        # "the query says what this token is looking for", the key, the value
-                self.play(FadeIn(fan.roles[i], shift=UP * GAP.xs), Swell(fan.outs[i], color=colour, scale_factor=1.06),
-                          Swell(fan.arrows[i], color=colour), run_time=beat.span(0.5))
+                # the strip's outline swells (its cells keep their numbers' colours)
+                self.play(FadeIn(fan.roles[i], shift=UP * GAP.xs),
+                          Swell(fan.outs[i][1], color=colour, scale_factor=1.06), Swell(fan.letters[i], color=colour),
+                          run_time=beat.span(0.5))
             beat.at("cost")          # "each is dh numbers long; for all heads it costs …"
-            self.play(FadeIn(w_text), *[Swell(o, color=S.INK, scale_factor=1.04) for o in fan.outs],
+            self.play(FadeIn(w_text), *[Swell(o[1], color=S.INK, scale_factor=1.04) for o in fan.outs],
                       run_time=beat.span(0.3))
             self.pay("L0.qkv", run_time=beat.span(0.6))
 
@@ -308,8 +310,8 @@ class Scores(AttentionScene):
             row_name = fit_lines(self.text("softmax-row", token=S.show_token(b.tokens[r])), S.SMALL, S.MUTED,
                                  TITLE_W)
             below(row_name, sm_head, buff=GAP.s)
-            steps = SoftmaxRow(sf, b.tokens, self.rows, width=min(8.0, S.TEXT_W * 0.62), height=1.9,
-                               total_text=f"Σ eˢ = {N.fmt_general(sf['total'], 3)}")
+            steps = SoftmaxRow(sf, b.tokens, self.rows, width=SOFTMAX_W, height=1.9,
+                               total_text=self.text("exp-total", total=N.fmt_general(sf["total"], 3)))
             steps.total.next_to(steps.bars, S.END, buff=GAP.xl).set_y(steps.bars.get_y())
             whole = VGroup(steps, steps.total)
             place_in(whole, S.CONTENT.with_(top=row_name.get_bottom()[1] - GAP.l))
@@ -598,7 +600,7 @@ class Mixing(AttentionScene):
         names = (self.text("receipt-qkv"), self.text("receipt-scores"), self.text("receipt-mix"),
                  self.text("receipt-out"))
         pitch = S.TEXT_W / 4
-        squares = CostSquares(f, names, side=2.7, pitch=pitch, colours=(S.ATTENTION, S.KEY, S.VALUE, S.ATTENTION))
+        squares = CostSquares(f, names, side=COST_SIDE, pitch=pitch, colours=(S.ATTENTION, S.KEY, S.VALUE, S.ATTENTION))
         total = VGroup(label(self.text("receipt-total"), S.BODY_SIZE, S.INK, weight="BOLD"),
                        label(N.fmt_int(f["total"]), S.BODY_SIZE, S.FLOPS, mono=True, weight="BOLD")
                        ).arrange(S.END, buff=GAP.l)
