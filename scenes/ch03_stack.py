@@ -742,7 +742,9 @@ class Lens(StackScene):
             self.play(pick.animate.become(box), FadeIn(glow(agree, S.LOGIT)), run_time=beat.span(0.35))
             floors_agree = stack[stack.layers[settle]:]      # and the same floors of the stack, pulsed
             self.play(FadeIn(note), LaggedStart(*[Swell(r[0], color=S.LOGIT) for r in agree], lag_ratio=0.2),
-                      LaggedStart(*[Swell(f, color=S.LOGIT, scale_factor=1.05) for f in floors_agree], lag_ratio=0.2),
+                      # each floor lit by a box and back (a Swell would fill the floor and hide its names)
+                      LaggedStart(*[FadeIn(glow(f, S.LOGIT), rate_func=there_and_back, remover=True)
+                                    for f in floors_agree], lag_ratio=0.2),
                       run_time=beat.span(0.9))
             # "… costs nothing on the meter": the meter's step line says what the lens costs
             beat.at("free")

@@ -692,8 +692,8 @@ class Pick(VoteScene):
             self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0.8))
             # "In chapter six, these T+1 tokens go through the whole pass again"
             beat.at("again")
-            self.play(FadeIn(note), Swell(VGroup(*row.chips), color=S.TOKEN, scale_factor=1.05),
-                      run_time=beat.span(0.7))
+            # the row lit by a box (a Swell would colour each chip's filled box and hide its token)
+            self.play(FadeIn(note), FadeIn(glow(VGroup(*row.chips), S.TOKEN, buff=GAP.xs)), run_time=beat.span(0.7))
 
 
 SCENES = [LastRow, Softmax, Shaping, Pick]
