@@ -100,6 +100,17 @@ def check_out(out: Path):
         raise UserError(why)
 
 
+def check_sheet(sheet: Path):
+    """--script-sheet's file must be writable where it is asked for, checked before the bundle is
+    extracted (its folder is made if missing, as --out's is)."""
+    sheet = Path(sheet)
+    if sheet.is_dir():
+        raise UserError(f"--script-sheet {sheet} is a folder; pass a file name, e.g. {sheet / 'lines.txt'}")
+    why = request.out_problem(sheet.parent, "--script-sheet's folder ")
+    if why:
+        raise UserError(why)
+
+
 def os_error_line(exc: OSError, out: Path | None) -> str:
     """One line for a file that could not be read or written: what, where, what to do."""
     where = exc.filename if exc.filename is not None else "(no path given)"
@@ -281,6 +292,7 @@ def write_script_sheet(req: request.Request, bundle, path: Path) -> Path:
             "# record each line as <id>.wav (or .flac/.mp3/.ogg/.m4a) in one folder; render with "
             "--voice recorded:FOLDER", ""]
     body = [f"{lid}\n{line.text}\n" for lid, line in lines]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_text(path, "\n".join(head + body))
     return path
 
@@ -384,6 +396,8 @@ def main(argv=None) -> int:
             if args.fetch_voice:
                 return fetch_voice(args.fetch_voice, console)
             req = request.from_args(args, needs_chapters=not args.inspect)   # every problem at once
+            if args.script_sheet:
+                check_sheet(args.script_sheet)
             if req.chapters:
                 request.check_tools()
                 check_out(req.out)

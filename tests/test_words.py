@@ -237,6 +237,16 @@ def test_the_script_sheet_lists_every_line_with_its_id_in_order(tmp_path):
     assert "<bookmark" not in text and "{" not in text
 
 
+def test_a_script_sheet_that_cannot_be_written_is_refused_before_the_bundle_is_made(tmp_path, monkeypatch):
+    from onepass.film.make import request
+    monkeypatch.setattr(request, "get_bundle", lambda *a, **k: pytest.fail("the bundle was made first"))
+    (tmp_path / "a-file").write_text("x")
+    for sheet, said in [(tmp_path / "a-file" / "lines.txt", "--script-sheet's folder"),
+                        (tmp_path, "is a folder; pass a file name")]:
+        rc, out, err = run_main("--chapter", "02", "--weights", "tiny", "--voice", "none", "--script-sheet", str(sheet))
+        assert rc == 2 and said in err and "Traceback" not in err, err
+
+
 # -- a lecturer's own voice, aligned -------------------------------------------------------------------
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
 def test_a_recording_is_aligned_to_within_a_third_of_a_second(tiny_bundle, tmp_path, monkeypatch):
