@@ -745,6 +745,21 @@ class Scale(LoopChapter):
         fit_width(rows, S.FULL_W)
         return rows, rule_under(*rows[:2]), facts
 
+    def bill_bars(self, header, rows, facts) -> VGroup:
+        """A thin bar under each row's FLOPs per token, as long as its share of the largest (that one spans
+        the column: the header and the numbers), from the column's reading start."""
+        column = VGroup(header, *[r[5] for r in rows])
+        most = max(r["token_flops"] for r in facts)
+        bars = VGroup()
+        for r, fact in zip(rows, facts):
+            bar = Rectangle(width=max(GAP.xxs, column.width * fact["token_flops"] / most), height=GAP.xs / 2,
+                            stroke_width=0, fill_color=S.FLOPS, fill_opacity=0.9)
+            below(bar, r[5], buff=GAP.xxs)
+            bar.align_to(column, S.START)
+            bars.add(bar)
+        self.bill_parts = bars          # what tests read of the picture
+        return bars
+
     def build(self):
         f = self.f
         ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
@@ -769,7 +784,11 @@ class Scale(LoopChapter):
             # "each new token uses every weight once, two FLOPs a weight": the parameters, then the FLOPs
             # column the ledger fills for every row
             say(self, beat, "rule", ptr.to(VGroup(head[4], *[r[4] for r in family]), color=S.INK))
-            say(self, beat, "rule", ptr.to(VGroup(head[5], *[r[5] for r in family]), color=S.FLOPS), into=0.5)
+            # "so the bill grows with the size": under each model's price a bar, the family's largest the
+            # column's width (the ledger's figures, to scale)
+            bills = self.bill_bars(head[5], family, [r for r in facts if r["key"] != "gpt3"])
+            say(self, beat, "rule", ptr.to(VGroup(head[5], *[r[5] for r in family]), color=S.FLOPS),
+                LaggedStart(*[GrowFromEdge(bar, S.START) for bar in bills], lag_ratio=0.2), into=0.5)
             # "this film's model is …": its row lit, then its parameters and its FLOPs per token
             say(self, beat, "ours", ptr.to(ours, color=S.TOKEN))
             for k, into in ((4, 0.35), (5, 0.7)):

@@ -219,3 +219,17 @@ def test_no_line_reads_out_more_than_four_numbers(tiny_bundle, monkeypatch, synt
     for beat, text in lines(tiny_bundle).items():
         said = set(re.findall(r"(?<![\w-])(?:\d[\d,.]*\d|\d)", text))     # not the 2 of "GPT-2"
         assert len(said) <= 4, (beat, said)
+
+
+def test_the_family_tables_bills_are_drawn_to_the_ledgers_scale(tiny_bundle):
+    """Under each row of the family (GPT-3 apart) a bar as long as its FLOPs per token's share of the
+    largest one's (the ledger's decode_step_flops, family_facts): the bill grows with the size."""
+    from onepass.data.facts.ch06 import family_facts
+    scene = build_scene(tiny_bundle, "06", "Scale", draw=False)
+    widths = [bar.width for bar in scene.bill_parts]
+    flops = [r["token_flops"] for r in family_facts(tiny_bundle) if r["key"] != "gpt3"]
+    assert len(widths) == len(flops) >= 5
+    from onepass.scenes.layout import GAP
+    # to scale; a price too small to see (the tiny test model's) still shows, as a hairline
+    assert widths == pytest.approx([max(GAP.xxs, max(widths) * f / max(flops)) for f in flops], rel=1e-6)
+    assert widths[-1] == max(widths) > widths[0]          # GPT-2 XL's bill spans the column
