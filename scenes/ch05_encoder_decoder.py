@@ -336,13 +336,14 @@ class Towers(EncoderDecoderScene):
                       run_time=beat.span(0.5))
         with self.beat("cross") as beat:
             # "they meet in cross-attention"
-            self.play(Swell(dec_cross, color=S.QUERY, scale_factor=1.1), run_time=beat.span(0.8))
+            # a block's frame swells, not its words (a Swell colours the whole group: its name vanished)
+            self.play(Swell(dec_cross[0], color=S.QUERY, scale_factor=1.1), run_time=beat.span(0.8))
             beat.at("queries")       # "the queries from the decoder, the keys and values from the encoder's output"
             self.play(Create(q), FadeIn(q_label), run_time=beat.span(0.4))
             self.play(GrowArrow(kv), FadeIn(kv_label), run_time=beat.span(0.6))
             beat.at("asks")          # "the writer asks, and the reader's tower answers"
-            self.play(Swell(VGroup(dec_attn, q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(0.45))
-            self.play(Swell(VGroup(enc_attn, enc_mlp, kv), color=S.KEY, scale_factor=1.05),
+            self.play(Swell(VGroup(dec_attn[0], q), color=S.QUERY, scale_factor=1.05), run_time=beat.span(0.45))
+            self.play(Swell(VGroup(enc_attn[0], enc_mlp[0], kv), color=S.KEY, scale_factor=1.05),
                       run_time=beat.span(0.8))
             beat.at("translation")   # "where a translation crosses from one language to the other"
             self.play(Swell(enc_in, color=S.TOKEN), run_time=beat.span(0.35))
@@ -453,7 +454,10 @@ class Families(EncoderDecoderScene):
             self.play(FadeIn(VGroup(both.can, both.cannot), shift=rise), run_time=beat.span(0.6))
         with self.beat("verdict") as beat:
             # "take the names away and the difference is a single triangle of minus infinity"
-            frame = SurroundingRectangle(dec, color=S.WARNING, buff=GAP.s, corner_radius=0.1)
+            # the frame keeps off the verdict's line: a longer language's column reaches nearly down to it
+            room = dec.get_bottom()[1] - verdict.get_top()[1]
+            frame = SurroundingRectangle(dec, color=S.WARNING, buff=min(GAP.s, max(GAP.xxs, room - GAP.xs)),
+                                         corner_radius=0.1)
             self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.4))
             self.play(Swell(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
             beat.at("same")          # "the arithmetic, and its cost, is the same"
