@@ -31,7 +31,9 @@ not pictures of their own), else shape by shape through its family:
 
 * **table**: a `NumberGrid` with its values written (scenes/widgets.py), manim `Table`, `Matrix`,
   `DecimalNumber`, `Integer`, `Variable`, and any opaque filled rectangle with text inside it (a
-  cell with its number written on it: a grid drawn without NumberGrid). A grid's colours repeat
+  cell with its number written on it: a grid drawn without NumberGrid), and a filled cell without
+  a number that stands in a column of such cells at the beat's end (a row a grid gains, chapter
+  06's cache). A grid's colours repeat
   the numbers written on it, so a coloured grid of numbers is still a table;
 * **text**: `Text`/`MarkupText`/`Paragraph`/`Tex`/`MathTex` (headlines, labels, numbers written
   out), `TokenChip` (a token's text in its chip), a straight `Line`/`DashedLine` (a rule, a
@@ -191,10 +193,21 @@ def kinds_of(mob, texts_boxes: list, seen: set | None = None) -> Counter:
         if name in FRAME_CLASSES and m.get_fill_opacity() == 0:
             out[TEXT] += 1          # an empty outline: a slot waiting to be filled, a frame, a dash of one
             continue
+        if name in ("Rectangle", "Square") and _grid_column(m):
+            out[TABLE] += 1         # a cell (its number not written) in a column of a grid of numbers: a row added
+            continue
         out[PICTURE] += 1
         why[name] += 1
     out.update({f"why:{k}": v for k, v in why.items()})
     return out
+
+
+GRID_COLUMNS: set = set()     # (left, right) of the cells of the grids of numbers on screen
+
+
+def _grid_column(m) -> bool:
+    l, r = float(m.get_left()[0]), float(m.get_right()[0])
+    return any(abs(l - cl) < 0.02 and abs(r - cr) < 0.02 for cl, cr in GRID_COLUMNS)
 
 
 MARK_BOXES: list = []        # the boxes of the beat's highlights (Recorder.verdict reads what they light)
@@ -321,7 +334,22 @@ class Recorder:
         on_screen = [x for m in self.scene.mobjects for x in m.get_family()]
         boxes = [_box(t) for t in on_screen if class_names(t) & TEXT_CLASSES and t.width > 0 and id(t) not in furniture]
         grids = [_box(g) for g in on_screen if class_names(g) & (TABLE_CLASSES | {"NumberGrid"})]
-        return furniture, on_screen, {id(x) for x in on_screen}, boxes, grids
+        return furniture, on_screen, {id(x) for x in on_screen}, boxes, (grids, set())
+
+    @staticmethod
+    def columns(on_screen, boxes) -> set:
+        """(left, right) of every cell on screen with its number written in it (an opaque rectangle round
+        a text): the columns of the grids of numbers showing."""
+        import numpy as np
+        cells = [c for c in on_screen if type(c).__name__ in ("Rectangle", "Square") and not c.submobjects
+                 and c.get_fill_opacity() >= 0.5]
+        if not cells or not boxes:
+            return set()
+        cb = np.array([_box(c) for c in cells])
+        tb = np.array(boxes)
+        inside = ((cb[:, None, 0] - 1e-3 <= tb[None, :, 0]) & (tb[None, :, 1] <= cb[:, None, 1] + 1e-3)
+                  & (cb[:, None, 2] - 1e-3 <= tb[None, :, 2]) & (tb[None, :, 3] <= cb[:, None, 3] + 1e-3)).any(axis=1)
+        return {(float(l), float(r)) for (l, r, _, _), ok in zip(cb, inside) if ok}
 
     def checkpoint(self):
         """After each play of the beat: keep a copy of what the beat has brought on that is on screen now
@@ -334,8 +362,10 @@ class Recorder:
             if id(m) in shown and not any(id(x) in furniture for x in m.get_family()):
                 b["snaps"][id(m)] = (m.copy(), boxes, grids)
 
-    def read(self, mobs: list, boxes: list, grids: list, seen: set) -> Counter:
-        GRID_BOXES[:] = grids
+    def read(self, mobs: list, boxes: list, grids: tuple, seen: set) -> Counter:
+        GRID_BOXES[:] = grids[0]
+        GRID_COLUMNS.clear()
+        GRID_COLUMNS.update(grids[1])
         VECTORS.clear()
         VECTORS.update(vectors(mobs))
         kinds: Counter = Counter()
@@ -348,6 +378,7 @@ class Recorder:
         it took off again, where it stood at the last play it was on screen for."""
         b = self.current
         furniture, on_screen, shown, boxes, grids = self._screen()
+        grids = (grids[0], self.columns(on_screen, boxes))
         live = [m for m in b["mobs"] if id(m) in shown and not any(id(x) in furniture for x in m.get_family())]
         MARK_BOXES.clear()
         seen: set = set()
@@ -493,15 +524,16 @@ def print_verdicts(result: dict):
 
 def print_table(before: dict | None, after: dict):
     chapters = sorted(set(after["chapters"]) | set((before or {}).get("chapters", {})))
-    head = f"| chapter | beats | table-only before | table-only after | table-only beats (after) |"
+    head = "| chapter | beats (before → after) | table-only before | table-only after | table-only beats (after) |"
     print(f"\nbefore: {before['commit'] if before else '-'}   after: {after['commit']}   "
           f"weights {after['weights']}, prompt {after['prompt']!r}\n")
     print(head)
     print("|---|---|---|---|---|")
     tb = ta = nb = na = 0
     for ch in chapters:
-        a = after["chapters"].get(ch, [])
+        a = [r for r in after["chapters"].get(ch, []) if r["verdict"] != "title"]     # title cards are not beats
         b = (before or {}).get("chapters", {}).get(ch)
+        b = None if b is None else [r for r in b if r["verdict"] != "title"]
         beats = f"{len(b)} → {len(a)}" if b is not None else f"{len(a)}"
         nb += len(b or [])
         na += len(a)
