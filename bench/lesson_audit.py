@@ -6,6 +6,7 @@ table or a list of numbers, before and after").
     .venv/bin/python bench/lesson_audit.py --chapters 02 06 -v   # and each beat's verdict
     .venv/bin/python bench/lesson_audit.py --before 820678a      # the table: before vs this checkout
     .venv/bin/python bench/lesson_audit.py --root /tmp/before-audit --json /tmp/before.json
+    .venv/bin/python bench/lesson_audit.py --before-json /tmp/before.json      # reuse that column
 
 How a beat is read (no judgement per run: the same code and bundle give the same verdicts)
 -----------------------------------------------------------------------------------------
@@ -556,12 +557,17 @@ def main(argv=None):
     ap.add_argument("--weights", default="random", help="the bundle's weights (default random: GPT-2 small)")
     ap.add_argument("--prompt", default=DEFAULT_PROMPT)
     ap.add_argument("--before", metavar="REV", help="also audit REV (a worktree made and removed here)")
+    ap.add_argument("--before-json", type=Path, metavar="FILE",
+                    help="the 'before' column from an earlier run's --json (instead of --before REV)")
     ap.add_argument("--json", type=Path, help="write the result here")
     ap.add_argument("-v", "--verbose", action="store_true", help="every beat's verdict")
     args = ap.parse_args(argv)
     before = None
     if args.before:
         before = _audit_rev(args.before, args)
+    elif args.before_json:
+        saved = json.loads(args.before_json.read_text(encoding="utf-8"))
+        before = saved["after"] if "after" in saved else saved
     after = audit(args.root.resolve(), args.chapters, args.weights, args.prompt)
     if args.json:
         args.json.write_text(json.dumps({"before": before, "after": after}, indent=1), encoding="utf-8")
