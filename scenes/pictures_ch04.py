@@ -129,16 +129,20 @@ class GreedyRun(VGroup):
         super().__init__()
         self.head = label(head, S.SMALL, S.MUTED)
         self.chips = VGroup(*[TokenChip(t, color=S.LOGIT, size=S.SMALL) for t in texts])
-        # chips flowed into lines as wide as `width` (text never shrinks), a tag's height between lines
+        # chips flowed into lines as wide as `width` (text never shrinks), a tag's height between lines;
+        # chips far enough apart that the tags under neighbours keep a gap (Spanish 'otra vez' is wider
+        # than its chip: three tags ran together)
+        tag_w = label(again, S.SMALL).width
+        gap = max(GAP.s, tag_w - min(c.width for c in self.chips) + GAP.xs) if any(repeated) else GAP.s
         lines, line, used = VGroup(), [], 0.0
         for chip in self.chips:
-            if line and used + GAP.s + chip.width > width:
-                lines.add(VGroup(*line).arrange(RIGHT, buff=GAP.s))
+            if line and used + gap + chip.width > width:
+                lines.add(VGroup(*line).arrange(RIGHT, buff=gap))
                 line, used = [], 0.0
-            used += (GAP.s if line else 0.0) + chip.width
+            used += (gap if line else 0.0) + chip.width
             line.append(chip)
         if line:
-            lines.add(VGroup(*line).arrange(RIGHT, buff=GAP.s))
+            lines.add(VGroup(*line).arrange(RIGHT, buff=gap))
         lines.arrange(DOWN, buff=GAP.s + GAP.xs + label(again, S.SMALL).height, aligned_edge=LEFT)
         self.marks = VGroup()
         for chip, rep in zip(self.chips, repeated):
