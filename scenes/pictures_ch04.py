@@ -130,10 +130,10 @@ class GreedyRun(VGroup):
         self.head = label(head, S.SMALL, S.MUTED)
         self.chips = VGroup(*[TokenChip(t, color=S.LOGIT, size=S.SMALL) for t in texts])
         # chips flowed into lines as wide as `width` (text never shrinks), a tag's height between lines;
-        # chips far enough apart that the tags under neighbours keep a gap (Spanish 'otra vez' is wider
-        # than its chip: three tags ran together)
+        # chips far enough apart that the tags under neighbours keep a word's gap (Spanish 'otra vez' is
+        # wider than its chip: three tags read as one run of words)
         tag_w = label(again, S.SMALL).width
-        gap = max(GAP.s, tag_w - min(c.width for c in self.chips) + GAP.xs) if any(repeated) else GAP.s
+        gap = max(GAP.s, tag_w - min(c.width for c in self.chips) + GAP.m) if any(repeated) else GAP.s
         lines, line, used = VGroup(), [], 0.0
         for chip in self.chips:
             if line and used + gap + chip.width > width:
