@@ -16,7 +16,7 @@ from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_fac
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Pointer, glow, say
-from onepass.scenes.layout import GAP, below, columns, even_gaps, keep_inside, place_in, table
+from onepass.scenes.layout import GAP, above, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
 from onepass.words import numbers as N
@@ -684,13 +684,15 @@ NAME_W = 2.4          # the scale table's model names: wider ones ("a GPT-2-shap
 
 
 class Scale(LoopChapter):
-    """Where this model sits: the GPT-2 family and GPT-3 priced by the same ledger (onepass.data.facts.ch06's
-    family_facts), this model's row lit; then a 100-token reply for this model."""
+    """Where this model sits: the GPT-2 family priced by the same ledger (onepass.data.facts.ch06's
+    family_facts), this model's row lit; GPT-3 as this model's block printed bigger, its bill a square to
+    the same scale; then a 100-token reply for this model."""
 
     def family_table(self, below: float) -> tuple[VGroup, VGroup, list[dict]]:
         """One row per model, smallest first, GPT-3 last: layers, heads, width, parameters, the next
         token's FLOPs with a KV cache and the numbers its cache keeps per token. Returns the rows (the
-        header first), the rule under the header and the facts of each row."""
+        header first), the rule under the header and the facts of each row. GPT-3's row is built but not
+        shown (the gpt3 beat draws GPT-3 as a picture; tests/test_ch05_ch06.py still reads its figures)."""
         facts = family_facts(self.bundle)
         head = [self.text("col-model"), self.text("row-layers"), self.text("row-heads"), self.text("row-width"),
                 self.text("row-params"), self.text("col-token-flops", n=self.f["decode_context"]), self.text("col-kv")]
@@ -760,17 +762,86 @@ class Scale(LoopChapter):
         self.bill_parts = bars          # what tests read of the picture
         return bars
 
+    def blueprint(self, facts, ratio) -> dict:
+        """The gpt3 beat's picture, from the same ledger rows as the table (family_facts): on the reading
+        start, this model and GPT-3 as blocks drawn to one scale, each as tall as its layers and as wide
+        as its width (d_model), names over them, their figures under them; on the other side each one's
+        FLOPs for the next token as a square's area to one scale, this model's in the corner of GPT-3's.
+        Returns the parts by name (kept as self.gpt3_parts for the tests)."""
+        ours, g3 = next(r for r in facts if r["ours"]), facts[-1]
+        start, end = columns(S.TEXT, 2)
+        if S.RTL:
+            start, end = end, start
+        floor = ratio.get_top()[1] + GAP.m             # everything above the ratio's line
+        names = {"ours": (self.words.model_name(None if ours["key"] == "other" else ours["key"]), S.TOKEN),
+                 "g3": (self.text("model-gpt3"), S.LOGIT)}
+        dims = {k: VGroup(*[label(self.text(msg, n=N.fmt_int(r[key])), S.SMALL, colour)
+                            for msg, key in (("block-layers", "layers"), ("block-width", "width"))]
+                          ).arrange(DOWN, buff=GAP.xs)
+                for k, r, colour in (("ours", ours, S.TOKEN), ("g3", g3, S.LOGIT))}
+        for d in dims.values():
+            for m in d:
+                m.align_to(d, S.START)
+        name_mobs = {k: fit_lines(t, S.SMALL, c, NAME_W) for k, (t, c) in names.items()}    # long names wrap
+        # one scale for both: GPT-3 (the taller, wider) fills what its labels leave of the column
+        room_h = S.HEADLINE_Y - floor - max(m.height for m in name_mobs.values()) - GAP.s \
+            - max(d.height for d in dims.values()) - GAP.s
+        ours_w0 = max(name_mobs["ours"].width, dims["ours"].width)
+        room_w = start.width - ours_w0 - GAP.l * 2     # a gap to the next model, one to the bills
+        most_l = max(ours["layers"], g3["layers"])
+        most_w = max(ours["width"], g3["width"])
+        per_layer, per_width = room_h / most_l, room_w / most_w
+        blocks = {}
+        for k, r, colour in (("ours", ours, S.TOKEN), ("g3", g3, S.LOGIT)):
+            blocks[k] = Rectangle(width=max(GAP.xxs, r["width"] * per_width), height=max(GAP.xxs, r["layers"] * per_layer),
+                                  stroke_color=colour, stroke_width=2, fill_color=colour, fill_opacity=0.25)
+        base = floor + max(d.height for d in dims.values()) + GAP.s     # the blocks stand on one line
+        parts = {}
+        x = start.point(S.START)[0]
+        for k in ("ours", "g3"):
+            block = blocks[k]
+            block.move_to(at(x, base), aligned_edge=DOWN + S.START)
+            above(name_mobs[k], block, buff=GAP.s, aligned=S.START)
+            below(dims[k], block, buff=GAP.s, aligned=S.START)
+            parts[k + "_block"], parts[k + "_name"], parts[k + "_dims"] = block, name_mobs[k], dims[k]
+            parts[k] = VGroup(block, name_mobs[k], dims[k])
+            x = x + S.END[0] * (max(block.width, name_mobs[k].width, dims[k].width) + GAP.l)
+        # the bills: GPT-3's square fills the other column under its header; this model's, to the same
+        # scale (side by the square root of its share), in its corner
+        head = fit_width(label(self.text("col-token-flops", n=self.f["decode_context"]), S.SMALL, S.MUTED), end.width)
+        side = min(end.width - GAP.l, S.HEADLINE_Y - head.height - GAP.s - floor)
+        g3_bill = Rectangle(width=side, height=side, stroke_color=S.FLOPS, stroke_width=2,
+                            fill_color=S.FLOPS, fill_opacity=0.2)
+        place_in(g3_bill, end, aligned=DOWN + S.END, y=floor)     # flush with the far edge, on the floor
+        above(head, g3_bill, buff=GAP.s, aligned=S.START)
+        small = max(GAP.xxs, side * float(np.sqrt(ours["token_flops"] / g3["token_flops"])))
+        ours_bill = Rectangle(width=small, height=small, stroke_width=0, fill_color=S.TOKEN, fill_opacity=0.95)
+        ours_bill.move_to(g3_bill.get_corner(DOWN + S.START), aligned_edge=DOWN + S.START)
+        g3_price = VGroup(*[label(t, S.SMALL, c) for t, c in (
+            (names["g3"][0], S.LOGIT), (self.text("flops", flops=N.fmt_short(g3["token_flops"])), S.FLOPS))]
+                          ).arrange(DOWN, buff=GAP.xs)
+        g3_price.move_to(g3_bill)
+        inside = side - small - GAP.s * 2         # what GPT-3's square leaves beside this model's
+        ours_price = VGroup(fit_lines(names["ours"][0], S.SMALL, S.TOKEN, inside),
+                            fit_width(label(self.text("flops", flops=N.fmt_short(ours["token_flops"])), S.SMALL, S.TOKEN),
+                                      inside)).arrange(DOWN, buff=GAP.xxs)
+        for m in ours_price:
+            m.align_to(ours_price, S.START)
+        ours_price.next_to(ours_bill, S.END + UP, buff=GAP.s)
+        parts.update(bill_head=head, g3_bill=g3_bill, ours_bill=ours_bill, g3_price=g3_price, ours_price=ours_price,
+                     scale={"per_layer": per_layer, "per_width": per_width, "side": side})
+        self.gpt3_parts = parts
+        return parts
+
     def build(self):
         f = self.f
         ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
                           S.TEXT_W)
-        rows, rule, facts = self.family_table(below=ratio.height + GAP.l)
+        rows, rule, facts = self.family_table(below=GAP.l)
         head, body = rows[0], rows[1:]
         ours = body[next(k for k, r in enumerate(facts) if r["ours"])]
-        gpt3 = body[-1]
-        family = body[:-1]
-        # under the table, closer to it when the table is tall (long words, a model outside the family)
-        below(ratio, rows, buff=max(GAP.s, min(GAP.l, rows.get_y(DOWN) - S.CAPTION_TOP - ratio.height - GAP.xs)))
+        family = body[:-1]         # GPT-3's row stays off screen
+        place_in(ratio, S.TEXT, y=S.FOOTER_Y)          # the gpt3 beat's last line, on the footer
         with self.beat("family") as beat:
             # "the same blueprint comes in a family of sizes": the header; then the family, smallest first
             self.play(FadeIn(head), Create(rule), run_time=beat.span(0.5))
@@ -794,17 +865,25 @@ class Scale(LoopChapter):
             for k, into in ((4, 0.35), (5, 0.7)):
                 say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
         with self.beat("gpt3") as beat:
-            # "print the same blueprint bigger": GPT-3's name; then its figures as they are read
-            self.play(FadeIn(gpt3[0], shift=UP * GAP.xs), ptr.to(gpt3[0], color=S.LOGIT), run_time=beat.span(0.6))
-            for k in range(1, 5):
-                say(self, beat, "gpt3", FadeIn(gpt3[k], shift=S.START * GAP.s), ptr.to(gpt3[k], color=S.LOGIT),
-                    into=0.15 + 0.8 * (k - 1) / 3, run_time=min(0.8, beat.span(0.2, mark="gpt3")))
-            # "prices one new token at … against … for <this model>"
-            say(self, beat, "prices", FadeIn(gpt3[5:], shift=S.START * GAP.s), run_time=min(0.8, beat.span(0.15)))
-            say(self, beat, "prices", ptr.to(gpt3[5], color=S.LOGIT), into=0.3)
-            say(self, beat, "prices", ptr.to(ours[5], color=S.TOKEN), into=0.65)
+            # "print the same blueprint bigger": the table goes; this model's block (its layers by its width)
+            bp = self.blueprint(facts, ratio)
+            self.play(self.clear_content(), run_time=beat.span(0.2))
+            self.play(FadeIn(bp["ours"]), run_time=beat.span(0.3))
+            ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.12)
+            self.play(ptr.to(bp["ours"]), run_time=beat.span(0.3))
+            # "GPT-3 is the same diagram, only taller and wider": the same block printed at GPT-3's shape
+            say(self, beat, "gpt3", TransformFromCopy(bp["ours_block"], bp["g3_block"]), ptr.to(bp["g3"], color=S.LOGIT),
+                run_time=min(1.2, beat.span(0.4, mark="gpt3")))
+            say(self, beat, "gpt3", FadeIn(bp["g3_name"]), FadeIn(bp["g3_dims"]), into=0.4)
+            # "the same ledger prices its next token at … against … for <this model>": each bill as a
+            # square's area, this model's in GPT-3's corner
+            say(self, beat, "prices", FadeIn(bp["bill_head"]), GrowFromEdge(bp["g3_bill"], DOWN),
+                ptr.to(bp["g3_bill"], color=S.LOGIT), run_time=min(1.0, beat.span(0.3)))
+            say(self, beat, "prices", FadeIn(bp["g3_price"]), into=0.2, run_time=min(0.6, beat.span(0.2)))
+            say(self, beat, "prices", FadeIn(bp["ours_bill"]), FadeIn(bp["ours_price"]),
+                ptr.to(VGroup(bp["ours_bill"], bp["ours_price"]), color=S.TOKEN), into=0.6)
             # as the sentence ends, the two prices the ratio divides, together
-            say(self, beat, "prices", ptr.to(VGroup(gpt3[5], ours[5]), color=S.FLOPS), into=0.97)
+            say(self, beat, "prices", ptr.to(bp["g3_bill"], color=S.FLOPS), into=0.97)
             say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
         name2 = self.words.model_name(self.bundle.model)
         with self.beat("reply") as beat:

@@ -233,3 +233,37 @@ def test_the_family_tables_bills_are_drawn_to_the_ledgers_scale(tiny_bundle):
     # to scale; a price too small to see (the tiny test model's) still shows, as a hairline
     assert widths == pytest.approx([max(GAP.xxs, max(widths) * f / max(flops)) for f in flops], rel=1e-6)
     assert widths[-1] == max(widths) > widths[0]          # GPT-2 XL's bill spans the column
+
+
+def test_gpt3_is_this_models_block_printed_bigger_and_its_bill_a_square_to_the_ledgers_scale(tiny_bundle, monkeypatch):
+    """The gpt3 beat's picture (no table): this model and GPT-3 as blocks to one scale, each as tall as its
+    layers and as wide as its width; each one's FLOPs for the next token as a square's area, to one scale
+    (family_facts, the ledger's decode_step_flops). A GPT-3 of another shape draws another picture."""
+    import dataclasses
+
+    from onepass.data.facts import ch06 as facts_ch06
+
+    def picture():
+        scene = build_scene(tiny_bundle, "06", "Scale", draw=False)
+        p = scene.gpt3_parts
+        rows = facts_ch06.family_facts(tiny_bundle)
+        ours, g3 = next(r for r in rows if r["ours"]), rows[-1]
+        # to scale; a size too small to see (the tiny test model's) still shows, as a hairline
+        from onepass.scenes.layout import GAP
+        assert p["ours_block"].height == pytest.approx(max(GAP.xxs, p["g3_block"].height * ours["layers"] / g3["layers"]))
+        assert p["ours_block"].width == pytest.approx(max(GAP.xxs, p["g3_block"].width * ours["width"] / g3["width"]))
+        side = p["g3_bill"].width
+        assert p["g3_bill"].height == pytest.approx(side)
+        assert p["ours_bill"].width == pytest.approx(max(GAP.xxs, side * np.sqrt(ours["token_flops"] / g3["token_flops"])))
+        assert p["ours_bill"].get_corner(np.array([-1.0, -1.0, 0.0])) == pytest.approx(
+            p["g3_bill"].get_corner(np.array([-1.0, -1.0, 0.0])))       # this model's bill in GPT-3's corner
+        return p["g3_block"].height, p["g3_block"].width, p["ours_block"].height
+
+    tall, wide, ours_h = picture()
+    # half GPT-3's layers, twice its width: its block is drawn to the new shape (this model's shrinks
+    # against the new widest)
+    monkeypatch.setattr(facts_ch06, "GPT3", dataclasses.replace(facts_ch06.GPT3, n_layer=facts_ch06.GPT3.n_layer // 2,
+                                                                 n_embd=facts_ch06.GPT3.n_embd * 2))
+    tall2, wide2, ours_h2 = picture()
+    assert tall2 == pytest.approx(tall) and ours_h2 == pytest.approx(ours_h * 2)   # the tallest fills the room
+    assert wide2 == pytest.approx(wide)                                            # the widest fills the room
