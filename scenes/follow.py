@@ -12,7 +12,8 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 """
 from __future__ import annotations
 
-from manim import FadeIn, FadeOut, SurroundingRectangle, Transform, Wait
+from manim import DecimalNumber, FadeIn, FadeOut, MarkupText, SingleStringMathTex, SurroundingRectangle, Text, \
+    Transform, Wait
 
 from onepass.engine.animation import Indication
 from onepass.scenes import style as S
@@ -51,8 +52,34 @@ class Swell(Indication):
         target.scale(factor, about_edge=self.about_edge)     # about_edge None: about its centre
         if factor > 1:
             keep_inside(target, SWELL_ROOM)
-        target.set_color(color)
+        colour_keeping_words(target, color)
         return target
+
+
+WORDS = (Text, MarkupText, SingleStringMathTex, DecimalNumber)   # what a viewer reads
+
+
+def colour_keeping_words(mob, color):
+    """mob.set_color(color), except that where mob holds words, a filled shape among them (a chip's
+    box, a floor of the stack) takes the colour on its outline only: filled whole, it hid the words
+    on it for the length of the swell."""
+    family = mob.get_family()
+    if not any(isinstance(m, WORDS) for m in family):
+        mob.set_color(color)
+        return
+
+    def walk(m):
+        if isinstance(m, WORDS):
+            m.set_color(color)
+            return
+        if len(m.points):
+            if m.get_fill_opacity() >= 0.5:
+                m.set_stroke(color, family=False)
+            else:
+                m.set_color(color, family=False)
+        for sub in m.submobjects:
+            walk(sub)
+    walk(mob)
 
 
 def say(scene, beat, mark: str, *animations, into: float = 0.0, share: float = 0.35,

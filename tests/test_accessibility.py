@@ -162,3 +162,17 @@ def test_every_text_of_chapter_05s_mask_scene_reads_at_4_5_to_1_on_its_drawn_fra
     assert len(found) > 100
     low = sorted({(round(r, 2), text) for r, _, text, *_ in found if r < TEXT_CONTRAST})
     assert low == []
+
+
+def test_a_swell_never_fills_a_box_over_the_words_it_holds():
+    """Swell (the film's Indicate) coloured a chip's filled box whole: for a second a row of tokens
+    was a row of solid yellow blocks. At its height the words take the colour, the box its outline."""
+    from manim import Square
+    from onepass.scenes.follow import Swell
+    from onepass.scenes.widgets import TokenChip
+    chip = TokenChip(" the", 262)
+    top = Swell(chip, color="#FFD166").create_target()
+    assert top.box.get_fill_color().to_hex() == chip.box.get_fill_color().to_hex()
+    assert top.box.get_stroke_color().to_hex() == top.text_mob.get_color().to_hex() == "#FFD166"
+    bare = Swell(Square(fill_opacity=1), color="#FFD166").create_target()     # no words: coloured whole
+    assert bare.get_fill_color().to_hex() == "#FFD166"
