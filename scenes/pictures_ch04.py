@@ -151,7 +151,7 @@ class GreedyRun(VGroup):
                 tag = label(again, S.SMALL, S.WARNING).next_to(box, DOWN, buff=GAP.xxs)
                 self.marks.add(VGroup(box, tag))
         body = VGroup(self.chips, self.marks)
-        below(body, self.head, buff=GAP.s, aligned=LEFT)
+        below(body, self.head, buff=GAP.s, aligned=S.START)     # the heading over the run's start (right in Urdu)
         self.add(self.head, self.chips, self.marks)
 
 
