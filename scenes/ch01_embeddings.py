@@ -562,6 +562,7 @@ class Positions(EmbeddingScene):
             shape = f"{T} × {N.fmt_int(d)}"
             tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
             pos = NumberGrid(b["wpe_rows"], row_labels=[self.text("pos-label", pos=i) for i in range(T)], rows=self.rows,
+                             labels_are_tokens=False,
                              max_cols=3, shape_text=shape, label_color=S.MUTED)
             out = NumberGrid(b["resid_pre"][0], rows=self.rows, max_cols=3, shape_text=shape)
             titles = [label(t, S.SMALL, c) for t, c in ((self.text("token-vectors"), S.TOKEN),

@@ -101,8 +101,13 @@ class NumberGrid(VGroup):
                  max_cols: int = 8, cell_w: float = 1.15, cell_h: float = 0.5, colour=None,
                  vmax: float | None = None, show_values: bool = True, shape_text: str | None = None,
                  label_color=S.TOKEN, number_size: int = S.NUMBER_SIZE, percent: bool = False,
-                 rows: Sequence[int] | None = None, cols: Sequence[int] | None = None):
+                 rows: Sequence[int] | None = None, cols: Sequence[int] | None = None,
+                 labels_are_tokens: bool = True):
+        """labels_are_tokens: the row/column labels are the model's tokens, drawn visible
+        (S.show_token: a leading space as '·'); False for labels that are words ("pos 0"), whose
+        no-break space show_token would draw as '␣'."""
         super().__init__()
+        shown = S.show_token if labels_are_tokens else str
         values = np.asarray(values, dtype=np.float64)
         if values.ndim == 1:
             values = values[None, :]
@@ -148,7 +153,7 @@ class NumberGrid(VGroup):
         self.row_label_mobs = VGroup()
         if row_labels is not None:
             for r_i, r in enumerate(rows):
-                t = fit_width(label(S.show_token(row_labels[r]), S.SMALL, label_color, mono=True, compact=True), 1.8)
+                t = fit_width(label(shown(row_labels[r]), S.SMALL, label_color, mono=True, compact=True), 1.8)
                 gap = 0.5 if (self.more_cols and cols[0] > 0) else 0.12  # room for a left '…'
                 t.next_to(cell_group[r_i * len(cols)], LEFT, buff=gap)
                 self.row_label_mobs.add(t)
@@ -156,7 +161,7 @@ class NumberGrid(VGroup):
         self.col_label_mobs = VGroup()
         if col_labels is not None:
             for c_i, c in enumerate(cols):
-                t = fit_width(label(S.show_token(col_labels[c]), S.SMALL, label_color, mono=True, compact=True), cell_w)
+                t = fit_width(label(shown(col_labels[c]), S.SMALL, label_color, mono=True, compact=True), cell_w)
                 gap = 0.45 if (self.more_rows and rows[0] > 0) else 0.1  # room for a top '⋮'
                 t.next_to(cell_group[c_i], UP, buff=gap)
                 self.col_label_mobs.add(t)

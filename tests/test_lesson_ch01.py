@@ -143,3 +143,10 @@ def test_training_is_said_once_before_anything_is_called_learned(tiny_bundle):
 def test_the_learned_tables_last_row_is_its_config(tiny_bundle):
     s = build_scene(tiny_bundle, "01", "Positions", draw=False)
     assert f"last row: {N.fmt_int(tiny_bundle.config['n_positions'] - 1)}" in s.built_texts
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_position_rows_are_labelled_in_words_not_as_tokens(tiny_bundle, lang):
+    """'pos 0' is words (its no-break space from the catalog): drawn as a token it read 'pos␣0'."""
+    s = build_scene(tiny_bundle, "01", "Positions", draw=False, lang=lang)
+    assert not [t for t in s.built_texts if "␣" in t]
