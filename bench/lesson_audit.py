@@ -524,7 +524,7 @@ def print_verdicts(result: dict):
 
 
 def print_table(before: dict | None, after: dict):
-    chapters = sorted(set(after["chapters"]) | set((before or {}).get("chapters", {})))
+    chapters = sorted(after["chapters"])      # the chapters audited now (a --chapters subset too)
     head = "| chapter | beats (before → after) | table-only before | table-only after | table-only beats (after) |"
     print(f"\nbefore: {before['commit'] if before else '-'}   after: {after['commit']}   "
           f"weights {after['weights']}, prompt {after['prompt']!r}\n")
