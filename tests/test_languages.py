@@ -59,6 +59,15 @@ def test_urdu_is_written_in_urdu_letters_not_arabic_lookalikes():
     assert wrong == set()
 
 
+def test_a_token_drawn_among_urdu_words_sits_in_a_left_to_right_isolate():
+    """A token on screen keeps its leading-space dot ('·the'): among right-to-left words, outside an
+    isolate (U+2066..U+2069), the bidi algorithm moved the dot to the token's far end ('the·')."""
+    words = Words.load("ur")
+    bare = re.compile(r"(?<!\u2066)\{(?:[a-z]+_)*token\}(?!\u2069)")
+    drawn = {mid for mid in words.messages if ":" in mid and not mid.startswith(("kit:", "film:quoted"))}
+    assert {mid for mid in drawn for f in words.messages[mid].forms if bare.search(f)} == set()
+
+
 def test_list_languages_says_how_complete_each_is_and_a_partial_catalog_is_named(tmp_path, monkeypatch):
     rc, out, _ = run_main("--list-languages")
     assert rc == 0
