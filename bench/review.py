@@ -60,7 +60,10 @@ def contact_sheet(path: Path, png: Path, every: float = 4.0, across: int = 4):
     rows = -(-n // across)
     stamp = (f"drawtext=fontfile={FONT}:text='%{{pts\\:hms}}':x=8:y=8:fontsize=22:fontcolor=white:"
              "box=1:boxcolor=black@0.6")
-    vf = f"fps=1/{every},scale=427:240,{stamp},tile={across}x{rows}:padding=4:color=0x333333"
+    # the first frame at or after each multiple of `every`, stamped with its own time (fps=1/every
+    # kept a window's last frame but stamped the window's centre: up to every/2 s off)
+    pick = f"select='isnan(prev_selected_t)+gte(t-prev_selected_t\\,{every})'"
+    vf = f"{pick},scale=427:240,{stamp},tile={across}x{rows}:padding=4:color=0x333333"
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(path), "-vf", vf, "-frames:v", "1",
                     str(png)], check=True)
 
