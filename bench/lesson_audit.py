@@ -425,8 +425,7 @@ def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
     """[{scene, beat, verdict, kinds, why}] for every beat of `chapter`, in order."""
     from unittest import mock
 
-    from manim import Scene, tempconfig
-    from manim.animation.animation import prepare_animation
+    from manim import Animation, Scene, tempconfig
     from manim.renderer.cairo_renderer import CairoRenderer
     base = mods["scenes.base"]
     ChapterScene = base.ChapterScene
@@ -458,7 +457,7 @@ def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
             prepared = []
             for a in args:
                 try:
-                    a = prepare_animation(a)
+                    a = a if isinstance(a, Animation) else a.build()    # mob.animate... as its animation
                 except Exception:       # noqa: BLE001 - a mobject passed as itself
                     pass
                 prepared.append(a)
