@@ -192,16 +192,9 @@ class BlendStrips(VGroup):
         super().__init__()
         positions = list(positions)
         vmax = facts["vmax"]
-        dh = facts["values"].shape[1]
-        cell_w = width / dh
 
         def strip(vec, outline):
-            cells = VGroup(*[Rectangle(width=cell_w, height=cell_h, stroke_width=0,
-                                       fill_color=S.diverging(float(x), vmax), fill_opacity=1) for x in vec])
-            cells.arrange(RIGHT, buff=GAP.none)
-            box = Rectangle(width=width, height=cell_h, stroke_width=2, stroke_color=outline,
-                            fill_opacity=0).move_to(cells)
-            return VGroup(cells, box)
+            return value_strip(vec, vmax, width, cell_h, outline)
 
         self.values, self.scaled, self.names = VGroup(), VGroup(), VGroup()
         for i, j in enumerate(positions):
