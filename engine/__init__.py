@@ -12,6 +12,7 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     frames.py           the scene process's renderer, camera, file writer and segment encoder
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
     text.py             what onepass does to a Text beyond its arguments
+    stored.py           a built Text as data only (JSON and arrays), for the label shelf
     animation.py        Indication: Indicate with its target made by one overridable method
     narration.py        NarratedScene: a scene that speaks a line per block (public Scene API only)
     voiceover_plugin.py manim-voiceover's network voices, its prompting helpers replaced
@@ -50,6 +51,8 @@ INTERNALS = (
      "compact_text, composed, set_glyphs, set_string, string_of", "engine/text.py"),
     ("Text.id_to_vgroup_dict, svg_default, path_string_config; each glyph's path_obj",
      "compact_text (PARSE_ONLY), light", "engine/text.py"),
+    ("every attribute of a Text, its glyphs and colours (vars(); cls.__new__ + __dict__, as Mobject.__deepcopy__)",
+     "the label shelf's data-only files: dumps, loads, check", "engine/stored.py"),
     ("Indicate.scale_factor, Indicate.color (read in create_target)", "Indication (scenes/follow.py's Swell)",
      "engine/animation.py"),
     ("manim_voiceover.helper's prompt_ask_missing_extras, prompt_ask_missing_package, create_dotenv_file "

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import pickle
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from manim import DOWN, RIGHT, Text, VGroup
 
-from onepass.engine import text as engine_text
+from onepass.engine import stored, text as engine_text
 from onepass.engine.text import compact_text, composed, glyphs_of, light, set_glyphs, set_string
 from onepass.scenes import style as S
 
@@ -89,8 +88,10 @@ class Shelf:
     hash of everything its outline depends on: its arguments (the cache key), the film's faces and
     smallest size, this module's and engine/text.py's code, manim's and ManimPango's versions and
     the fonts installed (their files' names, sizes and times); anything else changed gives another
-    name, never a stale outline. What cannot be read back is built again and stored over; stores are
-    atomic, so processes sharing the folder never see half a file."""
+    name, never a stale outline. A label is stored as data only (engine/stored.py: JSON and arrays in
+    a safetensors file, never a pickle: nothing in the cache folder can run as code), tagged with its
+    name; a file that is not one, is damaged, or is another label's is built again and stored over.
+    Stores are atomic, so processes sharing the folder never see half a file."""
 
     FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts")
 
@@ -105,6 +106,7 @@ class Shelf:
             h = hashlib.sha256()
             h.update(Path(__file__).read_bytes())
             h.update(Path(engine_text.__file__).read_bytes())     # what it does to a Text's internals
+            h.update(Path(stored.__file__).read_bytes())          # how a label is written down
             h.update(repr((manim.__version__, manimpango.__version__, S.SANS, S.MONO, S.RTL_FACE, S.SMALL)).encode())
             for root in self.FONT_DIRS:
                 for path, dirs, files in sorted(os.walk(os.path.expanduser(root))):
@@ -116,23 +118,35 @@ class Shelf:
             self._salt = h.digest()
         return self._salt
 
+    SUFFIX = ".label"
+    LARGEST = 64 * 2 ** 20        # a label is kilobytes: a bigger file is not one (and is not read)
+
+    def name(self, key) -> str:
+        return hashlib.sha256(self.salt() + repr(key).encode()).hexdigest()[:32]
+
     def path(self, key) -> Path:
-        return self.folder / (hashlib.sha256(self.salt() + repr(key).encode()).hexdigest()[:32] + ".pickle")
+        return self.folder / (self.name(key) + self.SUFFIX)
 
     def get(self, key):
         try:
             with open(self.path(key), "rb") as f:
-                return pickle.load(f)
-        except Exception:         # absent, half-copied from elsewhere, another version's: build it again
+                data = f.read(self.LARGEST + 1)
+            if len(data) > self.LARGEST:
+                return None
+            return stored.loads(data, self.name(key))
+        except (OSError, stored.StoredError, RecursionError):   # absent, damaged, planted: build it again
             return None
 
     def put(self, key, mob) -> None:
-        with contextlib.suppress(Exception):     # a full disk, a read-only folder: the next process builds it
+        data = stored.dumps(mob, self.name(key))
+        if data is None:          # holds something the format does not: built by every process instead
+            return
+        with contextlib.suppress(OSError):     # a full disk, a read-only folder: the next process builds it
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".label.", dir=self.folder)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    pickle.dump(mob, f, protocol=pickle.HIGHEST_PROTOCOL)
+                    f.write(data)
                 os.replace(tmp, self.path(key))
             finally:
                 Path(tmp).unlink(missing_ok=True)

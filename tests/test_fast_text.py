@@ -73,7 +73,7 @@ def test_labels_kept_on_the_shelf_come_back_as_built_and_a_bad_file_is_built_aga
     TX.enable_text_cache(folder=tmp_path)
     try:
         first = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
-        assert built == ["the score grid"] and len(list(tmp_path.glob("*.pickle"))) == 1
+        assert built == ["the score grid"] and len(list(tmp_path.glob("*.label"))) == 1
         TX.enable_text_cache(folder=tmp_path)          # a new process: its memory cache is empty
         again = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
         assert built == ["the score grid"], "a kept label was shaped again"
@@ -81,8 +81,8 @@ def test_labels_kept_on_the_shelf_come_back_as_built_and_a_bad_file_is_built_aga
         assert again.original_text == first.original_text and again.font_size == first.font_size
         other = TX.label("the score grid", S.SMALL, S.TOKEN, compact=True)     # another colour: its own
         assert len(built) == 2 and family_state(other) != family_state(first)
-        for f in tmp_path.glob("*.pickle"):
-            f.write_bytes(b"not a pickle")
+        for f in tmp_path.glob("*.label"):
+            f.write_bytes(b"not a label")
         TX.enable_text_cache(folder=tmp_path)
         rebuilt = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
         assert len(built) == 3 and family_state(rebuilt) == family_state(first)
