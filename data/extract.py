@@ -1,11 +1,10 @@
-"""Run GPT-2 once on a prompt, capture every intermediate tensor, write the bundle.
+"""Run a model once on a prompt, capture every intermediate tensor, write the bundle.
 
-Three steps: capture() runs GPT2LMHeadModel (eager attention) once with forward hooks on
-its real modules; derive() redoes the attention arithmetic in numpy (q, k, v -> scores ->
-mask -> probs -> head_out); cross_check() holds that against the model: the saved
-probabilities must equal the softmax of the saved masked scores, the merged head outputs
-what the model fed its output projection, and the logits rebuilt from the captured final
-LayerNorm the model's logits. What a bundle holds is declared once, in bundle.SCHEMA.
+The model's architecture (data/arch/<name>/) does the three steps: capture() runs the model once
+with forward hooks on its real modules; derive() redoes the attention arithmetic in numpy (q, k, v
+-> scores -> mask -> probs -> head_out); cross_check() holds that against the model. This module
+is the same for every architecture: weights, prompt, cache, logit lens, generation, the bundle's
+meta. What a bundle holds is declared once, in bundle.SCHEMA.
 
 torch and transformers are imported only inside the functions that run the model, so
 returning a cached bundle stays fast and light.
@@ -28,10 +27,11 @@ import numpy as np
 
 from onepass.data.errors import OnepassError
 from onepass.data import bundle as bundle_io
-from onepass.data import hub
+from onepass.data import arch, hub
 from onepass.data import models
 from onepass.data import tokenizer
-from onepass.data.flops import Shape, parameter_counts
+from onepass.data.arch.spec import CaptureError, Shape, WeightsError
+from onepass.data.flops import parameter_counts
 
 WEIGHTS_ENV = "ONEPASS_GPT2_WEIGHTS"   # a local GPT-2 directory tests and users may point at
 MAX_TOKENS = 64                       # the scenes stay legible up to here
@@ -47,7 +47,7 @@ PEAKED_LOGIT_STD = 11.0
 DEFAULT_WATCH = {"The cat sat on the": " mat"}
 COSINE_PAIRS = [("king", "queen"), ("king", "banana"), ("Monday", "Tuesday"), ("Monday", "banana")]
 # a tiny GPT-2 for tests and quick previews (real vocabulary so the tokenizer still fits)
-TINY_CONFIG = dict(n_layer=2, n_head=4, n_embd=64, n_positions=128)
+TINY_CONFIG = arch.gpt2.TINY_CONFIG
 
 
 class ExtractError(OnepassError, RuntimeError):
@@ -59,37 +59,32 @@ SYNTHETIC = ("random", "peaked", "tiny", "tiny-peaked", "mini", "mini-peaked")
 
 
 def synthetic_config(name: str, model: str = models.DEFAULT) -> dict:
-    """The architecture synthetic weights `name` get for `model`: 'random'/'peaked' the model's own,
-    'mini'/'mini-peaked' its layers and heads at a small width (models.Model.mini_config),
-    'tiny'/'tiny-peaked' TINY_CONFIG whatever the model (2 layers, 4 heads: the fast test model)."""
-    if name.startswith("tiny"):
-        return dict(TINY_CONFIG)
+    """The architecture synthetic weights `name` get for `model` (its transformers config, as a dict):
+    'random'/'peaked' the model's own, 'mini'/'mini-peaked' its layers and heads at a small width,
+    'tiny'/'tiny-peaked' a 2-layer model of its architecture (GPT-2's: TINY_CONFIG, whatever the
+    GPT-2 size: the fast test model)."""
     m = models.get(model)
+    if name.startswith("tiny"):
+        return m.tiny_config()
     return m.mini_config() if name.startswith("mini") else m.config()
 
 
 def synthetic_model(name: str, config: dict | None = None, model: str = models.DEFAULT):
-    """GPT2LMHeadModel of seeded random numbers in synthetic_config(name, model)'s shape;
+    """The model's architecture with seeded random numbers in synthetic_config(name, model)'s shape;
     `config` overrides the shape.
 
-    'peaked' is 'random' with one change: the final LayerNorm's gain set so the logits' spread is
+    'peaked' is 'random' with one change: the final norm's gain set so the logits' spread is
     PEAKED_LOGIT_STD (random init spreads them ~0.55 at GPT-2's width: every token ~1/V), making
-    predictions as peaked as a trained model's. The logit lens reads through the same LayerNorm.
+    predictions as peaked as a trained model's. The logit lens reads through the same norm.
     """
-    import torch  # heavy (torch + transformers take seconds): only when a bundle must be extracted
-    from transformers import GPT2Config, GPT2LMHeadModel
     if name not in SYNTHETIC:
         raise ExtractError(f"unknown synthetic weights {name!r}; choose one of {', '.join(SYNTHETIC)}")
-    cfg = GPT2Config(**(config if config is not None else synthetic_config(name, model)))
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(RANDOM_SEED)
-    model = GPT2LMHeadModel(cfg).eval()
-    if name.endswith("peaked"):
-        # logit = ln_f(h) . wte[v]: unit-variance ln_f output times init-std rows, summed over n_embd
-        spread = cfg.initializer_range * cfg.n_embd ** 0.5
-        with torch.no_grad():
-            model.transformer.ln_f.weight.fill_(PEAKED_LOGIT_STD / spread)
-    return model
+    card = models.get(model)
+    config = config if config is not None else synthetic_config(name, model)
+    peaked = PEAKED_LOGIT_STD if name.endswith("peaked") else None
+    if card.arch == "gpt2":
+        return arch.gpt2.synthetic_model(config, peaked, RANDOM_SEED)
+    return arch.of(card).synthetic_model(config, card.hf_class, peaked, RANDOM_SEED)
 
 
 @dataclass(frozen=True)
@@ -105,8 +100,9 @@ class WeightsSpec:
 
     def identity(self) -> str:
         """A string that changes whenever the weights could change (part of the cache key)."""
-        if self.synthetic and not self.name.startswith("tiny") and (self.name.startswith("mini")
-                                                                     or self.model != models.DEFAULT):
+        gpt2 = models.get(self.model).arch == "gpt2"
+        if self.synthetic and (not gpt2 or (not self.name.startswith("tiny")
+                                            and (self.name.startswith("mini") or self.model != models.DEFAULT))):
             shape = json.dumps(synthetic_config(self.name, self.model), sort_keys=True)
             peaked = f":logit_std={PEAKED_LOGIT_STD}" if self.name.endswith("peaked") else ""
             return f"{self.name}:{self.model}:{shape}:seed={RANDOM_SEED}{peaked}"
@@ -119,6 +115,8 @@ class WeightsSpec:
             shape = json.dumps(TINY_CONFIG, sort_keys=True) if self.name.startswith("tiny") else "gpt2-small"
             return f"{self.name}:{shape}:seed={RANDOM_SEED}:logit_std={PEAKED_LOGIT_STD}"
         path = Path(self.name).expanduser()
+        if path.is_file():                     # a GGUF file: its bytes are its identity
+            return f"gguf:{path.name}:{arch.llama.weights.sha256(path)}"
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix in (".safetensors", ".bin", ".json"))
             stamp = ";".join(f"{p.name}:{p.stat().st_size}:{int(p.stat().st_mtime)}" for p in files)
@@ -134,15 +132,33 @@ def dir_config(path: str | Path) -> dict | None:
         return None
 
 
-def weights_model(weights: str) -> str | None:
-    """The family member real weights are (a hub id of onepass.data.models, or a directory whose config.json has
-    a family member's architecture); None for synthetic weights, 'auto', or any other shape."""
-    if weights in models.FAMILY:
-        return weights
+def is_gguf(weights: str) -> bool:
+    return str(weights).endswith(".gguf")
+
+
+def weights_card(weights: str):
+    """The model real weights are: a model's name or hub id, a .gguf file whose metadata has a known
+    model's shape, or a folder whose config.json has one; None for synthetic weights, 'auto', or any
+    other shape."""
     if weights in SYNTHETIC or weights == "auto":
         return None
-    config = dir_config(weights) if Path(weights).expanduser().is_dir() else None
-    return models.member_name(config)
+    if weights in models.MODELS:
+        return models.MODELS[weights]
+    by_hub = {m.hub: m for m in models.MODELS.values()}
+    if weights in by_hub:
+        return by_hub[weights]
+    path = Path(weights).expanduser()
+    if is_gguf(weights) and path.is_file():
+        config = arch.llama.weights.gguf_config(path)
+        return models.family_of(config) if config else None
+    config = dir_config(weights) if path.is_dir() else None
+    return models.family_of(config) if config else None
+
+
+def weights_model(weights: str) -> str | None:
+    """The --model name of the model real weights are (weights_card), or None."""
+    card = weights_card(weights)
+    return card.name if card else None
 
 
 def model_conflict(weights: str, model: str | None, weights_flag: str = "--weights",
@@ -152,59 +168,80 @@ def model_conflict(weights: str, model: str | None, weights_flag: str = "--weigh
     rather than silently ignored."""
     if model is None or weights in SYNTHETIC or weights == "auto":
         return None
-    if weights in models.FAMILY:
-        if weights != model:
-            return (f"{weights} loads the hub's {weights}, but {model_flag} says {model}; pass "
+    if weights in models.MODELS or weights in {m.hub for m in models.MODELS.values()}:
+        card = weights_card(weights)
+        if card.name != model:
+            return (f"{weights} loads {card.name}'s weights, but {model_flag} says {model}; pass "
                     f"{weights_flag} {model} (or auto, or random), or leave out {model_flag}")
         return None
-    if Path(weights).expanduser().is_dir():
-        config = dir_config(weights)
+    path = Path(weights).expanduser()
+    if path.is_dir() or (is_gguf(weights) and path.is_file()):
+        config = dir_config(weights) if path.is_dir() else arch.llama.weights.gguf_config(path)
         if config is None:
-            return None          # extraction says what is wrong with the folder
+            return None          # extraction says what is wrong with the folder or file
         found = models.family_of(config)
         if found is None or found.name != model:
-            what = found.name if found else (f"a GPT-2-shaped model outside the family ({config.get('n_layer')} "
-                                             f"layers, {config.get('n_embd')} wide)")
+            layers = config.get("n_layer", config.get("num_hidden_layers"))
+            width = config.get("n_embd", config.get("hidden_size"))
+            kind = config.get("model_type", "gpt2")
+            what = found.name if found else f"a {kind} model onepass does not list ({layers} layers, {width} wide)"
             return f"the weights in {weights} are {what}, but {model_flag} says {model}; leave out {model_flag}"
     return None
 
 
 def effective_model(weights: str, model: str | None) -> str:
-    """The family member a render explains: `model` when given, else the weights' own (weights_model),
+    """The model a render explains: `model` when given, else the weights' own (weights_model),
     else GPT-2 small."""
     return model or weights_model(weights) or models.DEFAULT
 
 
 def find_real_weights(model: str = models.DEFAULT) -> str | None:
-    """Real weights of `model` already on this machine: $ONEPASS_GPT2_WEIGHTS (when its config.json is
-    that model, or unreadable and the model is GPT-2 small), or the hub's cache (hub id = model). No request."""
+    """Real weights of `model` already on this machine: the file a package ships (SmolLM2), else
+    $ONEPASS_GPT2_WEIGHTS (when its config.json is that model, or unreadable and the model is GPT-2
+    small), else the hub's cache. No request."""
+    card = models.get(model)
+    packaged = arch.llama.weights.packaged_file(card) if card.arch != "gpt2" else None
+    if packaged is not None:
+        return str(packaged)
     env = os.environ.get(WEIGHTS_ENV)
-    if env and Path(env).expanduser().is_dir():
+    if env and Path(env).expanduser().is_dir() and card.arch == "gpt2":
         config = dir_config(env)
         if (models.member_name(config) == model if config is not None
                 else model == models.DEFAULT):
             return env
-    if hub.cached(model) is not None:         # model.safetensors only: never a pickle (.bin)
-        return model
+    if hub.cached(card.hub) is not None:         # model.safetensors only: never a pickle (.bin)
+        return card.hub
     return None
 
 
 def resolve_weights(name: str, log=print, model: str = models.DEFAULT) -> str:
-    """'auto' -> `model`'s real weights: on this machine (find_real_weights), else downloaded once
-    from the hub (data/hub.py), else 'random' (that model's architecture) with a warning saying why.
-    extract() logs which real weights it uses (weights_source)."""
-    if name != "auto":
+    """'auto' (or a non-GPT-2 model's name) -> `model`'s real weights: on this machine
+    (find_real_weights), else downloaded once from the hub (data/hub.py), else, for 'auto', 'random'
+    (that model's architecture) with a warning saying why. extract() logs which real weights it uses
+    (weights_source)."""
+    card = models.get(model)
+    named = name in models.MODELS and card.arch != "gpt2"
+    if name != "auto" and not named:
         return name
     found = find_real_weights(model)
     if found:
         return found
-    why = hub.fetch(model, log)
-    if why is None and hub.cached(model) is not None:
-        return model
+    if card.weights_from.startswith("package:"):
+        why = (f"its package is not installed ({arch.llama.weights.INSTALL_HINT})")
+    elif card.gated and not (os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")):
+        why = (f"{card.hub} is gated: accept its licence on https://huggingface.co/{card.hub} and set HF_TOKEN "
+               "to a token of that account")
+    else:
+        why = hub.fetch(card.hub, log)
+        if why is None and hub.cached(card.hub) is not None:
+            return card.hub
+    if named:
+        raise ExtractError(f"no real {model} weights on this machine: {why or 'the download left no model.safetensors'}")
     log(f"no real {model} weights on this machine and {why or 'the download left no model.safetensors'}: "
         f"rendering with RANDOM weights ({model}'s exact shapes, probabilities are noise; every frame says so). "
         f"For real predictions run again with internet (or HF_ENDPOINT set to a mirror), pass "
-        f"--weights {model} where the hub answers, or --weights DIR / {WEIGHTS_ENV}=DIR with a copied GPT-2 folder.")
+        f"--weights {model} where the hub answers, or --weights DIR / {WEIGHTS_ENV}=DIR with a copied "
+        f"{'GPT-2 folder' if card.arch == 'gpt2' else 'folder (config.json + model.safetensors) or a .gguf file'}.")
     return "random"
 
 
@@ -214,7 +251,7 @@ def weights_source(weights: str, resolved: str) -> str | None:
         return None
     why = ("downloaded now" if resolved in hub.downloaded else "found on this machine") if weights == "auto" \
         else "as --weights says"
-    if Path(resolved).expanduser().is_dir():
+    if Path(resolved).expanduser().exists():
         return f"weights: {resolved} ({why})"
     path = hub.cached(resolved)
     if path is None:
@@ -222,8 +259,21 @@ def weights_source(weights: str, resolved: str) -> str | None:
     return f"weights: {resolved} from the Hugging Face cache, revision {path.parent.name} ({why})"
 
 
-def validate_prompt(prompt: str) -> list[int]:
-    """Token ids of the prompt, or a clear error for prompts the film cannot show."""
+def model_tokenizer(model: str = models.DEFAULT, source: str | None = None):
+    """`model`'s own tokenizer (GPT-2's BPE for the GPT-2 family; a GGUF file's own for SmolLM2, from
+    `source` when that is another .gguf file)."""
+    card = models.get(model)
+    if card.arch == "gpt2":
+        return tokenizer
+    try:
+        return arch.of(card).tokenizer(card, source if source and is_gguf(source) else None)
+    except WeightsError as exc:
+        raise ExtractError(str(exc)) from None
+
+
+def validate_prompt(prompt: str, tok=tokenizer, limit: int | None = None) -> list[int]:
+    """Token ids of the prompt under `tok` (GPT-2's unless told), or a clear error for prompts the film
+    cannot show; `limit`: the model's context, when shorter than the film's MAX_TOKENS."""
     if not prompt or not prompt.strip():
         raise ExtractError("the prompt is empty: pass some text, e.g. --prompt \"The cat sat on the\"")
     # bytes that were not UTF-8 reach Python's argv as U+DC80..U+DCFF (surrogateescape)
@@ -241,44 +291,63 @@ def validate_prompt(prompt: str) -> list[int]:
     if bad:
         listed = ", ".join(f"U+{ord(c):04X}" for c in bad)
         raise ExtractError(f"the prompt contains control characters ({listed}); remove them and try again")
-    ids = tokenizer.encode(prompt)
+    ids = tok.encode(prompt)
     if len(ids) > MAX_TOKENS:
         raise ExtractError(f"the prompt is {len(ids)} tokens long; onepass shows at most {MAX_TOKENS} "
                            "(shorten it: every token becomes a row and a column on screen)")
+    if limit is not None and len(ids) + N_GENERATE > limit:
+        raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {limit} "
+                           f"(and chapter 06 adds {N_GENERATE}): shorten it")
     return ids
 
 
-def watch_token(prompt: str, text: str | None = None) -> dict | None:
+def watch_token(prompt: str, text: str | None = None, tok=tokenizer, model_title: str = "GPT-2") -> dict | None:
     """Chapter 04's token of interest: `text` (--watch; 'none' = off), else
-    DEFAULT_WATCH[prompt], else None.
+    DEFAULT_WATCH[prompt] where it is one token of this model's vocabulary, else None.
 
-    It must be exactly one GPT-2 token; mind the leading space (" mat", not "mat").
+    It must be exactly one token of the model's vocabulary; mind the leading space (" mat", not "mat").
     Recorded in the bundle's meta["watch"] (and its cache key), so a video can cite it.
     """
-    if text is None:
+    default = text is None
+    if default:
         text = DEFAULT_WATCH.get(prompt)
     if not text or text.strip().lower() == "none":
         return None
-    ids = tokenizer.encode(text)
+    ids = tok.encode_plain(text)
     if len(ids) != 1:
-        raise ExtractError(f"the token to watch, {text!r}, is {len(ids)} GPT-2 tokens {ids}; name a single token "
-                           "(usually a word with its leading space, e.g. \" mat\"), or 'none'")
+        if default:
+            return None
+        raise ExtractError(f"the token to watch, {text!r}, is {len(ids)} {model_title} tokens {ids}; name a single "
+                           "token (usually a word with its leading space, e.g. \" mat\"), or 'none'")
     return {"text": text, "id": ids[0]}
 
 
 def load_model(spec: WeightsSpec):
-    """GPT2LMHeadModel with eager attention (needed for attention outputs)."""
-    from transformers import GPT2LMHeadModel  # heavy (seconds): only when a bundle must be extracted
-
+    """The model (its architecture's transformers class) with eager attention (needed for attention
+    outputs): synthetic, from a .gguf file, a folder or the hub."""
     if spec.synthetic:
         return synthetic_model(spec.name, model=spec.model)
+    card = models.get(spec.model)
+    architecture = arch.of(card)
     source = os.path.expanduser(spec.name)
-    hub = spec.name if spec.name in models.FAMILY else models.DEFAULT
-    how_to = (f"Real GPT-2 weights were not found for {spec.name!r}. Either download them once on a "
-              "machine with internet (python -c \"from transformers import GPT2LMHeadModel; "
-              f"GPT2LMHeadModel.from_pretrained('{hub}')\"), or pass a local directory with "
-              f"--weights PATH (or set {WEIGHTS_ENV}), or render with --weights random "
-              "(GPT-2's exact shapes with random numbers; probabilities are then noise).")
+    if is_gguf(spec.name) or os.path.isfile(source):
+        try:
+            return architecture.load(source, True, card)
+        except WeightsError as exc:
+            raise ExtractError(str(exc)) from None
+        except Exception as exc:           # the GGUF loader's own errors on a file it cannot map
+            raise ExtractError(f"the weights in {source} cannot be loaded as {card.name} "
+                               f"({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}); "
+                               "pass a .gguf file of that model, or use --weights random") from None
+    load = (lambda local_only: architecture.load(source, local_only)) if card.arch == "gpt2" \
+        else (lambda local_only: architecture.load(source, local_only, card))
+    hub_id = card.hub
+    how_to = (f"Real {card.name} weights were not found for {spec.name!r}. Either download them once on a "
+              f"machine with internet (python -c \"from transformers import AutoModelForCausalLM; "
+              f"AutoModelForCausalLM.from_pretrained('{hub_id}')\"), or pass a local directory with "
+              f"--weights PATH" + (f" (or set {WEIGHTS_ENV})" if card.arch == "gpt2" else "")
+              + f", or render with --weights random ({card.name}'s exact shapes with random numbers; "
+              "probabilities are then noise).")
     if os.path.isdir(source):
         found = sorted(p.name for p in Path(source).iterdir())
         if not any(n.endswith(".safetensors") for n in found):
@@ -293,8 +362,7 @@ def load_model(spec: WeightsSpec):
             break
         try:
             # use_safetensors: never a pickle (pytorch_model.bin), whatever the folder or cache holds
-            return GPT2LMHeadModel.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
-                                                   local_files_only=local_only).eval()
+            return load(local_only)
         except SafetensorError as exc:      # a truncated or damaged file
             raise ExtractError(f"the weights in {source} cannot be read ({str(exc).splitlines()[0][:200]}): the "
                                "file is truncated or damaged; copy it again, or use --weights random") from None
@@ -313,7 +381,15 @@ def weights_meta(spec: WeightsSpec, model, steps=None) -> dict:
         steps.step("hashing the weights")
     meta = {"spec": spec.name, "identity": spec.identity(), "synthetic": spec.synthetic,
             "sha256": weights_sha256(model), "seed": RANDOM_SEED if spec.synthetic else None}
-    if not spec.synthetic and not Path(spec.name).expanduser().is_dir():
+    path = Path(spec.name).expanduser()
+    if not spec.synthetic and path.is_file():
+        # a GGUF file: its own sha256, and each kind of tensor's storage (quantized, dequantized to float32 here)
+        meta.update(file=path.name, file_sha256=arch.llama.weights.sha256(path),
+                    quantization=arch.llama.weights.quantization(str(path)), dequantized_to="float32")
+        card = models.get(spec.model)
+        if card.weights_from.startswith("package:"):
+            meta["package"] = card.weights_from.split(":")[1]
+    elif not spec.synthetic and not path.is_dir():
         meta["hub"] = hub.citation(spec.name)
     return meta
 
@@ -328,149 +404,39 @@ def weights_sha256(model) -> str:
     return h.hexdigest()
 
 
-# What capture() hooks: name -> (module path inside a block, "in" or "out"). Most are saved
-# as they are (see bundle.SCHEMA); "qkv" feeds derive() and "merged" is only compared.
-BLOCK_HOOKS = {
-    "resid_pre": ("", "in"), "ln1": ("ln_1", "out"), "qkv": ("attn.c_attn", "out"),
-    "merged": ("attn.c_proj", "in"), "attn_out": ("attn", "out"), "ln2": ("ln_2", "out"),
-    "mlp_pre": ("mlp.c_fc", "out"), "mlp_hidden": ("mlp.act", "out"), "mlp_out": ("mlp", "out"),
-    "resid_post": ("", "out"),
-}
-
-
-def capture(model, ids: list[int]) -> dict[str, np.ndarray]:
-    """Run the model once with forward hooks on its real modules; everything it computed, as numpy.
-
-    Per-layer captures are stacked to [L, T, ...] (batch dimension dropped); besides them:
-    ln_f [T, d], logits [T, V], attentions [L, H, T, T] (the model's own softmax),
-    wte [V, d] and wpe [P, d] (the embedding tables).
-    """
-    import torch  # heavy (~1 s): only needed when a bundle is actually extracted
-
-    store: dict = {}
-
-    def keep(name, output):
-        out = output[0] if isinstance(output, tuple) else output
-        store[name] = out.detach()[0].float().numpy()
-
-    handles = []
-    for l, block in enumerate(model.transformer.h):
-        for name, (path, side) in BLOCK_HOOKS.items():
-            module = block.get_submodule(path)
-            if side == "in":
-                hook = module.register_forward_pre_hook(lambda _m, args, n=f"{name}.{l}": keep(n, args[0]))
-            else:
-                hook = module.register_forward_hook(lambda _m, _args, out, n=f"{name}.{l}": keep(n, out))
-            handles.append(hook)
-    handles.append(model.transformer.ln_f.register_forward_hook(lambda _m, _a, out: keep("ln_f", out)))
+def run_forward(model, ids: list[int], shape: Shape) -> tuple[dict[str, np.ndarray], dict]:
+    """One forward pass through the architecture's capture (hooks), derive (numpy) and cross-check;
+    returns (tensors, checks)."""
+    architecture = arch.of(shape)
+    captured = architecture.capture(model, ids)
+    tensors = architecture.derive(captured, ids, shape)
     try:
-        with torch.no_grad():
-            out = model(torch.tensor([ids]), output_attentions=True, use_cache=False)
-    finally:
-        for h in handles:
-            h.remove()
-
-    L = model.config.n_layer
-    captured = {name: np.stack([store[f"{name}.{l}"] for l in range(L)]) for name in BLOCK_HOOKS}
-    captured.update(
-        ln_f=store["ln_f"],
-        logits=out.logits[0].float().numpy(),
-        attentions=torch.stack(out.attentions)[:, 0].float().numpy(),
-        wte=model.transformer.wte.weight.detach().float().numpy(),
-        wpe=model.transformer.wpe.weight.detach().float().numpy(),
-    )
-    return captured
+        return tensors, architecture.cross_check(tensors, captured)
+    except CaptureError as exc:
+        raise ExtractError(str(exc)) from None
 
 
-def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    z = x - np.max(x, axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def derive(c: dict[str, np.ndarray], ids: list[int], n_head: int) -> dict[str, np.ndarray]:
-    """The bundle's tensors from the captures: attention redone in numpy, as chapter 02 tells it.
-
-    probs are the model's own attention weights; the softmax of our masked scores is only
-    compared with them (cross_check), so what the film shows is exactly what the model used.
-    """
-    L, T, d3 = c["qkv"].shape                                   # qkv: [L, T, 3d]
-    d = d3 // 3
-    dh = d // n_head
-    heads = lambda x: x.reshape(L, T, n_head, dh).transpose(0, 2, 1, 3)  # [L, T, d] -> [L, H, T, dh]
-    q, k, v = (heads(c["qkv"][..., i * d:(i + 1) * d]) for i in range(3))  # each [L, H, T, dh]
-    scores_raw = q @ k.transpose(0, 1, 3, 2)                     # [L, H, T, T]
-    scores_scaled = scores_raw / np.sqrt(dh)                     # [L, H, T, T] (float64: numpy promotes)
-    future = np.triu(np.ones((T, T), dtype=bool), k=1)           # [T, T] True above the diagonal
-    scores_masked = np.where(future, -np.inf, scores_scaled).astype(np.float32)  # [L, H, T, T]
-    probs = c["attentions"]                                      # [L, H, T, T] the model's softmax
-    head_out = probs @ v                                         # [L, H, T, dh]
-    return {
-        "token_ids": np.array(ids, dtype=np.int64),              # [T]
-        "wte_rows": c["wte"][ids], "wpe_rows": c["wpe"][:T],     # [T, d] each
-        "wpe_table": c["wpe"],                                   # [P, d]
-        "resid_pre": c["resid_pre"], "ln1": c["ln1"],            # [L, T, d]
-        "q": q, "k": k, "v": v,
-        "scores_raw": scores_raw, "scores_scaled": scores_scaled, "scores_masked": scores_masked,
-        "probs": probs, "head_out": head_out,
-        "attn_out": c["attn_out"],                               # [L, T, d]
-        "resid_mid": c["resid_pre"] + c["attn_out"],             # [L, T, d]
-        "ln2": c["ln2"], "mlp_pre": c["mlp_pre"], "mlp_hidden": c["mlp_hidden"],  # [L, T, d|dff|dff]
-        "mlp_out": c["mlp_out"], "resid_post": c["resid_post"],  # [L, T, d]
-        "ln_f": c["ln_f"], "logits": c["logits"],                # [T, d], [T, V]
-    }
-
-
-def cross_check(t: dict[str, np.ndarray], c: dict[str, np.ndarray]) -> dict[str, float]:
-    """Our derivation against the model's own numbers; raises ExtractError past the tolerances."""
-    L, H, T, dh = t["head_out"].shape
-    checks = {
-        # saved probabilities == softmax of saved masked scores
-        "probs_vs_softmax_masked": float(np.abs(_softmax(t["scores_masked"]) - t["probs"]).max()),
-        # our per-head outputs, merged, == what the model fed its output projection
-        "head_out_vs_model": float(np.abs(t["head_out"].transpose(0, 2, 1, 3).reshape(L, T, H * dh)
-                                          - c["merged"]).max()),
-        # logits rebuilt from the captured final LayerNorm and the tied table == the model's logits
-        "logits_vs_model": float(np.abs(t["ln_f"] @ c["wte"].T - t["logits"]).max()),
-        # the embedding stage: wte + wpe == the first block's input
-        "embed_vs_model": float(np.abs(t["wte_rows"] + t["wpe_rows"] - t["resid_pre"][0]).max()),
-    }
-    # the tiny random model has logits of order 1; real GPT-2's are ~100, so compare relatively
-    scale = max(1.0, float(np.abs(t["logits"]).max()))
-    limits = {"probs_vs_softmax_masked": 1e-5, "head_out_vs_model": 1e-4,
-              "logits_vs_model": 1e-5 * scale, "embed_vs_model": 1e-6}
-    for name, err in checks.items():
-        if not err <= limits[name]:
-            raise ExtractError(f"captured tensors disagree with the model ({name}: max error {err:.3g}); "
-                               "this is a bug in onepass's hooks, please report it")
-    return checks
-
-
-def run_forward(model, ids: list[int]) -> tuple[dict[str, np.ndarray], dict]:
-    """One forward pass: capture (hooks), derive (numpy), cross-check; returns (tensors, checks)."""
-    captured = capture(model, ids)
-    tensors = derive(captured, ids, model.config.n_head)
-    return tensors, cross_check(tensors, captured)
-
-
-def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K) -> tuple[np.ndarray, np.ndarray]:
+def logit_lens(model, resid_post: np.ndarray, top_k: int = TOP_K, shape: Shape | None = None):
     """Top next-token guesses for the last position read off after every layer.
 
-    Each layer's residual (last row) goes through the final LayerNorm and the tied
-    unembedding, exactly like the real output. Returns ids and probs, [L, top_k].
+    Each layer's residual (last row) goes through the final norm and the unembedding, exactly
+    like the real output. Returns ids and probs, [L, top_k].
     """
     import torch  # heavy: only when a bundle is extracted
+    architecture = arch.of(shape) if shape is not None else arch.gpt2
     with torch.no_grad():
         h = torch.from_numpy(resid_post[:, -1, :])                     # [L, d]
-        logits = model.lm_head(model.transformer.ln_f(h)).double()      # [L, V]
+        logits = architecture.lens_logits(model, h).double()            # [L, V]
         probs = torch.softmax(logits, dim=-1)
         top = torch.topk(probs, top_k, dim=-1)
     return top.indices.numpy().astype(np.int64), top.values.float().numpy()
 
 
-def generate(model, ids: list[int], steps: int, top_k: int = TOP_K, on_token=lambda i: None):
+def generate(model, ids: list[int], steps: int, top_k: int = TOP_K, on_token=lambda i: None, tok=tokenizer,
+             n_positions: int | None = None):
     """Greedy continuation, one full forward pass per step (as chapter 06 tells it); on_token(i)
     after each."""
+    n_positions = n_positions or model.config.n_positions
     import torch  # heavy: only when a bundle is extracted
     context = list(ids)
     topk_ids, topk_probs, records = [], [], []
@@ -483,20 +449,20 @@ def generate(model, ids: list[int], steps: int, top_k: int = TOP_K, on_token=lam
             topk_probs.append(top.values.float().numpy())
             pick = int(top.indices[0])
             records.append({"context_tokens": len(context), "id": pick,
-                            "text": tokenizer.decode([pick]), "prob": float(top.values[0])})
+                            "text": tok.decode([pick]), "prob": float(top.values[0])})
             context.append(pick)
             on_token(len(records) - 1)
-            if len(context) >= model.config.n_positions:
+            if len(context) >= n_positions:
                 break
     return records, np.array(topk_ids, dtype=np.int64), np.array(topk_probs, dtype=np.float32)
 
 
-def cosine_pairs(model) -> list[dict]:
+def cosine_pairs(model, tok=tokenizer) -> list[dict]:
     """Cosine similarity of token-embedding rows for word pairs (first token of ' word')."""
-    wte = model.transformer.wte.weight.detach().double().numpy()
+    wte = model.get_input_embeddings().weight.detach().double().numpy()
     rows = []
     for a, b in COSINE_PAIRS:
-        ia, ib = tokenizer.encode(" " + a)[0], tokenizer.encode(" " + b)[0]
+        ia, ib = tok.encode_plain(" " + a)[0], tok.encode_plain(" " + b)[0]
         va, vb = wte[ia], wte[ib]
         cos = float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb)))
         rows.append({"a": a, "b": b, "id_a": ia, "id_b": ib, "cosine": cos})
@@ -505,7 +471,7 @@ def cosine_pairs(model) -> list[dict]:
 
 def library_versions() -> dict:
     out = {"python": sys.version.split()[0]}
-    for pkg in ("torch", "transformers", "tokenizers", "safetensors", "numpy", "manim"):
+    for pkg in ("torch", "transformers", "tokenizers", "safetensors", "numpy", "manim", "gguf"):
         try:
             out[pkg] = md.version(pkg)
         except md.PackageNotFoundError:
@@ -519,10 +485,15 @@ def library_versions() -> dict:
 PRODUCERS = ("extract", "tokenizer", "flops", "bundle", "models")
 
 
+def producer_files() -> list[Path]:
+    """PRODUCERS' files and every architecture's (data/arch/**.py)."""
+    here = Path(__file__).resolve().parent
+    return [here / f"{name}.py" for name in PRODUCERS] + sorted((here / "arch").rglob("*.py"))
+
+
 @lru_cache(maxsize=1)
 def producer_fingerprint() -> str:
-    here = Path(__file__).resolve().parent
-    trees = [ast.dump(ast.parse((here / f"{name}.py").read_text(encoding="utf-8"))) for name in PRODUCERS]
+    trees = [ast.dump(ast.parse(path.read_text(encoding="utf-8"))) for path in producer_files()]
     return hashlib.sha256("\n".join(trees).encode("utf-8")).hexdigest()[:16]
 
 
@@ -539,18 +510,20 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
 
     The cache is looked up first and a hit imports neither torch nor transformers.
     """
-    ids = validate_prompt(prompt)
     if model is not None:
         models.get(model)      # an unknown model is refused before anything loads
     conflict = model_conflict(weights, model)
     if conflict:
         raise ExtractError(conflict)
     model = effective_model(weights, model)
+    card = models.get(model)
+    tok = model_tokenizer(model, weights)
+    ids = validate_prompt(prompt, tok, None if card.arch == "gpt2" else card.shape().n_positions)
     spec = WeightsSpec(resolve_weights(weights, log, model), model)
     source = weights_source(weights, spec.name)
     if source:
         log(source)
-    watch = watch_token(prompt, watch)
+    watch = watch_token(prompt, watch, tok, arch.of(card).TITLE)
     options = {"top_k": TOP_K, "n_generate": N_GENERATE, "sample_seed": SAMPLE_SEED,
                "watch": watch and watch["text"], "code": producer_fingerprint()}
     key = bundle_io.cache_key(prompt, spec.identity(), options)
@@ -563,7 +536,7 @@ def extract(prompt: str, weights: str = "gpt2", root: Path | None = None,
         except bundle_io.BundleError as exc:
             log(f"bundle {directory} is unusable ({exc}); extracting it again")
 
-    return _extract_fresh(prompt, ids, spec, watch, key, directory, log)
+    return _extract_fresh(prompt, ids, spec, watch, key, directory, log, tok)
 
 
 class _Steps:
@@ -607,58 +580,79 @@ class _Steps:
 
 
 def _extract_fresh(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
-                   key: str, directory: Path, log) -> bundle_io.Bundle:
+                   key: str, directory: Path, log, tok=tokenizer) -> bundle_io.Bundle:
     """Load the model, run it once, check everything, write the bundle (extract() found no cache)."""
     # steps: load, forward pass, logit lens, N_GENERATE tokens, hash, write (the last one ends with the block)
     title = f"extracting {spec.model}" + (f" ({spec.name} weights)" if spec.synthetic else "")
     with _Steps(5 + N_GENERATE, title, log) as steps:
         steps.step("loading the weights", 0)
-        return _extract_steps(prompt, ids, spec, watch, key, directory, steps.say, steps)
+        return _extract_steps(prompt, ids, spec, watch, key, directory, steps.say, steps, tok)
+
+
+def model_shape(model, card) -> tuple[Shape, dict]:
+    """The loaded model's uniform shape and the bundle's config (GPT-2's: GPT2Config's own keys)."""
+    architecture = arch.of(card)
+    if card.arch == "gpt2":
+        config = architecture.shape_config(model)
+        return Shape.from_config(config), config
+    shape = architecture.shape_of(model.config.to_dict(), qk_norm=card.hf_class == "Qwen3ForCausalLM")
+    return shape, architecture.shape_config(model, shape)
 
 
 def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict | None,
-                   key: str, directory: Path, log, steps: _Steps) -> bundle_io.Bundle:
+                   key: str, directory: Path, log, steps: _Steps, tok=tokenizer) -> bundle_io.Bundle:
     import torch  # heavy (~1 s): a cached bundle never gets here
     torch.set_grad_enabled(False)
+    card = models.get(spec.model)
+    architecture = arch.of(card)
     # real weights: transformers' own bar while it reads them; synthetic ones: ours while they are drawn
     with steps.paused() if not spec.synthetic else contextlib.nullcontext():
         model = load_model(spec)
-    cfg = model.config
-    if len(ids) + N_GENERATE > cfg.n_positions:
-        raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {cfg.n_positions}")
-    log(f"running {spec.name + '-weight ' if spec.synthetic else ''}GPT-2 ({cfg.n_layer} layers, "
-        f"{cfg.n_embd} wide) on {len(ids)} tokens")
-    steps.step(f"one forward pass ({cfg.n_layer} layers)")
-    tensors, checks = run_forward(model, ids)
+    shape, config = model_shape(model, card)
+    if len(ids) + N_GENERATE > shape.n_positions:
+        raise ExtractError(f"the prompt is {len(ids)} tokens; this model reads at most {shape.n_positions}")
+    title = "GPT-2" if card.arch == "gpt2" else card.name
+    log(f"running {spec.name + '-weight ' if spec.synthetic else ''}{title} ({shape.n_layer} layers, "
+        f"{shape.n_embd} wide) on {len(ids)} tokens")
+    steps.step(f"one forward pass ({shape.n_layer} layers)")
+    tensors, checks = run_forward(model, ids, shape)
     steps.step("the logit lens")
-    tensors["lens_ids"], tensors["lens_probs"] = logit_lens(model, tensors["resid_post"])
+    tensors["lens_ids"], tensors["lens_probs"] = logit_lens(model, tensors["resid_post"], shape=shape)
     steps.step(f"generating {N_GENERATE} tokens")
     generated, tensors["gen_topk_ids"], tensors["gen_topk_probs"] = generate(
-        model, ids, N_GENERATE, on_token=lambda i: steps.step(f"generating ({i + 1} of {N_GENERATE} tokens done)"))
+        model, ids, N_GENERATE, on_token=lambda i: steps.step(f"generating ({i + 1} of {N_GENERATE} tokens done)"),
+        tok=tok, n_positions=shape.n_positions)
 
     # one sampled pick from the last row at temperature 1, reproducible from the stored seed
     last = torch.softmax(torch.from_numpy(tensors["logits"][-1]).double(), -1)
     sampled = int(torch.multinomial(last, 1, generator=torch.Generator().manual_seed(SAMPLE_SEED)))
 
-    config = {k: getattr(cfg, k) for k in ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions", "n_inner",
-                                            "layer_norm_epsilon", "activation_function")}
-    shape = Shape.from_config(config)
     actual_params = sum(p.numel() for p in model.parameters())
+    tiny = spec.name.startswith("tiny")
+    if card.arch == "gpt2":
+        # the hub id that was loaded; a directory's family member (else "gpt2", the architecture)
+        model_id = (f"{'gpt2' if tiny else spec.model}-architecture ({spec.name} weights)" if spec.synthetic
+                    else spec.name if spec.name in models.FAMILY else (models.member_name(config) or "gpt2"))
+        member = (None if tiny else spec.model) if spec.synthetic else models.member_name(config)
+    else:
+        model_id = (f"{spec.model}-architecture ({spec.name} weights)" if spec.synthetic
+                    else card.hub + (" (GGUF, dequantized to float32)" if is_gguf(spec.name) else ""))
+        member = None if tiny else spec.model
     meta = {
         "prompt": prompt,
         "token_ids": ids,
-        "token_texts": tokenizer.token_texts(ids),
-        # the hub id that was loaded; a directory's family member (else "gpt2", the architecture)
-        "model_id": f"{'gpt2' if spec.name.startswith('tiny') else spec.model}-architecture ({spec.name} weights)"
-        if spec.synthetic else spec.name if spec.name in models.FAMILY
-        else (models.member_name(config) or "gpt2"),
-        # the family member explained (onepass.data.models): the one synthetic weights imitate (a 'mini' keeps
+        "token_texts": tok.token_texts(ids),
+        "model_id": model_id,
+        # the model explained (onepass.data.models): the one synthetic weights imitate (a 'mini' keeps
         # its layers and heads), else the one with this architecture; None for any other shape (tiny)
-        "model": (None if spec.name.startswith("tiny") else spec.model) if spec.synthetic
-        else models.member_name(config),
+        "model": member,
+        # the architecture (data/arch) and, for citation, the model's own name and kind
+        "arch": card.arch,
+        "model_card": {"name": card.name, "hub": card.hub, "instruct": bool(getattr(card, "instruct", False)),
+                       "source": getattr(card, "source", f"{card.hub} config.json")},
         "weights": weights_meta(spec, model, steps),
         "config": config,
-        "parameters": dict(parameter_counts(shape, cfg.n_positions), counted_by_torch=actual_params),
+        "parameters": dict(parameter_counts(shape, shape.n_positions), counted_by_torch=actual_params),
         "libraries": library_versions(),
         "created_by": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -666,8 +660,8 @@ def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
         "top_k": TOP_K,
         "top_ids": [int(i) for i in np.argsort(-tensors["logits"][-1])[:TOP_K]],
         "generated": generated,
-        "sample": {"seed": SAMPLE_SEED, "temperature": 1.0, "id": sampled, "text": tokenizer.decode([sampled])},
-        "cosine": cosine_pairs(model),
+        "sample": {"seed": SAMPLE_SEED, "temperature": 1.0, "id": sampled, "text": tok.decode([sampled])},
+        "cosine": cosine_pairs(model, tok),
         "watch": watch,
         "checks": checks,
     }

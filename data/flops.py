@@ -15,35 +15,21 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from onepass.data import arch
+from onepass.data.arch.spec import Shape
+
 NOT_COUNTED = "softmax, LayerNorm, GELU, bias adds, the 1/sqrt(d_head) scale and residual adds are not counted"
+# the same convention in a Llama-style decoder's words (RoPE's rotation is counted, as GPT-2's position add is)
+NOT_COUNTED_RMS = ("softmax, RMSNorm, SiLU, the gate's product, the 1/sqrt(d_head) scale and residual adds "
+                   "are not counted")
 
 
-@dataclass(frozen=True)
-class Shape:
-    """The model's sizes, the few config numbers the ledger, the scenes and the narration need (a
-    bundle's: bundle.shape, the one place its config becomes numbers)."""
-    n_layer: int
-    n_head: int
-    n_embd: int
-    vocab: int
-    n_inner: int | None = None  # MLP width; GPT-2 uses 4 * n_embd
-    n_positions: int = 1024     # the longest context (the position table's rows)
-
-    @property
-    def d_ff(self) -> int:
-        return self.n_inner or 4 * self.n_embd
-
-    @property
-    def d_head(self) -> int:
-        return self.n_embd // self.n_head
-
-    @classmethod
-    def from_config(cls, cfg: dict) -> "Shape":
-        return cls(n_layer=cfg["n_layer"], n_head=cfg["n_head"], n_embd=cfg["n_embd"],
-                   vocab=cfg["vocab_size"], n_inner=cfg.get("n_inner"), n_positions=cfg.get("n_positions", 1024))
+def not_counted(shape: Shape) -> str:
+    """What the ledger leaves out, in this architecture's words."""
+    return NOT_COUNTED if shape.norm == "layernorm" else NOT_COUNTED_RMS
 
 
-GPT2_SMALL = Shape(n_layer=12, n_head=12, n_embd=768, vocab=50257)
+GPT2_SMALL = arch.gpt2.FAMILY["gpt2"].shape()
 # GPT-3 175B's context length, n_ctx = 2048 (Brown et al. 2020, "Language Models are
 # Few-Shot Learners", Table 2.1); only its position table depends on it.
 GPT3_N_POSITIONS = 2048
@@ -71,7 +57,7 @@ class Entry:
         meter (scenes/base.py) and the handout's ledger (film/kit/handout.py) get them from."""
         kind = self.key.split(".", 1)[1] if self.layer is not None else self.key
         values = {"layer": self.layer + 1} if self.layer is not None else {}
-        if kind in ("mlp_up", "mlp_down"):
+        if kind in ("mlp_gate", "mlp_up", "mlp_down"):
             values.update(d=shape.n_embd, dff=shape.d_ff)
         return f"film:step-{kind}", values
 
@@ -103,37 +89,24 @@ class Ledger:
         return sum(e.flops for e in self.entries if e.layer == layer)
 
     def attention_flops(self, layer: int) -> int:
-        return sum(self[f"L{layer}.{k}"].flops for k in ("qkv", "scores", "mix", "out"))
+        return sum(self._by_key[f"L{layer}.{k}"].flops for k in ("qkv", "rope", "scores", "mix", "out")
+                   if f"L{layer}.{k}" in self._by_key)
 
     def mlp_flops(self, layer: int) -> int:
-        return sum(self[f"L{layer}.{k}"].flops for k in ("mlp_up", "mlp_down"))
+        return sum(self._by_key[f"L{layer}.{k}"].flops for k in ("mlp_gate", "mlp_up", "mlp_down")
+                   if f"L{layer}.{k}" in self._by_key)
 
     def as_dicts(self) -> list[dict]:
         return [e.as_dict() for e in self.entries]
 
 
 def forward_ledger(shape: Shape, T: int) -> Ledger:
-    """Itemised FLOPs of one full forward pass over T tokens."""
+    """Itemised FLOPs of one full forward pass over T tokens (the items are the architecture's own:
+    data/arch/<name>/ledger.py)."""
     if T < 1:
         raise ValueError("a forward pass needs at least one token")
-    d, dff, L, V = shape.n_embd, shape.d_ff, shape.n_layer, shape.vocab
-    items: list[tuple[str, str, str, int, int | None]] = [
-        ("tokens", "tokenize", "lookup, no arithmetic", 0, None),
-        ("embed", "token embedding lookup", "row lookup, no arithmetic", 0, None),
-        ("positions", "add position vectors", f"T·d = {T}·{d}", T * d, None),
-    ]
-    for l in range(L):
-        items += [
-            (f"L{l}.qkv", f"layer {l + 1}: q, k, v projections", f"2·T·d·3d = 2·{T}·{d}·{3 * d}", 2 * T * d * 3 * d, l),
-            (f"L{l}.scores", f"layer {l + 1}: scores q·kᵀ", f"2·T·T·d = 2·{T}·{T}·{d}", 2 * T * T * d, l),
-            (f"L{l}.mix", f"layer {l + 1}: weights × v", f"2·T·T·d = 2·{T}·{T}·{d}", 2 * T * T * d, l),
-            (f"L{l}.out", f"layer {l + 1}: output projection", f"2·T·d·d = 2·{T}·{d}·{d}", 2 * T * d * d, l),
-            (f"L{l}.mlp_up", f"layer {l + 1}: MLP up {d}→{dff}", f"2·T·d·4d = 2·{T}·{d}·{dff}", 2 * T * d * dff, l),
-            (f"L{l}.mlp_down", f"layer {l + 1}: MLP down {dff}→{d}", f"2·T·4d·d = 2·{T}·{dff}·{d}", 2 * T * dff * d, l),
-        ]
-    items.append(("unembed", "unembedding, last row", f"2·d·V = 2·{d}·{V}", 2 * d * V, None))
     entries, total = [], 0
-    for key, step, formula, flops, layer in items:
+    for key, step, formula, flops, layer in arch.of(shape).ledger_items(shape, T):
         total += flops
         entries.append(Entry(key, step, formula, flops, total, layer))
     return Ledger(entries)
@@ -142,16 +115,29 @@ def forward_ledger(shape: Shape, T: int) -> Ledger:
 def decode_step_flops(shape: Shape, context: int) -> int:
     """FLOPs to produce one new token with a KV cache holding `context` - 1 earlier tokens.
 
-    Only the new row is projected; it attends to all `context` keys.
+    Only the new row is projected (k and v at the key/value heads' width); it attends to all
+    `context` keys. Its positions: one table row added, or its q and k rotated.
     """
-    d, dff = shape.n_embd, shape.d_ff
-    per_layer = 2 * d * 3 * d + 2 * context * d * 2 + 2 * d * d + 2 * d * dff * 2
-    return d + shape.n_layer * per_layer + 2 * d * shape.vocab
+    d, dff, H, KV, dh = shape.n_embd, shape.d_ff, shape.n_head, shape.kv_heads, shape.d_head
+    mlp_matrices = 3 if shape.mlp == "swiglu" else 2
+    per_layer = (2 * d * (H + 2 * KV) * dh + 2 * context * H * dh * 2 + 2 * H * dh * d
+                 + 2 * d * dff * mlp_matrices)
+    if shape.has_position_table:
+        positions = d
+    else:
+        positions, per_layer = 0, per_layer + 3 * (H + KV) * dh
+    return positions + shape.n_layer * per_layer + 2 * d * shape.vocab
 
 
 def kv_cache_numbers_per_token(shape: Shape) -> int:
-    """Numbers cached per token: one key and one value vector per layer."""
-    return 2 * shape.n_layer * shape.n_embd
+    """Numbers cached per token: one key and one value vector per layer and key/value head
+    (2 × layers × key/value heads × d_head; GPT-2's 2 × layers × d)."""
+    return 2 * shape.n_layer * shape.kv_heads * shape.d_head
+
+
+def kv_cache_numbers_without_gqa(shape: Shape) -> int:
+    """What the same model would cache per token with one key/value head per query head."""
+    return 2 * shape.n_layer * shape.n_head * shape.d_head
 
 
 def attention_pairs(T: int) -> int:
@@ -166,7 +152,7 @@ def causal_pairs(T: int) -> int:
 
 def attention_grid_flops(shape: Shape, T: int) -> int:
     """Score and mixing FLOPs of all layers at T tokens (the T x T part of the ledger)."""
-    return shape.n_layer * 2 * (2 * T * T * shape.n_embd)
+    return shape.n_layer * 2 * (2 * T * T * shape.n_head * shape.d_head)
 
 
 def kv_cache_bytes(shape: Shape, tokens: int, bytes_per_number: int = FP16_BYTES) -> int:
@@ -189,21 +175,10 @@ def generation_flops(shape: Shape, prompt_tokens: int, new_tokens: int, cached: 
     return total
 
 
-def parameter_counts(shape: Shape, n_positions: int = 1024) -> dict[str, int]:
-    """Parameters per component, from the shape alone (weights + biases)."""
-    d, dff, L, V = shape.n_embd, shape.d_ff, shape.n_layer, shape.vocab
-    attn = d * 3 * d + 3 * d + d * d + d
-    mlp = d * dff + dff + dff * d + d
-    ln = 2 * d
-    counts = {
-        "wte": V * d,
-        "wpe": n_positions * d,
-        "attention_per_layer": attn,
-        "mlp_per_layer": mlp,
-        "layernorms": L * 2 * ln + ln,
-    }
-    counts["total"] = counts["wte"] + counts["wpe"] + L * (attn + mlp) + counts["layernorms"]
-    return counts
+def parameter_counts(shape: Shape, n_positions: int | None = None) -> dict[str, int]:
+    """Parameters per component, from the shape alone (the architecture's own count:
+    data/arch/<name>/ledger.py); n_positions: the position table's rows, where there is one."""
+    return arch.of(shape).parameter_counts(shape, n_positions)
 
 
 def human(n: float) -> str:

@@ -191,3 +191,9 @@ def token_bytes(token_id: int) -> bytes:
     if token_id == EOT_ID or any(c not in _UNICODE_TO_BYTE for c in symbol):
         return symbol.encode("utf-8")
     return symbol_bytes(symbol)
+
+
+def encode_plain(text: str) -> list[int]:
+    """The ids of `text` alone: GPT-2 adds no begin-of-text token, so this is encode (the call every
+    model's tokenizer answers: onepass.data.arch.tokens.ModelTokenizer)."""
+    return encode(text)

