@@ -8,7 +8,7 @@ into the bundle's standard tensor names (capture.py), its ledger items and param
 from __future__ import annotations
 
 from onepass.data import tokenizer as _gpt2_tokenizer
-from onepass.data.arch.gpt2.capture import capture, cross_check, derive, lens_logits, load, synthetic_model
+from onepass.data.arch.gpt2.capture import capture, cross_check, derive, lens_logits, load, shape_config, synthetic_model
 from onepass.data.arch.gpt2.ledger import ledger_items, parameter_counts
 from onepass.data.arch.gpt2.models import DEFAULT, FAMILY, MINI_HEAD_WIDTH, TINY_CONFIG, Model, shape_of
 
@@ -33,5 +33,5 @@ def family_of(config: dict):
 
 
 __all__ = ["NAME", "TITLE", "MODELS", "DEFAULT", "Model", "MINI_HEAD_WIDTH", "TINY_CONFIG", "shape_of",
-           "capture", "derive", "cross_check", "lens_logits", "load", "synthetic_model", "ledger_items",
+           "capture", "derive", "cross_check", "lens_logits", "load", "shape_config", "synthetic_model", "ledger_items",
            "parameter_counts", "tokenizer", "family_of"]
