@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -32,10 +33,26 @@ _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
 
+def _part_prefix(path: Path) -> str:
+    """`.<name>.p<PID>-`: a temporary file names the process writing it, so a clean-up can tell a
+    live writer's file from a killed one's (`part_owner`)."""
+    return f".{path.name}.p{os.getpid()}-"
+
+
+_PART_OWNER = re.compile(r"\.p([0-9]+)-[^.]+\.part(?:\.[^.]*)?$")
+
+
+def part_owner(name: str) -> int | None:
+    """The process id a temporary file's name gives (`write_bytes`, `temp_name`), or None (an older
+    version's name, or not a temporary file)."""
+    m = _PART_OWNER.search(name)
+    return int(m.group(1)) if m else None
+
+
 def write_bytes(path: Path | str, data: bytes) -> Path:
     """Write `data` to `path` atomically; returns the path."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_part_prefix(path), suffix=".part", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -115,10 +132,10 @@ def remove_stale_parts(folder: Path | str, older_than: float = 3600.0) -> int:
 
 def temp_name(path: Path | str, suffix: str | None = None) -> Path:
     """A fresh, unique, empty file beside `path` (same folder, so a rename is atomic), named
-    `.<name>.<random>.part<suffix>`; `suffix` defaults to the path's own (ffmpeg picks its
+    `.<name>.p<PID>-<random>.part<suffix>`; `suffix` defaults to the path's own (ffmpeg picks its
     format by it). The caller removes it (`discard`) if it never replaces `path`."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part" + (path.suffix if suffix is None else suffix),
+    fd, tmp = tempfile.mkstemp(prefix=_part_prefix(path), suffix=".part" + (path.suffix if suffix is None else suffix),
                                dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)
@@ -167,19 +184,28 @@ class FolderLock:
     """An advisory lock (fcntl.flock) on `<folder>/.onepass.lock`: a second run into the same
     folder waits for the first (calling `on_wait` once with a line saying so) instead of racing
     it. Released when the holder exits, however it exits (the kernel drops the lock with the
-    process), so a killed run never leaves the folder locked.
+    process), so a killed run never leaves the folder locked. Re-entrant within one thread (a
+    render holds it from its first write to its last, and the build and each kit inside take it
+    again); another thread, like another process, waits.
 
         with FolderLock(dest, on_wait=print):
             ...
     """
 
     NAME = ".onepass.lock"
+    _held: dict[tuple[str, int], list] = {}       # (folder, thread) -> [descriptor, depth]
 
     def __init__(self, folder: Path | str, on_wait=None):
         self.folder, self.on_wait, self.fd = Path(folder), on_wait, None
 
     def __enter__(self):
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.key = (os.path.realpath(self.folder), threading.get_ident())
+        held = self._held.get(self.key)
+        if held is not None:            # this thread holds it already: only one thread touches its key
+            held[1] += 1
+            self.fd = held[0]
+            return self
         self.fd = os.open(self.folder / self.NAME, os.O_RDWR | os.O_CREAT, 0o666 & ~_UMASK)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -191,10 +217,15 @@ class FolderLock:
             except BaseException:
                 os.close(self.fd)
                 raise
+        self._held[self.key] = [self.fd, 1]
         return self
 
     def __exit__(self, *exc):
-        os.close(self.fd)       # closing the descriptor releases the lock
+        held = self._held[self.key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._held[self.key]
+            os.close(self.fd)       # closing the descriptor releases the lock
         self.fd = None
         return False
 

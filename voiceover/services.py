@@ -42,6 +42,7 @@ import shutil
 import subprocess
 import tempfile
 import unicodedata
+import wave
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -143,8 +144,8 @@ class OnepassService:
         folder = Path(self.cache_dir)
         folder.mkdir(parents=True, exist_ok=True)
         wav, meta = folder / f"{digest}.wav", folder / f"{digest}.json"
-        if wav.exists() and meta.exists():
-            data = json.loads(meta.read_text(encoding="utf-8"))
+        data = kept_clip(wav, meta, key)
+        if data is not None:
             data["cached"] = True
             return data
         clip, segments, stats = self.produce(text, line_id, marks, lang)
@@ -161,6 +162,33 @@ class OnepassService:
         """(clip, segments, stats); stats may carry "marks": {name: seconds} when the voice knows
         when each marker is said (an aligned recording)."""
         return audio.master(self.chunks(text, line_id))
+
+
+def _seconds(x) -> bool:
+    return type(x) in (int, float) and 0 <= x < 36_000
+
+
+def kept_clip(wav: Path, meta: Path, key: dict) -> dict | None:
+    """The record of a clip the cache holds for `key`, or None (then it is made again and stored
+    over): the record must be JSON made for exactly this key, naming this clip, its segments and
+    markers times in seconds, and the clip a PCM WAV that opens. A damaged, planted or another
+    line's file is never used, and nothing in it is run (JSON and WAV are data only)."""
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        with wave.open(str(wav), "rb") as w:
+            playable = w.getframerate() > 0 and w.getnframes() > 0 and w.getsampwidth() == 2
+    except (OSError, ValueError, EOFError, wave.Error):
+        return None
+    if not (playable and isinstance(data, dict) and data.get("input_data") == key
+            and data.get("final_audio") == wav.name and isinstance(data.get("segments"), list)):
+        return None
+    if not all(isinstance(g, dict) and _seconds(g.get("start")) and _seconds(g.get("end"))
+               and isinstance(g.get("text"), str) for g in data["segments"]):
+        return None
+    marks = data.get("marks")
+    if marks is not None and not (isinstance(marks, dict) and all(t is None or _seconds(t) for t in marks.values())):
+        return None
+    return data
 
 
 # -- none ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ import difflib
 import html
 import os
 import sys
+import threading
 from pathlib import Path
 
 from onepass.data.errors import OnepassError
@@ -31,6 +32,51 @@ from onepass.film.plan.errors import PipelineError
 
 # the keywords render() takes besides `chapters`: every option render.py has a flag for
 KEYWORDS = tuple(o.key for o in request.OPTIONS if o.cli)
+KINDS = {o.key: o.kind for o in request.OPTIONS}
+# One bundle extracted at a time in this process: transformers imports its classes lazily, and two
+# threads importing them at once got a raw ImportError; two threads asking for the same bundle would
+# also both extract it. Everything after (the build, the kits) runs concurrently: two calls writing
+# into one folder take turns on its lock (film/make/request.py produce), other folders at once.
+_EXTRACTING = threading.Lock()
+
+
+class ArgumentError(request.RequestError):
+    """An argument of onepass.render of the wrong type (every one at once), named as the call names it."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        lines = [m for _, m in problems]
+        Exception.__init__(self, lines[0] if len(lines) == 1 else
+                           f"{len(lines)} problems, nothing rendered: " + "; ".join(lines))
+
+
+def _kind_of(value) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def check_types(chapters, options: dict) -> None:
+    """Each argument of the type its option takes (a text, a path, True/False, a whole number; chapters
+    a number, a text or a list of them), or ArgumentError naming the argument and the type given."""
+    problems = []
+    if chapters is not None and not isinstance(chapters, (str, int, list, tuple)) or isinstance(chapters, bool) \
+            or (isinstance(chapters, (list, tuple)) and not all(isinstance(c, (str, int)) and not isinstance(c, bool)
+                                                                 for c in chapters)):
+        problems.append(("chapters", "chapters= must be a chapter number, a text such as \"00,02\" or \"all\", or a "
+                                     f"list of them; got {_kind_of(chapters)}"))
+    for key, value in options.items():
+        if value is None or key not in KINDS:
+            continue
+        kind = KINDS[key]
+        if kind == "flag" and not isinstance(value, bool):
+            problems.append((key, f"{key}= must be True or False; got {_kind_of(value)}"))
+        elif kind == "count" and (not isinstance(value, int) or isinstance(value, bool)):
+            problems.append((key, f"{key}= must be a whole number (int); got {_kind_of(value)}"))
+        elif kind == "path" and not isinstance(value, (str, os.PathLike)):
+            problems.append((key, f"{key}= must be a path (a str or a pathlib.Path); got {_kind_of(value)}"))
+        elif kind in ("text", "choice") and not isinstance(value, str):
+            problems.append((key, f"{key}= must be a str; got {_kind_of(value)}"))
+    if problems:
+        raise ArgumentError(problems)
 EMBED_LIMIT = 50 * 2 ** 20      # a video outside the notebook's folder is embedded up to this size
 
 
@@ -151,11 +197,17 @@ def render(chapters=None, *, prompt: str | None = None, lang: str | None = None,
     described, scheduler, jobs, force); anything left out takes render.py's default (out: ./out
     under the current folder). `progress=False` renders without the progress display and log.
 
-    Raises request.RequestError (every problem of the request, the command line's message) or
-    another onepass.data.errors.OnepassError (extraction, voice, build) for a problem the user can fix.
+    Raises request.RequestError (every problem of the request, the command line's message; an
+    argument of the wrong type: ArgumentError, naming it and the type given) or another
+    onepass.data.errors.OnepassError (extraction, voice, build) for a problem the user can fix.
+    Safe to call from several threads at once: bundles are extracted one at a time, and two calls
+    into one output folder take turns on its lock.
     """
     given = {k: v for k, v in (("prompt", prompt), ("lang", lang), ("quality", quality)) if v is not None}
-    args = namespace(chapters, **given, **options)
+    if not isinstance(progress, bool):
+        raise ArgumentError([("progress", f"progress= must be True or False; got {_kind_of(progress)}")])
+    args = namespace(chapters, **given, **options)      # unknown keywords: TypeError, as Python says it
+    check_types(chapters, {**given, **options})
     req = request.from_args(args)                    # every problem at once: request.RequestError
     from rich.console import Console                 # noqa: PLC0415
     from rich.markup import escape                   # noqa: PLC0415
@@ -167,7 +219,8 @@ def render(chapters=None, *, prompt: str | None = None, lang: str | None = None,
     with contextlib.ExitStack() as stack:
         executor = stack.enter_context(scheduler.open_executor(req.scheduler, req.jobs))
         executor.log = note
-        bundle = request.get_bundle(req, log=note)
+        with _EXTRACTING:
+            bundle = request.get_bundle(req, log=note)
         if bundle.synthetic:
             note("synthetic weights: every frame is marked; predictions are not GPT-2's")
         check_recordings(req, bundle, note)

@@ -25,17 +25,19 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
 from onepass.data import home
-from onepass.data.files import FolderLock, remove_dead_owned, write_json
+from onepass.data.files import FolderLock, part_owner, process_alive, remove_dead_owned, write_json
 from onepass.film.run import forkserver
 from onepass.film.plan.errors import PipelineError
 from onepass.film.run.executors import LocalExecutor
@@ -97,14 +99,15 @@ class _TermAsInterrupt:
 
 def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None) -> int:
     """Remove what killed runs into `dest` left behind: scene render folders, manim media
-    folders, join folders, temporary files. Only called while holding `dest`'s lock, so no
+    folders, join folders, temporary files whose writer is gone. Only called while holding
+    `dest`'s lock, which a render holds from its first write to its last (request.produce), so no
     live run is writing any of them; and, for any output folder, the media folders whose scene
     process is gone (onepass.film.run.runner.remove_dead_media). Returns how many were removed."""
     work, kit, stills = dest / ".scenes", dest / "clips", dest / "stills"   # the kits work under the same lock
     found = [p for folder in (dest, work, kit, stills) if folder.is_dir() for p in folder.iterdir()
              if (p.is_dir() and (p.name.startswith(LEFTOVER_FOLDERS)
                                  or (p.name.startswith(".ch") and (CLIP_CUT in p.name or STILLS_CUT in p.name))))
-             or (p.is_file() and (p.name.endswith(".part") or ".part." in p.name))]
+             or (p.is_file() and (p.name.endswith(".part") or ".part." in p.name) and _owner_gone(p))]
     found += list(media_root().glob(media_prefix(work) + "*"))
     for p in found:
         if p.is_dir():
@@ -126,6 +129,19 @@ def remove_leftovers(dest: Path, log: Callable[[str], None] = lambda line: None)
     return len(found) + media + others
 
 
+def _owner_gone(part: Path) -> bool:
+    """A temporary file no live process is writing: its name's process (onepass.data.files.part_owner)
+    is gone, or is this one (which holds the folder's lock, so it is not writing it now); a name
+    without one (an older version's) once it is an hour old."""
+    pid = part_owner(part.name)
+    if pid is None:
+        try:
+            return time.time() - part.stat().st_mtime > 3600
+        except OSError:
+            return False
+    return pid == os.getpid() or not process_alive(pid)
+
+
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,
             log: Callable[[str], None]) -> list[ChapterResult]:
     titles, shown = o.chapter_titles(), o.shown_titles()
@@ -137,6 +153,8 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
         timings = json.loads(timings_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         timings = {}
+    if not isinstance(timings, dict) or not all(type(v) in (int, float) for v in timings.values()):
+        timings = {}                # another shape (planted, damaged): only the order of renders is lost
     progress = o.progress
     tasks = {c: progress.add_task(f"chapter {c}: {shown[c]}", total=len(plans[c])) for c in chapters} \
         if progress is not None else {}

@@ -32,6 +32,7 @@ from onepass.data import bundle as bundle_io
 from onepass.data import extract, home, models
 from onepass.data.chapters import titles
 from onepass.data.extract import ExtractError
+from onepass.data.files import FolderLock
 from onepass.film.kit import clips, slides
 from onepass.film.run import executors
 from onepass.film.plan.errors import PipelineError
@@ -509,7 +510,18 @@ class Produced:
 
 
 def produce(req: Request, bundle, options, log: Callable[[str], None] = lambda line: None) -> Produced:
-    """Build the request's chapters (film/make/build.py), the film for --all, and the lecture kit."""
+    """Build the request's chapters (film/make/build.py), the film for --all, and the lecture kit.
+
+    Holds the output folder's lock (FolderLock) from the first file written to the last: the build,
+    the film, the descriptions track and transcript, the described cut and every kit. A second run
+    into the folder waits for all of it, so its clean-up (build.remove_leftovers) never meets this
+    run's temporary files. The build and the kits take the same lock again (it is re-entrant)."""
+    dest = destination(req.out, bundle, req.quality, req.lang)
+    with FolderLock(dest, on_wait=options.log or log):
+        return _produce(req, bundle, options, log)
+
+
+def _produce(req: Request, bundle, options, log: Callable[[str], None]) -> Produced:
     # the build, imported here: scene processes load this module for QUALITIES and need none of it
     from onepass.film.make import build                   # noqa: PLC0415
     if req.clips or req.slides:              # a kit that cannot be written is refused before the build

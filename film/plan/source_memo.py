@@ -7,8 +7,9 @@ the file's text, so it is stored under a hash of that text, the function's name 
 the code that reads it (film/plan/keys.py) and Python's version (the `ast` module's shapes): an edited
 file, an edited reader or another Python gives another name, never a stale fact. A fact that
 raises (a scene the cache cannot read) is not stored. Stores are atomic (a temporary name, then
-a rename), so processes sharing the folder never read half a file; one that cannot be read back
-is computed again and stored over.
+a rename), so processes sharing the folder never read half a file; one that cannot be read back,
+or is not a record of this very fact (JSON naming the file's own hash: a planted or misplaced
+file), is computed again and stored over. JSON only: nothing read here can run.
 """
 from __future__ import annotations
 
@@ -54,9 +55,12 @@ class SourceMemo:
         h = hashlib.sha256(self.salt())
         h.update(json.dumps([kind, args], ensure_ascii=False).encode("utf-8"))
         h.update(text.encode("utf-8"))
-        path = where / f"{h.hexdigest()[:32]}.json"
+        name = h.hexdigest()[:32]
+        path = where / f"{name}.json"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(record, dict) and record.get("fact") == name and "value" in record:
+                return record["value"]
         except (OSError, ValueError):        # absent, damaged: compute it again
             pass
         value = compute()
@@ -65,7 +69,7 @@ class SourceMemo:
             fd, tmp = tempfile.mkstemp(prefix=".fact.", dir=where)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(value, f, ensure_ascii=False)
+                    json.dump({"fact": name, "value": value}, f, ensure_ascii=False)
                 os.replace(tmp, path)
             finally:
                 Path(tmp).unlink(missing_ok=True)

@@ -178,6 +178,8 @@ def join_chapter(chapter: str, title: str, results: list[SceneResult], dest: Pat
         stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         stamp = {}
+    if not isinstance(stamp, dict):            # another shape: joined again
+        stamp = {}
     # kept only if every file is what was written (size and sha256 recorded): a garbled caption
     # file or an emptied thumbnail is made again, as a damaged MP4 is
     if (not force and stamp.get("keys") == keys and stamp.get("voiced") == voiced
