@@ -67,8 +67,13 @@ def unreachable(hub_id: str) -> str | None:
         why = ""
     except Exception as exc:     # refused, no route, no name, timed out, 404, 5xx: all mean "not from the hub"
         timed_out = "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower()
-        detail = f"no answer within {PROBE_TIMEOUT:g} s" if timed_out else _short(exc)
-        why = f"the hub at {key[0]} could not be reached ({detail})"
+        if "JSONDecodeError" in {c.__name__ for c in type(exc).__mro__}:     # json's, requests', simplejson's
+            # it answered, with a page that is not the hub's JSON (a captive portal, a proxy's login, another server)
+            why = (f"the hub at {key[0]} answered, but not as a model hub does (not JSON: a web page, a proxy "
+                   "or another server at that address?); check HF_ENDPOINT")
+        else:
+            detail = f"no answer within {PROBE_TIMEOUT:g} s" if timed_out else _short(exc)
+            why = f"the hub at {key[0]} could not be reached ({detail})"
     _verdicts[key] = why
     return why or None
 

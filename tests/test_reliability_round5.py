@@ -230,3 +230,46 @@ def test_an_argument_of_the_wrong_type_is_a_request_error_naming_it(kw, named, t
         onepass.render(**{"out": tmp_path / "o", **kw})
     assert named in str(e.value) and isinstance(e.value, onepass.OnepassError)
     assert not (tmp_path / "o").exists()
+
+
+# -- 5. smaller -----------------------------------------------------------------------------------------
+
+def test_an_unterminated_string_in_a_script_fails_check_script(tmp_path):
+    po = tmp_path / "mine.po"
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                  'msgctxt "ch00-intro"\nmsgid "x\nmsgstr "y"\n', encoding="utf-8")
+    rc, out, err = run_main("--check-script", str(po))
+    assert rc != 0 and "mine.po:6" in err and "unterminated" in err
+
+
+def test_a_prompt_over_several_lines_keeps_the_cite_line_whole():
+    from onepass.film.kit.publish import one_line
+    assert one_line("two\nlines\r\nand\u2028more") == "two↵lines↵and↵more"
+
+
+def test_a_hub_answering_a_web_page_is_named_as_such(monkeypatch):
+    import http.server
+    from onepass.data import hub
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<html><body>Sign in</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.setattr(hub, "_verdicts", {})
+        why = hub.unreachable("gpt2")
+    finally:
+        server.shutdown()
+    assert why and "answered, but not as a model hub" in why and "Expecting value" not in why

@@ -19,6 +19,7 @@ and the same <bookmark mark="..."/> markers (words/markup.py), and no id English
 from __future__ import annotations
 
 import gettext
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -79,8 +80,26 @@ def plural_rule(header: str | None):
     return gettext.c2py(expr)
 
 
+_PO_STRING = r'"(?:[^"\\]|\\.)*"'
+_PO_LINE = re.compile(rf'\s*(?:#.*|(?:#~\s*)?(?:(?:msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?)\s+)?{_PO_STRING}\s*|)$')
+
+
+def syntax_problems(path: Path) -> list[str]:
+    """Lines of a PO file that are not a comment, a keyword with one quoted string, or a quoted
+    continuation (an unterminated `msgid "x`): each named by its line, since polib takes them as empty."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        return [f"{path}: not a readable PO file ({exc})"]
+    return [f"{path.name}:{n}: not a PO line (an unterminated string, or a stray word?): {line.strip()[:60]!r}"
+            for n, line in enumerate(text.splitlines(), 1) if not _PO_LINE.match(line)][:20]
+
+
 def read_po(path: Path, source: bool) -> tuple[dict[str, Message], str]:
     """(id -> Message, the Plural-Forms header) of one PO file; `source`: msgid is the text."""
+    broken = syntax_problems(path)
+    if broken:                # polib reads an unterminated string as an empty one, silently
+        raise CatalogError(broken)
     try:
         po = polib.pofile(str(path), encoding="utf-8")
     except (OSError, ValueError) as exc:

@@ -154,7 +154,7 @@ if W["synthetic"]:        # the film's seeded random weights, made exactly as on
         model.transformer.ln_f.weight.fill_(W["peaked_logit_std"] / spread)
 else:                     # real GPT-2: the folder the film read, else the hub (downloads once)
     source = W["spec"] if Path(W["spec"]).expanduser().is_dir() else W["hub_id"]
-    model = GPT2LMHeadModel.from_pretrained(source).eval()
+    model = GPT2LMHeadModel.from_pretrained(source, use_safetensors=True).eval()   # never a pickle
 h = hashlib.sha256()
 for name, tensor in sorted(model.state_dict().items()):
     h.update(name.encode())

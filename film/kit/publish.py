@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,9 +53,19 @@ def citation(bundle) -> dict:
             "prompt": bundle.prompt, "version": project_version(), "synthetic": bool(w.get("synthetic"))}
 
 
+LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: each line break shown as ↵ (a prompt typed over several lines keeps the
+    description's "Prompt:" and "Cite as" lines whole, and says where it broke)."""
+    return LINE_BREAKS.sub("↵", text)
+
+
 def cite_line(bundle, words) -> str:
     c = citation(bundle)
-    return words.text("kit:cite", version=c["version"], model=c["model"], sha256=c["sha256"], prompt=c["prompt"])
+    return words.text("kit:cite", version=c["version"], model=c["model"], sha256=c["sha256"],
+                      prompt=one_line(c["prompt"]))
 
 
 def stamp(seconds: float) -> str:
@@ -115,7 +126,7 @@ def chapter_description(result, bundle, words) -> str:
     if bundle.synthetic:
         lines += [words.text("film:synthetic-mark"), ""]
     lines += [words.text("kit:publish-chapters")] + [f"{stamp(m.seconds)} {m.title}" for m in marks]
-    lines += ["", words.text("kit:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
+    lines += ["", words.text("kit:publish-prompt", prompt=one_line(bundle.prompt)), cite_line(bundle, words), ""]
     return "\n".join(lines)
 
 
@@ -135,7 +146,7 @@ def film_description(results, bundle, words) -> str:
     lines.append(words.text("kit:publish-chapters"))
     for start, r in zip(chapter_starts(results), results):
         lines.append(f"{stamp(start)} {words.text('film:heading', chapter=r.chapter, title=r.title)}")
-    lines += ["", words.text("kit:publish-prompt", prompt=bundle.prompt), cite_line(bundle, words), ""]
+    lines += ["", words.text("kit:publish-prompt", prompt=one_line(bundle.prompt)), cite_line(bundle, words), ""]
     return "\n".join(lines)
 
 
