@@ -306,8 +306,9 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> lis
     lowest first."""
     from unittest import mock
 
-    from manim import Scene, tempconfig
+    from manim import Scene
 
+    from onepass.engine.dry_run import dry_run
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
     found = []
@@ -317,13 +318,10 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> lis
         original_play(self, *args, **kwargs)
         found.extend((c, type(self).__name__, *rest) for c, *rest in frame_contrasts(self))
 
-    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR", "from_animation_number": 10 ** 9}
     for cls in scenes_of(chapter):
         if scenes is not None and cls.__name__ not in scenes:
             continue
-        with tempconfig(settings), mock.patch.object(Scene, "play", play_and_measure), \
-                mock.patch("manim.renderer.cairo_renderer.CairoRenderer.update_frame", lambda *a, **k: None):
+        with dry_run(), mock.patch.object(Scene, "play", play_and_measure):
             cls(SceneInputs(Path(bundle), lang=lang)).render()
     return sorted(found)
 

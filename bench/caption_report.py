@@ -15,7 +15,6 @@ reuses them (before and after on the same timing).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
 import subprocess
@@ -31,23 +30,13 @@ BEFORE = "470f64117a663d25b11d912c3561663531d67fbf"
 
 def dry_cues(bundle: Path, chapter: str, lang: str, voice: str):
     """(per-scene cue lists, per-scene lengths) of a chapter, without drawing a frame."""
-    from manim import tempconfig
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from unittest import mock
+    from onepass.engine.dry_run import dry_run
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
     media = tempfile.mkdtemp(prefix="onepass-caption-report-")
-    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR", "media_dir": media, "from_animation_number": 10 ** 9}
-    original = CairoRenderer.update_frame
-
-    def no_draw(renderer, *a, **k):
-        if not renderer.skip_animations:
-            original(renderer, *a, **k)
     lists, lengths = [], []
     for cls in scenes_of(chapter):
-        with tempconfig(settings), contextlib.ExitStack() as stack:
-            stack.enter_context(mock.patch.object(CairoRenderer, "update_frame", no_draw))
+        with dry_run(media):
             scene = cls(SceneInputs(Path(bundle), voice=voice, lang=lang))
             scene.render()
         lists.append([{k: v for k, v in c.items() if k != "clip"} for c in scene.cues])

@@ -421,16 +421,25 @@ class Recorder:
                 "grid": bool(kinds[TABLE])}
 
 
+def this_checkouts_dry_run():
+    """engine/dry_run.py's dry_run() of this checkout, loaded from its file: the revision audited
+    (--root, --before) may be older than it and have none."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("lesson_audit_dry_run", HERE / "engine" / "dry_run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.dry_run
+
+
 def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
     """[{scene, beat, verdict, kinds, why}] for every beat of `chapter`, in order."""
     from unittest import mock
 
-    from manim import Animation, Scene, tempconfig
-    from manim.renderer.cairo_renderer import CairoRenderer
+    from manim import Animation, Scene
+    dry_run = this_checkouts_dry_run()
     base = mods["scenes.base"]
     ChapterScene = base.ChapterScene
     original_beat, original_add, original_play = ChapterScene.beat, Scene.add, Scene.play
-    original_update = CairoRenderer.update_frame
     recorders: dict[int, Recorder] = {}
 
     def rec(scene) -> Recorder:
@@ -468,18 +477,11 @@ def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
             return result
         return original_play(self, *args, **kwargs)
 
-    def no_drawing(renderer, *args, **kwargs):
-        if not renderer.skip_animations:
-            original_update(renderer, *args, **kwargs)
-
     rows = []
     media = tempfile.mkdtemp(prefix="lesson-audit-media-")
-    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR", "media_dir": media, "from_animation_number": 10 ** 9}
     for cls in mods["scenes.registry"].scenes_of(chapter):
-        with tempconfig(settings), mock.patch.object(ChapterScene, "beat", beat), \
-                mock.patch.object(Scene, "add", add), mock.patch.object(Scene, "play", play), \
-                mock.patch.object(CairoRenderer, "update_frame", no_drawing):
+        with dry_run(media), mock.patch.object(ChapterScene, "beat", beat), \
+                mock.patch.object(Scene, "add", add), mock.patch.object(Scene, "play", play):
             scene = cls(base.SceneInputs(Path(bundle.path)))
             scene.render()
         for v in rec(scene).beats:

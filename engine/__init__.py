@@ -12,6 +12,7 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     frames.py           the scene process's renderer, camera, file writer and segment encoder
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
     text.py             what onepass does to a Text beyond its arguments
+    dry_run.py          dry_run(): a scene run with nothing written and nothing drawn (tests, bench)
     stored.py           a built Text as data only (JSON and arrays), for the label shelf
     animation.py        Indication: Indicate with its target made by one overridable method
     narration.py        NarratedScene: a scene that speaks a line per block (public Scene API only)
@@ -20,45 +21,65 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
 Layers: render.py -> film/ -> scenes/ -> voiceover/ -> engine/ -> words/ -> data/ (engine imports
 nothing of film/, scenes/ or voiceover/; the film's own parts come in as arguments).
 
-INTERNALS lists each internal, what relies on it, and where that lives.
+INTERNALS lists each internal, what relies on it, where that lives, and the names
+tests/test_engine.py refuses outside engine/.
 """
 from __future__ import annotations
 
-# (internal, what relies on it, where it is used) -- before the boundary, these were used from
-# film/run/render_job.py, film/still_layer.py, scenes/text.py, scenes/base.py, scenes/follow.py,
-# voiceover/services.py and voiceover/guard.py
+# (internal, what relies on it, where it is used, the names tests/test_engine.py looks for outside
+# engine/) -- before the boundary, these were used from film/run/render_job.py, film/still_layer.py,
+# scenes/text.py, scenes/base.py, scenes/follow.py, voiceover/services.py and voiceover/guard.py; the
+# dry-run recipe from tests/helpers.py, three tests and three bench scripts.
+# A name is one of three kinds: `name`, a name only this internal has, refused anywhere outside
+# engine/ (an attribute, an imported name, or a string that names it: a config key, a mock.patch
+# target); `_name`, a private name of manim's, refused by the private-name rules (on anything
+# imported from manim, or `self._name` in a class drawn from manim's); `Class.name`, a public name
+# that every mobject or animation has, internal only on that class: refused where it is read from a
+# value the module makes of that class by name, or set on the class itself.
 INTERNALS = (
     ("manim.scene.video_segment_encoder.VideoSegmentEncoder (not exported by manim)",
-     "SegmentEncoder subclasses it", "engine/frames.py"),
+     "SegmentEncoder subclasses it", "engine/frames.py", ("VideoSegmentEncoder", "video_segment_encoder")),
     ("VideoSegmentEncoder._container, ._stream, ._next_pts, ._closed, ._operation_error()",
-     "SegmentEncoder: frames already converted, holds as two frames, packets hashed", "engine/frames.py"),
+     "SegmentEncoder: frames already converted, holds as two frames, packets hashed", "engine/frames.py",
+     ("_container", "_stream", "_next_pts", "_closed", "_operation_error")),
     ("VideoSegmentEncoder.__init__ called again on the same object", "SegmentEncoder._reopen (a hold's encoder)",
-     "engine/frames.py"),
+     "engine/frames.py", ("VideoSegmentEncoder",)),
     ("manim._config.video_encoder.VideoEncoderSpec (its fields; dataclasses.replace)",
-     "a hold's x264 zone option", "engine/frames.py"),
+     "a hold's x264 zone option", "engine/frames.py", ("_config", "video_encoder")),   # the class itself:
+    # engine/frames.py's, since SegmentEncoder takes one
     ("SceneFileWriter._create_segment_encoder (overridden)", "FilmFileWriter: its encoder class",
-     "engine/frames.py"),
+     "engine/frames.py", ("_create_segment_encoder",)),
     ("SceneFileWriter._current_encode_job", "FilmFileWriter.write_frame: converts only while a segment is open",
-     "engine/frames.py"),
+     "engine/frames.py", ("_current_encode_job",)),
     ("VMobject.get_subpaths_from_points, Mobject.get_family (replaced while a scene renders)",
-     "faster_manim(): subpaths_from_points, family_of", "engine/frames.py"),
-    ("a copy of Mobject's _iter_family order (remove_list_redundancies)", "family_of", "engine/frames.py"),
-    ("Camera.set_cairo_context_path's cairo calls, restated", "trace_path, FilmCamera", "engine/frames.py"),
-    ("CairoRenderer.update_frame/render/freeze_current_frame, static_image", "FilmRenderer", "engine/frames.py"),
+     "faster_manim(): subpaths_from_points, family_of", "engine/frames.py",
+     ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family")),
+    ("a copy of Mobject's _iter_family order (remove_list_redundancies)", "family_of", "engine/frames.py",
+     ("_iter_family", "remove_list_redundancies")),
+    ("Camera.set_cairo_context_path's cairo calls, restated", "trace_path, FilmCamera", "engine/frames.py",
+     ("set_cairo_context_path",)),
+    ("CairoRenderer.update_frame/render/freeze_current_frame, static_image", "FilmRenderer", "engine/frames.py",
+     ("update_frame", "freeze_current_frame", "static_image")),
+    ("config from_animation_number past every play; CairoRenderer.update_frame replaced while it lasts",
+     "dry_run(): a scene run with nothing written or drawn", "engine/dry_run.py",
+     ("from_animation_number", "update_frame")),
     ("Camera.display_vectorized's inputs, restated; get_mobjects_to_display; pixel_array_to_cairo_context",
-     "StillLayer.look_of, capture, grow", "engine/still_layer.py"),
+     "StillLayer.look_of, capture, grow", "engine/still_layer.py",
+     ("display_vectorized", "get_mobjects_to_display", "pixel_array_to_cairo_context")),
     ("Text.submobjects (its glyphs), original_text, text, initial_height, chars",
-     "compact_text, composed, set_glyphs, set_string, string_of", "engine/text.py"),
+     "compact_text, composed, glyphs_of, set_glyphs, set_string, string_of", "engine/text.py",
+     ("Text.submobjects", "original_text", "Text.text", "initial_height", "chars")),
     ("Text.id_to_vgroup_dict, svg_default, path_string_config; each glyph's path_obj",
-     "compact_text (PARSE_ONLY), light", "engine/text.py"),
-    ("every attribute of a Text, its glyphs and colours (vars(); cls.__new__ + __dict__, as Mobject.__deepcopy__)",
-     "the label shelf's data-only files: dumps, loads, check", "engine/stored.py"),
+     "compact_text (PARSE_ONLY), light", "engine/text.py",
+     ("id_to_vgroup_dict", "svg_default", "path_string_config", "path_obj")),
     ("Indicate.scale_factor, Indicate.color (read in create_target)", "Indication (scenes/follow.py's Swell)",
-     "engine/animation.py"),
+     "engine/animation.py", ("Indicate.scale_factor", "Indicate.color")),
     ("manim_voiceover.helper's prompt_ask_missing_extras, prompt_ask_missing_package, create_dotenv_file "
-     "(replaced), a module-level input", "install(): never a question on stdin", "engine/voiceover_plugin.py"),
+     "(replaced), a module-level input", "install(): never a question on stdin", "engine/voiceover_plugin.py",
+     ("prompt_ask_missing_extras", "prompt_ask_missing_package", "create_dotenv_file")),
     ("manim-voiceover's network service classes (gtts, openai, azure, elevenlabs, gemini)",
-     "service_class(kind): voiceover/services.py's NetworkService", "engine/voiceover_plugin.py"),
+     "service_class(kind): voiceover/services.py's NetworkService", "engine/voiceover_plugin.py",
+     ("manim_voiceover", "GTTSService", "OpenAIService", "AzureService", "ElevenLabsService", "GeminiService")),
 )
 # gone, replaced by onepass's own code on manim's public API: manim-voiceover's VoiceoverScene and
 # its tracker (engine/narration.py), SpeechService._wrap_generate_from_text (services' own

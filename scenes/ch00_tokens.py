@@ -12,6 +12,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, 
 
 from onepass.data import tokenizer
 from onepass.data.facts.ch00 import token_facts
+from onepass.engine.text import glyphs_of, string_of
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Swell, glow, say
@@ -118,7 +119,7 @@ class Prompt(TokensScene):
         with self.beat("intro") as beat:
             big = text_block(f["prompt"], S.TITLE_SIZE, 40, S.CONTENT_W)
             fit_to(big, width=S.CONTENT_W, height=2.2, grow=1.6)
-            self.gpt2_texts.update(line.original_text for line in big)     # the prompt, in lines
+            self.gpt2_texts.update(string_of(line) for line in big)     # the prompt, in lines
             count = label(self.text("counts",
                                     words=self.text("word-count", count=f["words"], n=N.fmt_int(f["words"])),
                                     characters=self.text("character-count", count=f["chars"],
@@ -137,8 +138,8 @@ class Prompt(TokensScene):
             per_char = typing / max(1, f["chars"])
             # typed letter by letter; a line Pango draws no glyph for (only format characters) fades in
             self.play(Succession(*[AddTextLetterByLetter(line, time_per_char=per_char,
-                                                         run_time=max(0.2, per_char * len(line.original_text)))
-                                   if len(line.submobjects) else FadeIn(line) for line in big]), run_time=typing)
+                                                         run_time=max(0.2, per_char * len(string_of(line))))
+                                   if glyphs_of(line) else FadeIn(line) for line in big]), run_time=typing)
             lit_prompt = glow(big, color=S.INK, buff=GAP.s, opacity=0.08)
             say(self, beat, "count", FadeIn(count, shift=UP * GAP.xs), FadeIn(lit_prompt))
             say(self, beat, "count", GrowArrow(into), FadeIn(tokenizer_box, shift=UP * GAP.s), into=0.55)

@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from onepass.film.make import build  # noqa: E402
 from onepass.scenes import style as S  # noqa: E402
-from onepass.scenes.text import LEGIBLE, light  # noqa: E402
+from onepass.engine.text import light, string_of  # noqa: E402
+from onepass.scenes.text import LEGIBLE  # noqa: E402
 from onepass.words.catalog import is_rtl  # noqa: E402
 
 
@@ -87,10 +88,11 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
     """
     from unittest import mock
 
-    from manim import Text, tempconfig
-    from manim.renderer.cairo_renderer import CairoRenderer
+    from manim import Text
+
+    from onepass.engine.dry_run import dry_run
     built: list[str] = []
-    original_init, original_update_frame = Text.__init__, CairoRenderer.update_frame
+    original_init = Text.__init__
 
     def recording_init(self, text, *args, **kwargs):
         built.append(text)
@@ -101,25 +103,11 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
         original_init(self, text, *args, **kwargs)
         if key is not None:
             _OUTLINES[key] = light(self.copy())     # the film drops each glyph's SVG path anyway
-
-    def no_drawing_while_skipping(renderer, *args, **kwargs):
-        """A dry run's plays are all skipped, yet manim still draws each one's static frame: nothing
-        reads those pixels (the mobjects are what the tests check), so skipped plays draw nothing."""
-        if not renderer.skip_animations:
-            original_update_frame(renderer, *args, **kwargs)
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
     inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
-    settings = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                "verbosity": "ERROR", "media_dir": _test_media_dir()}
-    patches = [mock.patch.object(Text, "__init__", recording_init)]
-    if not draw:
-        settings["from_animation_number"] = 10 ** 9   # every play counts as 'before the first one drawn'
-        patches.append(mock.patch.object(CairoRenderer, "update_frame", no_drawing_while_skipping))
-    with tempconfig(settings), contextlib.ExitStack() as stack:
-        for p in patches:
-            stack.enter_context(p)
+    with dry_run(_test_media_dir(), draw=draw), mock.patch.object(Text, "__init__", recording_init):
         instance = cls(inputs)
         instance.render()
     instance.built_texts = built
@@ -241,7 +229,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
         for mob in self.mobjects:
             for sub in shown_texts(mob):
                 left, right, bottom, top = box(sub)
-                where = f"{name}/{key}: {sub.original_text!r}"
+                where = f"{name}/{key}: {string_of(sub)!r}"
                 if off_frame(left, right, top):
                     problems.append(f"{where} leaves the frame")
                 if bottom < S.CAPTION_TOP - 0.05 and f"{chapter} {name}/{key}" not in KNOWN_IN_CAPTION_BAND:
@@ -260,7 +248,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                 left, right, _, top = box(sub)
                 if off_frame(left, right, top):
                     problems.append(f"{name}, play {self.renderer.num_plays}: {type(animation).__name__} takes "
-                                    f"{sub.original_text!r} off the frame")
+                                    f"{string_of(sub)!r} off the frame")
     begin = base.ChapterScene.begin_animations
     monkeypatch.setattr(base.ChapterScene, "begin_animations", begin_checked)
     monkeypatch.setattr(base.ChapterScene, "beat", checked)

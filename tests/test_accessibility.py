@@ -68,8 +68,10 @@ def test_contrast_measured_on_a_drawn_frame_matches_the_colours():
     """A still drawn by manim's camera: INK and MUTED words at the film's smallest size, on the
     background and on a cell; the measure reads each within 10% of the colours' own ratio, and a
     dim word (MUTED at 40%) below 4.5."""
-    from manim import Rectangle, Scene, Text, VGroup, tempconfig, DOWN
-    with tempconfig({"quality": "low_quality", "dry_run": True, "verbosity": "ERROR", "progress_bar": "none"}):
+    from manim import Rectangle, Scene, Text, VGroup, DOWN
+
+    from onepass.engine.dry_run import dry_run
+    with dry_run(draw=True):
         scene = Scene()
         ink = Text("attention", font=S.SANS, font_size=S.SMALL, color=S.INK)
         muted = Text("softmax 0.42", font=S.SANS, font_size=S.SMALL, color=S.MUTED)

@@ -21,6 +21,7 @@ from onepass.voiceover.scripts import ch01 as ch01_script
 from onepass.words import catalog, markup
 from onepass.words import numbers as N
 from onepass.words.catalog import Words
+from onepass.engine.text import string_of
 
 EN = Words.load("en")
 
@@ -318,7 +319,7 @@ def test_every_word_these_chapters_show_comes_from_the_catalog(tiny_bundle):
 def test_a_label_too_long_for_its_panel_takes_two_lines_rather_than_an_illegible_size():
     from onepass.scenes.text import fit_lines
     short = fit_lines("trained GPT-2: structured patterns", S.SMALL, S.INK, 5.0)
-    assert "\n" not in short.original_text and short.width <= 5.0
+    assert "\n" not in string_of(short) and short.width <= 5.0
     longer = fit_lines("⟦ţŕààííñééđ ĜPŢŢ-2: šţŕûûçţûûŕééđđ pààţţééŕñšš⟧", S.SMALL, S.INK, 4.0)
-    assert longer.original_text.count("\n") == 1 and longer.width <= 4.0 + 1e-6
+    assert string_of(longer).count("\n") == 1 and longer.width <= 4.0 + 1e-6
     assert longer.font_size >= 0.93 * S.SMALL

@@ -21,6 +21,7 @@ from onepass.data.flops import (
 from onepass.scenes import style as S
 from onepass.words import numbers as N
 from onepass.scenes.widgets import token_window
+from onepass.engine.text import string_of
 
 
 def build(bundle, chapter, scene):
@@ -340,7 +341,7 @@ def test_chapter06_words_come_from_the_catalog_and_fit_when_longer(which, name, 
             for sub in mob.get_family():
                 if not isinstance(sub, Text) or sub.get_fill_opacity() == 0 or sub.width == 0:
                     continue
-                text = sub.original_text
+                text = string_of(sub)
                 left, right, bottom, _ = helpers.box(sub)
                 if left < S.LEFT_EDGE - 0.01 or right > S.RIGHT_EDGE + 0.01:
                     found.add((key, text, "beyond the margins"))

@@ -19,13 +19,22 @@ from pathlib import Path
 import pytest
 
 from onepass.data.errors import OnepassError
-from onepass.engine import versions
+from onepass.engine import INTERNALS, versions
 from onepass.engine.text import PARSE_ONLY
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("manim", "manim_voiceover")
-# manim's attributes that are not marked private but are its internals (engine/text.py)
-INTERNAL_ATTRIBUTES = set(PARSE_ONLY) | {"path_obj"}
+# every name engine/__init__.py's INTERNALS lists, by kind (its comment says what each kind means)
+LISTED = [name for *_, names in INTERNALS for name in names]
+ONLY_INTERNAL = {n for n in LISTED if "." not in n and not n.startswith("_")}     # refused anywhere
+PRIVATE_LISTED = {n for n in LISTED if n.startswith("_")}                          # the private-name rules
+ON_CLASS: dict[str, set[str]] = {}                                                 # Class.name
+for _n in LISTED:
+    if "." in _n:
+        ON_CLASS.setdefault(_n.split(".")[0], set()).add(_n.split(".")[1])
+# what makes a value of each such class, by the name called (scenes/text.py's label is a Text; Swell an Indicate)
+MAKERS = {"Text": {"Text", "MarkupText", "Paragraph", "label"}, "Indicate": {"Indicate", "Indication", "Swell"},
+          "Mobject": set(), "VMobject": set()}
 # modules that may reach into the engines: the boundary, its contract, and this test (its cases)
 EXEMPT = ("engine/", "tests/test_frame_path.py", "tests/test_engine.py")
 SKIP_DIRS = {"media", "out", "build", "node_modules", "__pycache__", "cache", "bundles", "catalogs"}
@@ -105,8 +114,7 @@ def boundary_breaches(path: Path, derived: set[str] | None = None) -> list[str]:
                 base = base.value
             if isinstance(base, ast.Name) and base.id in bound and private(node.attr):
                 found.append(f"{node.lineno}: {base.id}...{node.attr}, a private name of manim's")
-            if node.attr in INTERNAL_ATTRIBUTES:
-                found.append(f"{node.lineno}: .{node.attr}, a Text internal (engine/text.py)")
+    found += listed_names_used(tree)
     # classes drawn from manim's (directly, or through another class of the project)
     derived = set(derived or ())
     classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
@@ -127,6 +135,68 @@ def boundary_breaches(path: Path, derived: set[str] | None = None) -> list[str]:
             elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
                   and private(node.attr) and node.attr in privates):
                 found.append(f"{node.lineno}: {c.name} uses self.{node.attr}, a private name of manim's")
+    return found
+
+
+def _called(node) -> str | None:
+    """The name a call calls (`label(...)`, `S.label(...)` -> 'label'), else None."""
+    if isinstance(node, ast.Call):
+        f = node.func
+        return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+    return None
+
+
+def listed_names_used(tree: ast.Module) -> list[str]:
+    """Uses of the names INTERNALS lists (their kinds: engine/__init__.py), one line each.
+
+    `name`: an attribute, an imported name or module, or a string that is the name (one-word
+    names excepted: `chars` is a dictionary key too) or a dotted path through it (a mock.patch
+    target). `Class.name`: read from a value the module makes of Class by name (a call to one of
+    MAKERS[Class], or a name assigned one), or set on Class (an assignment, or a call given Class
+    and the name: setattr, monkeypatch.setattr, mock.patch.object). What a value is when it comes
+    from elsewhere (a loop over a group, an argument) is not known here: engine/text.py's
+    string_of and glyphs_of are the way, and a review sees the rest."""
+    found: list[str] = []
+    made: dict[str, set[str]] = {}          # class -> names the module binds to values of it
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for cls, makers in MAKERS.items():
+                if _called(node.value) in makers:
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        if isinstance(t, ast.Name):
+                            made.setdefault(cls, set()).add(t.id)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in ONLY_INTERNAL:
+                found.append(f"{node.lineno}: .{node.attr}, an internal engine/ owns (INTERNALS)")
+            for cls, names in ON_CLASS.items():
+                if node.attr not in names:
+                    continue
+                v = node.value
+                if _called(v) in MAKERS[cls] or (isinstance(v, ast.Name) and (v.id in made.get(cls, ()) or
+                                                                           v.id == cls and isinstance(node.ctx, ast.Store))):
+                    found.append(f"{node.lineno}: {cls}.{node.attr}, an internal engine/ owns (INTERNALS)")
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for part in [*node.module.split("."), *(a.name for a in node.names)]:
+                if part in ONLY_INTERNAL:
+                    found.append(f"{node.lineno}: imports {part}, an internal engine/ owns (INTERNALS)")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                for part in a.name.split("."):
+                    if part in ONLY_INTERNAL:
+                        found.append(f"{node.lineno}: imports {part}, an internal engine/ owns (INTERNALS)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            parts = node.value.split(".") if "." in node.value and " " not in node.value else []
+            hits = [p for p in parts if p in ONLY_INTERNAL]
+            if node.value in ONLY_INTERNAL and "_" in node.value:
+                hits.append(node.value)
+            found += [f"{node.lineno}: {node.value!r} names {h}, an internal engine/ owns (INTERNALS)" for h in hits]
+        elif isinstance(node, ast.Call):
+            names = [a.id for a in node.args if isinstance(a, ast.Name)]
+            strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            for cls in set(names) & set(ON_CLASS):
+                for attr in set(strings) & ON_CLASS[cls]:
+                    found.append(f"{node.lineno}: sets {cls}.{attr}, an internal engine/ owns (INTERNALS)")
     return found
 
 
@@ -177,6 +247,37 @@ def test_a_use_of_an_internal_outside_the_engine_is_caught(tmp_path):
     assert all(found[n] for n in "abcdef" for n in [f"{n}.py"]), found
     assert len(found["c.py"]) == 2
     assert found["g.py"] == [] and found["h.py"] == []
+
+
+def test_every_name_internals_lists_is_refused_outside_the_engine(tmp_path):
+    """Each name engine.INTERNALS lists is one the boundary refuses: a use of it outside engine/
+    is caught, by the rules its kind names (engine/__init__.py)."""
+    assert LISTED and all(names for *_, names in INTERNALS)
+    assert set(PARSE_ONLY) | {"path_obj"} <= ONLY_INTERNAL     # engine/text.py's parse-only attributes among them
+    assert PRIVATE_LISTED <= engine_private_names(), PRIVATE_LISTED - engine_private_names()
+    assert set(ON_CLASS) <= set(MAKERS)
+    cases = {}
+    for name in ONLY_INTERNAL:
+        cases[f"attr_{name}"] = f"def f(x):\n    return x.{name}\n"
+    for name in PRIVATE_LISTED:
+        cases[f"private_{name}"] = f"import manim\nx = manim.{name}\n"
+    for cls, names in ON_CLASS.items():
+        for name in names:
+            cases[f"set_{cls}_{name}"] = f"from manim import {cls}\n{cls}.{name} = None\n"
+            for maker in MAKERS[cls]:
+                cases[f"read_{maker}_{name}"] = f"def f(label):\n    t = {maker}('a')\n    return t.{name}\n"
+    cases["patched"] = "from unittest import mock\nmock.patch('manim.renderer.cairo_renderer.CairoRenderer.update_frame')\n"
+    cases["config"] = "settings = {'from_animation_number': 10 ** 9}\n"
+    cases["patched_on_class"] = "from manim import Mobject\ndef f(monkeypatch, g):\n    monkeypatch.setattr(Mobject, 'get_family', g)\n"
+    missed = []
+    for name, text in cases.items():
+        (tmp_path / f"{name}.py").write_text(text)
+        if not boundary_breaches(tmp_path / f"{name}.py"):
+            missed.append(name)
+    assert missed == []
+    # a dictionary key that is also a one-word name, and a group's own submobjects, are not internals
+    (tmp_path / "fine.py").write_text("def f(facts, group):\n    return facts['chars'], group.submobjects\n")
+    assert boundary_breaches(tmp_path / "fine.py") == []
 
 
 # -- the supported versions --------------------------------------------------------

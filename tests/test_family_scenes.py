@@ -25,6 +25,7 @@ from onepass.scenes.widgets import STACK_ROWS, layer_window
 from tests.helpers import KNOWN_IN_CAPTION_BAND, box, frame_checks
 from onepass.voiceover import script
 from onepass.words.catalog import Words
+from onepass.engine.text import string_of
 
 CHAPTERS = ["00", "01", "02", "03", "04", "05", "06"]
 ALL_SCENES = [(c, name) for c in CHAPTERS for name in chapter_source(CHAPTER_MODULES[c].module).scenes]
@@ -102,7 +103,7 @@ def _overlapping_words(scene) -> list[str]:
     for mob in scene.mobjects:
         for sub in mob.get_family():
             if isinstance(sub, Text) and sub.get_fill_opacity() > 0 and len(sub.get_all_points()):
-                boxes.append((sub.original_text, *box(sub)))
+                boxes.append((string_of(sub), *box(sub)))
     out = []
     for i, (ta, l1, r1, b1, t1) in enumerate(boxes):
         for tb, l2, r2, b2, t2 in boxes[i + 1:]:

@@ -9,6 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from onepass.engine.text import glyphs_of, string_of  # noqa: E402
 from onepass.scenes import style as S  # noqa: E402
 from onepass.scenes import text as TX  # noqa: E402
 
@@ -29,9 +30,9 @@ def pango(text: str, size: int) -> TX.Text:
 def test_composed_numbers_have_pangos_outline(fast_text, text, size):
     fast = TX.label(text, size, S.INK, mono=True, compact=True)
     slow = pango(text, size)
-    assert isinstance(fast, TX.Text) and fast.original_text == text
-    assert fast.submobjects[0].points.shape == slow.submobjects[0].points.shape
-    assert np.abs(fast.submobjects[0].points - slow.submobjects[0].points).max() < 1e-5
+    assert isinstance(fast, TX.Text) and string_of(fast) == text
+    assert glyphs_of(fast)[0].points.shape == glyphs_of(slow)[0].points.shape
+    assert np.abs(glyphs_of(fast)[0].points - glyphs_of(slow)[0].points).max() < 1e-5
     assert fast.font_size == pytest.approx(slow.font_size)
     assert fast.get_fill_color() == slow.get_fill_color()
 
@@ -48,8 +49,8 @@ def test_cached_label_is_an_independent_copy(fast_text):
 def test_compact_text_keeps_glyphs_and_place():
     plain = TX.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE)
     compact = TX.compact_text(TX.Text("−0.57", font=S.MONO, font_size=S.NUMBER_SIZE))
-    assert len(compact.submobjects) == 1
-    assert np.allclose(compact.get_all_points(), np.concatenate([g.points for g in plain.submobjects]))
+    assert len(glyphs_of(compact)) == 1
+    assert np.allclose(compact.get_all_points(), np.concatenate([g.points for g in glyphs_of(plain)]))
     assert np.allclose(compact.get_center(), plain.get_center())
 
 
@@ -78,7 +79,7 @@ def test_labels_kept_on_the_shelf_come_back_as_built_and_a_bad_file_is_built_aga
         again = TX.label("the score grid", S.SMALL, S.MUTED, compact=True)
         assert built == ["the score grid"], "a kept label was shaped again"
         assert family_state(again) == family_state(first)
-        assert again.original_text == first.original_text and again.font_size == first.font_size
+        assert string_of(again) == string_of(first) and again.font_size == first.font_size
         other = TX.label("the score grid", S.SMALL, S.TOKEN, compact=True)     # another colour: its own
         assert len(built) == 2 and family_state(other) != family_state(first)
         for f in tmp_path.glob("*.label"):

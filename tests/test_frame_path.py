@@ -573,9 +573,10 @@ def test_a_narrated_scene_keeps_manim_voiceovers_time(tmp_path, monkeypatch):
     """onepass.engine.narration.NarratedScene times a line as manim-voiceover's VoiceoverScene did (the scene
     this film was first cut with): the same clip start and end, the same scene time after each block
     (a short block waits for the clip, a long one does not)."""
-    from manim import Wait, tempconfig
+    from manim import Wait
     from manim_voiceover import VoiceoverScene
 
+    from onepass.engine.dry_run import dry_run
     from onepass.engine.narration import NarratedScene
     from onepass.voiceover import services
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voices"))
@@ -608,8 +609,7 @@ def test_a_narrated_scene_keeps_manim_voiceovers_time(tmp_path, monkeypatch):
         def construct(self):
             results["theirs"] = script(self, lambda: self.set_speech_service(Adapter(), create_subcaption=False))
 
-    with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
-                     "verbosity": "ERROR", "media_dir": str(tmp_path / "media")}):
+    with dry_run(tmp_path / "media", draw=True):
         for cls in (Ours, Theirs):
             cls().render()
     assert results["ours"] == results["theirs"]

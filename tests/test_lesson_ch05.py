@@ -17,6 +17,7 @@ from tests.helpers import build_scene
 from onepass.voiceover import script
 from onepass.words import numbers as N
 from onepass.words.catalog import Words
+from onepass.engine.text import string_of
 
 EN = Words.load("en")
 
@@ -31,7 +32,7 @@ def test_the_bill_is_the_same_grid_of_scores_for_both_and_the_mask_comes_after(w
     dec, enc = bill.grids
     for g in (dec, enc):
         assert len(g.cells) == n * n                                # every score of the window, in both
-        assert g.cost[1].original_text == N.fmt_int(e.flops)                 # the same ledger line, the bundle's T
+        assert string_of(g.cost[1]) == N.fmt_int(e.flops)                 # the same ledger line, the bundle's T
     assert len(dec.ahead) == n * (n - 1) // 2                       # the mask overwrites the cells above
     assert e.flops == 2 * b.T * b.T * b.config["n_embd"]
     assert scene.meter.value == b.ledger().total                    # nothing new computed: the meter holds
@@ -42,7 +43,7 @@ def test_the_bill_follows_the_bundle(tiny_bundle, tiny_long_bundle):
     shown = {}
     for b in (tiny_bundle, tiny_long_bundle):
         bill = build_scene(b, "05", "MaskOff", draw=False).bill()
-        shown[b.T] = (bill.grids[0].cost[1].original_text, len(bill.grids[0].cells))
+        shown[b.T] = (string_of(bill.grids[0].cost[1]), len(bill.grids[0].cells))
     assert len(set(shown.values())) == 2
 
 

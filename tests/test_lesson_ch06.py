@@ -24,6 +24,7 @@ from onepass.data.flops import GPT2_SMALL, decode_step_flops, kv_cache_numbers_p
 from tests.helpers import build_scene
 from onepass.voiceover import script
 from onepass.words.catalog import Words
+from onepass.engine.text import string_of
 
 GPT2_PARAMS = parameter_counts(GPT2_SMALL)["total"]
 GPT2_SMALL_POSITIONS = 1024
@@ -94,7 +95,7 @@ def test_the_plot_and_the_lines_say_the_regime_the_ledger_decides_for_5_and_1024
     words = Words.load("en")
     scene = build_scene(b, "06", "Square", draw=False)
     bars = scene.plot_parts["bars"]
-    said = {k: bars[k]["tag"].original_text.replace("\n", " ") for k in bars}
+    said = {k: string_of(bars[k]["tag"]).replace("\n", " ") for k in bars}
     assert said == {"prompt": words.text("ch06:bound-memory"), "long": words.text("ch06:bound-compute"),
                     "decode": words.text("ch06:bound-memory")}
     # the long prompt's bar reaches past the chip's line, this prompt's and decode's stop short of it
@@ -113,7 +114,7 @@ def test_the_regime_follows_the_bundle(tiny_bundle, tmp_path):
     the parameters does a hundred times the work per weight, and the picture and the line turn
     compute-bound."""
     words = Words.load("en")
-    before = build_scene(tiny_bundle, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"].original_text
+    before = string_of(build_scene(tiny_bundle, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"])
     assert before == words.text("ch06:bound-memory")
 
     def fewer(meta):
@@ -122,7 +123,7 @@ def test_the_regime_follows_the_bundle(tiny_bundle, tmp_path):
     b = with_meta(tiny_bundle, tmp_path, fewer)
     sv = serve_facts(b)
     assert sv["long"]["bound"] == "compute" and sv["prompt"]["bound"] == "memory"
-    after = build_scene(b, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"].original_text
+    after = string_of(build_scene(b, "06", "Square", draw=False).plot_parts["bars"]["long"]["tag"])
     assert after == words.text("ch06:bound-compute")
     assert words.text("ch06:say-compute-bound") in lines(b)["long"]
 
@@ -159,12 +160,12 @@ def test_the_kv_cache_keeps_two_vectors_a_layer_per_token_and_grows_one_row_a_st
     assert len(parts["added"]) == picks
     k = parts["grids"]["k"]
     for j, row in enumerate(parts["added"], start=1):
-        assert len(row["k"]) == len(k.cols) and row["name"].original_text.strip()
+        assert len(row["k"]) == len(k.cols) and string_of(row["name"]).strip()
         assert row["k"].get_y() == pytest.approx(k.row_cells(parts["shown"][-1]).get_y() - j * parts["cell_h"])
 
 
 def grid_numbers(grid) -> dict:
-    return {rc: m.original_text for rc, m in grid.values_mobs.items()}
+    return {rc: string_of(m) for rc, m in grid.values_mobs.items()}
 
 
 def test_the_cache_picture_shows_the_bundles_own_keys_values_and_mask(tiny_bundle, tmp_path):
@@ -185,7 +186,7 @@ def test_the_cache_picture_shows_the_bundles_own_keys_values_and_mask(tiny_bundl
         assert grid_numbers(grids[name]) == want, name
     weights = scene.kv_parts["weights"]
     upper = [(r, c) for r, c in weights.values_mobs if c > r]
-    assert upper and all(weights.values_mobs[rc].original_text == N.fmt_signed(0.0, 2) for rc in upper)
+    assert upper and all(string_of(weights.values_mobs[rc]) == N.fmt_signed(0.0, 2) for rc in upper)
     said = f"in all {kv['n_heads']} heads, the most a token gives a later one: 0"
     assert said in scene.built_texts
 

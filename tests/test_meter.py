@@ -23,6 +23,7 @@ from onepass.scenes import style as S
 from onepass.words import numbers as N
 from onepass.scenes import text as TX
 from onepass.scenes.registry import chapters, scenes_of
+from onepass.engine.text import glyphs_of, string_of
 
 ROOT = Path(__file__).resolve().parents[1]
 N_GENERATE = 4          # the steps extraction generates for chapter 06
@@ -124,7 +125,7 @@ def test_meter_digits_are_the_monospace_numbers_pango_draws():
     """One glyph mechanism: the counter's digits have the outline of the same number as Text."""
     counter = M.GlyphCounter(45_447_547_392, slots=15, size=28)
     pango = TX.compact_text(Text("45,447,547,392", font=S.MONO, font_size=28))
-    ours, theirs = counter.digits.points, pango.submobjects[0].points
+    ours, theirs = counter.digits.points, glyphs_of(pango)[0].points
     assert ours.shape == theirs.shape
     assert np.abs((ours - ours.min(axis=0)) - (theirs - theirs.min(axis=0))).max() < 1e-5
     # right-aligned in its frame, whatever the number of digits: the last digit keeps its place
@@ -157,8 +158,8 @@ def test_pay_plays_the_alongside_animations_then_the_meters_to_the_ledger_total(
     (anims, run_time), = played
     assert anims[0] is marker and run_time == 0.7
     assert isinstance(anims[1], M.CountTo) and anims[1].target == scene.ledger.after("L0.mlp_down")
-    assert meter.step_mob.original_text == "layer 1"
+    assert string_of(meter.step_mob) == "layer 1"
     scene.pay("unembed", run_time=0.5)
-    assert played[-1][0][0].target == scene.ledger.total and meter.step_mob.original_text == scene.ledger["unembed"].step
+    assert played[-1][0][0].target == scene.ledger.total and string_of(meter.step_mob) == scene.ledger["unembed"].step
     scene.pay_total(scene.ledger.total, "+0")
     assert played[-1][0][0].target == scene.ledger.total and played[-1][1] == 1.5

@@ -29,14 +29,12 @@ def registered_chapters() -> list[str]:
 
 def fast_build(bundle, chapter: str, scene_name: str, voice: str = "none"):
     """construct() with animations skipped (scene time still advances): cues without frames."""
-    from manim import tempconfig
-
+    from onepass.engine.dry_run import dry_run
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene_name]
-    with tempconfig({"dry_run": True, "disable_caching": True, "quality": "low_quality",
-                     "progress_bar": "none", "verbosity": "ERROR"}):
-        scene = cls(SceneInputs(Path(bundle.path), None, voice), skip_animations=True)
+    with dry_run():
+        scene = cls(SceneInputs(Path(bundle.path), None, voice))
         scene.render()
     return scene
 
