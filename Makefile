@@ -25,7 +25,7 @@ APT_PACKAGES := build-essential pkg-config libcairo2-dev libpango1.0-dev ffmpeg 
 	libespeak-ng-dev festival-dev libestools-dev libreoffice-impress poppler-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: bootstrap system install piper render review test bench clean clean-cache
+.PHONY: bootstrap system install piper render review test test-fast bench clean clean-cache
 
 bootstrap: system install
 
@@ -64,8 +64,13 @@ review: install
 	$(PY) render.py --chapter $(CHAPTER) --quality low --weights "$(WEIGHTS)" --voice "$(VOICE)" --prompt "$(PROMPT)" --out out/review
 	$(PY) bench/review.py $$(ls -t out/review/*/low/ch$(CHAPTER)-*.mp4 | head -1) --out out/review/sheets
 
+# grouped by file (tests/conftest.py): a file's fixtures are made once, the scene dry runs shared
 test: install
-	$(PY) -m pytest -q -n auto --durations=15
+	$(PY) -m pytest -q -n auto --dist loadgroup --durations=15
+
+# the fast part alone: no video rendered, no Chromium, LibreOffice or dask cluster (README: Tests)
+test-fast: install
+	$(PY) -m pytest -q -n auto --dist loadgroup -m "not render and not slow" --durations=15
 
 bench: install
 	$(PY) bench/render_speed.py

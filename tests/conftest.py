@@ -107,17 +107,50 @@ def real_weights():
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built(tiny_bundle):
-    """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per
-    test module."""
+    """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per test
+    process: the files that read the same scenes share them (SCENE_FILES run on one worker), so a
+    test only reads a built scene, never changes it. `.arcs` lists every AttentionArcs it built."""
+    from onepass.scenes.widgets import AttentionArcs
     cache = {}
 
     def get(chapter, name):
         if (chapter, name) not in cache:
-            cache[(chapter, name)] = build_scene(tiny_bundle, chapter, name, draw=False)
+            arcs, original = [], AttentionArcs.__init__
+
+            def recording(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                arcs.append(self)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(AttentionArcs, "__init__", recording)
+                scene = build_scene(tiny_bundle, chapter, name, draw=False)
+            scene.arcs = arcs
+            cache[(chapter, name)] = scene
         return cache[(chapter, name)]
     return get
+
+
+# Tests run grouped by file (`make test`: -n auto --dist loadgroup): each file on one worker, so a
+# file's module fixtures (an installed venv, a rendered lecture, a built deck) are made once, not once
+# per worker its tests land on; the files that read the tiny bundle's scenes through `built` form one
+# group, so each scene is dry-run once in the whole run.
+SCENE_FILES = {"test_steps_ch00_ch01_ch06", "test_steps_ch02_ch05", "test_steps_ch03_ch04", "test_ch02",
+               "test_ch03_ch04"}
+
+
+# What needs a program that takes minutes to start or to finish (marked `slow`; README's Tests says
+# how to leave them out): Chromium (the deck's browser tests), LibreOffice, a dask cluster.
+SLOW_FIXTURES = {"browser", "a11y_decks", "cluster"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        stem = item.path.stem
+        item.add_marker(pytest.mark.xdist_group("scenes" if stem in SCENE_FILES else stem))
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or "libreoffice" in item.name:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,8 @@ from onepass.words.catalog import Words
 
 
 @pytest.fixture(scope="module")
-def scores_scene(tiny_bundle):
-    return build_scene(tiny_bundle, "02", "Scores", draw=False)
+def scores_scene(built):
+    return built("02", "Scores")
 
 
 def test_featured_head_is_the_lowest_entropy_last_row(tiny_bundle):
@@ -35,10 +35,10 @@ def test_score_grid_shows_the_scaled_scores_then_the_mask_then_percentages(tiny_
     assert f"score = q · k / √{dh}" in texts
 
 
-def test_meter_walks_the_ledger(tiny_bundle, scores_scene):
+def test_meter_walks_the_ledger(tiny_bundle, scores_scene, built):
     led = tiny_bundle.ledger()
     assert scores_scene.meter.value == led.after("L0.scores")
-    mixing = build_scene(tiny_bundle, "02", "Mixing", draw=False)
+    mixing = built("02", "Mixing")
     assert mixing.meter.value == led.after("L0.out")
     receipt = [led[k].flops for k in ("L0.qkv", "L0.scores", "L0.mix", "L0.out")] + [led.attention_flops(0)]
     for n in receipt:

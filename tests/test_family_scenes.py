@@ -29,13 +29,20 @@ from onepass.engine.text import string_of
 
 CHAPTERS = ["00", "01", "02", "03", "04", "05", "06"]
 ALL_SCENES = [(c, name) for c in CHAPTERS for name in chapter_source(CHAPTER_MODULES[c].module).scenes]
-# Every chapter dry-runs at every size: each scene that reads the model's shape (its heads, floors,
+# Every chapter dry-runs at three sizes (SWEPT): each scene that reads the model's shape (its heads, floors,
 # widths, the cache's layers, the family table), and of the chapters that barely do, one scene (00's
 # tokens; 04's vote and 05's masks after their first scene read only the vocabulary and one head):
-# SHAPE_FREE's scenes lay out the same at any size. About two minutes on 2 cores.
+# SHAPE_FREE's scenes lay out the same at any size.
 SHAPE_FREE = {("00", "SameWord"), ("00", "Merges"), ("00", "Compression"), ("04", "Softmax"), ("04", "Shaping"),
               ("04", "Pick"), ("05", "Towers"), ("05", "Families")}
-CASES = [(m, c, n) for m in models.FAMILY for c, n in ALL_SCENES if (c, n) not in SHAPE_FREE]
+# Three sizes span what a layout meets: GPT-2 small at the edge where everything still fits (12 floors =
+# STACK_ROWS, 12 heads = HEAD_PANELS), medium windowed (24 floors, 16 heads), XL the most of both (48 floors,
+# 25 heads: an odd count, the longest numbers). DistilGPT2 (6 floors, 12 heads) fits as small does, with
+# fewer floors; large (36, 20) lies between medium and XL; the windows themselves are checked at every
+# count above (test_a_tall_stack..., test_a_window_of_heads...), and the narration and the family table at
+# every size below. About a minute on 2 cores.
+SWEPT = ("gpt2", "gpt2-medium", "gpt2-xl")
+CASES = [(m, c, n) for m in SWEPT for c, n in ALL_SCENES if (c, n) not in SHAPE_FREE]
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +138,7 @@ def test_every_chapter_reads_at_every_size(mini, monkeypatch, model, chapter, na
     built = []
     problems += frame_checks(mini(model), chapter, name, monkeypatch, built=built)
     assert problems == [], problems[:12]
-    assert set(SHAPE_FREE) <= set(ALL_SCENES)
+    assert set(SHAPE_FREE) <= set(ALL_SCENES) and set(SWEPT) <= set(models.FAMILY)
     if (chapter, name) == ("06", "Scale"):      # the family table: every model named, this one among them
         words = Words.load()
         names = {words.model_name(m) for m in models.FAMILY} | {words.text("ch06:model-gpt3")}

@@ -1,6 +1,6 @@
 """Chapters 00, 01 and 06: the picture follows the words.
 
-Every scene is dry-run (conftest.build_scene, draw=False) with the silent voice, which times each
+Every scene is dry-run (conftest's `built`: build_scene, draw=False) with the silent voice, which times each
 sentence from its words; every play is recorded (start, end, whether it only held the picture), so
 what the viewer sees while a sentence is spoken is checked without rendering. The rendered check is
 bench/review.py (`make review`): the share of stills of 4 s or more and the longest.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import build_scene
 from tests.helpers import assert_picture_follows_words
 
 SCENES = [("00", "Prompt"), ("00", "SameWord"), ("00", "WhyPieces"), ("00", "Merges"), ("00", "Compression"),
@@ -18,7 +17,7 @@ SCENES = [("00", "Prompt"), ("00", "SameWord"), ("00", "WhyPieces"), ("00", "Mer
 
 
 @pytest.mark.parametrize("chapter,name", SCENES)
-def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(tiny_bundle, chapter, name):
-    scene = build_scene(tiny_bundle, chapter, name, draw=False)
+def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
+    scene = built(chapter, name)
     assert_picture_follows_words(scene, name)
 

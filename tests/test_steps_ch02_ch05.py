@@ -17,38 +17,10 @@ SCENES = [("02", "Projections"), ("02", "Scores"), ("02", "Mixing"),
           ("05", "MaskOff"), ("05", "Towers"), ("05", "Families")]
 
 
-def recorded_build(bundle, chapter, name, monkeypatch):
-    """The scene, with `.arcs` = every AttentionArcs it built."""
-    arcs = []
-    original_arcs = AttentionArcs.__init__
-
-    def arcs_init(self, *args, **kwargs):
-        original_arcs(self, *args, **kwargs)
-        arcs.append(self)
-    monkeypatch.setattr(AttentionArcs, "__init__", arcs_init)
-    scene = build_scene(bundle, chapter, name, draw=False)
-    scene.arcs = arcs
-    return scene
-
-
-@pytest.fixture(scope="module")
-def built(tiny_bundle):
-    """Each scene built once for the module (recorded as above)."""
-    cache = {}
-
-    def get(chapter, name):
-        if (chapter, name) not in cache:
-            with pytest.MonkeyPatch.context() as mp:
-                cache[(chapter, name)] = recorded_build(tiny_bundle, chapter, name, mp)
-        return cache[(chapter, name)]
-    return get
-
-
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(built, chapter, name):
     scene = built(chapter, name)
     assert_picture_follows_words(scene, name)
-
 
 
 def test_chapter02_draws_the_heads_weights_as_lines(tiny_bundle, built):
