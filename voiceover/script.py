@@ -60,7 +60,7 @@ def chapter_lines(chapter: str, bundle, ledger, words: Words | None = None) -> d
             out[beat] = words.line("film:title-line", {"number": int(chapter), "title": title})
         else:
             try:
-                out[beat] = words.line(mid, values, bundle.synthetic)
+                out[beat] = words.line(mid, values, bundle.synthetic, bundle.shape.component_tags())
             except (KeyError, IndexError) as exc:
                 raise ScriptError(f"{words.lang}: line {mid}: {exc!r}") from None
     return out
@@ -85,7 +85,7 @@ def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = Non
         if not words.has(mid):
             continue
         try:
-            out[beat] = words.line(mid, values)
+            out[beat] = words.line(mid, values, variants=bundle.shape.component_tags())
         except (KeyError, IndexError) as exc:
             raise ScriptError(f"{words.lang}: description {mid}: {exc!r}") from None
     return out

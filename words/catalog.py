@@ -35,6 +35,11 @@ SOURCE = "en"
 PSEUDO = "qps"
 SYNTHETIC = ".synthetic"        # suffix of a line's wording for random weights
 DESCRIBE = ".describe"          # suffix of a beat's audio description (never spoken as narration)
+# An architecture's own wording of a line or description: `chNN-<beat>.<variant>` (then .synthetic,
+# .describe as for any line), picked when the bundle's model has that component (Shape.component_tags:
+# rope = rotary positions, rmsnorm, swiglu, gqa = fewer key/value heads than query heads, qknorm,
+# untied); the first the catalog has, in the order the model lists them. The beat stays one beat.
+VARIANTS = ("qknorm", "gqa", "rope", "rmsnorm", "swiglu", "untied")
 
 # The chapters whose every narrated beat must have a description (`chNN-<beat>.describe`) in the
 # English catalog, checked before anything renders (Words.load refuses a catalog that lacks one,
@@ -197,10 +202,17 @@ def is_description(mid: str) -> bool:
     return mid.startswith("ch") and mid.endswith(DESCRIBE)
 
 
+def variant_of(mid: str) -> str | None:
+    """The architecture variant a message id words (`ch02-scale.rope` -> 'rope'), or None."""
+    parts = mid.split(".")[1:]
+    return next((p for p in parts if p in VARIANTS), None)
+
+
 def is_narration(mid: str) -> bool:
-    """A narration line's id (`chNN-<beat>`), not its synthetic wording nor its description."""
+    """A narration line's id (`chNN-<beat>`), not its synthetic wording, an architecture's wording nor
+    its description."""
     return (mid.startswith("ch") and not mid.startswith("chapter-") and mid[4:5] == "-"
-            and not mid.endswith((SYNTHETIC, DESCRIBE)))
+            and not mid.endswith((SYNTHETIC, DESCRIBE)) and variant_of(mid) is None)
 
 
 def described(chapter: str) -> bool:
@@ -221,7 +233,8 @@ def description_problems(messages: dict[str, Message]) -> list[str]:
     problems = []
     for mid in sorted(m for m in messages if is_description(m)):
         line = mid[: -len(DESCRIBE)]
-        if line not in messages or not is_narration(line):
+        if line not in messages or not (is_narration(line) or (variant_of(line) and line.endswith(
+                "." + variant_of(line)) and line.rsplit(".", 1)[0] in messages)):
             problems.append(f"en: {mid}: describes no narration line ({line} does not exist)")
             continue
         have = markup.marks(messages[mid].forms[0])
@@ -371,10 +384,25 @@ class Words:
                                 f"caller does not provide (it gives: {', '.join(sorted(values)) or 'nothing'})"])
         return {k: _value(v) for k, v in values.items()}
 
-    def line(self, mid: str, values: dict, synthetic: bool = False) -> markup.Filled:
-        """A narration line with its values in; its wording for random weights when there is one."""
-        if synthetic and self.has(mid + SYNTHETIC):
+    def wording(self, mid: str, synthetic: bool = False, variants: tuple[str, ...] = ()) -> str:
+        """The id whose wording a line takes: its architecture's own (`mid.<variant>`, the first of
+        `variants` the catalog has), then its wording for random weights where there is one. A
+        description (`....describe`) takes its architecture's wording (`mid.<variant>.describe`) too."""
+        base, tail = (mid[: -len(DESCRIBE)], DESCRIBE) if mid.endswith(DESCRIBE) else (mid, "")
+        for v in variants:
+            if self.has(f"{base}.{v}{tail}"):
+                base = f"{base}.{v}"
+                break
+        mid = base + tail
+        if synthetic and not tail and self.has(mid + SYNTHETIC):
             mid = mid + SYNTHETIC
+        return mid
+
+    def line(self, mid: str, values: dict, synthetic: bool = False,
+             variants: tuple[str, ...] = ()) -> markup.Filled:
+        """A narration line with its values in: its architecture's wording (`variants`, the bundle's
+        Shape.component_tags()) and its wording for random weights, where the catalog has them."""
+        mid = self.wording(mid, synthetic, variants)
         template = self.template(mid)
         from onepass.words.grammar import written_grammar
         return markup.fill(template, self._values(mid, template, values), tidy=written_grammar(self.lang))

@@ -80,6 +80,13 @@ class Shape:
                    tied=cfg.get("tied", True), qk_norm=cfg.get("qk_norm", False), bias=cfg.get("bias", True),
                    arch=cfg.get("arch", "gpt2"), rope=tuple(sorted(rope.items())))
 
+    def component_tags(self) -> tuple[str, ...]:
+        """The components this model has that GPT-2 has not, as words/catalog.py VARIANTS names them
+        (a line's architecture wording `chNN-<beat>.<tag>`), most specific first."""
+        tags = [("qknorm", self.qk_norm), ("gqa", self.kv_heads < self.n_head), ("rope", self.positions == ROPE),
+                ("rmsnorm", self.norm == RMSNORM), ("swiglu", self.mlp == SWIGLU), ("untied", not self.tied)]
+        return tuple(t for t, has in tags if has)
+
     def components(self) -> dict:
         """The config keys this shape adds to GPT-2's (written into a bundle's config)."""
         return {"arch": self.arch, "n_kv_head": self.kv_heads, "head_dim": self.d_head, "norm": self.norm,

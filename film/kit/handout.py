@@ -288,7 +288,8 @@ def beat_lines(chapter: str, bundle, words) -> dict[str, Said]:
     out = {}
     for beat, line in lines.items():
         mid = script.line_id(chapter, beat)
-        said = _placed(words.line(mid, marked, bundle.synthetic).text) if words.has(mid) else Said(line.text)
+        said = _placed(words.line(mid, marked, bundle.synthetic, bundle.shape.component_tags()).text) \
+            if words.has(mid) else Said(line.text)
         out[beat] = said if said.text == line.text else Said(line.text)      # never print other words
     return out
 
