@@ -180,6 +180,9 @@ def model_conflict(weights: str, model: str | None, weights_flag: str = "--weigh
         if config is None:
             return None          # extraction says what is wrong with the folder or file
         found = models.family_of(config)
+        card = models.get(model)
+        if found is None and card.arch != "gpt2" and same_kind(config, card):
+            return None          # the model's own kind at another size: the film says it is outside the list
         if found is None or found.name != model:
             layers = config.get("n_layer", config.get("num_hidden_layers"))
             width = config.get("n_embd", config.get("hidden_size"))
@@ -187,6 +190,12 @@ def model_conflict(weights: str, model: str | None, weights_flag: str = "--weigh
             what = found.name if found else f"a {kind} model onepass does not list ({layers} layers, {width} wide)"
             return f"the weights in {weights} are {what}, but {model_flag} says {model}; leave out {model_flag}"
     return None
+
+
+def same_kind(config: dict, card) -> bool:
+    """A Llama/Qwen3 config.json of `card`'s own class and vocabulary (its tokenizer fits), at any size."""
+    kinds = {"LlamaForCausalLM": "llama", "Qwen3ForCausalLM": "qwen3"}
+    return config.get("model_type") == kinds.get(card.hf_class) and config.get("vocab_size") == card.vocab_size
 
 
 def effective_model(weights: str, model: str | None) -> str:
@@ -637,7 +646,8 @@ def _extract_steps(prompt: str, ids: list[int], spec: WeightsSpec, watch: dict |
     else:
         model_id = (f"{spec.model}-architecture ({spec.name} weights)" if spec.synthetic
                     else card.hub + (" (GGUF, dequantized to float32)" if is_gguf(spec.name) else ""))
-        member = None if tiny else spec.model
+        # a folder of the model's kind at another size is explained as such, not as the listed model
+        member = None if tiny or (not spec.synthetic and shape != card.shape()) else spec.model
     meta = {
         "prompt": prompt,
         "token_ids": ids,

@@ -186,3 +186,9 @@ def test_a_prompt_longer_than_the_film_shows_is_refused_in_the_models_tokens():
         extract.validate_prompt("cat " * 80, tok)
     with pytest.raises(extract.ExtractError, match="reads at most 8"):
         extract.validate_prompt("The cat sat on the", tok, limit=8)
+
+
+def test_readme_lists_every_model_as_the_registry_does():
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert models.markdown_table() in readme, "README's model table is stale: paste `python -m onepass.data.models`"
