@@ -110,7 +110,7 @@ def real_weights():
 @pytest.fixture(scope="session")
 def built(tiny_bundle):
     """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per test
-    process: the files that read the same scenes share them (SCENE_FILES run on one worker), so a
+    process: the tests that read the same scenes share them (they run on one worker: xdist_group), so a
     test only reads a built scene, never changes it. `.arcs` lists every AttentionArcs it built."""
     from onepass.scenes.widgets import AttentionArcs
     cache = {}
@@ -131,12 +131,22 @@ def built(tiny_bundle):
     return get
 
 
-# Tests run grouped by file (`make test`: -n auto --dist loadgroup): each file on one worker, so a
-# file's module fixtures (an installed venv, a rendered lecture, a built deck) are made once, not once
-# per worker its tests land on; the files that read the tiny bundle's scenes through `built` form one
-# group, so each scene is dry-run once in the whole run.
-SCENE_FILES = {"test_steps_ch00_ch01_ch06", "test_steps_ch02_ch05", "test_steps_ch03_ch04", "test_ch02",
-               "test_ch03_ch04"}
+# Tests run in groups (`make test`: -n auto --dist loadgroup), each group on one worker: by file, so a
+# file's module fixtures (an installed venv, a rendered lecture, a built deck) are made once, not once per
+# worker its tests land on; every test that reads the tiny bundle's scenes through `built` in one group,
+# so each scene is dry-run once in the whole run; and the long sweeps of scene dry runs split by the
+# parameter named here (their fixtures take seconds), so the two workers finish together.
+SPLIT = {"test_input": "chapter", "test_languages": "chapter", "test_family_scenes": "model"}
+
+
+def xdist_group(item) -> str:
+    if "built" in getattr(item, "fixturenames", ()):
+        return "scenes"
+    stem = item.path.stem
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if stem in SPLIT and SPLIT[stem] in params:
+        return f"{stem}[{params[SPLIT[stem]]}]"
+    return stem
 
 
 # What needs a program that takes minutes to start or to finish (marked `slow`; README's Tests says
@@ -147,8 +157,7 @@ SLOW_FIXTURES = {"browser", "a11y_decks", "cluster"}
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        stem = item.path.stem
-        item.add_marker(pytest.mark.xdist_group("scenes" if stem in SCENE_FILES else stem))
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or "libreoffice" in item.name:
             item.add_marker(pytest.mark.slow)
 
