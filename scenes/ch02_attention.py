@@ -43,7 +43,7 @@ class AttentionScene(ChapterScene):
         self.h = f["head_index"]
         self.rows = token_window(b.T)
         self.d, self.H = b.shape.n_embd, b.shape.n_head
-        self.dh = self.d // self.H
+        self.dh = b.shape.d_head
 
     def window_note(self):
         """Says so on screen when a long prompt is shown through a window."""
@@ -214,7 +214,7 @@ class Scores(AttentionScene):
         last = b.T - 1
         note = self.window_note()
         # the dot products before the scaling, from the bundle's own q and k (same colour scale as after)
-        dots = b["q"][0, h].astype(np.float64) @ b["k"][0, h].astype(np.float64).T
+        dots = b["q"][0, h].astype(np.float64) @ b["k"][0, b.shape.kv_head_of(h)].astype(np.float64).T
         vmax = float(np.abs(scaled).max())
         fan = self.agreement(note)
         with self.beat("scores") as beat:
@@ -533,7 +533,7 @@ class Mixing(AttentionScene):
         with self.beat("out") as beat:
             self.play(FadeOut(row), run_time=beat.span(0.1))
             # the heads side by side: H boxes of dh numbers, the one we followed lit
-            total = label(f"= {d}", S.BODY_SIZE, S.ATTENTION)
+            total = label(f"= {self.H * dh}", S.BODY_SIZE, S.ATTENTION)   # d, where heads × d_head is d
             # as wide as a line allows: GPT-2 XL's 25 heads still read "64" in every box
             box_w = min(0.62, (S.TEXT_W - total.width - GAP.m) / self.H)
             heads = VGroup(*[Rectangle(width=box_w, height=0.5, stroke_width=2, stroke_color=S.MUTED,
@@ -545,7 +545,7 @@ class Mixing(AttentionScene):
                 fit_width(n, box_w - 0.06)
             total.next_to(heads, RIGHT, buff=GAP.m)
             strip = VGroup(heads, nums, total)
-            proj = label(f"× W_O ({d} × {d})", S.BODY_SIZE, S.ATTENTION)
+            proj = label(f"× W_O ({self.H * dh} × {d})", S.BODY_SIZE, S.ATTENTION)
             names = (self.text("residual"), self.text("plus-attention"), self.text("new-residual"))
             colours = (S.RESIDUAL, S.ATTENTION, S.RESIDUAL)
             mats = (b["resid_pre"][0, last], b["attn_out"][0, last], b["resid_mid"][0, last])

@@ -21,6 +21,11 @@ def d_head(bundle) -> int:
     return bundle.shape.d_head
 
 
+def kv_of(bundle, head: int) -> int:
+    """The key/value head query head `head` reads (itself without grouped-query attention)."""
+    return bundle.shape.kv_head_of(head)
+
+
 def softmax(x) -> np.ndarray:
     """Exponentiate and normalise (minus infinity gives exactly zero)."""
     x = np.asarray(x, dtype=np.float64)
@@ -37,7 +42,7 @@ def agreement_facts(bundle) -> dict:
     """
     h = head_facts(bundle)["head_index"]
     q = bundle["q"][0, h, -1].astype(np.float64)              # [dh]
-    k = bundle["k"][0, h].astype(np.float64)                  # [T, dh]
+    k = bundle["k"][0, kv_of(bundle, h)].astype(np.float64)   # [T, dh]: the key head this query head reads
     dots = k @ q                                              # q · k_j, before the division
     q_norm = float(np.linalg.norm(q))
     k_norm = np.linalg.norm(k, axis=1)
@@ -57,7 +62,7 @@ def root_facts(bundle) -> dict:
     h = head_facts(bundle)["head_index"]
     dh = d_head(bundle)
     q = bundle["q"][0, h, -1].astype(np.float64)
-    k = bundle["k"][0, h].astype(np.float64)
+    k = bundle["k"][0, kv_of(bundle, h)].astype(np.float64)
     raw = k @ q                                               # the last row sees every token: no mask
     divided = bundle["probs"][0, h, -1].astype(np.float64)    # = softmax(raw / √dh), as the model ran it
     undivided = softmax(raw)
@@ -77,7 +82,7 @@ def blend_facts(bundle) -> dict:
     """The last token's output as the weighted sum of the value vectors."""
     h = head_facts(bundle)["head_index"]
     w = bundle["probs"][0, h, -1].astype(np.float64)          # [T]
-    v = bundle["v"][0, h].astype(np.float64)                  # [T, dh]
+    v = bundle["v"][0, kv_of(bundle, h)].astype(np.float64)  # [T, dh]: the value head it reads
     scaled = w[:, None] * v                                   # each value times its weight
     out = scaled.sum(axis=0)                                  # = the head's output for the last token
     return {"head_index": h, "weights": w, "values": v, "scaled": scaled, "output": out,
@@ -90,7 +95,9 @@ def projection_facts(bundle) -> dict:
     key and value in the featured head (the qkv picture: one row in, three short vectors out)."""
     h = head_facts(bundle)["head_index"]
     x = bundle["ln1"][0, -1].astype(np.float64)              # [d]
-    q, k, v = (bundle[name][0, h, -1].astype(np.float64) for name in ("q", "k", "v"))   # [dh] each
+    kv = kv_of(bundle, h)
+    q = bundle["q"][0, h, -1].astype(np.float64)
+    k, v = (bundle[name][0, kv, -1].astype(np.float64) for name in ("k", "v"))   # [dh] each
     scale = lambda a: float(np.percentile(np.abs(a), 95)) or 1.0   # most cells near the scale's ends
     return {"head_index": h, "x": x, "q": q, "k": k, "v": v, "x_vmax": scale(x),
             "vmax": scale(np.concatenate([q, k, v]))}
@@ -122,3 +129,77 @@ def cost_facts(ledger) -> dict:
     sides = np.sqrt(flops / flops.max())
     return {"keys": keys, "flops": flops, "sides": sides, "total": int(ledger.attention_flops(0)),
             "share": flops / flops.sum()}
+
+
+# RoPE (rotary positions): the pairs the rotation picture draws, at most this many
+ROPE_PAIRS_SHOWN = 3
+# the middle pair shown: the one whose turn per position is nearest this many degrees
+ROPE_MIDDLE_DEGREES = 15.0
+# the relative-position check: every position moved on by this many tokens
+ROPE_SHIFT = 100
+
+
+def rotate(x, positions, inv_freq) -> np.ndarray:
+    """RoPE as the model runs it: dimension i pairs with i + d_head/2 and that pair turns by
+    position × inv_freq[i] radians. x [..., T, dh], positions [T]."""
+    x = np.asarray(x, dtype=np.float64)
+    half = x.shape[-1] // 2
+    angle = np.asarray(positions, dtype=np.float64)[:, None] * np.asarray(inv_freq, dtype=np.float64)[None, :]
+    cos, sin = np.cos(angle), np.sin(angle)
+    a, b = x[..., :half], x[..., half:]
+    return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=-1)
+
+
+def rope_facts(bundle) -> dict | None:
+    """The featured head's query and keys before and after RoPE's turn (None without RoPE).
+
+    pairs: the pairs drawn (the fastest, one that turns about ROPE_MIDDLE_DEGREES a token, the
+    slowest), each its dimensions (i, i + dh/2), its turn per token (degrees), the last token's
+    query pair before and after; the score of the last query with its best key as the model
+    ran it, and the same two vectors turned as if every position were ROPE_SHIFT further on (the
+    same number: the score sees only how far apart the tokens are)."""
+    if bundle.shape.positions != "rope":
+        return None
+    h = head_facts(bundle)["head_index"]
+    kv = kv_of(bundle, h)
+    inv = bundle["rope_inv_freq"].astype(np.float64)             # [dh/2], radians per position
+    half = len(inv)
+    T = bundle.T
+    q0 = bundle["q_prerot"][0, h].astype(np.float64)             # [T, dh]
+    k0 = bundle["k_prerot"][0, kv].astype(np.float64)
+    q, k = bundle["q"][0, h].astype(np.float64), bundle["k"][0, kv].astype(np.float64)
+    degrees = np.degrees(inv)
+    middle = int(np.argmin(np.abs(degrees - ROPE_MIDDLE_DEGREES)))
+    chosen = sorted({0, middle, half - 1})[:ROPE_PAIRS_SHOWN]
+    last = T - 1
+    pairs = [{"i": i, "dims": (i, i + half), "per_token": float(degrees[i]),
+              "turn": float(degrees[i] * last),                     # the last token's angle (position T−1)
+              "before": q0[last, [i, i + half]], "after": q[last, [i, i + half]],
+              "wavelength": float(2 * np.pi / inv[i])} for i in chosen]
+    dots = k @ q[last]
+    best = int(np.argmax(dots))
+    pos = np.arange(T)
+    moved_q = rotate(q0, pos + ROPE_SHIFT, inv)
+    moved_k = rotate(k0, pos + ROPE_SHIFT, inv)
+    return {"head_index": h, "kv_head": kv, "inv_freq": inv, "pairs": pairs, "last": last, "key": best,
+            "distance": last - best, "score": float(dots[best]),
+            "score_moved": float(moved_k[best] @ moved_q[last]), "shift": ROPE_SHIFT,
+            # the model's own turn, recomputed: RoPE of the unturned vectors is the bundle's q and k
+            "check": float(max(np.abs(rotate(q0, pos, inv) - q).max(), np.abs(rotate(k0, pos, inv) - k).max())),
+            "fast_wavelength": float(2 * np.pi / inv.max()), "slow_wavelength": float(2 * np.pi / inv.min())}
+
+
+def gqa_facts(bundle, ledger) -> dict:
+    """Grouped-query attention: which key/value head each query head reads, and what sharing saves
+    (the k and v projections and the cache; the score grid is one per query head either way)."""
+    from onepass.data import flops
+    shape = bundle.shape
+    H, KV, dh, d, T = shape.n_head, shape.kv_heads, shape.d_head, shape.n_embd, bundle.T
+    qkv = ledger["L0.qkv"].flops
+    # the same layer with one key/value head per query head: q as it is, k and v H heads wide
+    qkv_full = 2 * T * d * (H + 2 * H) * dh
+    return {"H": H, "KV": KV, "group": shape.group, "kv_head": [shape.kv_head_of(i) for i in range(H)],
+            "qkv": qkv, "qkv_full": qkv_full, "kv_proj": 2 * T * d * 2 * KV * dh, "kv_proj_full": 2 * T * d * 2 * H * dh,
+            "cache": flops.kv_cache_numbers_per_token(shape),
+            "cache_full": flops.kv_cache_numbers_without_gqa(shape),
+            "scores": ledger["L0.scores"].flops}
