@@ -304,9 +304,9 @@ def catalog_file(mid: str) -> str:
 
 
 def model_message(model: str | None) -> str:
-    """The id of a model's name: `film:model-<hub id>` for a member of the GPT-2 family
-    (onepass.data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
-    return f"film:model-{model}" if model in models.FAMILY else "film:model-other"
+    """The id of a model's name: `film:model-<name>` for a model onepass knows (the GPT-2 family and
+    the Llama-style models of onepass.data.models; `Bundle.model`), `film:model-other` for None or any other shape."""
+    return f"film:model-{model}" if model in models.MODELS else "film:model-other"
 
 
 def _value(v) -> str:
