@@ -336,6 +336,18 @@ def control_characters(text: str) -> list[str]:
                    or 0xD800 <= ord(c) <= 0xDFFF})
 
 
+# Bidirectional formatting characters (embeddings, overrides, isolates, marks): on a screen, in a
+# caption or a PDF they reorder what follows them, so a prompt holding one would not read as typed
+# (chapter 00's prompt box lost "RLO" and moved "%"). Every output shows each by its code point.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def shown_text(text: str) -> str:
+    """A user's text as every output shows it: bidi controls as ‹U+202E› (what the model reads is
+    unchanged: the tokens keep them)."""
+    return "".join(f"‹U+{ord(c):04X}›" if c in BIDI_CONTROLS else c for c in text)
+
+
 def meta_problems(meta) -> list[str]:
     """What in meta.json's structure the film cannot use (checked before any tensor is read):
     the keys extraction writes and the scenes read, with the types and sizes they need."""

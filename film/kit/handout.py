@@ -38,7 +38,7 @@ from functools import cache
 from pathlib import Path
 
 from onepass.data import home
-from onepass.data.bundle import sha256_file
+from onepass.data.bundle import sha256_file, shown_text
 from onepass.data.chapters import CHAPTERS
 from onepass.data.files import (
     FolderLock, discard, remove_dead_owned, stamped, temp_name, write_stamp, write_text,
@@ -408,7 +408,7 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
     pages = []
     if cover:
         pages.append(cover_page(heading, [words.text(f"kit:summary-{result.chapter}"),
-                                          words.text("kit:publish-prompt", prompt=bundle.prompt)],
+                                          words.text("kit:publish-prompt", prompt=shown_text(bundle.prompt))],
                                 [(stamp(s.start / s.fps), t) for (s, _), t in zip(stills, titles)], bundle, words))
     pages.append(ledger_page(heading + ("" if cover else " — " + words.text(f"kit:summary-{result.chapter}")),
                              result.chapter, bundle, words))
@@ -524,7 +524,7 @@ def write_handouts(results, bundle, words, paper: str = "a4", whole: bool = Fals
             def everything(work: Path) -> str:
                 title = words.text("film:film-title", model=words.model_name(bundle.model))
                 starts = chapter_starts(results)
-                pages = [cover_page(title, [words.text("kit:publish-prompt", prompt=bundle.prompt)],
+                pages = [cover_page(title, [words.text("kit:publish-prompt", prompt=shown_text(bundle.prompt))],
                                     [(stamp(t), words.text("film:heading", chapter=r.chapter, title=r.title))
                                      for t, r in zip(starts, results)], bundle, words)]
                 for r in results:

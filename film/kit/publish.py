@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from onepass.data.bundle import sha256_file
+from onepass.data.bundle import sha256_file, shown_text
 from onepass.data.files import FolderLock, stamped, write_stamp, write_text_if_changed
 from onepass.film.kit.clips import beat_spans
 from onepass.film.plan.identity import project_version
@@ -59,7 +59,7 @@ LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 def one_line(text: str) -> str:
     """`text` on one line: each line break shown as ↵ (a prompt typed over several lines keeps the
     description's "Prompt:" and "Cite as" lines whole, and says where it broke)."""
-    return LINE_BREAKS.sub("↵", text)
+    return LINE_BREAKS.sub("↵", shown_text(text))
 
 
 def cite_line(bundle, words) -> str:
