@@ -1,7 +1,8 @@
 """One home for files (issue 42 item 4): data/home.py decides where onepass writes. Caches go to
 the user's cache folder (or $ONEPASS_CACHE), renders to out/ under the current folder, nothing
 into the project's own folders; every temporary-folder prefix is named there, and the clean-up
-of what a killed run left reads them from there."""
+of what a killed run left reads them from there. The render that shows it end to end is
+tests/test_packaging.py's (the installed `onepass` in an empty folder)."""
 from __future__ import annotations
 
 import ast
@@ -122,40 +123,6 @@ def test_every_onepass_temporary_folder_is_named_in_home():
     assert found >= 10 and wrong == [], wrong
 
 
-def _written_inside(folders: list[Path], since: float) -> list[str]:
-    out = []
-    for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-            for name in dirnames + filenames:
-                p = Path(dirpath) / name
-                if p.lstat().st_mtime >= since and p.suffix not in (".py", ".po", ".pot", ".md", ".html", ".tsv"):
-                    out.append(str(p.relative_to(ROOT)))
-    return out
-
-
-def _run_elsewhere(tmp_path: Path, *args: str, timeout: int) -> subprocess.CompletedProcess:
-    """render.py run from a folder outside the project with its caches pointed at fresh folders."""
-    cwd = tmp_path / "somewhere"
-    cwd.mkdir()
-    env = {**os.environ, "ONEPASS_CACHE": str(tmp_path / "cache"), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
-    for narrower in (home.VOICE_CACHE_ENV, home.LABELS_ENV, home.SOURCES_ENV):
-        env.pop(narrower, None)
-    return subprocess.run([sys.executable, str(ROOT / "render.py"), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-@pytest.mark.render
-def test_a_render_from_another_folder_writes_nothing_into_the_project(tmp_path):
-    """`onepass --chapter 00 --weights tiny` from any folder: the chapter in ./out there, the
-    bundle and the voice's clips in the cache folder, nothing new inside the project's packages."""
-    (tmp_path / "stamp").write_text("")
-    since = (tmp_path / "stamp").stat().st_mtime
-    r = _run_elsewhere(tmp_path, "--chapter", "00", "--weights", "tiny", "--quality", "low", "--voice", "none",
-                       timeout=900)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert list((tmp_path / "somewhere" / "out").glob("*/low/ch00-*.mp4"))
-    assert list((tmp_path / "cache" / "bundles").glob("the-cat-sat-on-the-*/meta.json"))
-    assert list((tmp_path / "cache" / "voice" / "none").glob("*.wav"))
-    assert sorted(p.name for p in (tmp_path / "somewhere").iterdir()) == ["out"]
-    assert _written_inside([ROOT / p for p in PACKAGES if (ROOT / p).is_dir()], since) == []
+# A render from an empty folder (the chapter in ./out there and nothing else in that folder, the bundle
+# and the voice's clips in the user's cache folder, nothing written into onepass's own files) is
+# tests/test_packaging.py's render of chapter 00 by the installed command: one render for both.

@@ -89,9 +89,17 @@ def test_onepass_runs_from_an_empty_folder_and_writes_nothing_into_the_package(i
 
 @pytest.mark.render
 def test_onepass_renders_chapter_00_from_an_empty_folder(installed, tmp_path):
+    """`onepass --chapter 00 --weights tiny` in an empty folder: the chapter in ./out there and nothing
+    else in that folder, the bundle and the voice's clips in the user's cache folder, nothing written
+    into the package (data/home.py's promise, tests/test_home.py; one render shows both)."""
     _, package, _, env = installed
     before = snapshot(package)
     r = run(installed, tmp_path, "--chapter", "00", "--weights", "tiny", "--quality", "low", "--voice", "none")
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    assert list((tmp_path / "empty" / "out").rglob("ch00-*.mp4"))
+    work = tmp_path / "empty"
+    assert list((work / "out").glob("*/low/ch00-*.mp4"))
+    assert sorted(p.name for p in work.iterdir()) == ["out"]
+    cache = Path(env["XDG_CACHE_HOME"]) / DIST
+    assert list((cache / "bundles").glob("the-cat-sat-on-the-*/meta.json"))
+    assert list((cache / "voice" / "none").glob("*.wav"))
     assert snapshot(package) == before
