@@ -40,7 +40,7 @@ system: .stamp-system
 	@touch $@
 
 install: $(VENV)/.stamp-install
-$(VENV)/.stamp-install: pyproject.toml | .stamp-system
+$(VENV)/.stamp-install: pyproject.toml Makefile | .stamp-system
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=68"   # setuptools: tests/test_packaging.py builds without isolation
 	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see README for CUDA)
