@@ -440,6 +440,16 @@ def inner_problems(meta: dict) -> list[str]:
                         "(a number from -1 to 1)")
     if "model" in meta and meta["model"] is not None and not _shown_text(meta["model"]):
         problems.append(f"{META}'s 'model' must be null or a model's name")
+    from onepass.data import arch          # the registry sits above this module's imports
+    kind = meta.get("arch", "gpt2")
+    if kind not in arch.ARCHITECTURES:
+        problems.append(f"{META}'s 'arch' is {kind!r}, not an architecture this onepass knows "
+                        f"({', '.join(arch.ARCHITECTURES)})")
+    elif kind != "gpt2":
+        card = meta.get("model_card")
+        if not (isinstance(card, dict) and card.get("name") in arch.all_models()
+                and arch.model(card["name"]).arch == kind):
+            problems.append(f"{META}'s 'model_card' must name a {kind} model onepass knows (--list-models)")
     return problems
 
 

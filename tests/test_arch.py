@@ -192,3 +192,11 @@ def test_readme_lists_every_model_as_the_registry_does():
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     assert models.markdown_table() in readme, "README's model table is stale: paste `python -m onepass.data.models`"
+
+
+def test_a_bundle_naming_an_unknown_architecture_or_model_is_refused(smollm2_bundle):
+    from onepass.data.bundle import meta_problems
+    meta = dict(smollm2_bundle.meta)
+    assert meta_problems(meta) == []
+    assert "not an architecture" in meta_problems(dict(meta, arch="mamba"))[0]
+    assert "model_card" in meta_problems(dict(meta, model_card={"name": "gpt2"}))[0]
