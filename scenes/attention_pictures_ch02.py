@@ -346,3 +346,77 @@ class CostSquares(VGroup):
             self.names.add(nm)
             self.flops.add(fl)
         self.add(self.squares, self.names, self.flops)
+
+
+class RopeDials(VGroup):
+    """RoPE on the last token's query: each shown pair (data/facts/ch02.py rope_facts) as a dial, its
+    two numbers before the turn as a faint arrow and after it as a bright one, the arc between them.
+
+    `.dials[k]`: VGroup(ring, before, after, arc); `.speeds[k]` (its turn per token, over it),
+    `.turns[k]` (the last token's angle, under it)."""
+
+    def __init__(self, facts: dict, speed_text, turn_text, radius: float = 0.9, pitch: float = 3.2):
+        super().__init__()
+        self.dials, self.speeds, self.turns = VGroup(), VGroup(), VGroup()
+        for k, p in enumerate(facts["pairs"]):
+            centre = np.array([k * pitch, 0.0, 0.0])
+            ring = Arc(radius=radius, start_angle=0, angle=2 * np.pi, arc_center=centre, color=S.MUTED, stroke_width=2)
+            longest = max(float(np.linalg.norm(p["before"])), 1e-9)
+            tip = lambda v: centre + radius * 0.95 * np.array([v[0], v[1], 0.0]) / longest
+            before = Arrow(centre, tip(p["before"]), buff=0, color=S.MUTED, stroke_width=4, tip_length=0.16,
+                           max_tip_length_to_length_ratio=0.3).set_opacity(0.6)
+            after = Arrow(centre, tip(p["after"]), buff=0, color=S.QUERY, stroke_width=6, tip_length=0.18,
+                          max_tip_length_to_length_ratio=0.3)
+            a0 = float(np.arctan2(p["before"][1], p["before"][0]))
+            arc = Arc(radius=radius * 0.45, start_angle=a0, angle=max(np.radians(p["turn"]), 1e-3) % (2 * np.pi) or 1e-3,
+                      arc_center=centre, color=S.QUERY, stroke_width=3)
+            self.dials.add(VGroup(ring, before, after, arc))
+            speed = label(speed_text(p), S.SMALL, S.INK)
+            speed.next_to(ring, UP, buff=GAP.s)
+            turn = label(turn_text(p), S.SMALL, S.QUERY)
+            turn.next_to(ring, DOWN, buff=GAP.s)
+            for t in (speed, turn):
+                fit_width(t, pitch - GAP.s)
+            self.speeds.add(speed)
+            self.turns.add(turn)
+        self.add(self.dials, self.speeds, self.turns)
+
+
+class HeadGroups(VGroup):
+    """Grouped-query attention: the layer's query heads as boxes in groups, each group over the one
+    key head and one value head it reads (kv_head[h]); the featured query head and its key/value
+    heads lit. `.queries`, `.keys`, `.values` (boxes), `.links` (a line from each query box to its key
+    box), `.names` (the rows' names)."""
+
+    def __init__(self, kv_head, featured: int, names, width: float):
+        super().__init__()
+        H, KV = len(kv_head), max(kv_head) + 1
+        gap_groups = 0.35
+        box = min(0.55, (width - 1.8 - gap_groups * (KV - 1)) / H)
+        xs, x = [], 0.0
+        for h in range(H):
+            if h and kv_head[h] != kv_head[h - 1]:
+                x += gap_groups
+            xs.append(x)
+            x += box
+        mine = kv_head[featured]
+        self.queries = VGroup(*[Rectangle(width=box * 0.85, height=box * 0.85, stroke_width=2, stroke_color=S.QUERY,
+                                          fill_color=S.QUERY, fill_opacity=0.85 if h == featured else 0.2)
+                                .move_to([xs[h], 0, 0]) for h in range(H)])
+        centres = [float(np.mean([xs[h] for h in range(H) if kv_head[h] == g])) for g in range(KV)]
+        wide = lambda g: (sum(1 for h in kv_head if h == g) * box) * 0.9
+        self.keys = VGroup(*[Rectangle(width=wide(g), height=box * 0.7, stroke_width=2, stroke_color=S.KEY,
+                                       fill_color=S.KEY, fill_opacity=0.85 if g == mine else 0.2)
+                             .move_to([centres[g], -1.3, 0]) for g in range(KV)])
+        self.values = VGroup(*[Rectangle(width=wide(g), height=box * 0.7, stroke_width=2, stroke_color=S.VALUE,
+                                         fill_color=S.VALUE, fill_opacity=0.85 if g == mine else 0.2)
+                               .move_to([centres[g], -1.3 - box * 0.9, 0]) for g in range(KV)])
+        self.links = VGroup(*[Line(self.queries[h].get_bottom(), self.keys[kv_head[h]].get_top(), color=S.MUTED,
+                                   stroke_width=2) for h in range(H)])
+        self.names = VGroup()
+        for row, (text, colour) in zip((self.queries, self.keys, self.values), zip(names, (S.QUERY, S.KEY, S.VALUE))):
+            t = label(text, S.SMALL, colour)
+            fit_width(t, 1.6)
+            t.next_to(row, S.START, buff=GAP.m)
+            self.names.add(t)
+        self.add(self.links, self.queries, self.keys, self.values, self.names)

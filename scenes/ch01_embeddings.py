@@ -5,13 +5,14 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Create, CurvedArrow, DashedLine, Dot, DoubleArrow, FadeIn, FadeOut,
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Circle, Create, CurvedArrow, DashedLine, Dot, DoubleArrow,
+                   FadeIn, FadeOut,
                    Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
                    Rectangle, ReplacementTransform, Rotate, RoundedRectangle, SurroundingRectangle, Transform,
                    TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
-from onepass.data.facts.ch01 import SHOWN_TOKENS, embed_facts, order_strips, sinusoidal_table
+from onepass.data.facts.ch01 import SHOWN_TOKENS, dial_angles, embed_facts, order_strips, rope_speeds, sinusoidal_table
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.ch00_tokens import accent_room
@@ -21,6 +22,7 @@ from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
 from onepass.words import numbers as N
 
+ORIGIN_ = np.zeros(3)
 MAX_ROWS = SHOWN_TOKENS    # token rows shown in a T x d grid before '⋮'
 ICON_W, ICON_H = 1.6, 2.8  # the token table drawn small (training, the copied rows)
 TRAIN_W = 7.0              # the training text's line of tokens at most this wide
@@ -55,6 +57,16 @@ def robust_vmax(values: np.ndarray) -> float:
     """The colour scale's end: the 99th percentile of |value| (a few outliers do not wash it out)."""
     v = float(np.percentile(np.abs(values), 99))
     return v if v > 0 else 1.0
+
+
+def dial(degrees: float, radius: float = 0.32, color=S.QUERY) -> VGroup:
+    """A pair of numbers as an arrow on a circle, turned `degrees` from the start (RoPE's turn)."""
+    ring = Circle(radius=radius, color=S.MUTED, stroke_width=2)
+    t = np.radians(degrees)
+    hand = Arrow(ring.get_center(), ring.get_center() + radius * np.array([np.cos(t), np.sin(t), 0]), buff=0,
+                 color=color, stroke_width=4, tip_length=0.12, max_tip_length_to_length_ratio=0.4)
+    start = Line(ring.get_center(), ring.get_center() + RIGHT * radius, color=S.MUTED, stroke_width=1.5)
+    return VGroup(ring, start, hand)
 
 
 class EmbeddingScene(ChapterScene):
@@ -465,11 +477,19 @@ def grow_cosine(row):
 
 
 class Positions(EmbeddingScene):
-    """Order is not free: position vectors are added (the meter's first FLOPs), learned vs sinusoidal."""
+    """Order is not free: position vectors are added (the meter's first FLOPs), learned vs sinusoidal.
+    A model without a position table (RoPE) adds nothing here: the beats say where positions went
+    (a turn of q and k inside attention) and what its rotation speeds reach."""
     meter_start = "positions"
+
+    def meter_opening(self) -> tuple[int, str]:
+        if not self.bundle.shape.has_position_table:      # no 'positions' entry: the meter stays after the lookup
+            return self.ledger.before("L0.qkv"), ""
+        return super().meter_opening()
 
     def build(self):
         b, f = self.bundle, self.facts
+        table = b.shape.has_position_table
         d, T = f["d"], b.T
         with self.beat("order") as beat:
             # as many of the prompt's tokens as fit on one line, with room for the sum's strip
@@ -496,7 +516,8 @@ class Positions(EmbeddingScene):
 
             forward, backward = chips_of(shown), chips_of(list(reversed(shown)))
             same = fit_width(label(self.text("same-set"), S.BODY_SIZE, S.INK), S.CONTENT_W)   # shrinks only longer words
-            differ = fit_width(label(self.text("now-differ"), S.BODY_SIZE, S.RESIDUAL), S.CONTENT_W)
+            differ = fit_width(label(self.text("now-differ" if table else "not-added"), S.BODY_SIZE, S.RESIDUAL),
+                               S.CONTENT_W)
             rows = []
             for chips, plain, placed in ((forward, strips["plain"], strips["placed"]),
                                           (backward, strips["plain_reversed"], strips["placed_reversed"])):
@@ -557,6 +578,9 @@ class Positions(EmbeddingScene):
                 LaggedStart(*[FadeIn(s, shift=DOWN * GAP.xs) for s in bottom.slots], lag_ratio=0.2),
                 FadeIn(differ), FadeIn(differ_lit))
             block = Group(tag_f, tag_b, *[m for r in rows for m in (r.chips, r.cols, r.slots)], differ, differ_lit)
+        if not table:
+            self.untabled(block, note)
+            return
         with self.beat("add") as beat:
             self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
             shape = f"{T} × {N.fmt_int(d)}"
@@ -703,6 +727,130 @@ class Positions(EmbeddingScene):
             # three quarters down: halfway, the band struck through the random-weights plate's words
             say(self, beat, "every", Transform(band, bands(Pn * 3 // 4)), into=0.95)
 
+    def untabled(self, block, note):
+        """The add and tables beats of a model with no position table (RoPE): nothing is added, the
+        meter holds; the position returns as a turn of each pair of q and k inside attention (dials,
+        the model's own speeds); then every pair's speed against the trained length, and what a
+        rescaling of the speeds (Llama 3.2's rule) does to the slow ones."""
+        b, f = self.bundle, self.facts
+        d, T = f["d"], b.T
+        r = rope_speeds(b)
+        with self.beat("add") as beat:
+            self.play(FadeOut(block), *([FadeOut(note)] if note else []), run_time=beat.share(0.1))
+            shape = f"{T} × {N.fmt_int(d)}"
+            tok = NumberGrid(b["wte_rows"], row_labels=b.tokens, rows=self.rows, max_cols=3, shape_text=shape)
+            tok_title = label(self.text("token-vectors"), S.SMALL, S.TOKEN)
+            left = VGroup(tok_title, tok).arrange(DOWN, buff=GAP.s)
+            plus = label("+", S.TITLE_SIZE, S.MUTED)
+            slot = Rectangle(width=2.6, height=tok.cell_group.height, stroke_color=S.MUTED, stroke_width=2)
+            slot.set_stroke(opacity=0.8)
+            no_table = fit_lines(self.text("no-table"), S.SMALL, S.WARNING, slot.width - GAP.s).move_to(slot)
+            strike = Line(slot.get_corner(DOWN + LEFT), slot.get_corner(UP + RIGHT), color=S.WARNING, stroke_width=4)
+            right = VGroup(slot, strike, no_table)
+            row = VGroup(left, plus, right).arrange(RIGHT, buff=GAP.m)
+            plus.set_y(tok.cell_group.get_center()[1])
+            right.set_y(tok.cell_group.get_center()[1])
+            bill = label(self.text("no-additions"), S.BODY_SIZE, S.FLOPS)
+            # the turn to come: one dial per token (fastest pair), then a slower pair's, the position under each
+            n = min(len(self.rows), 6)
+            speeds = [(0, dial_angles(b, n))]
+            slow_i = int(np.argmin(np.abs(np.degrees(np.asarray(b["rope_inv_freq"], dtype=np.float64)) - 15.0)))
+            speeds.append((slow_i, np.degrees(np.arange(n) * float(b["rope_inv_freq"][slow_i]))))
+            dial_rows = VGroup()
+            for k, (i, angles) in enumerate(speeds):
+                dials = VGroup(*[dial(a, color=S.QUERY if k == 0 else S.KEY) for a in angles]).arrange(RIGHT, buff=GAP.l)
+                per = label(self.text("per-token", degrees=N.fmt_int(int(round(float(angles[1] if n > 1 else 0.0))))),
+                            S.SMALL, S.QUERY if k == 0 else S.KEY)
+                dial_rows.add(VGroup(dials, per).arrange(S.END, buff=GAP.m))
+            chips = VGroup(*[TokenChip(b.tokens[i], size=S.SMALL) for i in self.rows[:n]])
+            for chip, dl in zip(chips, dial_rows[0][0]):
+                chip.next_to(dl, UP, buff=GAP.s)
+            slots = VGroup(*[below(label(self.text("pos-label", pos=i), S.SMALL, S.MUTED, mono=True), dl, buff=GAP.xs)
+                             for i, dl in enumerate(dial_rows[0][0])])
+            dial_rows.arrange(DOWN, buff=GAP.xl, aligned_edge=S.START)
+            for chip, dl in zip(chips, dial_rows[0][0]):
+                chip.next_to(dl, UP, buff=GAP.s)
+            for sl, dl in zip(slots, dial_rows[0][0]):
+                below(sl, dl, buff=GAP.xxs)
+            turn_note = fit_lines(self.text("turn-note"), S.SMALL, S.INK, S.CONTENT_W)
+            turn = VGroup(chips, dial_rows, slots, turn_note)
+            below(turn_note, dial_rows, buff=GAP.m)
+            top = VGroup(row, bill).arrange(DOWN, buff=GAP.m)
+            whole = VGroup(top, turn).arrange(DOWN, buff=GAP.l)
+            place_in(fit_to(whole, S.CONTENT), S.CONTENT)
+            self.play(FadeIn(left), run_time=beat.span(0.4))
+            say(self, beat, "none", FadeIn(plus), Create(slot), FadeIn(no_table), Create(strike))
+            lit = glow(VGroup(self.meter.title, self.meter.counter), color=S.FLOPS, buff=GAP.xxs, opacity=0.15)
+            say(self, beat, "meter", FadeIn(bill, shift=UP * GAP.xs), FadeIn(lit))
+            say(self, beat, "rotate", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.1),
+                LaggedStart(*[Create(dl) for dl in dial_rows[0][0]], lag_ratio=0.15), FadeIn(slots),
+                FadeIn(dial_rows[0][1]))
+            say(self, beat, "pairs", LaggedStart(*[Create(dl) for dl in dial_rows[1][0]], lag_ratio=0.15),
+                FadeIn(dial_rows[1][1]))
+            say(self, beat, "next", FadeIn(turn_note, shift=UP * GAP.xs), FadeIn(glow(turn_note, color=S.INK, opacity=0.1)))
+            shown = VGroup(*(self._picture() or []))
+        with self.beat("tables") as beat:
+            self.play(FadeOut(shown), run_time=beat.share(0.1))
+            chart = self.speed_chart(r)
+            place_in(fit_to(chart.all, S.CONTENT), S.CONTENT)
+            self.play(Create(chart.axis), FadeIn(chart.ticks), FadeIn(chart.name), run_time=beat.span(0.4))
+            say(self, beat, "speeds", LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in chart.bars], lag_ratio=0.03),
+                FadeIn(chart.pair_axis))
+            say(self, beat, "fast", FadeIn(chart.fast), FadeIn(glow(chart.bars[0], color=S.QUERY, opacity=0.2)))
+            say(self, beat, "slow", FadeIn(chart.slow), FadeIn(glow(chart.bars[-1], color=S.KEY, opacity=0.2)))
+            say(self, beat, "trained", Create(chart.line), FadeIn(chart.line_name))
+            say(self, beat, "unfinished", *[bar.animate.set_fill(S.WARNING, opacity=0.85) for bar in chart.over],
+                FadeIn(chart.over_note))
+            say(self, beat, "cap", Swell(chart.line_name, color=S.FLOPS, scale_factor=1.1))
+            say(self, beat, "past", FadeIn(chart.beyond), FadeIn(glow(chart.beyond, color=S.WARNING, opacity=0.12)))
+            say(self, beat, "stretch", LaggedStart(*[Create(g) for g in chart.ghosts], lag_ratio=0.05),
+                FadeIn(chart.ghost_note))
+
+    def speed_chart(self, r: dict) -> SimpleNamespace:
+        """Each pair's tokens per full turn as a bar on a log scale (pair 0 the fastest, on the left), a
+        line at the trained length, the pairs past it marked, and Llama 3.2's rescaled speeds outlined."""
+        W, H = 9.0, 3.4
+        top = float(np.ceil(np.log10(max(r["stretched"].max(), r["slow"]))))
+        bottom = 0.0
+        y_of = lambda v: (np.log10(v) - bottom) / (top - bottom) * H
+        n = r["pairs"]
+        pitch = W / n
+        axis = VGroup(Line(ORIGIN_, RIGHT * W, color=S.MUTED, stroke_width=2),
+                      Line(ORIGIN_, UP * H, color=S.MUTED, stroke_width=2))
+        ticks = VGroup()
+        for e in range(int(bottom), int(top) + 1, 2):
+            y = e / (top - bottom) * H
+            ticks.add(Line([-0.08, y, 0], [0, y, 0], color=S.MUTED, stroke_width=2),
+                      label(N.fmt_int(10 ** e), S.SMALL, S.MUTED, mono=True).next_to([-0.08, y, 0], LEFT, buff=GAP.xs))
+        name = label(self.text("turn-axis"), S.SMALL, S.INK).next_to(axis, UP, buff=GAP.s).align_to(axis, LEFT)
+        bars = VGroup(*[Rectangle(width=pitch * 0.7, height=max(0.02, y_of(t)), stroke_width=0, fill_color=S.QUERY,
+                                  fill_opacity=0.85).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
+                        for i, t in enumerate(r["turn"])])
+        pair_axis = label(self.text("pair-axis", last=n - 1), S.SMALL, S.MUTED).next_to(axis[0], DOWN, buff=GAP.s)
+        fast = label(self.text("turn-fast", tokens=N.fmt_int(int(round(r["fast"])))), S.SMALL, S.QUERY)
+        fast.next_to(bars[0], UP, buff=GAP.s).align_to(bars[0], LEFT)
+        slow = label(self.text("turn-slow", tokens=N.fmt_int(int(round(r["slow"])))), S.SMALL, S.KEY)
+        slow.next_to(bars[-1], UP, buff=GAP.s).align_to(bars[-1], RIGHT)
+        y_line = y_of(r["P"])
+        line = DashedLine([0, y_line, 0], [W, y_line, 0], color=S.FLOPS, stroke_width=3)
+        line_name = label(self.text("trained-length", P=N.fmt_int(r["P"])), S.SMALL, S.FLOPS)
+        line_name.next_to(line, UP, buff=GAP.xs).align_to(line, LEFT).shift(RIGHT * GAP.s)
+        over = VGroup(*[bar for bar, t in zip(bars, r["turn"]) if t > r["P"]])
+        over_note = label(self.text("unfinished", count=r["unfinished"], P=N.fmt_int(r["P"])), S.SMALL, S.WARNING)
+        beyond = fit_lines(self.text("beyond"), S.SMALL, S.WARNING, 3.6)
+        ghosts = VGroup(*[Rectangle(width=pitch * 0.7, height=y_of(g), stroke_color=S.INK, stroke_width=2,
+                                    fill_opacity=0).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
+                          for i, (g, t) in enumerate(zip(r["stretched"], r["turn"])) if g > t * 1.0001])
+        ghost_note = label(self.text("stretched", factor=N.fmt_int(int(round(r["stretch_factor"])))), S.SMALL, S.INK)
+        chart = VGroup(axis, ticks, bars, line, ghosts)
+        side = VGroup(over_note, beyond, ghost_note).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
+        fit_width(side, 3.8)
+        side.next_to(chart, S.END, buff=GAP.l)
+        extras = VGroup(name, pair_axis, fast, slow, line_name, side)
+        return SimpleNamespace(axis=axis, ticks=ticks, name=name, bars=bars, pair_axis=pair_axis, fast=fast, slow=slow,
+                               line=line, line_name=line_name, over=over, over_note=over_note, beyond=beyond,
+                               ghosts=ghosts, ghost_note=ghost_note, all=VGroup(chart, extras))
+
 
 class Residual(EmbeddingScene):
     """The residual stream: the lane every layer reads from and adds to."""
@@ -716,7 +864,8 @@ class Residual(EmbeddingScene):
                              fill_color=S.RESIDUAL, fill_opacity=0.18)
             name = label(self.text("stream-name", T=b.T, d=N.fmt_int(f["d"])), S.BODY_SIZE, S.RESIDUAL)
             below(name, lane, buff=GAP.s, aligned=S.START)
-            start = label(self.text("stream-start"), S.SMALL, S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
+            start = label(self.text("stream-start" if b.shape.has_position_table else "stream-start-token"), S.SMALL,
+                          S.INK).move_to(lane).align_to(lane, LEFT).shift(RIGHT * GAP.s)
             blocks, arrows, plus = VGroup(), VGroup(), VGroup()
             x0 = start.get_right()[0] + 0.5
             x1 = lane.get_right()[0] - 0.3

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
-                   Rectangle, ReplacementTransform, SurroundingRectangle, Transform, VGroup, Write)
+                   Rectangle, ReplacementTransform, Rotate, SurroundingRectangle, Transform, TransformFromCopy, VGroup,
+                   Write)
 
 from onepass.data.facts.ch02 import (
-    agreement_facts, blend_facts, budget_facts, cost_facts, head_facts, projection_facts, root_facts, softmax_row,
-    softmax_row_index,
+    agreement_facts, blend_facts, budget_facts, cost_facts, gqa_facts, head_facts, projection_facts, rope_facts,
+    root_facts, softmax_row, softmax_row_index,
 )
 from onepass.scenes import style as S
 from onepass.scenes.attention_pictures_ch02 import (
     BLEND_W, BUDGET_W, COST_SIDE, PROJECTION_W, QUERY_GAP, SOFTMAX_W, AgreementFan, BarRow, BlendStrips, BudgetBar,
-    CostSquares, ProjectionFan, SoftmaxRow,
+    CostSquares, HeadGroups, ProjectionFan, RopeDials, SoftmaxRow,
 )
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Swell, glow
@@ -93,7 +94,7 @@ class Projections(AttentionScene):
             self.play(Swell(arcs.marks[-1], color=S.TOKEN), run_time=beat.span(0.5))
         with self.beat("inputs") as beat:
             x = NumberGrid(b["ln1"][0], row_labels=b.tokens, max_cols=6, rows=rows,
-                           shape_text=self.text("x-shape", T=b.T, d=self.d))
+                           shape_text=self.text("x-shape" if b.shape.norm == "layernorm" else "x-shape-rms", T=b.T, d=self.d))
             place_in(x, S.CONTENT)
             note = self.window_note()
             self.play(FadeOut(group), run_time=beat.span(0.15))
@@ -131,10 +132,52 @@ class Projections(AttentionScene):
                 self.play(FadeIn(fan.roles[i], shift=UP * GAP.xs),
                           Swell(fan.outs[i][1], color=colour, scale_factor=1.06), Swell(fan.letters[i], color=colour),
                           run_time=beat.span(0.5))
+            if b.shape.kv_heads < b.shape.n_head:      # grouped-query attention: the heads in their groups
+                self.groups(beat, VGroup(fan, x_note))
+                return
             beat.at("cost")          # "each is dh numbers long; for all heads it costs …"
             self.play(FadeIn(w_text), *[Swell(o[1], color=S.INK, scale_factor=1.04) for o in fan.outs],
                       run_time=beat.span(0.3))
             self.pay("L0.qkv", run_time=beat.span(0.6))
+
+    def groups(self, beat, fan):
+        """GQA, in the qkv beat: the query heads in groups over the key and value heads they share;
+        what sharing saves (the k and v projections, the cache) and what it does not (the score grid)."""
+        b = self.bundle
+        g = gqa_facts(b, self.ledger)
+        title = fit_lines(self.text("gqa-title", H=g["H"], KV=g["KV"]), S.BODY_SIZE, S.INK, TITLE_W)
+        title.move_to(UP * TITLE_Y)
+        picture = HeadGroups(g["kv_head"], self.h, (self.text("gqa-queries"), self.text("gqa-keys"),
+                                                     self.text("gqa-values")), width=S.TEXT_W * 0.6)
+        rows = VGroup(*[VGroup(label(self.text(name), S.SMALL, S.INK),
+                               label(N.fmt_int(now), S.SMALL, S.FLOPS, mono=True),
+                               label(self.text("gqa-without", n=N.fmt_int(full)), S.SMALL, S.MUTED))
+                        .arrange(S.END, buff=GAP.m)
+                        for name, now, full in (("gqa-qkv", g["qkv"], g["qkv_full"]),
+                                                ("gqa-cache", g["cache"], g["cache_full"]),
+                                                ("gqa-scores", g["scores"], g["scores"]))])
+        rows.arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
+        group = VGroup(picture, rows).arrange(DOWN, buff=GAP.l)
+        place_in(fit_to(group, S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)),
+                 S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s))
+        beat.at("group")     # "this model has H query heads and only KV key and value heads"
+        self.play(FadeOut(fan), FadeIn(title), LaggedStart(*[FadeIn(q, shift=DOWN * GAP.xs) for q in picture.queries],
+                                                          lag_ratio=0.08), FadeIn(picture.names[0]),
+                  run_time=beat.span(0.3))
+        self.play(FadeIn(picture.keys), FadeIn(picture.values), FadeIn(picture.names[1:]),
+                  LaggedStart(*[Create(ln) for ln in picture.links], lag_ratio=0.05), run_time=beat.span(0.4))
+        mine = b.shape.kv_head_of(self.h)
+        self.play(Swell(picture.queries[self.h], color=S.QUERY, scale_factor=1.2),
+                  Swell(picture.keys[mine], color=S.KEY, scale_factor=1.1), run_time=beat.span(0.4))
+        beat.at("cost")      # "making them costs … FLOPs, not the … of a key and value per head"
+        self.play(FadeIn(rows[0], shift=UP * GAP.xs), run_time=beat.span(0.3))
+        self.pay("L0.qkv", run_time=beat.span(0.5))
+        beat.at("saves")     # "the memory chapter six keeps for every token shrinks just as much"
+        self.play(FadeIn(rows[1], shift=UP * GAP.xs), Swell(picture.keys, color=S.KEY, scale_factor=1.05),
+                  Swell(picture.values, color=S.VALUE, scale_factor=1.05), run_time=beat.span(0.5))
+        beat.at("grid")      # "the grid of scores does not shrink: every query head still scores its own"
+        self.play(FadeIn(rows[2], shift=UP * GAP.xs), Swell(picture.queries, color=S.QUERY, scale_factor=1.08),
+                  run_time=beat.span(0.5))
 
 
 class Scores(AttentionScene):
@@ -171,6 +214,9 @@ class Scores(AttentionScene):
         b = self.bundle
         f = agreement_facts(b)
         with self.beat("agree") as beat:
+            rope = rope_facts(b)
+            if rope is not None:        # RoPE: q and k turned by position before they meet
+                self.rope(beat, rope, note)
             title = fit_lines(self.text("agree-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
             sub = fit_lines(self.text("fan-note"), S.SMALL, S.MUTED, TITLE_W)
             below(sub, title, buff=GAP.xs)
@@ -205,6 +251,57 @@ class Scores(AttentionScene):
                       Swell(fan.keys[fan.top], color=S.TOKEN, scale_factor=1.05),
                       Swell(fan.tags[fan.top], color=S.TOKEN), run_time=beat.span(0.6))
         return VGroup(fan, title, sub, panel)
+
+    def rope(self, beat, r: dict, note):
+        """RoPE: the last token's query pairs before and after their turn (fast, middle, slow), the
+        meter's rotation step, then why the score sees only distance: one pair of the query and its
+        best key turned on together, the angle between them kept, and the head's score at positions
+        moved on, the same number."""
+        b = self.bundle
+        half = self.dh // 2
+        title = fit_lines(self.text("rope-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+        rule = fit_lines(self.text("rope-rule", half=half), S.SMALL, S.MUTED, TITLE_W)
+        below(rule, title, buff=GAP.xs)
+        dials = RopeDials(r, lambda p: self.text("rope-speed", i=p["i"], j=p["i"] + half,
+                                                 degrees=N.fmt_general(p["per_token"])),
+                          lambda p: self.text("rope-turn", pos=r["last"], degrees=N.fmt_int(int(round(p["turn"])))))
+        legend = label(self.text("rope-legend"), S.SMALL, S.MUTED)
+        m, n, shift = r["last"], r["key"], r["shift"]
+        check = VGroup(*[label(self.text("rope-score", m=a, n=c, score=N.fmt_fixed(v, 2)), S.SMALL, colour, mono=True)
+                         for a, c, v, colour in ((m, n, r["score"], S.INK), (m + shift, n + shift, r["score_moved"], S.INK))])
+        check.add(label(self.text("rope-same", distance=m - n), S.SMALL, S.KEY))
+        check.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
+        body = VGroup(dials, legend, check).arrange(DOWN, buff=GAP.m)
+        room = S.CONTENT.with_(top=rule.get_bottom()[1] - GAP.s)
+        place_in(fit_to(body, room), room)
+        # the key pair of the best key, beside the fast pair's query after the turn (same dial)
+        fast = r["pairs"][0]
+        kpair = b["k"][0, r["kv_head"], n, [fast["dims"][0], fast["dims"][1]]].astype(np.float64)
+        ring, _, after, _ = dials.dials[0]
+        centre, radius = ring.get_center(), ring.width / 2
+        kdir = kpair / max(float(np.linalg.norm(kpair)), 1e-9)
+        key = Arrow(centre, centre + radius * 0.8 * np.array([kdir[0], kdir[1], 0.0]), buff=0, color=S.KEY,
+                    stroke_width=6, tip_length=0.18, max_tip_length_to_length_ratio=0.3)
+        self.play(FadeIn(title), FadeIn(rule), *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
+        beat.at("turn")          # "each head's numbers are taken in pairs, i with i + dh/2"
+        self.play(LaggedStart(*[FadeIn(VGroup(d[0], d[1])) for d in dials.dials], lag_ratio=0.2), FadeIn(legend),
+                  run_time=beat.span(0.4))
+        beat.at("pairs")         # "each pair is turned like a hand on a dial"
+        self.play(*[TransformFromCopy(d[1], d[2]) for d in dials.dials], *[Create(d[3]) for d in dials.dials],
+                  run_time=beat.span(0.5))
+        beat.at("speeds")        # "each at its own speed: the fastest …, the slowest almost not at all"
+        self.play(LaggedStart(*[FadeIn(t, shift=DOWN * GAP.xs) for t in dials.speeds], lag_ratio=0.3),
+                  run_time=beat.span(0.5))
+        beat.at("position")      # "the angle is the speed times the token's position"
+        self.play(LaggedStart(*[FadeIn(t, shift=UP * GAP.xs) for t in dials.turns], lag_ratio=0.3),
+                  run_time=beat.span(0.4))
+        self.pay("L0.rope", run_time=beat.span(0.5))
+        beat.at("relative")      # "their dot product depends only on how far apart they are"
+        self.play(GrowArrow(key), FadeIn(check[0]), run_time=beat.span(0.3))
+        turn = np.radians(fast["per_token"] * shift) % (2 * np.pi)
+        self.play(Rotate(VGroup(after, key), turn, about_point=centre), FadeIn(check[1]), run_time=beat.span(0.5))
+        self.play(FadeIn(check[2]), Swell(check[1], color=S.KEY), run_time=beat.span(0.4))
+        self.play(FadeOut(VGroup(title, rule, dials, legend, check, key)), run_time=beat.span(0.2))
 
     def build(self):
         b, h = self.bundle, self.h

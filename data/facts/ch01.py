@@ -73,6 +73,8 @@ def order_strips(bundle, n: int, dims: int = STRIP_DIMS) -> dict:
     each token's own row (the same in either order: attention without positions sees the same set),
     then with the position row of the slot it stands in added (the same token now differs by slot)."""
     wte = np.asarray(bundle["wte_rows"], dtype=np.float64)[:n, :dims]
+    if not bundle.shape.has_position_table:   # RoPE: nothing is added to the vectors; they stay as they are
+        return {"plain": wte, "plain_reversed": wte[::-1], "placed": wte, "placed_reversed": wte[::-1]}
     wpe = np.asarray(bundle["wpe_rows"], dtype=np.float64)[:n, :dims]
     back = wte[::-1]
     return {"plain": wte, "plain_reversed": back, "placed": wte + wpe, "placed_reversed": back + wpe}
@@ -99,3 +101,48 @@ def embed_facts(bundle) -> dict:
         "P_shown": min(shape.n_positions, HEATMAP_POSITIONS),
         "d_shown": min(shape.n_embd, HEATMAP_DIMS),
     }
+
+
+# the dials that stand for RoPE's turn in the order and add beats: the fastest pair's angle
+DIAL_PAIR = 0
+# the model whose rescaled speeds the rope line cites (data/arch registry; its rope_parameters)
+STRETCH_MODEL = "llama-3.2-1b"
+
+
+def dial_angles(bundle, n: int) -> np.ndarray:
+    """Degrees the fastest pair of q and k turns at positions 0 … n−1 (RoPE; its own speed)."""
+    inv = np.asarray(bundle["rope_inv_freq"], dtype=np.float64)
+    return np.degrees(np.arange(n) * inv[DIAL_PAIR])
+
+
+def stretch_rule(inv_freq, params: dict) -> np.ndarray:
+    """Llama 3's rescaling of RoPE's speeds (rope_type 'llama3'): pairs slower than one turn per
+    original_max / low_freq_factor tokens are slowed `factor` times, pairs faster than one turn per
+    original_max / high_freq_factor tokens keep their speed, and those between are blended."""
+    inv = np.asarray(inv_freq, dtype=np.float64)
+    factor, lo, hi = params["factor"], params["low_freq_factor"], params["high_freq_factor"]
+    old = params["original_max_position_embeddings"]
+    wavelen = 2 * np.pi / inv
+    smooth = np.clip((old / wavelen - lo) / (hi - lo), 0.0, 1.0)
+    blended = (1 - smooth) * inv / factor + smooth * inv
+    return np.where(wavelen > old / lo, inv / factor, np.where(wavelen < old / hi, inv, blended))
+
+
+def rope_speeds(bundle) -> dict:
+    """Chapter 01's no-table beats (RoPE): each pair's speed as tokens per full turn, the length the
+    model was trained to read, the pairs that never finish a turn within it, and what Llama 3.2's
+    rescaling (its rope_parameters, from the registry) would make of these same speeds."""
+    from onepass.data.arch import llama
+    shape = bundle.shape
+    inv = np.asarray(bundle["rope_inv_freq"], dtype=np.float64)
+    turn = 2 * np.pi / inv                                      # tokens per full turn, pair by pair
+    P = shape.n_positions
+    stretch = llama.MODELS[STRETCH_MODEL].shape().rope_parameters
+    own = shape.rope_parameters
+    stretched = 2 * np.pi / stretch_rule(inv, stretch)
+    return {"turn": turn, "pairs": len(inv), "P": P, "dh": shape.d_head,
+            "fast": float(turn.min()), "slow": float(turn.max()),
+            "unfinished": int((turn > P).sum()),
+            "theta": float(own.get("rope_theta", 10000.0)), "own_factor": own.get("factor"),
+            "stretch_factor": float(stretch["factor"]), "stretch_old": int(stretch["original_max_position_embeddings"]),
+            "stretched": stretched, "slowed": int((stretched > turn * 1.0001).sum())}

@@ -4,7 +4,7 @@ from data/facts/ch01.py (config, parameter counts, embedding rows, cosine pairs)
 every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
-from onepass.data.facts.ch01 import embed_facts
+from onepass.data.facts.ch01 import embed_facts, rope_speeds
 from onepass.words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
 
 
@@ -29,7 +29,7 @@ def values(bundle, ledger, words) -> dict:
     cos = [p["cosine"] for p in pairs]
     ids, toks = f["ids"], bundle.tokens
     featured = f["featured"]
-    return {
+    out = {
         "high_id": ids["high_id"], "low_id": ids["low_id"],
         "high_token": spoken_token(toks[ids["high"]], words), "low_token": spoken_token(toks[ids["low"]], words),
         "a_word": featured["a"], "b_word": featured["b"],
@@ -42,6 +42,15 @@ def values(bundle, ledger, words) -> dict:
         "pairs_spoken": pairs_said(f["spoken_pairs"], words),
         "n_pairs": spoken_count(len(pairs), words),
         "cos_min": spoken_cos(min(cos), words), "cos_max": spoken_cos(max(cos), words),
-        "pos_flops": spoken_count(ledger["positions"].flops, words),
         "P_shown": spoken_count(f["P_shown"], words),
     }
+    if bundle.shape.has_position_table:       # a learned position table: its T x d additions
+        out["pos_flops"] = spoken_count(ledger["positions"].flops, words)
+    if not bundle.shape.has_position_table:   # RoPE: the rotation's speeds against the trained length
+        r = rope_speeds(bundle)
+        out.update({"rope_pairs": spoken_count(r["pairs"], words),
+                    "turn_fast": spoken_count(int(round(r["fast"])), words),
+                    "turn_slow": spoken_count(int(round(r["slow"])), words),
+                    "unfinished": spoken_count(r["unfinished"], words),
+                    "stretch_factor": spoken_count(int(round(r["stretch_factor"])), words)})
+    return out

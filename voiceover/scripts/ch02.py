@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from onepass.data.facts.ch02 import agreement_facts, d_head, head_facts, root_facts
+from onepass.data.facts.ch02 import agreement_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts
 from onepass.words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
 
 
@@ -14,7 +14,7 @@ def values(bundle, ledger, words) -> dict:
     root = root_facts(bundle)
     dh = d_head(bundle)
     tokens = bundle.tokens
-    return {
+    out = {
         "head": facts["head_index"] + 1,
         "n_head": shape.n_head,
         "T": bundle.T,
@@ -36,3 +36,16 @@ def values(bundle, ledger, words) -> dict:
         "raw_top_token": spoken_token(tokens[root["undivided_top"]], words),
         "raw_top_weight": spoken_pct(float(root["undivided"][root["undivided_top"]]), words),
     }
+    if shape.kv_heads < shape.n_head:        # grouped-query attention: what sharing saves, from the ledger
+        g = gqa_facts(bundle, ledger)
+        out.update({"kv_heads": spoken_count(g["KV"], words), "group": spoken_count(g["group"], words),
+                    "qkv_full_flops": spoken_count(g["qkv_full"], words),
+                    "cache": spoken_count(g["cache"], words), "cache_full": spoken_count(g["cache_full"], words)})
+    r = rope_facts(bundle)
+    if r is not None:                        # RoPE: the turn, and the score at positions moved on
+        out.update({"pairs": spoken_count(len(r["inv_freq"]), words), "half": spoken_count(len(r["inv_freq"]), words),
+                    "fast_deg": spoken_count(int(round(r["pairs"][0]["per_token"])), words),
+                    "last_pos": spoken_count(r["last"], words), "shift": spoken_count(r["shift"], words),
+                    "rope_key": spoken_token(tokens[r["key"]], words),
+                    "rope_score": spoken_signed(r["score"], 2, words)})
+    return out
