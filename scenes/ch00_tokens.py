@@ -1,7 +1,9 @@
 """Chapter 00 — from text to token ids. The Σ meter reads 0 throughout: tokenizing is lookups.
 
-Everything shown comes from the bundle (prompt, ids, token texts) or from the real GPT-2
-tokenizer files (vocabulary, merge ranks), via onepass.data.facts.ch00.token_facts.
+Everything shown comes from the bundle (prompt, ids, token texts) or from the model's own
+tokenizer files (vocabulary, merge ranks: GPT-2's, or the model's own merges for a modern decoder),
+via onepass.data.facts.ch00.token_facts. A model that is not GPT-2 also shows GPT-2's tokens of the
+same prompt (the ratio beat) and what its vocabulary costs as a table, rows x width (the handoff).
 """
 from __future__ import annotations
 
@@ -37,9 +39,9 @@ def accent_room(*texts) -> float:
     return max([0.0] + [t.height - LATIN_LINE_PER_PT * t.font_size for t in texts])
 
 
-def chip_text(text: str, token_id: int) -> str:
+def chip_text(text: str, token_id: int, tok=tokenizer) -> str:
     """The bundle's token text, unless it is part of a character (U+FFFD): then its bytes."""
-    return visible_bytes(tokenizer.token_bytes(token_id)) if "\ufffd" in text else text
+    return visible_bytes(tok.token_bytes(token_id)) if "\ufffd" in text else text
 
 
 def wrapped_lines(text: str, width: int) -> list[str]:
@@ -95,12 +97,18 @@ class TokensScene(ChapterScene):
     def setup(self):
         super().setup()
         self.facts = token_facts(self.bundle)
-        self.chip_texts = [chip_text(t, i) for t, i in zip(self.facts["tokens"], self.facts["ids"])]
+        self.tok = self.bundle.tokenizer      # the model's own (GPT-2's module for the GPT-2 family)
+        self.chip_texts = [chip_text(t, i, self.tok) for t, i in zip(self.facts["tokens"], self.facts["ids"])]
         # GPT-2's own strings drawn besides the prompt's tokens (the tokenizer's, never the catalog's):
         # the three spellings, the replayed word's pieces, the end-of-text marker, the greeting and its tokens
         f, lad = self.facts, self.facts["ladder"]
         pieces = {*f["case_words"], lad["word"], *(symbol_text(s) for step in lad["steps"] for s in step),
-                  tokenizer.EOT, f["other_text"], *(visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"])}
+                  tokenizer.EOT, f["other_text"], *(visible_bytes(self.tok.token_bytes(i)) for i in f["other_ids"])}
+        if f["compare"]:          # GPT-2's pieces of the prompt, the model's special tokens' names
+            pieces |= {*f["compare"]["gpt2_tokens"], f["compare"]["model_title"],
+                       *(self.tok.tok.id_to_token(i) for i in self.tok.special_ids()[:1])}
+            if f["compare"]["bos"]:
+                pieces.add(f["compare"]["bos"])
         self.gpt2_texts = {form for p in pieces for form in (p, S.show_token(p), ltr_safe(p), ltr_safe(S.show_token(p)))}
 
     def picture_out(self) -> list:
@@ -298,7 +306,7 @@ class WhyPieces(TokensScene):
         lad = f["ladder"]
         rows = VGroup()
         for word, ids in ((lad["word"], lad["ids"]), (f["typo"], f["typo_ids"])):
-            pieces = VGroup(*[TokenChip(chip_text(tokenizer.readable(i), i), i, size=S.BODY_SIZE) for i in ids])
+            pieces = VGroup(*[TokenChip(chip_text(self.tok.readable(i), i, self.tok), i, size=S.BODY_SIZE) for i in ids])
             pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)
             chip = TokenChip(word, size=S.BODY_SIZE)
             arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
@@ -306,7 +314,10 @@ class WhyPieces(TokensScene):
         rows.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
         lit = set(f["typo_bytes"]) | set(lad["word"].encode("utf-8"))
         grid = byte_grid(lit, 0.2)
-        grid_note = fit_lines(self.text("bytes-note", n=N.fmt_int(f["vocab"].byte_tokens)), S.SMALL, S.MUTED,
+        n_bytes = f["vocab"].byte_tokens
+        note = (self.text("bytes-note", n=N.fmt_int(n_bytes)) if n_bytes >= 256 or not f["compare"] else
+                self.text("bytes-note-most", n=N.fmt_int(n_bytes), total=N.fmt_int(256)))
+        grid_note = fit_lines(note, S.SMALL, S.MUTED,
                               S.RIGHT_HALF.width - 2 * GAP.xl)
         below(grid_note, grid, buff=GAP.s)
         right = VGroup(grid, grid_note)
@@ -320,7 +331,7 @@ class WhyPieces(TokensScene):
         f = self.facts
         lad = f["ladder"]
         for i in [*f["typo_ids"], *lad["ids"]]:
-            t = chip_text(tokenizer.readable(i), i)
+            t = chip_text(self.tok.readable(i), i, self.tok)
             self.gpt2_texts.update({t, S.show_token(t)})
         self.gpt2_texts.update({f["typo"], S.show_token(f["typo"]), "…", "?"})
         rise = UP * GAP.s
@@ -465,20 +476,35 @@ class Merges(TokensScene):
 
     def vocab_picture(self, vf):
         """The vocabulary as one long strip (VocabStrip), its three parts named under it, the total above."""
-        strip = VocabStrip(vf.byte_tokens, vf.merges, vf.special, S.CONTENT_W - GAP.xl, GAP.xl, GAP.l)
+        order = self.facts["vocab_order"] if self.facts["compare"] else None
+        strip = VocabStrip(vf.byte_tokens, vf.merges, vf.special, S.CONTENT_W - GAP.xl, GAP.xl, GAP.l, order=order)
         place_in(strip, S.CONTENT, y=S.CONTENT_Y - GAP.l)
         parts = VGroup()
-        for k, (num, what) in enumerate(((N.fmt_int(vf.byte_tokens), self.text("vocab-bytes")),
-                                         (N.fmt_int(vf.merges), self.text("vocab-merges")),
-                                         (N.fmt_int(vf.special), tokenizer.EOT))):
+        if order:           # another model: its parts in id order, special tokens named as such
+            special = (self.tok.tok.id_to_token(self.tok.special_ids()[0]) if vf.special == 1
+                       else self.text("vocab-special"))
+            named = {"bytes": self.text("vocab-bytes"), "merges": self.text("vocab-merges"), "special": special}
+            kinds = [(N.fmt_int(n), named[k], k == "special" and vf.special == 1) for k, n in order]
+        else:
+            kinds = [(N.fmt_int(vf.byte_tokens), self.text("vocab-bytes"), False),
+                     (N.fmt_int(vf.merges), self.text("vocab-merges"), False),
+                     (N.fmt_int(vf.special), tokenizer.EOT, True)]
+        for k, (num, what, mono) in enumerate(kinds):
             if k >= len(strip.parts):
                 break
             part = VGroup(label(num, S.NUMBER_SIZE, S.TOKEN, mono=True),
-                          label(what, S.SMALL, S.MUTED, mono=what == tokenizer.EOT)).arrange(DOWN, buff=GAP.xs)
+                          label(what, S.SMALL, S.MUTED, mono=mono)).arrange(DOWN, buff=GAP.xs)
             below(part, strip.parts[k], buff=GAP.s)
             parts.add(part)
-        parts[0].align_to(strip, LEFT)
-        parts[-1].align_to(strip, RIGHT)
+        if order:
+            # narrow parts side by side from the strip's start, each as near its part as the one before allows
+            x = strip.get_left()[0]
+            for part, piece in zip(parts, strip.parts):
+                part.set_x(max(x + part.width / 2, min(piece.get_x(), strip.get_right()[0] - part.width / 2)))
+                x = part.get_right()[0] + GAP.l
+        else:
+            parts[0].align_to(strip, LEFT)
+            parts[-1].align_to(strip, RIGHT)
         total = VGroup(label(N.fmt_int(vf.total), S.TITLE_SIZE, S.TOKEN, mono=True),
                        label(self.text("vocab-tokens"), S.SMALL, S.MUTED)).arrange(RIGHT, buff=GAP.s)
         above(total, strip, buff=GAP.l)
@@ -520,15 +546,23 @@ class Compression(TokensScene):
         T, chars = f["T"], f["chars"]
         with self.beat("ratio") as beat:
             title = label(self.text("ratio-title"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
-            bars = self.bar_rows([(self.text("as-characters"), chars, N.fmt_int(chars), S.MUTED),
-                                  (self.text("as-tokens"), T, N.fmt_int(T), S.TOKEN)])
+            cmp = f["compare"]
+            if cmp:     # another model: its own tokens of the prompt (no begin-of-text), then GPT-2's
+                T = cmp["text_T"]
+            counts = [chars, T]
+            rows = [(self.text("as-characters"), chars, N.fmt_int(chars), S.MUTED),
+                    (self.text("as-tokens"), T, N.fmt_int(T), S.TOKEN)]
+            if cmp:
+                counts.append(len(cmp["gpt2_ids"]))
+                rows.append((self.text("as-gpt2-tokens"), counts[2], N.fmt_int(counts[2]), S.ATTENTION))
+            bars = self.bar_rows(rows)
             fit_to(bars, width=S.CONTENT_W - 2.5, height=1.8, grow=1.6)   # room for "N steps"
             ratio = label(self.text("ratio", chars=N.fmt_int(chars), T=N.fmt_int(T), cpt=N.fmt_ratio(f["cpt"])),
                           S.BODY_SIZE, S.TOKEN)
             fit_width(ratio, S.CONTENT_W)
             # "18 steps instead of 5": each bar cut into the steps a model would take
             steps = VGroup()
-            for (_, bar, shown), n in zip(bars, (chars, T)):
+            for (_, bar, shown), n in zip(bars, counts):
                 cuts = VGroup(*[Line(bar.get_corner(UP + LEFT) + RIGHT * bar.width * k / n,
                                      bar.get_corner(DOWN + LEFT) + RIGHT * bar.width * k / n,
                                      color=S.BACKGROUND, stroke_width=3) for k in range(1, n)]) if n <= 200 else VGroup()
@@ -539,20 +573,37 @@ class Compression(TokensScene):
             steps.shift(RIGHT * shift)
             below(ratio, bars, buff=GAP.xl).set_x(S.CONTENT.x)
             below(VGroup(bars, steps, ratio), title, buff=GAP.l)
+            theirs = VGroup()
+            if cmp:     # GPT-2's own pieces of the same prompt, with GPT-2's ids, under the ratio
+                name = label(self.text("gpt2-pieces"), S.SMALL, S.ATTENTION)
+                gchips = chip_flow(cmp["gpt2_tokens"], cmp["gpt2_ids"], max_width=S.CONTENT_W, size=S.SMALL)
+                theirs = VGroup(name, gchips).arrange(DOWN, buff=GAP.s)
+                fit_width(theirs, S.CONTENT_W)
+                below(theirs, ratio, buff=GAP.l).set_x(S.CONTENT.x)
+                whole = VGroup(title, bars, steps, ratio, theirs)
+                if whole.get_bottom()[1] < S.CONTENT.bottom:       # the whole picture above the captions
+                    fit_to(VGroup(bars, steps, ratio, theirs), S.CONTENT.with_(top=title.get_bottom()[1] - GAP.l))
+                    place_in(VGroup(bars, steps, ratio, theirs), S.CONTENT.with_(top=title.get_bottom()[1] - GAP.l), UP)
             self.play(FadeIn(title), run_time=beat.span(0.5))
             say(self, beat, "became", FadeIn(bars[0], shift=RIGHT * GAP.s))
             say(self, beat, "became", FadeIn(bars[1], shift=RIGHT * GAP.s), into=0.3)
             say(self, beat, "became", FadeIn(ratio, shift=UP * GAP.xs), into=0.6)
+            if cmp:
+                say(self, beat, "gpt2", FadeIn(bars[2], shift=RIGHT * GAP.s), FadeIn(theirs[0]))
+                say(self, beat, "gpt2", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in theirs[1]],
+                                                    lag_ratio=0.2), into=0.4)
             lit = glow(bars[0], color=S.INK, opacity=0.12)
             say(self, beat, "letters", FadeIn(steps[0]), FadeIn(lit), into=0.1)
-            say(self, beat, "letters", FadeIn(steps[1]), Transform(lit, glow(bars[1], opacity=0.18)), into=0.75)
+            say(self, beat, "letters", FadeIn(VGroup(*steps[1:])), Transform(lit, glow(bars[1], opacity=0.18)),
+                into=0.75)
         with self.beat("other") as beat:
-            self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit), run_time=beat.share(0.1))
+            self.play(FadeOut(title), FadeOut(bars), FadeOut(ratio), FadeOut(steps), FadeOut(lit),
+                      *([FadeOut(theirs)] if len(theirs) else []), run_time=beat.share(0.1))
             line = label(f["other_text"], S.TITLE_SIZE, S.INK)
             n_chars = label(self.text("character-count", count=f["other_chars"], n=N.fmt_int(f["other_chars"])),
                             S.SMALL, S.MUTED)
             top = VGroup(line, n_chars).arrange(S.END, buff=GAP.l).move_to(UP * S.HEADLINE_Y)
-            texts = [visible_bytes(tokenizer.token_bytes(i)) for i in f["other_ids"]]
+            texts = [visible_bytes(self.tok.token_bytes(i)) for i in f["other_ids"]]
             chips = VGroup(*[TokenChip(t, i, size=S.BODY_SIZE) for t, i in zip(texts, f["other_ids"])])
             chips.arrange(RIGHT, buff=GAP.m, aligned_edge=UP)
             for c, t in zip(chips, texts):
@@ -592,8 +643,9 @@ class Compression(TokensScene):
             say(self, beat, "cost", FadeIn(glow(compare[1], color=S.WARNING)), FadeIn(cost, shift=UP * GAP.xs))
             say(self, beat, "cost", Swell(compare[1][1], color=S.WARNING), into=0.5)
         with self.beat("handoff") as beat:
+            cmp = f["compare"]
             strip = VocabStrip(f["vocab"].byte_tokens, f["vocab"].merges, f["vocab"].special, S.CONTENT_W - GAP.xl,
-                               GAP.xl, GAP.l)
+                               GAP.xl, GAP.l, order=f["vocab_order"] if cmp else None)
             place_in(strip, S.CONTENT, y=S.CONTENT_Y)
             chips, lines, ticks = callouts(strip, self.chip_texts[:8], f["ids"][:8], S.SMALL, GAP.xl)
             list_name = label(self.text("vocab-list", n=N.fmt_int(f["vocab"].total)), S.SMALL, S.MUTED)
@@ -606,6 +658,17 @@ class Compression(TokensScene):
             lit_row = rows[2].copy().set_fill(S.TOKEN, opacity=0.8)
             table_part = VGroup(rows, lit_row, nxt)
             nxt.next_to(rows, S.END, buff=GAP.m)
+            sizes = VGroup()
+            if cmp:     # what the vocabulary costs: one row of d numbers per entry, and GPT-2 small's table
+                sizes = VGroup(
+                    label(self.text("table-size", V=N.fmt_int(cmp["vocab"]), d=N.fmt_int(cmp["d"]),
+                                    n=N.fmt_int(cmp["table"])), S.SMALL, S.TOKEN),
+                    label(self.text("table-size-gpt2", V=N.fmt_int(cmp["gpt2_vocab"]), d=N.fmt_int(cmp["gpt2_d"]),
+                                    n=N.fmt_int(cmp["gpt2_table"])), S.SMALL, S.MUTED)).arrange(
+                    DOWN, buff=GAP.xs, aligned_edge=S.START)
+                fit_width(sizes, S.CONTENT_W / 2)
+                sizes.next_to(nxt, DOWN, buff=GAP.s, aligned_edge=S.START)
+                table_part.add(sizes)
             below(table_part, list_name, buff=GAP.l)
             keep_inside(table_part, S.CONTENT)
             x0 = strip.x_of(f["ids"][0])
@@ -618,6 +681,9 @@ class Compression(TokensScene):
             say(self, beat, "places", FadeIn(glow(chips[first], buff=GAP.xs)), into=0.6)
             say(self, beat, "next", FadeIn(rows, shift=UP * GAP.xs), FadeIn(nxt))
             say(self, beat, "next", GrowArrow(drop), FadeIn(lit_row), into=0.5)
+            if cmp:
+                say(self, beat, "table", FadeIn(sizes[0], shift=UP * GAP.xs), FadeIn(glow(rows, buff=GAP.xs, opacity=0.1)))
+                say(self, beat, "table", FadeIn(sizes[1], shift=UP * GAP.xs), into=0.5)
 
 
 SCENES = [Prompt, SameWord, WhyPieces, Merges, Compression]

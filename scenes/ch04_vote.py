@@ -37,7 +37,6 @@ from manim import (
     there_and_back,
 )
 
-from onepass.data import tokenizer
 from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from onepass.scenes import follow
 from onepass.scenes import style as S
@@ -149,7 +148,8 @@ class LastRow(VoteScene):
             # "The 12 layers have refined T rows, one for each token"
             beat.at("rows")
             grid = NumberGrid(b["ln_f"], row_labels=b.tokens, rows=rows, max_cols=8, cell_w=1.05,
-                              shape_text=self.text("grid-shape", n_layer=b.shape.n_layer, T=b.T, d=d))
+                              shape_text=self.text("grid-shape" if b.shape.norm == "layernorm" else "grid-shape-rms",
+                                                   n_layer=b.shape.n_layer, T=b.T, d=d))
             fit_width(grid, S.TEXT_W - 2.4)
             place_in(grid, S.CONTENT, LEFT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
             self.play(FadeOut(opening), FadeIn(grid), run_time=beat.span(0.7))
@@ -212,7 +212,7 @@ class LastRow(VoteScene):
             t_lines.arrange(DOWN, buff=GAP.xxs)
             wte = VGroup(SurroundingRectangle(t_lines, color=S.TOKEN, buff=GAP.s, stroke_width=2, fill_color=S.PANEL,
                                               fill_opacity=1), t_lines)
-            scores = NumberGrid(b["logits"][last][None, :], col_labels=tokenizer.token_texts(list(range(5))),
+            scores = NumberGrid(b["logits"][last][None, :], col_labels=[b.tokenizer.readable(i) for i in range(5)],
                                 max_cols=5, cell_w=1.0, label_color=S.TOKEN,
                                 shape_text=self.text("scores-shape", V=N.fmt_int(V)))
             times, eq = label("×", S.TITLE_SIZE, S.MUTED), label("=", S.TITLE_SIZE, S.MUTED)

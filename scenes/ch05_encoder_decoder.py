@@ -11,6 +11,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowAr
                    Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
+from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
@@ -103,7 +104,8 @@ class MaskOff(EncoderDecoderScene):
             m.shift(RIGHT * dx)
         triangle = staircase(causal) if len(self.rows) > 1 else VGroup()
         titles = {
-            "decoder": fit_lines(self.text("decoder-title"), S.BODY_SIZE, S.WARNING, 8.5),
+            "decoder": fit_lines(self.text("decoder-title" if self.bundle.arch == "gpt2" else "decoder-title-any"),
+                                 S.BODY_SIZE, S.WARNING, 8.5),
             "encoder": fit_lines(self.text("encoder-title"), S.BODY_SIZE, S.ATTENTION, 8.5),
         }
         for t in titles.values():
@@ -246,7 +248,8 @@ class MaskOff(EncoderDecoderScene):
         after = fit_lines(self.text("bill-after"), S.SMALL, S.WARNING, S.TEXT_W)
         total = fit_lines(self.text("one-pass", flops=N.fmt_int(self.ledger.total)), S.BODY_SIZE, S.FLOPS, S.TEXT_W)
         parts = []
-        for name, colour, mask in ((self.text("decoder-row"), S.WARNING, self.text("decoder-mask")),
+        for name, colour, mask in ((self.text("decoder-row" if self.bundle.arch == "gpt2" else "decoder-row-any"),
+                                     S.WARNING, self.text("decoder-mask")),
                                    (self.text("encoder-row"), S.ATTENTION, self.text("encoder-mask"))):
             cost = VGroup(label(e.formula, S.SMALL, S.INK, mono=True),
                           label(N.fmt_int(e.flops), S.SMALL, S.FLOPS, mono=True)).arrange(DOWN, buff=GAP.xs)
@@ -365,8 +368,12 @@ class Families(EncoderDecoderScene):
                     "cannot": (self.text("encoder-cannot"),)}
         if mask == "causal":
             return {"name": self.text("family-decoder"), "note": self.text("sees-past"),
-                    "examples": (self.text("example-gpt2"), self.text("example-gpt3"), self.text("example-llama"),
-                                 self.text("example-claude")),
+                    "examples": ((self.text("example-gpt2"), self.text("example-gpt3"), self.text("example-llama"),
+                                  self.text("example-claude")) if self.bundle.arch == "gpt2" else
+                                 # another model: itself first (the one boxed as "ours"), then GPT-2
+                                 (self.text("example-this", model=model_title(self.bundle)),
+                                  self.text("example-gpt2-plain"), self.text("example-llama"),
+                                  self.text("example-claude"))),
                     "can": (self.text("decoder-can"),), "cannot": (self.text("decoder-cannot"),)}
         return {"name": self.text("family-encoder-decoder"), "note": self.text("reads-writes"),
                 "examples": (self.text("example-transformer", year=ORIGINAL_YEAR), self.text("example-t5"),

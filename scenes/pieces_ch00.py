@@ -57,15 +57,22 @@ class VocabStrip(VGroup):
     `least` of the width so it can be seen (ids inside a part are spread evenly across it)."""
 
     def __init__(self, byte_tokens: int, merges: int, special: int, width: float, height: float,
-                 least: float):
+                 least: float, order: list[tuple[str, int]] | None = None):
         super().__init__()
         total = byte_tokens + merges + special
         w_bytes = max(least, width * byte_tokens / total)
         w_special = max(least, width * special / total) if special else 0.0
         w_merges = width - w_bytes - w_special
         self.counts = (byte_tokens, merges, special)
+        # `order`: the parts in id order as runs, [('special', 17), ('bytes', 235), ('merges', 48900)] for
+        # SmolLM2 (data/facts/ch00.py vocab_order); None: GPT-2's bytes, merges, marker
+        self.order = order
+        self.kinds = [k for k, _ in order] if order else ["bytes", "merges", "special"][:3 if special else 2]
         self.parts = VGroup()
-        for w, colour, opacity in ((w_bytes, S.MUTED, 0.9), (w_merges, S.TOKEN, 0.55), (w_special, S.ATTENTION, 0.9)):
+        looks = {"bytes": (w_bytes, S.MUTED, 0.9), "merges": (w_merges, S.TOKEN, 0.55),
+                 "special": (w_special, S.ATTENTION, 0.9)}
+        for kind in (self.kinds if order else ("bytes", "merges", "special")):
+            w, colour, opacity = looks[kind]
             if w > 0:
                 self.parts.add(Rectangle(width=w, height=height, stroke_width=0, fill_color=colour,
                                          fill_opacity=opacity))
@@ -74,6 +81,13 @@ class VocabStrip(VGroup):
 
     def x_of(self, token_id: int) -> float:
         """Where id `token_id` sits along the bar (the middle of its slot)."""
+        if self.order:
+            start = 0
+            for part, (_, n) in zip(self.parts, self.order):
+                if token_id < start + n:
+                    return part.get_left()[0] + part.width * (token_id - start + 0.5) / n
+                start += n
+            return self.parts[-1].get_right()[0]
         byte_tokens, merges, _ = self.counts
         for part, start, n in zip(self.parts, (0, byte_tokens, byte_tokens + merges), self.counts):
             if token_id < start + n:

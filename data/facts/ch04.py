@@ -14,7 +14,8 @@ bundle's, the number is one roll that gives it.
 
 The token of interest is the bundle's meta["watch"], chosen at extraction: the prompt's
 entry in onepass.data.extract.DEFAULT_WATCH (" mat" for "The cat sat on the") or render.py's
---watch TOKEN (one GPT-2 token, or 'none').
+--watch TOKEN (one token of the model's own vocabulary, or 'none'). Token texts are the model's own
+tokenizer's (bundle.tokenizer: GPT-2's module for the GPT-2 family).
 """
 from __future__ import annotations
 
@@ -54,8 +55,8 @@ def rank_of(probs: np.ndarray, token_id: int) -> int:
     return int((probs > probs[token_id]).sum()) + 1
 
 
-def candidate(probs: np.ndarray, token_id: int) -> dict:
-    return {"id": int(token_id), "text": tokenizer.readable(int(token_id)), "prob": float(probs[token_id]),
+def candidate(probs: np.ndarray, token_id: int, tok=tokenizer) -> dict:
+    return {"id": int(token_id), "text": tok.readable(int(token_id)), "prob": float(probs[token_id]),
             "rank": rank_of(probs, int(token_id))}
 
 
@@ -75,7 +76,7 @@ def greedy_run(bundle) -> dict:
     gen = bundle.meta["generated"]
     ids = [int(g["id"]) for g in gen]
     repeats = sum(1 for i, t in enumerate(ids) if t in ids[:i])
-    return {"ids": ids, "texts": [tokenizer.readable(i) for i in ids], "repeats": repeats,
+    return {"ids": ids, "texts": [bundle.tokenizer.readable(i) for i in ids], "repeats": repeats,
             "repeated": [t in ids[:i] for i, t in enumerate(ids)]}
 
 
@@ -99,16 +100,17 @@ def agreement(bundle) -> list[dict]:
 
 def vote_facts(bundle) -> dict:
     """Everything chapter 04 shows, from the last row of logits."""
+    tok = bundle.tokenizer
     z = bundle["logits"][-1].astype(np.float64)
     probs = softmax64(z)
     order = np.argsort(-probs, kind="stable")
-    top = [candidate(probs, i) for i in order[:N_BARS]]
+    top = [candidate(probs, i, tok) for i in order[:N_BARS]]
     temps = []
     for t in TEMPERATURES:
         q = softmax64(z, t)
         q_order = np.argsort(-q, kind="stable")[:N_TEMP_BARS]
         temps.append({"t": t, "top": float(q.max()), "entropy": entropy(q),
-                      "ids": [int(i) for i in q_order], "texts": [tokenizer.readable(int(i)) for i in q_order],
+                      "ids": [int(i) for i in q_order], "texts": [tok.readable(int(i)) for i in q_order],
                       "probs": [float(q[i]) for i in q_order]})
     kept = probs[order[:TOP_K]]
     watch = bundle.meta.get("watch")
@@ -121,9 +123,9 @@ def vote_facts(bundle) -> dict:
         "n_p": nucleus_size(probs, TOP_P),
         "temps": temps,
         "topk": [float(x) for x in kept / kept.sum()],
-        "watch": (dict(candidate(probs, watch["id"]), asked=watch["text"]) if watch else None),
-        "greedy": candidate(probs, order[0]),
-        "sample": dict(candidate(probs, sample["id"]), seed=sample["seed"], temperature=sample["temperature"]),
+        "watch": (dict(candidate(probs, watch["id"], tok), asked=watch["text"]) if watch else None),
+        "greedy": candidate(probs, order[0], tok),
+        "sample": dict(candidate(probs, sample["id"], tok), seed=sample["seed"], temperature=sample["temperature"]),
         "max_entropy": math.log(len(probs)),
         "roll": roll_point(probs, order, sample["id"], sample["seed"]),
         "greedy_run": greedy_run(bundle),

@@ -1,6 +1,7 @@
 """Chapter 00 narration: text -> tokens -> ids. Every figure comes from data/facts/ch00.py
-(the bundle and the real GPT-2 tokenizer files), never from this file; every word from the
-catalog (words/catalogs/<lang>/ch00.po)."""
+(the bundle and the model's own tokenizer files), never from this file; every word from the
+catalog (words/catalogs/<lang>/ch00.po). A model that is not GPT-2 reads its lines' `.rope`
+wording (the modern decoder's: its own tokenizer, GPT-2's beside it), whose values are below."""
 from __future__ import annotations
 
 from onepass.data.facts.ch00 import token_facts
@@ -45,6 +46,41 @@ def word_whole(lad: dict, words) -> str:
     return words.text("ch00:word-pieces", word=word, tokens=counted(len(lad["ids"]), "ch00:token-count", words))
 
 
+PART_MESSAGES = {"bytes": "ch00:part-bytes", "merges": "ch00:part-merges", "special": "ch00:part-special"}
+
+
+def modern_values(f: dict, words) -> dict:
+    """The values of the modern decoder's wording (`chNN-<beat>.rope`): the model's name, its
+    begin-of-text token, its vocabulary's parts in id order, GPT-2's count of the same prompt, the
+    table each vocabulary costs. Empty for GPT-2 (its lines name none of them)."""
+    cmp = f["compare"]
+    keys = ("model_title", "bos_sentence", "vocab_parts", "bytes_reach", "gpt2_T_tokens", "gpt2_compare",
+            "table", "gpt2_table", "V", "d")
+    if cmp is None:
+        return dict.fromkeys(keys, "")
+    vf = f["vocab"]
+    parts = [words.text(PART_MESSAGES[kind], count=n, n=spoken_count(n, words)) for kind, n in f["vocab_order"]]
+    n_gpt2 = len(cmp["gpt2_ids"])
+    compare = ("ch00:gpt2-same" if n_gpt2 == cmp["text_T"] else
+               "ch00:gpt2-more" if n_gpt2 > cmp["text_T"] else "ch00:gpt2-fewer")
+    return {
+        "model_title": cmp["model_title"],
+        "bos_sentence": (words.text("ch00:bos-sentence", bos=spoken_token(cmp["bos"], words),
+                                    T_tokens=counted(f["T"], "ch00:token-count", words)) if cmp["bos"] else ""),
+        "vocab_parts": words.text("ch00:part-then").join(parts),
+        "bytes_reach": (words.text("ch00:bytes-all", n=spoken_count(vf.byte_tokens, words)) if vf.byte_tokens >= 256
+                        else words.text("ch00:bytes-most", n=spoken_count(vf.byte_tokens, words),
+                                        total=spoken_count(256, words),
+                                        missing=spoken_count(256 - vf.byte_tokens, words))),
+        "gpt2_T_tokens": counted(n_gpt2, "ch00:token-count", words),
+        "gpt2_compare": words.text(compare),
+        "table": spoken_count(cmp["table"], words),
+        "gpt2_table": spoken_count(cmp["gpt2_table"], words),
+        "V": spoken_count(cmp["vocab"], words),
+        "d": spoken_count(cmp["d"], words),
+    }
+
+
 def values(bundle, ledger, words) -> dict:
     f = token_facts(bundle)
     lad = f["ladder"]
@@ -77,4 +113,7 @@ def values(bundle, ledger, words) -> dict:
         "other_T": spoken_count(len(f["other_ids"]), words),
         "other_cpt": fmt_ratio(f["other_cpt"]),
         "other_partial": spoken_count(f["other_partial"], words),
+        # the prompt's own tokens (a begin-of-text token is counted apart): GPT-2's T
+        "T_text_tokens": counted(f["compare"]["text_T"] if f["compare"] else f["T"], "ch00:token-count", words),
+        **modern_values(f, words),
     }

@@ -6,6 +6,7 @@ and narration agree by construction.
 """
 from __future__ import annotations
 
+from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from onepass.words.numbers import (
     fmt_fixed, fmt_general, fmt_int, spoken_count, spoken_ordinal, spoken_prob, spoken_signed, spoken_token,
@@ -38,6 +39,8 @@ def values(bundle, ledger, words) -> dict:
     out = {
         "T": bundle.T,
         "T_next": bundle.T + 1,
+        # the modern decoder's wording (ch04-<beat>.rope) names the model (a proper name, every language)
+        "model_title": model_title(bundle) if bundle.arch != "gpt2" else "",
         "d": shape.n_embd,
         "V": fmt_int(shape.vocab),
         "last_token": spoken_token(bundle.tokens[-1], words),

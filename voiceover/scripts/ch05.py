@@ -6,6 +6,7 @@ models said for each family are messages the scene shows in its columns (ch05:ex
 """
 from __future__ import annotations
 
+from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch05 import ORIGINAL_YEAR, mask_facts
 from onepass.words.numbers import spoken_count, spoken_pct, spoken_token
 
@@ -42,6 +43,8 @@ def values(bundle, ledger, words) -> dict:
     return {
         "rows_changed": rows_changed(f, bundle.T, words),
         "head": f["head_index"] + 1,
+        # the modern decoder's wording (ch05-<beat>.rope) names the model and its family
+        "model_title": model_title(bundle) if bundle.arch != "gpt2" else "",
         "T": bundle.T,
         "changed_rows": len(f["changed"]),
         "big_row": spoken_token(bundle.tokens[r], words),
