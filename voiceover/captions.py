@@ -79,17 +79,18 @@ def isolate_ltr(line: str) -> str:
     return "".join(out)
 
 
-def _fits(piece: str) -> bool:
-    return len(textwrap.wrap(piece, LINE_CHARS)) <= MAX_LINES
+def _fits(piece: str, mark=None) -> bool:
+    return len(textwrap.wrap(mark(piece) if mark else piece, LINE_CHARS)) <= MAX_LINES
 
 
-def _pieces(text: str, at_least: int = 1) -> list[str]:
+def _pieces(text: str, at_least: int = 1, mark=None) -> list[str]:
     """The sentence cut into caption-sized pieces of whole words: as few pieces as fit (and at
     least `at_least`, when there are words enough), cut where the sentence pauses (after , ; : or
-    a dash) when such a place is near a balanced cut."""
+    a dash) when such a place is near a balanced cut. `mark`: each piece is shown as `mark(piece)`
+    (a description's label), which must fit."""
     words = text.split()
     at_least = min(at_least, len(words))
-    if _fits(text) and at_least <= 1:
+    if _fits(text, mark) and at_least <= 1:
         return [text]
     ends = [len(" ".join(words[: i + 1])) for i in range(len(words))]   # chars up to word i
     n = max(-(-len(text) // (LINE_CHARS * MAX_LINES)), at_least)
@@ -105,30 +106,33 @@ def _pieces(text: str, at_least: int = 1) -> list[str]:
             cuts.append(prev)
         bounds = [-1] + cuts + [len(words) - 1]
         pieces = [" ".join(words[a + 1: b + 1]) for a, b in zip(bounds, bounds[1:])]
-        if all(p and _fits(p) for p in pieces):
+        if all(p and _fits(p, mark) for p in pieces):
             return pieces
         n += 1
     return [" ".join(words[i: i + 1]) for i in range(len(words))]
 
 
-def caption_blocks(segment: dict) -> list[dict]:
+def caption_blocks(segment: dict, mark=None) -> list[dict]:
     """One spoken segment -> one or more caption blocks covering exactly its time, none longer
     than MAX_SECONDS. Each block carries `speech_cps`: how fast its sentence is spoken (characters
-    per second), which the checker names when a caption must be read faster than MAX_CPS."""
+    per second), which the checker names when a caption must be read faster than MAX_CPS.
+    `mark(text)`: every block's text marked so (the described cut's "[Description] ..."): each
+    block carries the mark, and the marked text is what must fit two lines."""
     text = " ".join(segment["text"].split())
     start, end = segment["start"], segment["end"]
     at_least = math.ceil((end - start) / MAX_SECONDS - 1e-9)
-    pieces = _pieces(text, at_least)
+    pieces = _pieces(text, at_least, mark)
     # pieces share the time by length: one more piece until the longest is shown MAX_SECONDS at most
     while (end - start) * max(map(len, pieces)) / sum(map(len, pieces)) > MAX_SECONDS and len(pieces) < len(text.split()):
         at_least = len(pieces) + 1
-        pieces = _pieces(text, at_least)
+        pieces = _pieces(text, at_least, mark)
     speech = round(reading_chars(text) / max(end - start, 1e-3), 2)
     weights = [len(p) for p in pieces]
     out, t = [], start
     for i, (p, w) in enumerate(zip(pieces, weights)):
         stop = end if i == len(pieces) - 1 else t + (end - start) * w / sum(weights)
-        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(p, LINE_CHARS)), "speech_cps": speech})
+        shown = mark(p) if mark else p
+        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(shown, LINE_CHARS)), "speech_cps": speech})
         t = stop
     return out
 

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -187,7 +188,26 @@ class Hold:
     clip: Path | None           # the description's mastered speech (None: a silent voice)
     segments: list[dict]        # its sentences (start, end, text), seconds from the hold's start
     pieces: list[Piece]
-    speech: float = 0.0         # the clip's length (seconds): the hold is this, rounded up to a whole frame
+    speech: float = 0.0         # the clip's length (seconds)
+    captions: list[dict] | None = None   # its caption blocks, marked, seconds from the hold's start
+    # the hold lasts the speech or its captions' reading time, whichever is longer, rounded up to a frame
+
+
+def hold_captions(segments: list[dict], label=None) -> list[dict]:
+    """A hold's captions: each sentence cut into blocks that each carry the description's mark
+    (`label`, kit:description-caption), every block shown for at least MIN_SECONDS and long
+    enough to be read at READ_CPS (under MAX_CPS), starting with its words or, when the block
+    before still needs the screen, right after it; seconds from the hold's start. The hold is
+    made as long as they need (the picture waits for the reader as it waits for the voice)."""
+    out, t = [], 0.0
+    for s in segments:
+        for b in captions.caption_blocks({"start": s["start"], "end": s["end"], "text": s["text"]}, mark=label):
+            need = max(captions.MIN_SECONDS, captions.reading_chars(b["text"]) / captions.READ_CPS)
+            start = max(b["start"], t)
+            end = max(b["end"], start + need)
+            out.append({"start": start, "end": end, "text": b["text"], "description": True})
+            t = end
+    return out
 
 
 def speak(service, chapter: str, group: list[Piece], lang: str) -> tuple[Path | None, float, list[dict]]:
@@ -202,15 +222,19 @@ def speak(service, chapter: str, group: list[Piece], lang: str) -> tuple[Path | 
     return clip, len(x) / sr, data["segments"]
 
 
-def plan_holds(result, pieces: list[Piece], service, lang: str) -> tuple[list[Hold], Fraction, int]:
+def plan_holds(result, pieces: list[Piece], service, lang: str, label=None) -> tuple[list[Hold], Fraction, int]:
+    """A hold per group of pieces at one frame: as long as its speech, or as its captions
+    (hold_captions, marked by `label`) need to be read, whichever is longer."""
     frames, fps = video_facts(result.final)
     rate = Fraction(fps).limit_denominator(1001)
     holds = []
     for at, group in grouped(pieces, frame=0.5 / float(rate)):
         clip, seconds, segments = speak(service, result.chapter, group, lang)
+        blocks = hold_captions(segments, label)
+        length = max([seconds] + [b["end"] for b in blocks])
         k = min(max(int(round(at * rate)), 0), frames)
-        holds.append(Hold(float(Fraction(k) / rate), k, max(1, math.ceil(seconds * rate - 1e-6)), clip, segments, group,
-                          seconds))
+        holds.append(Hold(float(Fraction(k) / rate), k, max(1, math.ceil(length * rate - 1e-6)), clip, segments, group,
+                          seconds, blocks))
     return holds, rate, frames
 
 
@@ -267,33 +291,58 @@ def cut_audio(src: Path, out_wav: Path, holds: list[Hold], rate: Fraction) -> No
     audio.write_wav(out_wav, np.concatenate(parts) if parts else track)
 
 
-def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, label) -> list[dict]:
-    """The standard captions moved by the holds before them (a caption that runs into a cut ends
-    there), and each hold's description, sentence by sentence, marked by `label(text)`."""
+def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, label=None,
+                   until: float | None = None) -> list[dict]:
+    """The described cut's captions: the standard captions moved by the holds before them, and
+    each hold's description (its `captions`, hold_captions; else its sentences, marked by
+    `label(text)`), every block marked `description`.
+
+    A caption that a hold interrupts resumes after it: its time is cut at the hold, its words
+    shared between the parts by time, and a part shorter than MIN_SECONDS gives its words to the
+    part after it (so no 0.04 s scrap before a hold, and the voice's words after it are captioned).
+    Then every caption stays on into the silence after it as far as it needs to be read
+    (captions.readable; `until`: the cut's end)."""
     cuts = sorted((h.at, h.frames / rate) for h in holds)
 
-    def moved(t: float) -> float:
+    def moved(t: float) -> float:              # a hold at t comes before what starts at t
         return t + float(sum(d for at, d in cuts if at <= t + 1e-6))
     out = []
     for c in standard:
         inside = [at for at, _ in cuts if c["start"] + 1e-6 < at < c["end"] - 1e-6]
-        start = moved(c["start"])
-        out.append(dict(c, start=start, end=start + ((inside[0] if inside else c["end"]) - c["start"])))
+        bounds = [c["start"], *inside, c["end"]]
+        spans = list(zip(bounds, bounds[1:]))
+        words = c["text"].split()
+        total = c["end"] - c["start"]
+        # each part's words, by the share of the cue's time spoken before its end
+        marks = [round(len(words) * (b - c["start"]) / max(total, 1e-9)) for _, b in spans]
+        marks[-1] = len(words)
+        carried, taken = [], 0
+        for i, (a, b) in enumerate(spans):
+            carried += words[taken:marks[i]]
+            taken = marks[i]
+            last = i == len(spans) - 1
+            if not carried or (not last and b - a < captions.MIN_SECONDS):
+                continue                         # too short to read: its words go on to the next part
+            text = "\n".join(textwrap.wrap(" ".join(carried), captions.LINE_CHARS)) if len(spans) > 1 else c["text"]
+            start = moved(a)
+            out.append(dict(c, start=start, end=start + (b - a), text=text))
+            carried = []
     shift = 0.0
     for h in sorted(holds, key=lambda h: h.frame):
         begin = h.at + shift
-        for s in h.segments:
-            for block in captions.caption_blocks({"start": begin + s["start"], "end": begin + s["end"],
-                                                  "text": label(s["text"])}):
-                out.append({"start": block["start"], "end": block["end"], "text": block["text"], "description": True})
+        blocks = h.captions if h.captions is not None else hold_captions(h.segments, label)
+        for b in blocks:
+            out.append({"start": begin + b["start"], "end": begin + b["end"], "text": b["text"], "description": True})
         shift += float(h.frames / rate)
-    return sorted(out, key=lambda c: c["start"])
+    out.sort(key=lambda c: c["start"])
+    end = until if until is not None else max((c["end"] for c in out), default=0.0)
+    return captions.readable(out, end)
 
 
 def described_key(result, pieces: list[Piece], service) -> str:
     return hashlib.sha256(json.dumps({"chapter": sha256_file(result.final), "voice": service.spec,
                                       "pieces": [[p.beat, p.mark, p.text, p.at] for p in pieces],
-                                      "version": 1}, ensure_ascii=False).encode()).hexdigest()
+                                      "version": 2}, ensure_ascii=False).encode()).hexdigest()
 
 
 def write_described(result, bundle, words, service, force: bool = False) -> Path:
@@ -310,7 +359,10 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
         old = {}
     if not force and old.get("key") == key and all(p.exists() for p in [out, *sidecars]):
         return out
-    holds, rate, _ = plan_holds(result, pieces, service, words.lang)
+
+    def label(text: str) -> str:
+        return words.text("kit:description-caption", text=text)
+    holds, rate, _ = plan_holds(result, pieces, service, words.lang, label)
     voiced = stream_seconds(final, "a") is not None
     tmp = {p: temp_name(p) for p in [*sidecars, out]}
     try:
@@ -322,13 +374,15 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
                 cut_audio(final, wav, holds, rate)
             mixdown.mux(picture, wav if voiced else None, tmp[out])
         standard = captions.read_srt(final.with_suffix(".srt"))
-        cues = described_cues(standard, holds, rate, lambda text: words.text("kit:description-caption", text=text))
+        cues = described_cues(standard, holds, rate, label, until=video_facts(tmp[out])[0] / float(rate))
         captions.write_srt(cues, tmp[sidecars[0]], words.lang)
         captions.write_vtt(cues, tmp[sidecars[1]], words.lang)
         replace_together([(t, f) for f, t in tmp.items()])          # the MP4 last
     finally:
         discard(*tmp.values())
-    write_json(stamp_path, {"key": key, "holds": [{"at": h.at, "frame": h.frame, "frames": h.frames, "speech": h.speech,
+    write_json(stamp_path, {"key": key, "fps": [rate.numerator, rate.denominator],
+                            "holds": [{"at": h.at, "frame": h.frame, "frames": h.frames, "speech": h.speech,
+                                                   "reading": max([b["end"] for b in h.captions or []], default=0.0),
                                                    "beat": h.pieces[0].beat, "marks": [p.mark for p in h.pieces]}
                                                   for h in holds]})
     return out
