@@ -42,6 +42,7 @@ class SceneInputs:
     voice: str = "none"           # the narration voice, a `render.py --voice` spec (none: silent)
     lang: str = "en"              # the language of every word (words/catalogs/<lang>, or qps)
     script: Path | None = None    # a lecturer's own words over the catalog (`--script FILE.po`)
+    compare: Path | None = None   # a second model's bundle (chapter 07; None: its shape alone, data/facts/ch07.py)
 
 
 class Beat:
@@ -146,6 +147,8 @@ class ChapterScene(NarratedScene):
         config.background_color = S.BACKGROUND
         self.camera.background_color = S.BACKGROUND
         self.bundle = bundle_io.load(Path(self.inputs.bundle))
+        if getattr(self.inputs, "compare", None) is not None:
+            self.bundle.compare = bundle_io.load(Path(self.inputs.compare))
         self.ledger = self.bundle.ledger()
         self.words = Words.load(self.inputs.lang, self.inputs.script)
         N.set_language(self.words.lang)          # numbers on screen as this language writes them

@@ -105,7 +105,9 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
             _OUTLINES[key] = light(self.copy())     # the film drops each glyph's SVG path anyway
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
-    inputs = SceneInputs(Path(bundle.path), lang=lang, script=script)   # no cues file; the silent voice
+    other = getattr(bundle, "compare", None)        # chapter 07's second model, where a test attached one
+    inputs = SceneInputs(Path(bundle.path), lang=lang, script=script,   # no cues file; the silent voice
+                         compare=Path(other.path) if other is not None else None)
     cls = {c.__name__: c for c in scenes_of(chapter)}[scene]
     with dry_run(_test_media_dir(), draw=draw), mock.patch.object(Text, "__init__", recording_init):
         instance = cls(inputs)

@@ -182,8 +182,10 @@ def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[
     # process to finish is a short one
     todo.sort(key=lambda j: -timings.get(j.label, float("inf")))
 
+    compare = getattr(bundle, "compare", None)       # chapter 07's second model (request.compare_bundle)
     runner = Runner(bundle.path, o.quality, o.voice_spec, o.env, o.command, lang=o.lang,
-                    script=o.words.script if o.words is not None else None)
+                    script=o.words.script if o.words is not None else None,
+                    compare=compare.path if compare is not None else None)
     chapter_results: dict[str, ChapterResult] = {}
     failure: PipelineError | None = None
 

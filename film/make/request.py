@@ -30,7 +30,7 @@ from typing import Callable
 from onepass.data.errors import OnepassError
 from onepass.data import bundle as bundle_io
 from onepass.data import extract, home, models
-from onepass.data.chapters import titles
+from onepass.data.chapters import compares, film_chapters, titles
 from onepass.data.extract import ExtractError
 from onepass.data.files import FolderLock
 from onepass.film.kit import clips, slides
@@ -76,6 +76,11 @@ OPTIONS = (
            + f"; `--list-models` says where each one's weights come from) (default: the weights' own, else "
            f"`{models.DEFAULT}`, GPT-2 small); see *Weights and models*. "
            "Synthetic weights take its exact architecture and `auto` looks for its real weights",
+           metavar="|".join(models.MODELS)),
+    Option("compare", "chapter 07's second model, set beside `--model` on the same prompt (default: the other family's "
+           f"small model: `{models.DEFAULT}` beside a Llama-style model, `smollm2-135m-instruct` beside GPT-2's family); "
+           "its bundle is extracted with `--weights auto` (the same synthetic weights when `--weights` names some), "
+           "and its predictions are compared only where both models have real weights",
            metavar="|".join(models.MODELS)),
     Option("weights", "`auto` (default): the model's real weights if they are on this machine (the Hugging Face "
            "cache, or `ONEPASS_GPT2_WEIGHTS=DIR`), else downloaded once from the hub (`HF_ENDPOINT`, `HF_HUB_OFFLINE` "
@@ -155,6 +160,7 @@ class Request:
     all: bool = False                # every chapter: also the film with chapter markers
     weights: str = "auto"            # a name of WEIGHT_NAMES, an absolute directory or .gguf file
     model: str | None = None         # a onepass.data.models family member; None: the weights' own (GPT-2 small if synthetic)
+    compare: str | None = None       # chapter 07's second model (None: the other family's; data/facts/ch07.py)
     watch: str | None = None
     bundle: Path | None = None
     quality: str = "low"
@@ -274,7 +280,7 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
             problem("chapters", 'missing: a list such as ["00", "02"], or "all"' if spelling is MANIFEST else
                     "say what to render: --chapter NN, --all, --inspect or --list (see --help)")
     elif raw_chapters == "all":
-        req.chapters, req.all = list(known), True
+        req.chapters, req.all = film_chapters(), True       # the film: chapter 07 only when asked for
     elif isinstance(raw_chapters, list):
         for c in raw_chapters:
             found = chapter_number(c, known)
@@ -295,6 +301,15 @@ def validate(raw: dict, base: Path, *, spelling: Spelling = MANIFEST, services: 
             req.model = models.get(model).name
         except models.UnknownModel as exc:
             problem("model", str(exc))
+    compare = text("compare")
+    if compare is not None:
+        try:
+            req.compare = models.get(compare).name
+        except models.UnknownModel as exc:
+            problem("compare", str(exc))
+        if req.chapters and not any(compares(c) for c in req.chapters):
+            problem("compare", "only chapter 07 sets two models side by side: add it (" +
+                    ("--chapter 07)" if spelling is CLI else 'chapters = ["07"])'))
     weights = text("weights")
     if weights is not None:
         if weights in WEIGHT_NAMES:
@@ -500,8 +515,26 @@ def get_bundle(req: Request, log: Callable[[str], None]):
         if req.model is not None and b.model != req.model:       # a bundle is one model: never silently another
             raise ExtractError(f"--bundle {req.bundle} explains {b.model or 'a GPT-2-shaped model outside the family'}, "
                                f"but --model says {req.model}; leave out --model")
-        return b
-    return extract.extract(req.prompt, req.weights, log=log, watch=req.watch, model=req.model)
+    else:
+        b = extract.extract(req.prompt, req.weights, log=log, watch=req.watch, model=req.model)
+    if any(compares(c) for c in req.chapters):
+        b.compare = compare_bundle(req, b, log)
+    return b
+
+
+def compare_bundle(req: Request, bundle, log: Callable[[str], None]):
+    """Chapter 07's second model on the same prompt (data/facts/ch07.py): `--compare`, else the other
+    family's small model; real weights where this machine has them (`auto`), or the same synthetic
+    weights the request names (a layout preview stays quick)."""
+    from onepass.data.facts.ch07 import default_compare         # noqa: PLC0415
+    name = req.compare or default_compare(bundle)
+    if models.get(name).shape().has_position_table == bundle.shape.has_position_table:
+        raise ExtractError(f"--compare {name} is of the same design as {bundle.model or 'the model'}: chapter 07 sets a "
+                           "GPT-2-family model beside a Llama-style one (a position table beside RoPE); name one of the "
+                           "other family")
+    weights = req.weights if req.weights in extract.SYNTHETIC else "auto"
+    log(f"chapter 07 sets {bundle.model or 'this model'} beside {name}: its bundle, same prompt, weights {weights}")
+    return extract.extract(bundle.prompt, weights, log=log, model=name)
 
 
 def build_options(req: Request, **how):

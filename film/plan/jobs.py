@@ -16,7 +16,7 @@ from typing import Callable
 
 from onepass.data import home
 from onepass.data.bundle import sha256_file, slug
-from onepass.data.chapters import CHAPTERS, titles
+from onepass.data.chapters import CHAPTERS, compares, titles
 from onepass.data.models import DEFAULT as DEFAULT_MODEL
 from onepass.data.models import FAMILY
 from onepass.film.plan import keys
@@ -223,6 +223,8 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
     titles = o.chapter_titles()
     work = destination(o.out, bundle, o.quality, o.lang) / ".scenes"
     bundle_id, versions = keys.bundle_identity(bundle), keys.tool_versions()
+    other = getattr(bundle, "compare", None)          # chapter 07's second model: in its chapter's keys only
+    pair_id = {**bundle_id, "compare": keys.bundle_identity(other)} if other is not None else bundle_id
     jobs: dict[str, list[SceneJob]] = {}
     for chapter in chapters:
         src = keys.chapter_source(o.chapter_module(chapter), o.root)
@@ -233,7 +235,8 @@ def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[S
         line_keys = keys.voice_line_keys(chapter, o.chapter_lines(chapter, bundle), o.voice)
         name = chapter_file(chapter, titles[chapter])
         jobs[chapter] = [
-            SceneJob(chapter, scene, i, key := keys.scene_key(bundle_id=bundle_id, quality=o.quality, chapter=chapter,
+            SceneJob(chapter, scene, i, key := keys.scene_key(bundle_id=pair_id if compares(chapter) else bundle_id,
+                                                              quality=o.quality, chapter=chapter,
                                                               scene=scene, src=src, deps=deps, line_keys=line_keys,
                                                               versions=versions, shared=shared,
                                                               screen=keys.screen_words(src, scene, chapter, o.language,

@@ -202,12 +202,13 @@ class LocalExecutor(Executor):
         """A runner of our own per configuration (every scene input), stopped by stop() alone: a job
         that gives up a render another job waits for must not stop it."""
         config = (str(runner.bundle_path), runner.quality, runner.voice, tuple(sorted(runner.env.items())),
-                  id(runner.command), runner.lang, str(runner.script))
+                  id(runner.command), runner.lang, str(runner.script), str(runner.compare))
         with self._lock:
             mine = self.runners.get(config)
             if mine is None:
                 mine = self.runners[config] = Runner(runner.bundle_path, runner.quality, runner.voice, runner.env,
-                                                     runner.command, lang=runner.lang, script=runner.script)
+                                                     runner.command, lang=runner.lang, script=runner.script,
+                                                     compare=runner.compare)
         return mine
 
     def _call(self, fn, *args, **kwargs) -> cf.Future:

@@ -69,12 +69,13 @@ def _interrupted(signum, frame):
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
                  media_prefix: str | None = None, voice: str = "none", lang: str = "en",
-                 script: Path | None = None, times: FrameTimes | None = None, packets: Path | None = None) -> Path:
+                 script: Path | None = None, times: FrameTimes | None = None, packets: Path | None = None,
+                 compare: Path | None = None) -> Path:
     """Render one scene into `out`; `times` (if given) is filled with where the CPU time went;
     `packets` (if given) gets the count and digest of the video packets x264 produced, which the
     runner checks the MP4 against (onepass.film.run.runner: a scene's file is what its encoder made)."""
     inputs = SceneInputs(Path(bundle), Path(cues) if cues is not None else None, voice, lang,
-                         Path(script) if script else None)
+                         Path(script) if script else None, Path(compare) if compare else None)
     # labels built once per machine (kept in onepass.data.home.label_cache_dir()), numbers composed from pre-shaped glyphs
     enable_text_cache(folder=home.label_cache_dir())
     classes = {cls.__name__: cls for cls in scenes_of(chapter)}
@@ -127,6 +128,7 @@ def main(argv=None) -> int:
     p.add_argument("--media", help="prefix (folder + name start) of manim's temporary media folder")
     p.add_argument("--lang", default="en", help="the language of every word (words/catalogs/<lang>, or qps)")
     p.add_argument("--script", type=Path, help="a lecturer's own words over the catalog (a PO file)")
+    p.add_argument("--compare", type=Path, help="a second model's bundle, for a chapter that compares two (07)")
     a = p.parse_args(argv)
     versions.check()
     signal.signal(signal.SIGTERM, _interrupted)
@@ -134,7 +136,7 @@ def main(argv=None) -> int:
         signal.signal(signal.SIGINT, _interrupted)
     wall0, times = time.perf_counter(), FrameTimes()
     render_scene(a.bundle, a.chapter, a.scene, a.quality, a.out, a.cues, a.media, a.voice, a.lang, a.script, times,
-                 a.packets)
+                 a.packets, a.compare)
     report = os.environ.get(TIMES_ENV)     # a process setting, like thread counts: never a scene input
     if report:
         write_times(Path(report), times, a, time.perf_counter() - wall0)

@@ -17,6 +17,7 @@ from typing import Callable
 
 from onepass.data import home
 from onepass.data.bundle import sha256_file
+from onepass.data.chapters import compares
 from onepass.data.files import replace_together, write_json
 from onepass.film.run import forkserver
 from onepass.film.plan.jobs import SceneJob, SceneResult
@@ -83,8 +84,9 @@ class Runner:
 
     def __init__(self, bundle_path: Path, quality: str, voice: str | None, env: dict | None,
                  command: Callable[[SceneJob, Path], list[str]] | None = None, lang: str = "en",
-                 script: Path | None = None):
+                 script: Path | None = None, compare: Path | None = None):
         self.bundle_path, self.quality, self.command = bundle_path, quality, command
+        self.compare = Path(compare) if compare else None    # a second model's bundle (chapters that compare)
         self.lang, self.script = lang, (Path(script) if script else None)
         self.voice = voice or "none"
         self.env = child_env(env)
@@ -98,7 +100,8 @@ class Runner:
         return [sys.executable, "-m", "onepass.film.run.render_job", "--bundle", str(self.bundle_path), "--chapter", job.chapter,
                 "--scene", job.scene, "--quality", self.quality, "--voice", self.voice, "--out", str(job.mp4),
                 "--cues", str(cues), "--packets", str(job.packets), "--media", str(media_root() / media_prefix(job.stem.parent.parent)),
-                "--lang", self.lang, *(["--script", str(self.script)] if self.script else [])]
+                "--lang", self.lang, *(["--script", str(self.script)] if self.script else []),
+                *(["--compare", str(self.compare)] if self.compare and compares(job.chapter) else [])]
 
     def __call__(self, job: SceneJob) -> SceneResult:
         return self.run(job)
