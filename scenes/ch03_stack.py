@@ -38,7 +38,8 @@ from manim import (
 
 from onepass.data.facts.ch02 import head_facts
 from onepass.data.facts.ch03 import (
-    head_habits, head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer, token_mlp_rows,
+    head_groups, head_habits, head_panels, lens_facts, mlp_facts, norm_facts, param_facts, rms_facts, settle_layer,
+    swiglu_facts, token_mlp_rows,
 )
 from onepass.scenes import follow
 from onepass.scenes import style as S
@@ -94,6 +95,15 @@ class StackScene(ChapterScene):
         shape = self.bundle.shape
         self.L, self.H, self.d = shape.n_layer, shape.n_head, shape.n_embd
         self.dh, self.dff = shape.d_head, shape.d_ff
+        self.gqa = shape.kv_heads < shape.n_head          # query heads grouped over fewer key/value heads
+        self.swiglu = shape.mlp == "swiglu"               # a gated MLP: three matrices
+        self.rmsnorm = shape.norm == "rmsnorm"
+
+    def meter_opening(self):
+        """The meter before the MLP's first product: GPT-2's W_up, a gated MLP's W_gate."""
+        if self.meter_start == "L0.mlp_up" and self.swiglu:
+            return self.ledger.before("L0.mlp_gate"), ""
+        return super().meter_opening()
 
     def floor_words(self) -> dict:
         """The words on the stack (floors()): each floor's name, its two blocks', the stream's."""
@@ -138,6 +148,9 @@ class Heads(StackScene):
         heads = head_panels(b, featured)     # every head, or a window of them holding the followed one
         H = len(heads)
         cols = min(H, max(4, math.ceil(H / 3)))
+        if self.gqa and self.bundle.shape.group <= cols:     # a row holds whole groups of query heads
+            g = self.bundle.shape.group
+            cols = g * max(1, round(cols / g))
         n_rows = math.ceil(H / cols)
         gap_x, gap_y, title_h = 0.5, 0.25, 0.38
         avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95 - extra       # room for the key and legend below
@@ -174,10 +187,16 @@ class Heads(StackScene):
                     t = fit_width(label(S.clip_token(tok, 8), S.SMALL, S.TOKEN, mono=True), 1.2)
                     t.next_to(first, LEFT, buff=GAP.xs).set_y(first.get_top()[1] - (i + 0.5) * size / T)
                     labels.add(t)
-        group = Group(cells, labels)
+        # grouped-query attention: one outline round the heads that read one key/value head
+        boxes = VGroup()
+        if self.gqa:
+            for run in head_groups(b, heads):
+                members = Group(*[Group(cells[heads.index(h)].frame, cells[heads.index(h)].arcs) for h in run])
+                boxes.add(SurroundingRectangle(members, color=S.KEY, buff=GAP.s, stroke_width=2.5))
+        group = Group(cells, labels, boxes)
         place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9 + extra))
         return group, {"featured": featured, "slot": heads.index(featured), "heads": heads,
-                       "show_labels": show_labels, "cells": cells, "labels": labels}
+                       "show_labels": show_labels, "cells": cells, "labels": labels, "boxes": boxes}
 
     def build(self):
         b = self.bundle
@@ -198,6 +217,10 @@ class Heads(StackScene):
             if len(shown) < self.H:      # a window of the heads: which ones, of how many
                 legend = VGroup(label(self.text("heads-shown", first=shown[0] + 1, last=shown[-1] + 1, n=self.H),
                                       S.SMALL, S.ATTENTION), legend).arrange(S.END, buff=GAP.xl)
+            if self.gqa:     # what the outlines mean
+                legend = VGroup(label(self.text("group-key", group=self.bundle.shape.group,
+                                                kv=self.bundle.shape.kv_heads), S.SMALL, S.KEY),
+                                legend).arrange(S.END, buff=GAP.xl)
             foot = above(VGroup(note, legend).arrange(S.END, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
             # "Chapter two followed one head": that head alone, large, in the middle
@@ -213,6 +236,10 @@ class Heads(StackScene):
             beat.at("side")
             self.play(LaggedStart(*[FadeIn(Group(c.img, c.arcs, c.title), shift=UP * GAP.xs) for c in others],
                                   lag_ratio=0.15), FadeIn(parts["labels"]), run_time=beat.span(0.85))
+            if self.gqa:     # "... in groups of g that share one key and value head": the groups outlined
+                beat.at("groups")
+                self.play(LaggedStart(*[Create(box) for box in parts["boxes"]], lag_ratio=0.3),
+                          run_time=beat.span(0.8))
             # "... as a grid and as lines": the key says how to read both
             beat.at("grid")
             self.play(FadeIn(key), FadeIn(legend), run_time=beat.span(0.3))
@@ -239,7 +266,7 @@ class Heads(StackScene):
         with self.beat("split") as beat:
             # titles and token labels would shrink below legible size: the slices below name the heads
             small_text = Group(*[c.title for c in cells], parts["labels"])
-            panels = Group(*[Group(c.img, c.frame, c.arcs) for c in cells], mark)
+            panels = Group(*[Group(c.img, c.frame, c.arcs) for c in cells], mark, parts["boxes"])
             # "The heads share the width rather than copy it": the width as one bar
             whole, split, after = self.width_split(f)
             self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0.1))
@@ -253,6 +280,12 @@ class Heads(StackScene):
             beat.at("slices")
             self.play(FadeIn(split[0]), FadeOut(whole), run_time=beat.span(0.2))
             self.play(LaggedStart(*[FadeIn(s) for s in split[1]], lag_ratio=0.1), run_time=beat.span(0.8))
+            if self.gqa:     # "keys and values get only KV slices, each read by g query heads"
+                beat.at("shared")
+                kv = split.kv
+                self.play(FadeIn(kv.title), LaggedStart(*[FadeIn(s) for s in kv.segs], lag_ratio=0.2),
+                          run_time=beat.span(0.4))
+                self.play(LaggedStart(*[Create(w) for w in kv.wires], lag_ratio=0.05), run_time=beat.span(0.5))
             # "Their outputs are laid side by side again ... already paid for every head"
             beat.at("paid")
             self.play(FadeIn(after, shift=UP * GAP.xs), run_time=beat.span(0.3))
@@ -290,6 +323,27 @@ class Heads(StackScene):
         after = fit_lines(self.text("width-after", n_head=H, dh=dh, d=d), S.SMALL, S.MUTED, S.TEXT_W)
         split = VGroup(title, segs)
         split.segs = segs
+        if self.gqa:     # the key/value heads: one slice of d_head under each group of query slices
+            shape = self.bundle.shape
+            kv_segs, wires = VGroup(), VGroup()
+            for k in range(shape.kv_heads):
+                box = Rectangle(width=seg_w, height=0.5, stroke_color=S.BACKGROUND, stroke_width=2,
+                                fill_color=S.KEY, fill_opacity=0.85 if k == shape.kv_head_of(featured) else 0.3)
+                txt = fit_width(label(str(dh), S.SMALL, S.ink_on(S.KEY, box.get_fill_opacity()), mono=True),
+                                seg_w - 0.1).move_to(box)
+                members = [segs[h][0] for h in range(H) if shape.kv_head_of(h) == k]
+                box.next_to(VGroup(*members), DOWN, buff=1.0).match_x(VGroup(*members))
+                txt.move_to(box)
+                kv_segs.add(VGroup(box, txt))
+                wires.add(*[Line(m.get_bottom() + DOWN * 0.3, box.get_top(), color=S.KEY, stroke_width=2)
+                            for m in members])
+            kv_title = label(self.text("width-kv", kv=shape.kv_heads, dh=dh,
+                                       width=shape.kv_heads * dh), S.SMALL, S.KEY)
+            kv_title.next_to(kv_segs, DOWN, buff=GAP.s)
+            kv = VGroup(kv_segs, wires, kv_title)
+            kv.segs, kv.wires, kv.title = kv_segs, wires, kv_title
+            split.add(kv)
+            split.kv = kv
         return whole, split, after
 
 
@@ -366,7 +420,7 @@ class Mlp(StackScene):
             self.play(Swell(paths.heads[1], color=S.MLP, scale_factor=1.1), run_time=beat.span(0.8))
         with self.beat("norm") as beat:
             # "Before each half of the layer, LayerNorm steadies the numbers": the row as a histogram
-            nf = norm_facts(b)
+            nf = rms_facts(b) if self.rmsnorm else norm_facts(b)
             pic = norm_picture(self, nf)
             self.play(FadeOut(paths), FadeOut(hidden), run_time=beat.span(0.15))
             self.play(FadeIn(pic.axis), FadeIn(pic.ticks), GrowFromEdge(pic.raw, DOWN), run_time=beat.span(0.8))
@@ -374,7 +428,7 @@ class Mlp(StackScene):
             beat.at("row")
             self.play(FadeIn(pic.raw_note, shift=UP * GAP.xs), FadeIn(glow(pic.raw, S.RESIDUAL),
                                                                    rate_func=there_and_back, remover=True),
-                      run_time=beat.span(0.6))
+                      *([FadeIn(pic.tokens)] if self.rmsnorm else []), run_time=beat.span(0.6))
             # "LayerNorm shifts them to average zero and a spread of about one": the same numbers, normalised
             beat.at("rescale")
             self.play(Transform(pic.raw, pic.normed), Transform(pic.raw_note, pic.normed_note),
@@ -395,13 +449,14 @@ class Mlp(StackScene):
             self.play(FadeIn(glow(after.bars, S.INK), rate_func=there_and_back, remover=True),
                       Swell(after.head, color=S.INK, scale_factor=1.05), run_time=beat.span(0.8))
         x_lab = self.side_label(x_img, [(self.text("input-name", token=tok), S.TOKEN),
-                                        (self.text("input-shape", d=d), S.INK)])
+                                        (self.text("input-shape-rms" if self.rmsnorm else "input-shape", d=d), S.INK)])
         with self.beat("mlp_up") as beat:
             # "A matrix widens them to d_ff, and GELU bends each one"
-            up = self.fan(x_img, h_img, self.text("fan-up", d=d, dff=N.fmt_int(dff)))
+            up = self.fan(x_img, h_img, self.text("fan-up-swiglu" if self.swiglu else "fan-up", d=d, dff=N.fmt_int(dff)))
             shown = len(window(dff, 9)[0])
             h_win = NumberGrid(f["hidden"][None, :], max_cols=9,
-                               shape_text=self.text("hidden-window", shown=shown, n=N.fmt_int(dff)))
+                               shape_text=self.text("hidden-window-swiglu" if self.swiglu else "hidden-window",
+                                                    shown=shown, n=N.fmt_int(dff)))
             fit_width(h_win, 10.0).move_to(o_img).shift(S.END * GAP.m)     # room for its name before it
             h_name = label(self.text("hidden-name"), S.SMALL, S.MLP).next_to(h_win.cell_group, S.START, buff=GAP.m)
             pos = label(self.text("count-positive", count=f["n_pos"], n=N.fmt_int(f["n_pos"])), S.SMALL, S.POSITIVE,
@@ -412,9 +467,12 @@ class Mlp(StackScene):
                         S.SMALL, S.MUTED, mono=True)
             counts = VGroup(pos, neg, rng).arrange(S.END, buff=GAP.l)
             fit_width(counts, S.TEXT_W).move_to(UP * S.FOOTER_Y)
-            self.play(FadeOut(Group(pic.axis, pic.ticks, pic.raw, pic.raw_note, pic.charts)), FadeIn(x_img), FadeIn(x_lab), FadeIn(up), run_time=beat.span(0.25))
+            self.play(FadeOut(Group(pic.axis, pic.ticks, pic.raw, pic.raw_note, pic.charts,
+                                    *([pic.tokens] if self.rmsnorm else []))), FadeIn(x_img),
+                      FadeIn(x_lab), FadeIn(up), run_time=beat.span(0.25))
             self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0.35))
-            self.pay("L0.mlp_up", run_time=beat.span(0.9))
+            # a gated MLP pays its gate and its up product together (two matrices into the hidden block)
+            self.pay("L0.mlp_gate" if self.swiglu else "L0.mlp_up", through="L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
             beat.at("counts")
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(0.3))
@@ -459,6 +517,31 @@ class Mlp(StackScene):
             beat.at("ratio")
             self.play(FadeIn(ratio, shift=UP * GAP.xs), run_time=beat.span(0.4))
             self.play(Swell(ratio, color=S.MLP, scale_factor=1.08), run_time=beat.span(0.8))
+            if self.swiglu:      # "three matrices at r × d hold what two hold at 4 × d": the two-matrix bar
+                beat.at("gelu")
+                two = self.two_matrix_bar(mlp_row, ratio)
+                self.play(FadeIn(two[0]), GrowFromEdge(two[1], LEFT), FadeIn(two[2:]), run_time=beat.span(0.5))
+                self.play(Swell(two[2], color=S.MLP, scale_factor=1.1), Swell(mlp_row[2], color=S.MLP, scale_factor=1.1),
+                          run_time=beat.span(0.8))
+
+    def two_matrix_bar(self, mlp_row, ratio) -> VGroup:
+        """Under the gated MLP's bar: what GPT-2's two matrices at 4 × d would hold at this width, to the
+        same scale (its length in the MLP bar's units), named and counted, its formula beneath."""
+        sw = swiglu_facts(self.bundle, self.ledger)
+        d, bar = self.d, mlp_row[1]
+        name = label(self.text("params-two"), S.SMALL, S.MUTED)
+        two = Rectangle(width=bar.width * sw["two_at_4d"] / sw["three"], height=0.3, stroke_color=S.MLP,
+                        stroke_width=2, fill_color=S.MLP, fill_opacity=0.2)
+        num = label(N.fmt_int(sw["two_at_4d"]), S.SMALL, S.INK, mono=True)
+        form = label(f"2 · {d}·{4 * d}", S.SMALL, S.MUTED, mono=True)
+        two.next_to(ratio, DOWN, buff=GAP.m).align_to(bar, LEFT)
+        num.next_to(two, RIGHT, buff=GAP.s)
+        form.next_to(num, RIGHT, buff=GAP.m)
+        name.next_to(two, LEFT, buff=GAP.m)
+        g = VGroup(name, two, num, form)
+        if g.get_bottom()[1] < S.CONTENT.bottom:
+            g.shift(UP * (S.CONTENT.bottom - g.get_bottom()[1]))
+        return g
 
     def param_bars(self) -> VGroup:
         p = param_facts(self.bundle)
@@ -466,6 +549,13 @@ class Mlp(StackScene):
         rows = VGroup()
         spec = ((self.text("attention"), S.ATTENTION, p["attention"], f"{d}·{3 * d} + {3 * d} + {d}·{d} + {d}"),
                 (self.text("mlp"), S.MLP, p["mlp"], f"{d}·{dff} + {dff} + {dff}·{d} + {d}"))
+        shape = self.bundle.shape
+        if not shape.bias:       # a Llama-style layer: no biases; k and v at the key/value heads' width
+            q, kv = shape.n_head * shape.d_head, shape.kv_heads * shape.d_head
+            n_mlp = 3 if self.swiglu else 2
+            spec = ((self.text("attention"), S.ATTENTION, p["attention"],
+                     f"{d}·{q} + 2·{d}·{kv} + {q}·{d}" + (f" + 2·{shape.d_head}" if shape.qk_norm else "")),
+                    (self.text("mlp"), S.MLP, p["mlp"], f"{n_mlp} · {d}·{dff}"))
         top = max(p["attention"], p["mlp"])
         for name, colour, n, formula in spec:
             name_t = label(name, S.BODY_SIZE, colour)
@@ -478,7 +568,7 @@ class Mlp(StackScene):
             num.next_to(bar, RIGHT, buff=GAP.s)
             below(form, bar, buff=GAP.xs, aligned=LEFT)
         first_bar = rows[0][1]
-        head = label(self.text("params-head"), S.SMALL, S.MUTED)
+        head = label(self.text("params-head" if self.bundle.shape.bias else "params-head-nobias"), S.SMALL, S.MUTED)
         above(head, rows, buff=GAP.l).align_to(first_bar, LEFT)
         ratio = label(self.text("params-ratio", ratio=N.fmt_ratio(p["ratio"])), S.BODY_SIZE, S.MLP)
         below(ratio, rows, buff=GAP.l).align_to(first_bar, LEFT)
@@ -627,8 +717,9 @@ class Climb(StackScene):
             per = led.layer_flops(0)
             total = led.after(f"L{L - 1}.mlp_down")
             spec = [(self.text("total-layer"), per, S.INK), (self.text("attention"), led.attention_flops(0), S.ATTENTION),
-                    (self.text("mlp"), led.mlp_flops(0), S.MLP), (self.text("total-layers", count=L), L * per, S.INK),
-                    (self.text("total-positions"), led["positions"].flops, S.MUTED)]
+                    (self.text("mlp"), led.mlp_flops(0), S.MLP), (self.text("total-layers", count=L), L * per, S.INK)]
+            if self.bundle.shape.has_position_table:     # GPT-2's position add, before the stack
+                spec.append((self.text("total-positions"), led["positions"].flops, S.MUTED))
             lines = VGroup(*[VGroup(label(name, S.SMALL, colour), label(N.fmt_int(n), S.SMALL, colour, mono=True))
                              for name, n, colour in spec])
             lines.add(VGroup(label(self.text("total-sum", n_layer=L), S.BODY_SIZE, S.FLOPS),

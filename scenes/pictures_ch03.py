@@ -5,7 +5,10 @@
   it, attention's lines between the same tokens (what moved between them), which the MLP does not have.
 * `norm_picture`: LayerNorm on a real row (a histogram of its numbers, then of the same numbers
   normalised, on one axis) and why it is there (the stream's spread entering each layer grows; what
-  each layer reads after LayerNorm keeps one size).
+  each layer reads after LayerNorm keeps one size). For RMSNorm (`rms_facts`) the same picture
+  divides by the row's root mean square, no mean taken off: the histogram widens but stays where its
+  mean was; the charts are the bundle's rms1 per layer and the rms each layer reads (1), and a line of
+  every token's rms entering layer 1 (`tokens`).
 
 Every word comes from the chapter's catalog through `scene.text(...)`; every number from the facts.
 """
@@ -63,6 +66,7 @@ def token_paths(scene, f: dict) -> Group:
     (the stage names), `weights` (W_up and W_down's names over their arrows), `same` (the note)."""
     b = scene.bundle
     d, dff = scene.d, scene.dff
+    swiglu = b.shape.mlp == "swiglu"
     hidden_w = min(HIDDEN_W, IN_W * dff / d)
     rows = Group()
     for k, i in enumerate(f["tokens"]):
@@ -88,10 +92,12 @@ def token_paths(scene, f: dict) -> Group:
     heads = VGroup(*[fit_lines(text, S.SMALL, colour, width + ARROW_W).next_to(strip_, UP, buff=GAP.s)
                      for text, colour, strip_, width in (
                          (scene.text("path-in", d=d), S.INK, first.x, IN_W),
-                         (scene.text("path-hidden", dff=N.fmt_int(dff)), S.MLP, first.h, hidden_w),
+                         (scene.text("path-hidden-swiglu" if swiglu else "path-hidden", dff=N.fmt_int(dff)), S.MLP,
+                          first.h, hidden_w),
                          (scene.text("path-out", d=d), S.INK, first.out, IN_W))])
     weights = VGroup(*[label(name, S.SMALL, S.MLP).next_to(arrow, UP, buff=GAP.s)
-                       for name, arrow in ((scene.text("w-up"), first.up), (scene.text("w-down"), first.down))])
+                       for name, arrow in ((scene.text("w-gate-up" if swiglu else "w-up"), first.up),
+                                           (scene.text("w-down"), first.down))])
     # the same matrices for every row: one bracket line down each arrow column
     for w, key in zip(weights, ("up", "down")):
         col = [getattr(r, key) for r in rows]
@@ -114,7 +120,7 @@ def token_paths(scene, f: dict) -> Group:
             mix.add(ArcBetweenPoints(start, end, angle=-math.pi * 0.6, color=S.ATTENTION,
                                      stroke_width=2 + 10 * float(m[a, c]), stroke_opacity=0.9))
     picture = Group(mix, rows, heads, weights, *[w.bar for w in weights])
-    same = fit_lines(scene.text("path-same"), S.SMALL, S.MLP, S.TEXT_W)
+    same = fit_lines(scene.text("path-same-swiglu" if swiglu else "path-same"), S.SMALL, S.MLP, S.TEXT_W)
     below(same, rows, buff=GAP.l)
     group = Group(picture, same)
     fit_width(group, S.TEXT_W)
@@ -172,7 +178,8 @@ def norm_picture(scene, f: dict) -> Group:
     under them the two spread charts (`charts`: the stream's spread entering each layer, and after
     LayerNorm)."""
     b = scene.bundle
-    reach = 3.0 * max(1.0, f["std"])                       # the axis holds 3 spreads of the wider row
+    rms = "rms" in f                                       # RMSNorm's facts (rms_facts), else LayerNorm's
+    reach = 3.0 * max(1.0, f["rms"] if rms else f["std"])  # the axis holds 3 spreads of the wider row
     # each histogram on its own height scale (a row packed into one bin would flatten the other)
     raw_counts = histogram(f["x"], -reach, reach, HIST_BINS)
     normed_counts = histogram(f["normed"], -reach, reach, HIST_BINS)
@@ -188,20 +195,37 @@ def norm_picture(scene, f: dict) -> Group:
     normed.next_to(axis, UP, buff=GAP.none)
     # each histogram sits where its numbers are on the axis: bars are laid out over the whole axis
     tok = S.show_token(b.tokens[f["token"]])
-    raw_note = label(scene.text("norm-raw", token=tok, mean=N.fmt_signed(f["mean"], 2), std=N.fmt_fixed(f["std"], 2)),
-                     S.SMALL, S.RESIDUAL)
-    n_mean, n_std = float(f["normed"].mean()), float(f["normed"].std())
-    normed_note = label(scene.text("norm-after", mean=N.fmt_fixed(abs(n_mean), 2), std=N.fmt_fixed(n_std, 2)),
-                        S.SMALL, S.INK)
+    if rms:      # RMSNorm: divided by the root mean square; the mean stays where it was
+        raw_note = label(scene.text("rms-raw", token=tok, mean=N.fmt_signed(f["mean"], 2), rms=N.fmt_fixed(f["rms"], 2)),
+                         S.SMALL, S.RESIDUAL)
+        normed_note = label(scene.text("rms-after", mean=N.fmt_signed(f["normed_mean"], 2),
+                                       rms=N.fmt_fixed(f["normed_rms"], 2)), S.SMALL, S.INK)
+    else:
+        raw_note = label(scene.text("norm-raw", token=tok, mean=N.fmt_signed(f["mean"], 2), std=N.fmt_fixed(f["std"], 2)),
+                         S.SMALL, S.RESIDUAL)
+        n_mean, n_std = float(f["normed"].mean()), float(f["normed"].std())
+        normed_note = label(scene.text("norm-after", mean=N.fmt_fixed(abs(n_mean), 2), std=N.fmt_fixed(n_std, 2)),
+                            S.SMALL, S.INK)
     hist = VGroup(axis, ticks, raw)
     above(raw_note, raw, buff=GAP.s)
     raw_note.match_x(axis)
     normed_note.move_to(raw_note)
-    ends = (scene.text("floor-name", layer=1), scene.text("floor-name", layer=len(f["spread"])))
-    stream = spread_chart(f["spread"], S.RESIDUAL, scene.text("norm-stream"), ends)
-    after = spread_chart(f["ln_spread"], S.INK, scene.text("norm-read"), ends)
+    tokens = VGroup()
+    if rms:
+        ends = (scene.text("floor-name", layer=1), scene.text("floor-name", layer=len(f["stream"])))
+        stream = spread_chart(f["stream"], S.RESIDUAL, scene.text("rms-stream"), ends)
+        after = spread_chart(f["reads"], S.INK, scene.text("rms-read"), ends)
+        # every token's rms entering layer 1 (the bundle's rms1): each row is divided by its own
+        per = "  ·  ".join(f"{S.clip_token(t, 8)} {N.fmt_fixed(v, 2)}" for t, v in zip(b.tokens, f["per_token"]))
+        tokens = fit_lines(scene.text("rms-tokens", values=per), S.SMALL, S.RESIDUAL, S.TEXT_W)
+    else:
+        ends = (scene.text("floor-name", layer=1), scene.text("floor-name", layer=len(f["spread"])))
+        stream = spread_chart(f["spread"], S.RESIDUAL, scene.text("norm-stream"), ends)
+        after = spread_chart(f["ln_spread"], S.INK, scene.text("norm-read"), ends)
     charts = VGroup(stream, after).arrange(RIGHT, buff=GAP.xl * 2, aligned_edge=DOWN)
-    top_part = VGroup(raw_note, hist)
+    if rms:
+        above(tokens, raw_note, buff=GAP.s)
+    top_part = VGroup(tokens, raw_note, hist) if rms else VGroup(raw_note, hist)
     below(charts, top_part, buff=GAP.xl)
     whole = Group(top_part, normed, normed_note, charts)
     fit_width(whole, S.TEXT_W)
@@ -209,5 +233,5 @@ def norm_picture(scene, f: dict) -> Group:
         whole.scale(S.CONTENT_H / whole.height)
     place_in(whole, S.CONTENT)
     whole.raw, whole.normed, whole.axis, whole.ticks = raw, normed, axis, ticks
-    whole.raw_note, whole.normed_note, whole.charts = raw_note, normed_note, charts
+    whole.raw_note, whole.normed_note, whole.charts, whole.tokens = raw_note, normed_note, charts, tokens
     return whole

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from onepass.data import tokenizer
 from onepass.data.flops import parameter_counts
 
 
@@ -19,11 +18,27 @@ def head_panels(bundle, featured: int, limit: int = HEAD_PANELS) -> list[int]:
     """The heads of a layer chapter 03 lays out side by side (and its narration counts): all of them
     when they fit, else `limit` consecutive heads holding the featured one, as near head 1 as they
     can be (GPT-2 XL's 25 heads, head 18 followed: heads 7-18)."""
-    H = bundle.shape.n_head
+    shape = bundle.shape
+    H = shape.n_head
     if H <= limit:
         return list(range(H))
+    group = shape.group if shape.kv_heads < H and shape.group <= limit else 1
+    limit -= limit % group               # grouped-query heads: whole groups, a group's first head first
     start = min(max(0, featured - limit + 1), H - limit)
+    start -= start % group
     return list(range(start, start + limit))
+
+
+def head_groups(bundle, heads: list[int]) -> list[list[int]]:
+    """The heads shown (head_panels) in runs that share one key/value head (grouped-query attention:
+    query head h reads key/value head Shape.kv_head_of(h)); one head per run when every head has its own."""
+    runs: list[list[int]] = []
+    for h in heads:
+        if runs and bundle.shape.kv_head_of(h) == bundle.shape.kv_head_of(runs[-1][-1]):
+            runs[-1].append(h)
+        else:
+            runs.append([h])
+    return runs
 
 
 def head_habits(bundle, layer: int = 0) -> list[dict]:
@@ -82,7 +97,7 @@ def lens_facts(bundle) -> list[dict]:
     rows = []
     for l in range(ids.shape[0]):
         i = int(ids[l, 0])
-        rows.append({"layer": l, "id": i, "text": tokenizer.readable(i), "prob": float(probs[l, 0])})
+        rows.append({"layer": l, "id": i, "text": bundle.tokenizer.readable(i), "prob": float(probs[l, 0])})
     return rows
 
 
@@ -128,6 +143,40 @@ def norm_facts(bundle, layer: int = 0) -> dict:
             "ln": np.asarray(bundle["ln1"][layer, last], dtype=np.float64),
             "spread": [float(s) for s in spread], "ln_spread": [float(s) for s in ln_spread],
             "growth": float(spread[-1] / spread[0]) if spread[0] > 0 else 1.0}
+
+
+def rms_facts(bundle, layer: int = 0) -> dict:
+    """RMSNorm on the last token's row as it enters `layer` (the first RMSNorm, before attention): the
+    row, its mean (left in place: RMSNorm takes no mean off), its root mean square (the bundle's own
+    rms1, what the model divided by), the row divided by it (before the learned gain; its rms is 1) and
+    the model's output (ln1). "rms": the stream's rms entering every layer (the last row, rms1),
+    "read_rms": the rms of the row each layer divides out, after division (1 for every layer), "growth":
+    the largest rms over the first layer's; "per_token": the rms of every token entering `layer`."""
+    last = bundle.T - 1
+    x = np.asarray(bundle["resid_pre"][layer, last], dtype=np.float64)
+    rms_all = np.asarray(bundle["rms1"], dtype=np.float64)                 # [L, T]
+    rms = float(rms_all[layer, last])
+    normed = x / rms
+    stream = rms_all[:, last]
+    reads = [float(np.sqrt(np.mean((np.asarray(bundle["resid_pre"][l, last], dtype=np.float64) / stream[l]) ** 2)))
+             for l in range(len(stream))]
+    return {"layer": layer, "token": last, "x": x, "mean": float(x.mean()), "rms": rms, "normed": normed,
+            "normed_mean": float(normed.mean()), "normed_rms": float(np.sqrt(np.mean(normed ** 2))),
+            "ln": np.asarray(bundle["ln1"][layer, last], dtype=np.float64),
+            "stream": [float(v) for v in stream], "reads": reads,
+            "growth": float(stream.max() / stream[0]) if stream[0] > 0 else 1.0,
+            "per_token": [float(v) for v in rms_all[layer]]}
+
+
+def swiglu_facts(bundle, ledger, layer: int = 0) -> dict:
+    """A gated MLP's three matrices against GPT-2's two: its width d_ff as a multiple of d, its
+    parameters (3·d·d_ff), what two matrices at GPT-2's 4·d hold (2·d·4d), their ratio (1 when d_ff is
+    8/3 of d), and the ledger's MLP share of one layer (mlp_gate + mlp_up + mlp_down over the layer)."""
+    d, dff = bundle.shape.n_embd, bundle.shape.d_ff
+    three, two = 3 * d * dff, 2 * d * 4 * d
+    return {"width_ratio": dff / d, "three": three, "two_at_4d": two, "vs_two": three / two,
+            "mlp_flops": ledger.mlp_flops(layer), "layer_flops": ledger.layer_flops(layer),
+            "mlp_share": ledger.mlp_flops(layer) / ledger.layer_flops(layer)}
 
 
 def histogram(values, lo: float, hi: float, bins: int) -> list[int]:

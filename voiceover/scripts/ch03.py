@@ -6,8 +6,12 @@ head), which scenes/ch03_stack.py reads too, so the screen and the narration can
 from __future__ import annotations
 
 from onepass.data.facts.ch02 import head_facts
-from onepass.data.facts.ch03 import head_panels, lens_facts, mlp_facts, norm_facts, param_facts, settle_layer
-from onepass.words.numbers import fmt_int, fmt_ratio, spoken_count, spoken_prob, spoken_signed, spoken_token
+from onepass.data.facts.ch03 import (
+    head_panels, lens_facts, mlp_facts, norm_facts, param_facts, rms_facts, settle_layer, swiglu_facts,
+)
+from onepass.words.numbers import (
+    fmt_int, fmt_ratio, spoken_count, spoken_prob, spoken_share, spoken_signed, spoken_token,
+)
 
 
 def values(bundle, ledger, words) -> dict:
@@ -19,9 +23,10 @@ def values(bundle, ledger, words) -> dict:
     settle = settle_layer(lens)
     featured = head_facts(bundle)["head_index"]
     shown = head_panels(bundle, featured)
-    norm = norm_facts(bundle)
+    rmsnorm = shape.norm == "rmsnorm"
+    norm = rms_facts(bundle) if rmsnorm else norm_facts(bundle)
     growth = norm["growth"]
-    return {
+    values = {
         "model": words.model_name(bundle.model),
         # "Here are all 12 attention patterns" / "Here are 12 of its 25": the heads on screen
         "shown_heads": (words.text("ch03:heads-all", n=H) if len(shown) == H
@@ -43,15 +48,31 @@ def values(bundle, ledger, words) -> dict:
         "param_ratio": fmt_ratio(params["ratio"]),
         "layer_flops": spoken_count(ledger.layer_flops(0), words),
         "stack_flops": spoken_count(ledger.after(f"L{L - 1}.mlp_down"), words),
-        "pos_flops": spoken_count(ledger["positions"].flops, words),
         "lens_first": spoken_token(lens[0]["text"], words),
         "lens_first_p": spoken_prob(lens[0]["prob"], words),
         "lens_last": spoken_token(lens[-1]["text"], words),
         "lens_last_p": spoken_prob(lens[-1]["prob"], words),
         # LayerNorm: the last row's spread entering layer 1, and how much the stream's spread grows by the
         # last layer (a whole number from 10 up, one decimal below)
-        "std": spoken_signed(norm["std"], 2, words),
+        "std": spoken_signed(norm["rms" if rmsnorm else "std"], 2, words),
         "growth": spoken_signed(growth, 1 if growth < 10 else 0, words),
         "settle_layer": settle + 1,
         "settle_count": L - settle,
     }
+    if shape.has_position_table:       # GPT-2's position add, once before the stack
+        values["pos_flops"] = spoken_count(ledger["positions"].flops, words)
+    if rmsnorm:                        # RMSNorm: the row's root mean square (the bundle's rms1)
+        values["rms"] = spoken_signed(norm["rms"], 2, words)
+    if shape.kv_heads < H:             # grouped-query attention: query heads over key/value heads
+        values.update(kv_heads=shape.kv_heads, group=shape.group)
+    if shape.mlp == "swiglu":          # three matrices; their width against GPT-2's 4·d
+        sw = swiglu_facts(bundle, ledger)
+        values.update(
+            dff_ratio=fmt_ratio(sw["width_ratio"]),
+            max_hidden=spoken_signed(mlp["max"], 2, words),
+            mlp_share=spoken_share(sw["mlp_share"], words),
+            two_params=spoken_count(sw["two_at_4d"], words),
+            # "just as many as" at 8/3 of d, else "N times as many as"
+            vs_two=(words.text("ch03:say-same-as") if abs(sw["vs_two"] - 1) < 0.005
+                    else words.text("ch03:say-times-as", ratio=fmt_ratio(sw["vs_two"]))))
+    return values
