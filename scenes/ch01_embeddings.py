@@ -744,7 +744,7 @@ class Positions(EmbeddingScene):
             plus = label("+", S.TITLE_SIZE, S.MUTED)
             slot = Rectangle(width=2.6, height=tok.cell_group.height, stroke_color=S.MUTED, stroke_width=2)
             slot.set_stroke(opacity=0.8)
-            no_table = fit_lines(self.text("no-table"), S.SMALL, S.WARNING, slot.width - GAP.s).move_to(slot)
+            no_table = below(fit_lines(self.text("no-table"), S.SMALL, S.WARNING, slot.width + GAP.l), slot, buff=GAP.xs)
             strike = Line(slot.get_corner(DOWN + LEFT), slot.get_corner(UP + RIGHT), color=S.WARNING, stroke_width=4)
             right = VGroup(slot, strike, no_table)
             row = VGroup(left, plus, right).arrange(RIGHT, buff=GAP.m)
@@ -772,11 +772,11 @@ class Positions(EmbeddingScene):
                 chip.next_to(dl, UP, buff=GAP.s)
             for sl, dl in zip(slots, dial_rows[0][0]):
                 below(sl, dl, buff=GAP.xxs)
-            turn_note = fit_lines(self.text("turn-note"), S.SMALL, S.INK, S.CONTENT_W)
+            turn_note = fit_lines(self.text("turn-note"), S.SMALL, S.INK, 6.0)
             turn = VGroup(chips, dial_rows, slots, turn_note)
             below(turn_note, dial_rows, buff=GAP.m)
             top = VGroup(row, bill).arrange(DOWN, buff=GAP.m)
-            whole = VGroup(top, turn).arrange(DOWN, buff=GAP.l)
+            whole = VGroup(top, turn).arrange(RIGHT, buff=GAP.xl, aligned_edge=UP)   # side by side: both read large
             place_in(fit_to(whole, S.CONTENT), S.CONTENT)
             self.play(FadeIn(left), run_time=beat.span(0.4))
             say(self, beat, "none", FadeIn(plus), Create(slot), FadeIn(no_table), Create(strike))
@@ -809,7 +809,7 @@ class Positions(EmbeddingScene):
     def speed_chart(self, r: dict) -> SimpleNamespace:
         """Each pair's tokens per full turn as a bar on a log scale (pair 0 the fastest, on the left), a
         line at the trained length, the pairs past it marked, and Llama 3.2's rescaled speeds outlined."""
-        W, H = 9.0, 3.4
+        W, H = 8.0, 4.2
         top = float(np.ceil(np.log10(max(r["stretched"].max(), r["slow"]))))
         bottom = 0.0
         y_of = lambda v: (np.log10(v) - bottom) / (top - bottom) * H
@@ -828,7 +828,7 @@ class Positions(EmbeddingScene):
                         for i, t in enumerate(r["turn"])])
         pair_axis = label(self.text("pair-axis", last=n - 1), S.SMALL, S.MUTED).next_to(axis[0], DOWN, buff=GAP.s)
         fast = label(self.text("turn-fast", tokens=N.fmt_int(int(round(r["fast"])))), S.SMALL, S.QUERY)
-        fast.next_to(bars[0], UP, buff=GAP.s).align_to(bars[0], LEFT)
+        fast.move_to([0, y_of(r["P"]) + 0.9, 0], aligned_edge=LEFT).shift(RIGHT * GAP.s)   # clear of the short bars
         slow = label(self.text("turn-slow", tokens=N.fmt_int(int(round(r["slow"])))), S.SMALL, S.KEY)
         slow.next_to(bars[-1], UP, buff=GAP.s).align_to(bars[-1], RIGHT)
         y_line = y_of(r["P"])
@@ -836,15 +836,16 @@ class Positions(EmbeddingScene):
         line_name = label(self.text("trained-length", P=N.fmt_int(r["P"])), S.SMALL, S.FLOPS)
         line_name.next_to(line, UP, buff=GAP.xs).align_to(line, LEFT).shift(RIGHT * GAP.s)
         over = VGroup(*[bar for bar, t in zip(bars, r["turn"]) if t > r["P"]])
-        over_note = label(self.text("unfinished", count=r["unfinished"], P=N.fmt_int(r["P"])), S.SMALL, S.WARNING)
-        beyond = fit_lines(self.text("beyond"), S.SMALL, S.WARNING, 3.6)
+        over_note = fit_lines(self.text("unfinished", count=r["unfinished"], P=N.fmt_int(r["P"])), S.SMALL, S.WARNING,
+                              3.4)
+        beyond = fit_lines(self.text("beyond"), S.SMALL, S.WARNING, 3.4)
         ghosts = VGroup(*[Rectangle(width=pitch * 0.7, height=y_of(g), stroke_color=S.INK, stroke_width=2,
                                     fill_opacity=0).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
                           for i, (g, t) in enumerate(zip(r["stretched"], r["turn"])) if g > t * 1.0001])
-        ghost_note = label(self.text("stretched", factor=N.fmt_int(int(round(r["stretch_factor"])))), S.SMALL, S.INK)
+        ghost_note = fit_lines(self.text("stretched", factor=N.fmt_int(int(round(r["stretch_factor"])))), S.SMALL, S.INK,
+                               3.4)
         chart = VGroup(axis, ticks, bars, line, ghosts)
         side = VGroup(over_note, beyond, ghost_note).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
-        fit_width(side, 3.8)
         side.next_to(chart, S.END, buff=GAP.l)
         extras = VGroup(name, pair_axis, fast, slow, line_name, side)
         return SimpleNamespace(axis=axis, ticks=ticks, name=name, bars=bars, pair_axis=pair_axis, fast=fast, slow=slow,
