@@ -271,7 +271,11 @@ class Bundle:
         from onepass.data import arch
         card = arch.model(self.meta["model_card"]["name"])
         spec = str(self.meta["weights"].get("spec", ""))
-        return arch.of(card).tokenizer(card, spec if spec.endswith(".gguf") and Path(spec).is_file() else None)
+        try:
+            return arch.of(card).tokenizer(card, spec if spec.endswith(".gguf") and Path(spec).is_file() else None,
+                                           cache=home.tokenizers_dir())
+        except arch.spec.WeightsError as exc:
+            raise BundleError(f"{self.path}: {exc}") from None
 
     @property
     def ids(self) -> list[int]:

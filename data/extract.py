@@ -27,7 +27,7 @@ import numpy as np
 
 from onepass.data.errors import OnepassError
 from onepass.data import bundle as bundle_io
-from onepass.data import arch, hub
+from onepass.data import arch, home, hub
 from onepass.data import models
 from onepass.data import tokenizer
 from onepass.data.arch.spec import CaptureError, Shape, WeightsError
@@ -275,7 +275,8 @@ def model_tokenizer(model: str = models.DEFAULT, source: str | None = None):
     if card.arch == "gpt2":
         return tokenizer
     try:
-        return arch.of(card).tokenizer(card, source if source and is_gguf(source) else None)
+        return arch.of(card).tokenizer(card, source if source and is_gguf(source) else None,
+                                       cache=home.tokenizers_dir())
     except WeightsError as exc:
         raise ExtractError(str(exc)) from None
 

@@ -124,6 +124,11 @@ def source_memo_path() -> Path | None:
     return _switchable(SOURCES_ENV, "sources")
 
 
+def tokenizers_dir() -> Path:
+    """Tokenizers onepass built from a model file (a GGUF's, as tokenizer.json: data, never code)."""
+    return cache_root() / "tokenizers"
+
+
 def voices_dir() -> Path:
     """Voice models onepass keeps for the user (downloaded or installed voices)."""
     return cache_root() / "voices"

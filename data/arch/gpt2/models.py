@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from onepass.data.arch.spec import Shape
+from onepass.data.arch.base.spec import Shape
 
 VOCAB = 50257
 N_POSITIONS = 1024

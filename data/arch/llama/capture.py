@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from onepass.data.arch.ops import causal_mask, softmax
-from onepass.data.arch.spec import CaptureError, Shape
+from onepass.data.arch.base.ops import causal_mask, softmax
+from onepass.data.arch.base.spec import CaptureError, Shape
 
 ATTENTION = "onepass_capture"     # the attention implementation capture() registers and runs
 

@@ -8,7 +8,7 @@ product are left out, as LayerNorm and GELU are.
 """
 from __future__ import annotations
 
-from onepass.data.arch.spec import Shape
+from onepass.data.arch.base.spec import Shape
 
 
 def ledger_items(shape: Shape, T: int) -> list[tuple[str, str, str, int, int | None]]:

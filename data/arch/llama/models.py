@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from onepass.data.arch.spec import RMSNORM, ROPE, SWIGLU, Shape
+from onepass.data.arch.base.spec import RMSNORM, ROPE, SWIGLU, Shape
 
 MINI_HEAD_WIDTH = 4        # --weights mini: d_head of the shape-alike test models
 

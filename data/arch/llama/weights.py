@@ -15,12 +15,12 @@ import hashlib
 import importlib.util
 import json
 import os
+import tempfile
 from functools import cache
 from pathlib import Path
 
-from onepass.data import home
-from onepass.data.arch.spec import WeightsError
-from onepass.data.arch.tokens import ModelTokenizer
+from onepass.data.arch.base.spec import WeightsError
+from onepass.data.arch.base.tokens import ModelTokenizer
 
 GGUF_MAGIC = b"GGUF"
 # sha256 of the files the packages ship (checked before use: a damaged install is said, not run)
@@ -114,37 +114,45 @@ def quantization(source: str) -> dict | None:
     return dict(sorted(kinds.items()))
 
 
-def _gguf_tokenizer(path: Path):
-    """The GGUF file's own tokenizer as a tokenizers.Tokenizer: built by transformers once (about ten
-    seconds), then read from tokenizer.json in the cache, keyed by the file's sha256."""
+def _gguf_tokenizer(path: Path, cache: Path | None):
+    """The GGUF file's own tokenizer as a tokenizers.Tokenizer: built by transformers (about ten
+    seconds), then kept as tokenizer.json in `cache` (a folder; None: not kept), keyed by the file's
+    sha256, and read from there later."""
     from tokenizers import Tokenizer
-    cached = home.cache_root() / "tokenizers" / f"{sha256(path)[:32]}.json"
-    if cached.is_file():
+    cached = Path(cache) / f"{sha256(path)[:32]}.json" if cache is not None else None
+    if cached is not None and cached.is_file():
         try:
             return Tokenizer.from_str(cached.read_text(encoding="utf-8"))
         except Exception:          # damaged or planted: rebuilt below, never trusted
             pass
     from transformers import AutoTokenizer
     tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
-    text = tok.to_str()
-    json.loads(text)                                   # what is written is plain JSON
-    from onepass.data.files import write_bytes
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(cached, text.encode("utf-8"))
+    if cached is not None:
+        text = tok.to_str()
+        json.loads(text)                               # what is written is plain JSON
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=f".{cached.name}.", suffix=".part", dir=cached.parent)
+        try:                                           # whole or not at all: renamed into place
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(part, cached)
+        except BaseException:
+            Path(part).unlink(missing_ok=True)
+            raise
     return tok
 
 
-def tokenizer(model, source: str | None = None) -> ModelTokenizer:
+def tokenizer(model, source: str | None = None, cache: Path | None = None) -> ModelTokenizer:
     """`model`'s own tokenizer: from its GGUF file (the packaged one unless `source` names another), or
     Llama 3's / Qwen3's vocabulary from the registry packages (tokenizers.py). Built once per process."""
     if model.tokenizer == "gguf":
         path = Path(source).expanduser() if source and str(source).endswith(".gguf") else packaged_file(model)
         source = str(path.resolve()) if path is not None else None
-    return _tokenizer(model.name, source)
+    return _tokenizer(model.name, source, str(cache) if cache is not None else None)
 
 
 @cache
-def _tokenizer(name: str, source: str | None) -> ModelTokenizer:
+def _tokenizer(name: str, source: str | None, cache: str | None) -> ModelTokenizer:
     from onepass.data.arch.llama.models import MODELS
     model = MODELS[name]
     if model.tokenizer == "gguf":
@@ -152,7 +160,7 @@ def _tokenizer(name: str, source: str | None) -> ModelTokenizer:
         if path is None:
             raise WeightsError(f"{model.name}'s tokenizer is inside its GGUF file, which is not installed; {INSTALL_HINT}")
         check_gguf(path, model)
-        return ModelTokenizer(_gguf_tokenizer(path), model.name)
+        return ModelTokenizer(_gguf_tokenizer(path, Path(cache) if cache else None), model.name)
     from onepass.data.arch.llama import tokenizers
     build = getattr(tokenizers, model.tokenizer)
     bos = model.config().get("bos_token_id") if model.tokenizer == "llama3" else None   # Llama 3 prepends it

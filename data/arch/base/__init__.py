@@ -1,0 +1,3 @@
+"""What every architecture folder builds on (and nothing of them): the uniform Shape and its
+component names (spec.py), shared numpy steps (ops.py), the byte-level BPE alphabet (bytelevel.py)
+and a model tokenizer's common calls (tokens.py)."""
