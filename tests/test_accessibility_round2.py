@@ -82,3 +82,263 @@ def test_every_block_of_a_long_description_is_marked_and_read_under_20_character
     cues = describe.described_cues([], [hold], rate, LABEL, until=30.0)
     assert captions_check.failures(cues) == []
     assert all(captions.reading_chars(c["text"]) / (c["end"] - c["start"]) < captions.MAX_CPS for c in cues)
+
+
+# ---------------------------------------------------------------------------------------------
+# Items 2, 3, 5: a voiced chapter 02 with its described cut, its clips and decks (stand-in scenes)
+
+class FilmVoice:
+    """The described cut's voice as write_described sees a speech service: each description is
+    said as a 1 s tone (its own pitch), one sentence timed over it."""
+    silent = False
+    spec = "tone"
+
+    def __init__(self, folder: Path):
+        self.cache_dir = folder
+        self.n = 0
+
+    def generate_from_text(self, text, line_id=None, lang="en"):
+        self.n += 1
+        name = f"d{self.n}.wav"
+        t = np.arange(int(audio.SR * 1.0)) / audio.SR
+        audio.write_wav(Path(self.cache_dir) / name, (0.3 * np.sin(2 * np.pi * (300 + 40 * self.n) * t)).astype(np.float32))
+        return {"final_audio": name, "segments": [{"start": 0.0, "end": 1.0, "text": text}]}
+
+
+@pytest.fixture(scope="module")
+def film(tiny_long_bundle, tmp_path_factory):
+    words = Words.load("en")
+    tmp = tmp_path_factory.mktemp("a11y2")
+    ch = Chapter02(tmp, tiny_long_bundle, voiced=True, words=words)
+    ch.words = words
+    describe.write_tracks([ch.result], tiny_long_bundle, words)
+    (tmp / "voice").mkdir()
+    ch.cut = describe.write_described(ch.result, tiny_long_bundle, words, FilmVoice(tmp / "voice"))
+    ch.deck = slides.write_deck([ch.result], "mp4", words)
+    ch.clips = clips.write_clips(ch.result, "mp4")
+    page = ch.deck.html.read_text(encoding="utf-8")
+    ch.data = json.loads(page.split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    # the same deck as a chapter without a described cut makes it: only the browser's speech to say them
+    bare = {k: [{x: y for x, y in d.items() if x not in ("audio", "with_previous")} for d in v]
+            for k, v in slides.chapter_clip_descriptions(ch.clips, ch.result.final).items()}
+    ch.bare = ch.clips.folder / "bare.html"
+    ch.bare.write_text(slides.deck_html([ch.clips], "mp4", "bare", slides.deck_words(words),
+                                        descriptions=bare), encoding="utf-8")
+    return ch
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not CHROMIUM.exists():
+        pytest.skip(f"Chromium is not installed at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM),
+                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                    "--disable-component-update", "--no-first-run"])
+        yield b
+        b.close()
+
+
+# every <audio>/<video> play and end, with the slide's video's state then (observed, nothing replaced)
+WATCH = """
+window.__media = [];
+for (const kind of ['play', 'ended']) document.addEventListener(kind, (e) => {
+  const v = document.querySelector('#stage video');
+  if (e.target.tagName !== 'AUDIO') return;
+  window.__media.push({kind, src: e.target.getAttribute('src'), paused: v.paused, t: v.currentTime,
+                       live: document.getElementById('description-now').textContent});
+}, true);
+"""
+
+
+def open_deck(chromium, path: Path, **kw):
+    page = chromium.new_page(viewport=kw.pop("viewport", {"width": 1280, "height": 720}), **kw)
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.add_init_script(WATCH)
+    page.goto(path.as_uri())
+    page.wait_for_function("() => document.querySelector('#stage video')", timeout=15000)
+    if page.is_visible("#start"):
+        page.click("#start")
+    return page
+
+
+def first_spoken(data) -> int:
+    return next(i for i, s in enumerate(data["slides"]) if any(d.get("audio") for d in s["descriptions"]))
+
+
+def test_the_deck_says_each_description_in_the_films_own_voice_where_chromium_has_no_speech_voice(film, chromium):
+    """Item 2: Chromium here has no speech voice (its speechSynthesis fails in a millisecond). With
+    audio description on, the deck plays the described cut's own speech of each description (cut per
+    description beside the clips) while the clip waits at the description's moment, announces it in
+    the live region, and plays on when the voice ends."""
+    spoken = [d for s in film.data["slides"] for d in s["descriptions"] if d.get("audio")]
+    assert spoken and all((film.clips.folder / d["audio"]).is_file() for d in spoken)
+    # each file is the film's voice for its description: about the 1 s its tone lasts
+    secs = [float(json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json",
+                                             str(film.clips.folder / d["audio"])], capture_output=True, text=True,
+                                            check=True).stdout)["format"]["duration"]) for d in spoken]
+    assert all(0.9 <= x <= 1.15 for x in secs), secs
+    page = open_deck(chromium, film.deck.html)
+    assert page.evaluate("() => speechSynthesis.getVoices().length") == 0      # no stand-in: no voice at all
+    page.keyboard.press("d")
+    i = first_spoken(film.data)
+    page.evaluate(f"() => show({i})")
+    want = [d for d in film.data["slides"][i]["descriptions"] if d.get("audio")]
+    page.wait_for_function(f"() => window.__media.filter(m => m.kind === 'ended').length >= {len(want)}", timeout=30000)
+    media = page.evaluate("() => window.__media")
+    plays = [m for m in media if m["kind"] == "play"]
+    ends = [m for m in media if m["kind"] == "ended"]
+    assert [m["src"] for m in plays[:len(want)]] == [d["audio"] for d in want]
+    for d, a, b in zip(want, plays, ends):
+        assert a["paused"] and b["paused"] and b["t"] == a["t"], (a, b)         # the picture held while it spoke
+        assert a["t"] == pytest.approx(d["start"], abs=0.35)
+    page.wait_for_timeout(300)
+    assert page.text_content("#description-now") == want[-1]["text"]         # the live region said it too
+    assert page.get_attribute("#description-now", "aria-live") == "polite"
+    assert page.evaluate("() => !document.querySelector('#stage video').paused || document.querySelector('#stage video').ended")
+    assert page.errors == []
+    page.close()
+
+
+def test_where_there_is_no_film_voice_and_no_speech_voice_the_clip_waits_a_readings_time(film, chromium):
+    """Item 2, the fall-back: a deck without the described cut's speech asks Chromium's speech, which
+    fails at once here; the clip no longer plays on silent at once: it waits a reading's time (the
+    description shown, marked and announced in the live region), then plays on."""
+    page = open_deck(chromium, film.bare)
+    page.keyboard.press("d")
+    data = json.loads(film.bare.read_text(encoding="utf-8").split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    i = next(k for k, s in enumerate(data["slides"]) if s["descriptions"])
+    d = data["slides"][i]["descriptions"][0]
+    page.evaluate(f"() => show({i})")
+    page.wait_for_function("() => document.getElementById('description-now').textContent.length > 0", timeout=20000)
+    t0 = page.evaluate("() => document.querySelector('#stage video').currentTime")
+    page.wait_for_timeout(1500)                  # Chromium's speech failed within milliseconds of this
+    state = page.evaluate("() => ({paused: document.querySelector('#stage video').paused,"
+                          " t: document.querySelector('#stage video').currentTime,"
+                          " live: document.getElementById('description-now').textContent,"
+                          " marked: document.querySelectorAll('#descriptions p.speaking').length})")
+    assert state["paused"] and state["t"] == t0 and state["marked"] == 1, state
+    assert state["live"] == d["text"]
+    page.wait_for_function("() => !document.querySelector('#stage video').paused || document.querySelector('#stage video').ended",
+                           timeout=max(2000, len(d["text"]) * 70) + 8000)
+    assert page.errors == []
+    page.close()
+
+
+def test_the_powerpoints_videos_carry_their_captions_burnt_in(film):
+    """Item 3: each PowerPoint slide plays its clip with the captions drawn into the picture (the
+    clip beside it, `.captioned.mp4`): the caption band differs from the clip's while a caption
+    shows, the picture above it does not."""
+    from pptx import Presentation
+    prs = Presentation(str(film.deck.pptx))
+    tmp = film.tmp / "pptx-videos"
+    tmp.mkdir(exist_ok=True)
+    checked = 0
+    for slide, e in zip(prs.slides, film.clips.entries):
+        [video] = [r.target_part for r in slide.part.rels.values() if r.reltype.endswith("/video")]
+        captioned = film.clips.folder / f"{e['id']}{slides.CAPTIONED}"
+        assert video.blob == captioned.read_bytes(), e["id"]
+        cues = captions.read_srt(film.clips.folder / e["files"]["srt"])
+        if not cues or checked >= 2:
+            continue
+        f = tmp / f"{e['id']}.mp4"
+        f.write_bytes(video.blob)
+        n = int((cues[0]["start"] + cues[0]["end"]) / 2 * e["fps"])
+        a, b = frame_of(f, n), frame_of(film.clips.folder / e["files"]["mp4"], n)
+        h = a.shape[0]
+        band = np.abs(a[int(h * 0.75):] - b[int(h * 0.75):]).mean()
+        above = np.abs(a[: int(h * 0.5)] - b[: int(h * 0.5)]).mean()
+        assert band > 3 * max(above, 1.0), (e["id"], band, above)
+        checked += 1
+    assert checked >= 1
+
+
+def test_the_described_cut_of_the_stand_in_chapter_keeps_every_word_and_marks_every_description(film):
+    """Item 4 on a whole described cut (the stand-in's narration is a line a second, faster than
+    any caption can be read, so its standard captions are not the point here): every word of the
+    standard captions is still captioned, in order (none lost to a hold); every description block
+    carries the mark and passes the checker (over a second, under 20 characters a second)."""
+    cues = captions.read_srt(film.cut.with_suffix(".srt"))
+    standard = captions.read_srt(film.result.final.with_suffix(".srt"))
+    mark = film.words.text("kit:description-caption", text="").strip()
+    described = [c for c in cues if c["text"].startswith(mark)]
+    narration = [c for c in cues if not c["text"].startswith(mark)]
+    assert " ".join(c["text"] for c in narration).split() == " ".join(c["text"] for c in standard).split()
+    holds = json.loads((film.cut.parent / ".scenes" / f"{film.cut.stem}.json").read_text(encoding="utf-8"))["holds"]
+    assert len(described) >= len(holds)
+    assert captions_check.failures(described) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 5: reflow at 400 % (320 CSS px), focus after the start overlay, the chapter list's button,
+# reduced motion
+
+def test_at_400_percent_the_deck_is_one_column_that_scrolls_with_the_video_in_view(film, chromium):
+    page = open_deck(chromium, film.deck.html, viewport={"width": 320, "height": 256})
+    from tests.test_lecture import axe_violations
+    m = page.evaluate("""() => {
+      const r = (id) => document.querySelector(id).getBoundingClientRect();
+      const v = r('#stage video'), t = r('#transcript'), s = r('#slide');
+      const h1 = document.querySelector('#deck-title'), h2 = document.querySelector('#heading');
+      return {scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight,
+              innerH: innerHeight, video: [v.top, v.width, v.height], transcriptTop: t.top, slideBottom: s.bottom,
+              h1: [h1.scrollWidth, h1.clientWidth, getComputedStyle(h1).whiteSpace, h1.getBoundingClientRect().height],
+              h2: [h2.scrollWidth, h2.clientWidth]}; }""")
+    assert m["scrollW"] <= 320, m                                  # no sideways scrolling
+    assert m["scrollH"] > m["innerH"], m                           # it scrolls down instead
+    top, width, height = m["video"]
+    assert width >= 300 and height >= 150 and 0 <= top < m["innerH"] - 60, m     # the video is in view, full width
+    assert m["transcriptTop"] >= m["slideBottom"] - 1, m           # one column: the transcript under the slide
+    assert m["h1"][0] <= m["h1"][1] and m["h1"][2] == "normal", m  # titles wrap, nothing cut off
+    assert m["h2"][0] <= m["h2"][1], m
+    # the transcript is reached by scrolling
+    page.evaluate("() => document.querySelector('#transcript').scrollIntoView()")
+    assert page.evaluate("() => { const t = document.querySelector('#notes').getBoundingClientRect();"
+                         " return t.top < innerHeight && t.bottom > 0; }")
+    assert axe_violations(page) == []
+    # the chapter list: folded away at this width, shown and hidden by its button
+    assert page.get_attribute("#chapters-toggle", "aria-expanded") == "false"
+    assert not page.is_visible("#chapters")
+    page.click("#chapters-toggle")
+    assert page.get_attribute("#chapters-toggle", "aria-expanded") == "true" and page.is_visible("#chapters button")
+    page.click("#chapters-toggle")
+    assert not page.is_visible("#chapters")
+    assert page.errors == []
+    page.close()
+
+
+def test_the_chapter_list_button_and_focus_after_the_start_overlay_on_a_wide_screen(film, chromium):
+    page = open_deck(chromium, film.deck.html)
+    assert page.get_attribute("#chapters-toggle", "aria-expanded") == "true" and page.is_visible("#chapters button")
+    page.focus("#chapters-toggle")
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#chapters-toggle", "aria-expanded") == "false" and not page.is_visible("#chapters")
+    page.keyboard.press("c")
+    assert page.get_attribute("#chapters-toggle", "aria-expanded") == "true"
+    # the browser refused to play until the user acts: the overlay takes focus; pressed, focus goes to the deck
+    page.evaluate("() => { const v = document.querySelector('#stage video'); v.pause(); v.currentTime = 0;"
+                  " blocked = true; start.hidden = false; start.focus(); }")
+    assert page.evaluate("() => document.activeElement.id") == "start"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('start').hidden", timeout=10000)
+    assert page.evaluate("() => document.activeElement.id") == "slide"
+    assert page.errors == []
+    page.close()
+
+
+def test_with_reduced_motion_no_clip_starts_by_itself(film, chromium):
+    page = open_deck(chromium, film.deck.html, reduced_motion="reduce")
+    page.wait_for_timeout(1200)
+    state = page.evaluate("() => ({paused: document.querySelector('#stage video').paused,"
+                          " t: document.querySelector('#stage video').currentTime})")
+    assert state == {"paused": True, "t": 0}
+    assert page.text_content("#play") == film.data["ui"]["play"]
+    page.keyboard.press("ArrowRight")                                   # the next slide waits too
+    page.wait_for_timeout(800)
+    assert page.evaluate("() => document.querySelector('#stage video').paused")
+    page.keyboard.press("k")                                             # the user starts it
+    page.wait_for_function("() => document.querySelector('#stage video').currentTime > 0.2", timeout=10000)
+    assert page.errors == []
+    page.close()

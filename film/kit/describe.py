@@ -388,6 +388,33 @@ def write_described(result, bundle, words, service, force: bool = False) -> Path
     return out
 
 
+def spoken_descriptions(final: Path) -> list[dict]:
+    """Where each description is spoken in the chapter's described cut (`X.described.mp4`, made by
+    write_described): [{"at": its anchor in the standard chapter, "start": where its speech starts
+    in the cut, "speech": seconds, "beat", "key": what it is (the cut's key and its place)}], for
+    the holds with speech; [] when there is no described cut, or its voice is silent."""
+    out_path = described_path(final)
+    try:
+        stamp_data = json.loads((final.parent / ".scenes" / f"{out_path.stem}.json").read_text(encoding="utf-8"))
+        holds = stamp_data["holds"]
+        if not out_path.is_file() or stream_seconds(out_path, "a") is None:     # a silent cut says nothing
+            return []
+        if stamp_data.get("fps"):
+            rate = Fraction(*stamp_data["fps"])
+        else:
+            rate = Fraction(video_facts(out_path)[1]).limit_denominator(1001)
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    out, shift = [], 0
+    for i, h in enumerate(sorted(holds, key=lambda h: h["frame"])):
+        start = float(Fraction(h["frame"] + shift) / rate)
+        shift += h["frames"]
+        if h.get("speech", 0) > 0:
+            out.append({"at": h["at"], "start": round(start, 6), "speech": h["speech"], "beat": h.get("beat"),
+                        "key": f"{stamp_data.get('key')}:{i}:{h['frame']}:{h['frames']}"})
+    return out
+
+
 def write_described_film(results, described: list[Path], dest: Path, film_title: str, markers) -> Path:
     """The described chapters end to end (`onepass-film.described.mp4`, with chapter markers and captions)."""
     from dataclasses import replace as _replace   # noqa: PLC0415

@@ -43,13 +43,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from onepass.data.bundle import sha256_file
-from onepass.data.files import FolderLock, stamped, write_bytes, write_stamp, write_text
-from onepass.film.kit.clips import ClipSet, cut_clips
+from onepass.data.files import FolderLock, discard, stamped, temp_name, write_bytes, write_stamp, write_text
+from onepass.film.kit.clips import ClipError, ClipSet, cut_clips
+from onepass.film.kit.describe import described_path, spoken_descriptions
 from onepass.film.plan.jobs import ChapterResult
 from onepass.film.plan.keys import sha
 from onepass.film.kit.publish import short_title
+from onepass.voiceover import mixdown
 from onepass.voiceover.captions import is_rtl, read_srt
-from onepass.voiceover.media import probe
+from onepass.voiceover.media import MediaError, probe, run_ffmpeg
 from onepass.words.catalog import Words
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "deck.html"
@@ -129,12 +131,16 @@ def descriptions_path(chapter_mp4: Path) -> Path:
     return chapter_mp4.with_name(chapter_mp4.stem + ".descriptions.vtt")
 
 
-def clip_descriptions(entries: list[dict], cues: list[dict], fps: float | None = None) -> dict[str, list[dict]]:
+def clip_descriptions(entries: list[dict], cues: list[dict], fps: float | None = None,
+                      spoken: list[dict] | None = None) -> dict[str, list[dict]]:
     """Clip id -> its descriptions [{"start", "end", "text"}], retimed to the clip: each cue of the
     chapter's descriptions track goes to the clip its start falls in (within half a frame, as a
     beat's start is rounded to a frame), and starts no later than just before the clip's end (so
-    a player still reaches it)."""
+    a player still reaches it). `spoken`: [{"at", "audio"}], the film's own speech of each
+    description (description_audio): a cue within a frame of one's anchor gets its `audio` (the
+    file the deck plays); a second cue at that anchor (one hold says both) gets `with_previous`."""
     out: dict[str, list[dict]] = {e["id"]: [] for e in entries}
+    used: set[int] = set()
     for c in cues:
         for e in entries:
             rate = fps or e.get("fps") or (e["frames"] / max(e["end"] - e["start"], 1e-9) if e.get("frames") else 25.0)
@@ -143,21 +149,92 @@ def clip_descriptions(entries: list[dict], cues: list[dict], fps: float | None =
                 length = e["end"] - e["start"]
                 start = min(max(0.0, c["start"] - e["start"]), max(0.0, length - 0.1))
                 end = min(length, max(c["end"] - e["start"], start + 0.05))
-                out[e["id"]].append({"start": round(start, 3), "end": round(max(end, start + 0.05), 3),
-                                     "text": c["text"]})
+                d = {"start": round(start, 3), "end": round(max(end, start + 0.05), 3), "text": c["text"]}
+                near = [(abs(v["at"] - c["start"]), k) for k, v in enumerate(spoken or [])
+                        if abs(v["at"] - c["start"]) <= 1.0 / rate + 1e-3]
+                if near:
+                    k = min(near)[1]
+                    if k in used:
+                        d["with_previous"] = True
+                    else:
+                        d["audio"] = spoken[k]["audio"]
+                        used.add(k)
+                out[e["id"]].append(d)
                 break
     return out
 
 
-def chapter_clip_descriptions(cs: ClipSet, chapter_mp4: Path) -> dict[str, list[dict]]:
+def chapter_clip_descriptions(cs: ClipSet, chapter_mp4: Path, spoken: list[dict] | None = None) -> dict[str, list[dict]]:
     """clip_descriptions of a clip set from its chapter's descriptions track ({} when the chapter
-    has none)."""
+    has none); `spoken`: description_audio's files."""
     path = descriptions_path(chapter_mp4)
     try:
         cues = read_vtt(path)
     except (OSError, ValueError, IndexError):
         return {}
-    return clip_descriptions(cs.entries, cues)
+    return clip_descriptions(cs.entries, cues, spoken=spoken)
+
+
+DESCRIPTION_AUDIO = ["-vn", "-c:a", "aac", "-b:a", "96k", "-ac", "1"]
+
+
+def description_audio(cs: ClipSet, chapter_mp4: Path, force: bool = False) -> list[dict]:
+    """The film's own voice saying each description, for the deck to play (issue 53): the chapter's
+    described cut (`X.described.mp4`, --described) cut at each hold's speech into
+    `clips/chNN-<beat>.description-K.m4a` (AAC, as the clips' sound), kept while the cut is
+    unchanged. [{"at": the anchor in the standard chapter, "audio": the file's name}]; [] when the
+    chapter has no described cut with sound (the deck then asks the browser's speech)."""
+    spoken = spoken_descriptions(chapter_mp4)
+    source = described_path(chapter_mp4)
+    out, counts = [], {}
+    for h in spoken:
+        beat = h["beat"] or "description"
+        k = counts[beat] = counts.get(beat, 0) + 1
+        name = f"ch{cs.chapter}-{beat}.description-{k}.m4a"
+        path = cs.folder / name
+        key = sha({"hold": h["key"], "start": h["start"], "speech": h["speech"], "encode": DESCRIPTION_AUDIO})
+        if force or not stamped(path, key):
+            part = temp_name(path)
+            try:
+                run_ffmpeg(["-ss", f"{h['start']:.6f}", "-i", source, "-t", f"{h['speech']:.6f}",
+                            *DESCRIPTION_AUDIO, "-f", "mp4", part])
+                part.replace(path)
+            except MediaError as exc:
+                raise ClipError(f"cutting the description at {h['start']:.2f} s from {source} failed: {exc}") from None
+            finally:
+                discard(part)
+            write_stamp(path, key)
+        out.append({"at": h["at"], "audio": name})
+    return out
+
+
+CAPTIONED = ".captioned.mp4"
+CAPTION_BURN_VERSION = 1
+
+
+def captioned_clips(cs: ClipSet, lang: str, force: bool = False) -> dict[str, Path]:
+    """Clip id -> the clip with its captions burnt into the picture (`chNN-<beat>.captioned.mp4`,
+    onepass.voiceover.mixdown.burn_captions: the film's caption style in the band the scenes keep
+    free), for the PowerPoint, whose videos carry no caption track a player shows; a clip cut
+    from a chapter whose captions are already burnt in is its own. Kept while the clip and its
+    captions are unchanged."""
+    out = {}
+    for e in cs.entries:
+        clip = cs.folder / e["files"]["mp4"]
+        if e.get("burnt_captions"):
+            out[e["id"]] = clip
+            continue
+        path = cs.folder / f"{e['id']}{CAPTIONED}"
+        key = sha({"clip": e["keys"]["mp4"], "captions": e["keys"]["captions"], "lang": lang,
+                   "version": CAPTION_BURN_VERSION})
+        if force or not stamped(path, key):
+            try:
+                mixdown.burn_captions(clip, cs.folder / e["files"]["srt"], path, lang)
+            except MediaError as exc:
+                raise ClipError(f"burning captions into {clip.name} failed: {exc}") from None
+            write_stamp(path, key)
+        out[e["id"]] = path
+    return out
 
 
 def alt_text(descriptions: list[dict], fallback: str) -> str:
@@ -279,13 +356,14 @@ def set_alt_text(shape, text: str):
 
 def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {title} — {beat}",
               rtl: bool = False, thumbnails: dict[str, Path] | None = None, lang: str = "en",
-              descriptions: dict[str, list[dict]] | None = None) -> bytes:
+              descriptions: dict[str, list[dict]] | None = None, videos: dict[str, Path] | None = None) -> bytes:
     """The PowerPoint: one slide per beat, titled in its title placeholder (first in reading
     order), with its MP4 (poster: its last frame; a chapter's title beat: `thumbnails[chapter]`,
     the chapter's thumbnail, where given) playing on entry, its alternative text the beat's
     audio descriptions (`descriptions`: clip id -> [{"text"}], chapter_clip_descriptions; none:
     the slide's title), and notes; every text run in `lang`; `rtl`: titles and notes read right
-    to left."""
+    to left; `videos`: clip id -> the MP4 the slide plays instead of the clip (captioned_clips:
+    its captions burnt in)."""
     # python-pptx (and lxml under it) is imported only when a PowerPoint is asked for
     from pptx import Presentation
     from pptx.enum.text import MSO_ANCHOR, PP_ALIGN
@@ -301,7 +379,7 @@ def deck_pptx(sets: list[ClipSet], title: str, heading: str = "{chapter} · {tit
     for cs in sets:
         size = None                                # a chapter's clips are cut from one video: one size
         for e in cs.entries:
-            video = cs.folder / e["files"]["mp4"]
+            video = (videos or {}).get(e["id"]) or cs.folder / e["files"]["mp4"]
             w, h = size = size or _video_size(video)
             box_w, box_h = prs.slide_width, prs.slide_height - head_h
             scale = min(box_w / w, box_h / h)
@@ -342,26 +420,32 @@ def pptx_name(chapters: list[str]) -> str:
 
 
 def write_deck(results: list[ChapterResult], fmt: str = "mp4", words=None, force: bool = False,
-               model: str | None = "gpt2") -> Deck:
+               model: str | None = "gpt2", pptx_captions: bool = True) -> Deck:
     """The HTML deck and the PowerPoint of these chapters (in the order given), in the language of
     `words` (a onepass.words.catalog.Words; None: English), titled with `model`'s name (the bundle's
     `Bundle.model`: "One forward pass of GPT-2 XL"); cuts the clips they need
-    (onepass.film.kit.clips.write_clips); `force`: every file made again. Holds the output folder's lock.
-    Raises onepass.film.kit.clips.ClipError."""
+    (onepass.film.kit.clips.write_clips); `force`: every file made again; `pptx_captions`: the
+    PowerPoint's videos carry their captions burnt in (captioned_clips; the default: PowerPoint
+    shows no caption track of ours). With a described cut beside a chapter (--described), the
+    deck's audio description plays the film's own voice (description_audio). Holds the output
+    folder's lock. Raises onepass.film.kit.clips.ClipError."""
     if not results:
         raise ValueError("write_deck needs at least one chapter")
     with FolderLock(results[0].final.parent):
-        return _write_deck(results, fmt, words, force, model)
+        return _write_deck(results, fmt, words, force, model, pptx_captions)
 
 
-def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, model: str | None) -> Deck:
+def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, model: str | None,
+                pptx_captions: bool = True) -> Deck:
     words = words or Words.load()
     title, ui = words.text("film:film-title", model=words.model_name(model)), deck_words(words)
     heading = words.template("kit:slide-heading")
     html_fmt = fmt if fmt in ("mp4", "webm") else "mp4"
     sets = [cut_clips(r, html_fmt, force) for r in results]
     mp4_sets = sets if html_fmt == "mp4" else [cut_clips(r, "mp4", force) for r in results]
-    described = {k: v for cs, r in zip(mp4_sets, results) for k, v in chapter_clip_descriptions(cs, r.final).items()}
+    described = {k: v for cs, r in zip(mp4_sets, results)
+                 for k, v in chapter_clip_descriptions(cs, r.final, description_audio(cs, r.final, force)).items()}
+    videos = {k: v for cs in mp4_sets for k, v in captioned_clips(cs, ui["lang"], force).items()} if pptx_captions else {}
     folder = sets[0].folder
     written = []
     page = folder / DECK_NAME
@@ -371,11 +455,13 @@ def _write_deck(results: list[ChapterResult], fmt: str, words, force: bool, mode
     thumbnails = {r.chapter: r.final.with_suffix(".png") for r in results}
     thumb_keys = {c: sha256_file(p) if p.is_file() else None for c, p in thumbnails.items()}
     key = sha({"title": title, "heading": heading, "dir": ui["dir"], "lang": ui["lang"],
-               "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"], described.get(e["id"], [])]
-                          for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys, "version": 4})
+               "slides": [[e["id"], e["text"], e["keys"]["mp4"], e["keys"]["poster"],
+                           [d["text"] for d in described.get(e["id"], [])],
+                           sha256_file(videos[e["id"]]) if e["id"] in videos else None]
+                          for cs in mp4_sets for e in cs.entries], "thumbnails": thumb_keys, "version": 5})
     if force or not stamped(pptx, key):      # a damaged or replaced file is made again
         write_bytes(pptx, deck_pptx(mp4_sets, title, heading, rtl=ui["dir"] == "rtl", thumbnails=thumbnails,
-                                    lang=ui["lang"], descriptions=described))
+                                    lang=ui["lang"], descriptions=described, videos=videos))
         write_stamp(pptx, key)
         written.append(pptx)
     return Deck(page, pptx, sum(len(cs.entries) for cs in sets), written)
