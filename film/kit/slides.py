@@ -24,11 +24,15 @@ Both are accessible (issue 43, WCAG 2.1 AA; tests/test_lecture.py checks each po
   button reached by Tab and pressed by Enter or space, with a visible focus ring; captions and
   audio description toggles; each clip carries captions, chapters and descriptions tracks (the
   chapter's `X.descriptions.vtt`, written beside it by film/kit/describe.py, cut per clip): with audio
-  description on, the browser's speech synthesis reads each description in the deck's language
-  while the clip waits; the transcript (narration and descriptions) beside the slide; a pause
-  button for what plays; one-letter shortcuts that can be turned off (2.1.4).
+  description on, each description is said while the clip waits, in the film's own voice where
+  the chapter has a described cut (description_audio), else by the browser's speech synthesis,
+  else (no voice) the clip waits a reading's time; each is announced in a live region (issue 53);
+  the transcript (narration and descriptions) beside the slide; a pause button for what plays;
+  one-letter shortcuts that can be turned off (2.1.4); one scrolling column at 400 % zoom, a
+  button for the chapter list, no autoplay with prefers-reduced-motion.
 * PowerPoint: each slide's title in its title placeholder, first in reading order; each video's
-  alternative text the beat's descriptions; every text run marked with its language.
+  alternative text the beat's descriptions, its captions burnt in (captioned_clips); every text
+  run marked with its language.
 
 Neither is rewritten when the clips and lines it would hold are unchanged.
 """
