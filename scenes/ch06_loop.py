@@ -202,8 +202,12 @@ class Cache(LoopChapter):
         picks = [s["text"] for s in f["steps"][:-1]]       # the last pick is not fed back yet
         shown = token_window(b.T, max(1, KV_ROWS - len(picks)))
         n_rows = len(shown) + len(picks) + (1 if len(shown) < b.T else 0)     # a '⋮' row over a window
-        head = fit_lines(self.text("kv-head", layer=kv["layer"] + 1, head=kv["head"] + 1,
-                                   n_head=b.shape.n_head), S.SMALL, S.MUTED, S.TEXT_W)
+        if b.shape.kv_heads < b.shape.n_head:     # grouped-query attention: k and v are its key/value head's
+            head = fit_lines(self.text("kv-head-gqa", layer=kv["layer"] + 1, head=kv["head"] + 1, n_head=b.shape.n_head,
+                                       kv=kv["kv_head"] + 1, n_kv=b.shape.kv_heads), S.SMALL, S.MUTED, S.TEXT_W)
+        else:
+            head = fit_lines(self.text("kv-head", layer=kv["layer"] + 1, head=kv["head"] + 1,
+                                       n_head=b.shape.n_head), S.SMALL, S.MUTED, S.TEXT_W)
         place_in(head, S.TEXT, y=S.HEADLINE_Y)
         titles_y = head.get_bottom()[1] - GAP.m - label("k", S.BODY_SIZE, S.INK).height / 2
         top = titles_y - GAP.l
@@ -316,10 +320,20 @@ class Cache(LoopChapter):
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
             # "in every layer: L layers of d numbers": the stack behind each block again
             say(self, beat, "layers", FadeIn(stacks))
-            formula = fit_width(label(
-                self.text("per-token", n_layer=sh.n_layer, d=sh.n_embd, numbers=N.fmt_int(f["per_token"]),
-                          bytes=N.fmt_int(f["per_token_bytes"])), S.SMALL, S.INK, mono=True), S.TEXT_W)
-            place_in(formula, S.TEXT, y=S.HEADLINE_Y)
+            if sh.kv_heads < sh.n_head:    # grouped-query attention: key/value heads, and what it saves
+                formula = VGroup(*[fit_width(label(t, S.SMALL, S.INK, mono=True), S.TEXT_W) for t in (
+                    self.text("per-token-gqa", n_layer=sh.n_layer, kv=sh.kv_heads, dh=sh.d_head,
+                              numbers=N.fmt_int(f["per_token"]), bytes=N.fmt_int(f["per_token_bytes"])),
+                    self.text("per-token-without", n_layer=sh.n_layer, n_head=sh.n_head, dh=sh.d_head,
+                              numbers=N.fmt_int(f["per_token_full"]), n=N.fmt_int(sh.n_positions),
+                              bytes=N.fmt_short(f["context_bytes"])))]).arrange(DOWN, buff=GAP.xs)
+                formula[1].set_color(S.MUTED)
+                place_in(formula, S.TEXT, y=S.HEADLINE_Y - formula[1].height / 2 - GAP.xs / 2)
+            else:
+                formula = fit_width(label(
+                    self.text("per-token", n_layer=sh.n_layer, d=sh.n_embd, numbers=N.fmt_int(f["per_token"]),
+                              bytes=N.fmt_int(f["per_token_bytes"])), S.SMALL, S.INK, mono=True), S.TEXT_W)
+                place_in(formula, S.TEXT, y=S.HEADLINE_Y)
             say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
                 Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
             # "each step adds one new row, for the new token alone": a row under k and v per pick fed back,
@@ -443,7 +457,8 @@ class Square(LoopChapter):
         cells, the causal triangle brighter; a longer length's as one square holding the shorter one's grid,
         to scale or as a speck when that would be too small to see), its pairs and its share bar."""
         f = self.f
-        names = {"prompt": self.text("length-prompt"), "limit": self.text("length-limit"),
+        names = {"prompt": self.text("length-prompt"),
+                 "limit": self.text("length-limit" if self.bundle.shape.has_position_table else "length-trained"),
                  "long": self.text("length-million")}
         cols = columns(S.CONTENT, len(f["square"]))
         cols = cols[::-1] if S.RTL else cols
@@ -500,7 +515,8 @@ class Square(LoopChapter):
         f, b = self.f, self.bundle
         causal = fit_lines(self.text("mask-allows", counts=",  ".join(N.fmt_int(r["causal"]) for r in f["square"])),
                            S.SMALL, S.MUTED, S.TEXT_W)
-        bound = fit_lines(self.text("bound", n=N.fmt_int(b.shape.n_positions)), S.SMALL, S.MUTED, S.TEXT_W)
+        bound = fit_lines(self.text("bound" if b.shape.has_position_table else "bound-rope", n=N.fmt_int(b.shape.n_positions)),
+                          S.SMALL, S.MUTED, S.TEXT_W)
         side = SIDE
         while True:       # the squares as large as the notes under them allow (longer words wrap to more lines)
             panels = self.squares(side)
@@ -700,7 +716,7 @@ class Scale(LoopChapter):
         for r in facts:
             colour = S.LOGIT if r["key"] == "gpt3" else (S.TOKEN if r["ours"] else S.INK)
             name = self.text("model-gpt3") if r["key"] == "gpt3" else self.words.model_name(
-                None if r["key"] == "other" else r["key"])
+                r.get("model") if r["key"] == "other" else r["key"])
             names.append((name, colour))
             nums = (N.fmt_int(r["layers"]), N.fmt_int(r["heads"]), N.fmt_int(r["width"]), N.fmt_short(r["params"]),
                     N.fmt_short(r["token_flops"]), N.fmt_int(r["kv_numbers"]))
@@ -773,7 +789,7 @@ class Scale(LoopChapter):
         if S.RTL:
             start, end = end, start
         floor = ratio.get_top()[1] + GAP.m             # everything above the ratio's line
-        names = {"ours": (self.words.model_name(None if ours["key"] == "other" else ours["key"]), S.TOKEN),
+        names = {"ours": (self.words.model_name(ours.get("model") if ours["key"] == "other" else ours["key"]), S.TOKEN),
                  "g3": (self.text("model-gpt3"), S.LOGIT)}
         dims = {k: VGroup(*[label(self.text(msg, n=N.fmt_int(r[key])), S.SMALL, colour)
                             for msg, key in (("block-layers", "layers"), ("block-width", "width"))]
@@ -835,7 +851,8 @@ class Scale(LoopChapter):
 
     def build(self):
         f = self.f
-        ratio = fit_width(label(self.text("gpt3-ratio", ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
+        ratio = fit_width(label(self.text("gpt3-ratio" if self.bundle.arch == "gpt2" else "gpt3-ratio-other",
+                                          ratio=N.fmt_whole(f["gpt3_ratio"])), S.BODY_SIZE, S.FLOPS),
                           S.TEXT_W)
         rows, rule, facts = self.family_table(below=GAP.l)
         head, body = rows[0], rows[1:]

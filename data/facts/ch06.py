@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from onepass.data import models, tokenizer
+from onepass.data import models
 from onepass.data.flops import (
-    FP16_BYTES, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, attention_grid_flops,
+    FP16_BYTES, GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, attention_grid_flops,
     attention_pairs, causal_pairs, decode_step_flops, forward_ledger, generation_flops, kv_cache_bytes,
-    kv_cache_numbers_per_token, parameter_counts,
+    kv_cache_numbers_per_token, kv_cache_numbers_without_gqa, parameter_counts,
 )
 
 
@@ -103,7 +103,7 @@ def loop_facts(bundle) -> dict:
         context = int(g["context_tokens"])
         full, cached = forward_ledger(shape, context).total, decode_step_flops(shape, context)
         steps.append({
-            "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": tokenizer.readable(g["id"]),
+            "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": bundle.tokenizer.readable(g["id"]),
             "prob": float(topk_probs[i, 0]),
             "full": full,                   # recompute every row
             "cached": cached,               # only the new row, cache read
@@ -144,6 +144,11 @@ def loop_facts(bundle) -> dict:
         "reply_tokens": REPLY_TOKENS,
         "reply_cached": generation_flops(shape, T, REPLY_TOKENS, cached=True),
         "reply_full": generation_flops(shape, T, REPLY_TOKENS, cached=False),
+        # grouped-query attention: the cache without it (a key/value head per query head), GPT-2 small's,
+        # and a chat that fills the trained context, in fp16 bytes
+        "per_token_full": kv_cache_numbers_without_gqa(shape),
+        "gpt2_small_kv": kv_cache_numbers_per_token(GPT2_SMALL),
+        "context_bytes": kv_cache_bytes(shape, shape.n_positions),
     }
 
 
@@ -163,6 +168,8 @@ def family_facts(bundle) -> list[dict]:
 
     own = row(bundle.model if bundle.model in models.FAMILY else "other", bundle.shape,
               bundle.meta["parameters"]["total"], ours=True)
+    if own["key"] == "other" and bundle.arch != "gpt2":     # a model of its own (a Llama-style decoder): its name
+        own["model"] = bundle.model
     rows = [own if m.name == own["key"] else
             row(m.name, Shape.from_config(m.config()), parameter_counts(Shape.from_config(m.config()),
                                                                          m.n_positions)["total"])
@@ -189,6 +196,9 @@ def kv_facts(bundle, layer: int = KV_LAYER) -> dict:
     later = np.triu(np.ones((T, T), dtype=bool), k=1)         # (row, column) pairs where column > row
     on_later = float(probs[..., later].max()) if later.any() else 0.0
     return {"layer": layer, "head": head, "n_heads": shape.n_layer * shape.n_head, "d_head": shape.d_head,
-            "q": bundle["q"][layer, head], "k": bundle["k"][layer, head], "v": bundle["v"][layer, head],
+            # k and v at the key/value head this query head reads (itself, without grouped-query attention)
+            "kv_head": shape.kv_head_of(head),
+            "q": bundle["q"][layer, head], "k": bundle["k"][layer, shape.kv_head_of(head)],
+            "v": bundle["v"][layer, shape.kv_head_of(head)],
             "weights": probs[layer, head], "on_later": on_later,
             "rows_after": [c["tokens"] for c in loop_facts(bundle)["cache"]]}

@@ -103,4 +103,13 @@ def values(bundle, ledger, words) -> dict:
         "reply_tokens": f["reply_tokens"],
         "reply_cached": spoken_count(f["reply_cached"], words),
         "reply_full": spoken_count(f["reply_full"], words),
+        # grouped-query attention and a context without a table's last row
+        "kv_heads": f["shape"].kv_heads,
+        "dh": f["shape"].d_head,
+        "group": f["shape"].group,
+        "per_token_full": N.fmt_int(f["per_token_full"]),
+        "g2s_kv": N.fmt_int(f["gpt2_small_kv"]),
+        "context_bytes": spoken_count(f["context_bytes"], words),
+        "kv_compare": (words.text("ch06:say-fewer-than") if ours["kv_numbers"] < f["gpt2_small_kv"]
+                       else words.text("ch06:say-more-than")),
     }
