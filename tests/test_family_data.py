@@ -162,19 +162,22 @@ def test_kv_cache_and_decode_step_follow_their_formulas_and_torch(name):
 
 
 # -- --model from the command line and a manifest -----------------------------------------------------
+KNOWN = ("GPT-2: distilgpt2, gpt2, gpt2-medium, gpt2-large, gpt2-xl; Llama-style decoder: smollm2-135m-instruct, "
+         "llama-3.2-1b, qwen3-0.6b (--list-models)")
+
+
 def test_an_unknown_model_is_one_line_that_lists_the_family(monkeypatch):
     monkeypatch.setattr(extract, "extract", lambda *a, **k: pytest.fail("extracted before validating"))
     rc, _, err = run_main("--inspect", "--model", "gpt3")
     assert rc == 2
-    assert one_clear_line(err) == ("error: --model: unknown model 'gpt3'; onepass knows the GPT-2 family: "
-                                   "distilgpt2, gpt2, gpt2-medium, gpt2-large, gpt2-xl")
+    assert one_clear_line(err) == f"error: --model: unknown model 'gpt3'; onepass knows {KNOWN}"
 
 
 def test_real_weights_of_another_model_are_refused_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(extract, "extract", lambda *a, **k: pytest.fail("extracted before validating"))
     rc, _, err = run_main("--inspect", "--weights", "gpt2", "--model", "gpt2-xl")
     assert rc == 2 and one_clear_line(err) == (
-        "error: --weights: gpt2 loads the hub's gpt2, but --model says gpt2-xl; pass --weights gpt2-xl "
+        "error: --weights: gpt2 loads gpt2's weights, but --model says gpt2-xl; pass --weights gpt2-xl "
         "(or auto, or random), or leave out --model")
     folder = tmp_path / "medium"
     folder.mkdir()
@@ -194,8 +197,7 @@ def test_a_manifest_takes_model_and_checks_it(tmp_path):
                         '[[job]]\nchapters = ["03"]\nvoice = "none"\nmodel = "gpt-5"\n')
     with pytest.raises(batch.ManifestError) as err:
         batch.load_manifest(manifest)
-    assert err.value.problems == ["job 2, model: unknown model 'gpt-5'; onepass knows the GPT-2 family: "
-                                  "distilgpt2, gpt2, gpt2-medium, gpt2-large, gpt2-xl"]
+    assert err.value.problems == [f"job 2, model: unknown model 'gpt-5'; onepass knows {KNOWN}"]
     assert "`model`" in request.markdown_table() and "--model" in request.markdown_table()
 
 
