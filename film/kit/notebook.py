@@ -380,6 +380,14 @@ def chapter_notebook(chapter: str, bundle, words):
              md_text(words.text("kit:publish-prompt", prompt=bundle.prompt)), "", md_text(cite_line(bundle, words))]
     if bundle.synthetic:
         intro += ["", md_text(words.text("film:synthetic-mark"))]
+    if bundle.arch != "gpt2":
+        # the code below is GPT-2's forward pass: for any other architecture it would check nothing,
+        # so the notebook says so and keeps the narration only (issue 49: a llama port is left to do)
+        from onepass.data.facts.ch00 import model_title
+        intro = [intro[0], "", md_text(words.text("kit:notebook-gpt2-only", model=model_title(bundle))), *intro[3:]]
+        cells = [v4.new_markdown_cell("\n".join(intro))]
+        cells += [v4.new_markdown_cell(f"> {md_text(line.text)}") for line in lines.values()]
+        return _finish(cells, chapter, words)
     cells = [v4.new_markdown_cell("\n".join(intro))]
     data = json.dumps(expected(chapter, bundle), ensure_ascii=False)
     cells.append(v4.new_code_cell(f"BUNDLE_JSON = {json.dumps(data, ensure_ascii=False)}\n" + SETUP))
@@ -398,6 +406,12 @@ def chapter_notebook(chapter: str, bundle, words):
         if said:
             cells.append(v4.new_markdown_cell("\n>\n".join(said)))
         cells.append(v4.new_code_cell(cell))
+    return _finish(cells, chapter, words)
+
+
+def _finish(cells, chapter: str, words):
+    import nbformat
+    from nbformat import v4
     for n, cell in enumerate(cells):          # stable ids: the same notebook is the same file
         cell["id"] = f"onepass-{n:02d}"
     nb = v4.new_notebook(cells=cells, metadata={
