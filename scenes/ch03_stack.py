@@ -191,8 +191,9 @@ class Heads(StackScene):
         boxes = VGroup()
         if self.gqa:
             for run in head_groups(b, heads):
-                members = Group(*[Group(cells[heads.index(h)].frame, cells[heads.index(h)].arcs) for h in run])
-                boxes.add(SurroundingRectangle(members, color=S.KEY, buff=GAP.s, stroke_width=2.5))
+                members = Group(*[Group(cells[heads.index(h)].frame, cells[heads.index(h)].arcs,
+                                        cells[heads.index(h)].title) for h in run])
+                boxes.add(SurroundingRectangle(members, color=S.KEY, buff=GAP.xs, stroke_width=2.5))
         group = Group(cells, labels, boxes)
         place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9 + extra))
         return group, {"featured": featured, "slot": heads.index(featured), "heads": heads,
@@ -205,6 +206,11 @@ class Heads(StackScene):
             key_text = self.text("grid-key") if parts["show_labels"] else self.text("grid-key-all", T=b.T)
             key = fit_lines(key_text, S.SMALL, S.MUTED, S.TEXT_W)
             extra = key.height - label(key_text, S.SMALL, S.MUTED).height    # 0 unless the key wraps
+            group_key = None
+            if self.gqa:     # what the outlines mean, a line of its own over the foot
+                group_key = fit_lines(self.text("group-key", group=self.bundle.shape.group, kv=self.bundle.shape.kv_heads),
+                                      S.SMALL, S.KEY, S.TEXT_W)
+                extra += group_key.height + GAP.s
             if extra > 1e-6:     # a key in more lines: the panels make room for it
                 _group, parts = self.panels(extra)
             cells, f = parts["cells"], parts["featured"]
@@ -217,12 +223,11 @@ class Heads(StackScene):
             if len(shown) < self.H:      # a window of the heads: which ones, of how many
                 legend = VGroup(label(self.text("heads-shown", first=shown[0] + 1, last=shown[-1] + 1, n=self.H),
                                       S.SMALL, S.ATTENTION), legend).arrange(S.END, buff=GAP.xl)
-            if self.gqa:     # what the outlines mean
-                legend = VGroup(label(self.text("group-key", group=self.bundle.shape.group,
-                                                kv=self.bundle.shape.kv_heads), S.SMALL, S.KEY),
-                                legend).arrange(S.END, buff=GAP.xl)
             foot = above(VGroup(note, legend).arrange(S.END, buff=GAP.xl), key, buff=GAP.s)
             fit_width(foot, S.TEXT_W)
+            if group_key is not None:
+                above(group_key, foot, buff=GAP.s)
+                legend = VGroup(group_key, legend)      # shown with the key (and gone with it)
             # "Chapter two followed one head": that head alone, large, in the middle
             home, k = one.get_center(), min(2.2, 3.6 / one.height)
             place_in(one.scale(k), S.CONTENT)
@@ -269,7 +274,8 @@ class Heads(StackScene):
             panels = Group(*[Group(c.img, c.frame, c.arcs) for c in cells], mark, parts["boxes"])
             # "The heads share the width rather than copy it": the width as one bar
             whole, split, after = self.width_split(f)
-            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text), run_time=beat.span(0.1))
+            self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text),
+                      *([FadeOut(group_key)] if group_key is not None else []), run_time=beat.span(0.1))
             self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(S.CONTENT.point(UP), aligned_edge=UP),
                       run_time=beat.span(0.3))
             below(Group(whole, split), panels, buff=GAP.l)
