@@ -6,7 +6,8 @@ a window with the true count said where they cannot all fit; the narration says 
 numbers and names it; chapter 06 places it among its family and GPT-3.
 
 The bundles are the `mini` weights: each size's own layers and heads at a small width (extracted in
-seconds), so every count a scene lays out is the real model's.
+seconds), so every count a scene lays out is the real model's. Every scene is laid out at three sizes
+that span the layouts (SWEPT, below); the narration is checked at all five.
 """
 from __future__ import annotations
 
