@@ -13,6 +13,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AddTextLetterByLetter, Arrow, FadeIn, 
                    Line, Rectangle, RoundedRectangle, Succession, SurroundingRectangle, Transform, VGroup)
 
 from onepass.data import tokenizer
+from onepass.data.bundle import shown_text
 from onepass.data.facts.ch00 import token_facts
 from onepass.engine.text import glyphs_of, string_of
 from onepass.scenes import style as S
@@ -45,8 +46,9 @@ def chip_text(text: str, token_id: int, tok=tokenizer) -> str:
 
 
 def wrapped_lines(text: str, width: int) -> list[str]:
-    """The prompt in lines of at most `width` characters (newlines and tabs made visible)."""
-    flat = text.replace("\n", "↵ ").replace("\t", "⇥ ")
+    """The prompt in lines of at most `width` characters (newlines, tabs and bidi controls made visible:
+    a right-to-left override would reorder the rest of the line)."""
+    flat = shown_text(text).replace("\n", "↵ ").replace("\t", "⇥ ")
     return textwrap.wrap(flat, width, break_long_words=True, drop_whitespace=True) or [flat]
 
 

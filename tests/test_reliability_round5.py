@@ -274,3 +274,17 @@ def test_a_hub_answering_a_web_page_is_named_as_such(monkeypatch):
     finally:
         server.shutdown()
     assert why and "answered, but not as a model hub" in why and "Expecting value" not in why
+
+
+def test_bidi_controls_in_a_prompt_are_shown_alike_on_screen_in_words_and_in_the_kit():
+    """A right-to-left override (U+202E ... U+202C) reorders what follows it wherever it is drawn: the
+    prompt box, the description read aloud and captioned, the publish kit and the handout show each control
+    by its code point instead (issue 51 item 4); the model still reads the prompt as typed."""
+    from onepass.data.bundle import shown_text
+    from onepass.film.kit.publish import one_line
+    from onepass.scenes.ch00_tokens import wrapped_lines
+    prompt = "50% \u202eRLO\u202c done"
+    shown = "50% ‹U+202E›RLO‹U+202C› done"
+    assert shown_text(prompt) == shown and one_line(prompt) == shown
+    assert " ".join(wrapped_lines(prompt, 80)) == shown
+    assert not any(c in "".join(wrapped_lines(prompt, 8)) for c in "\u202e\u202c")

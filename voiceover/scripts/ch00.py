@@ -4,6 +4,7 @@ catalog (words/catalogs/<lang>/ch00.po). A model that is not GPT-2 reads its lin
 wording (the modern decoder's: its own tokenizer, GPT-2's beside it), whose values are below."""
 from __future__ import annotations
 
+from onepass.data.bundle import shown_text
 from onepass.data.facts.ch00 import token_facts
 from onepass.words.numbers import fmt_ratio, spoken_count, spoken_token
 
@@ -86,7 +87,7 @@ def values(bundle, ledger, words) -> dict:
     lad = f["ladder"]
     vf = f["vocab"]
     return {
-        "prompt": spoken_token(bundle.prompt, words),     # the audio description reads it out
+        "prompt": spoken_token(shown_text(bundle.prompt), words),     # the audio description reads it out
         "chars": spoken_count(f["chars"], words),
         "n_words": counted(f["words"], "ch00:word-count", words),
         "T": spoken_count(f["T"], words),
