@@ -50,7 +50,6 @@ OUTPUT_PREFIXES = (STAGE_PREFIX, MEDIA_PREFIX, JOIN_PREFIX, CONCAT_PREFIX, FILM_
                    HANDOUT_PREFIX)          # MEDIA_PREFIX: where older versions kept manim's media folders
 STILLS_CUT = "-stills-"     # film/kit/handout.py writes stills/.chNN-stills-* first
 CLIP_CUT = "-cut-"          # film/kit/clips.py cuts into clips/.chNN-cut-*
-CUT_MARKS = (STILLS_CUT, CLIP_CUT)
 # In the system temp folder for the few seconds of one call, removed by the `with` that made them:
 ESPEAK_PREFIX = "onepass-espeak-"           # voiceover/services.py
 FESTIVAL_PREFIX = "onepass-festival-"       # voiceover/services.py
@@ -132,8 +131,3 @@ def tokenizers_dir() -> Path:
 def voices_dir() -> Path:
     """Voice models onepass keeps for the user (downloaded or installed voices)."""
     return cache_root() / "voices"
-
-
-def weights_dir() -> Path:
-    """Model weights onepass keeps itself (the hub's own cache is the hub library's business)."""
-    return cache_root() / "weights"

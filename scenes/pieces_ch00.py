@@ -126,11 +126,3 @@ def squares_pair(sizes: tuple[int, int], most_side: float, colours) -> tuple[VGr
     for strip, square in zip(strips, squares):
         square.next_to(strip, DOWN, buff=GAP.none, aligned_edge=LEFT)
     return strips, squares, unit
-
-
-def square_pair_layout(strips: VGroup, squares: VGroup, gap: float) -> VGroup:
-    """The two strip-and-square pairs side by side in reading order, their strips on one line."""
-    pairs = VGroup(*[VGroup(st, sq) for st, sq in zip(strips, squares)])
-    pairs.arrange(S.END, buff=gap, aligned_edge=UP)
-    return pairs
-

@@ -30,7 +30,7 @@ def imported(path: Path) -> set[str]:
     return out
 
 
-DIST = "onepass"     # the distribution's one top-level name (tools/restructure.py puts every package under it)
+DIST = "onepass"     # the distribution's one top-level name (pyproject.toml puts every package under it)
 
 
 def local_name(name: str) -> str:
@@ -181,7 +181,7 @@ def test_an_import_circle_is_caught(tmp_path):
     write("film/run/job.py", "def f():\n    from onepass.film.plan.request import QUALITIES\n")
     write("film/plan/keys.py", "")
 
-    def local(found: list[list[str]]) -> list[list[str]]:     # names as tools/restructure.py may spell them
+    def local(found: list[list[str]]) -> list[list[str]]:     # names with or without the distribution's prefix
         return [[local_name(n) for n in c] for c in found]
 
     graph = module_graph(tmp_path)

@@ -2,7 +2,7 @@
 installs one top-level name, `onepass`, and the `onepass` command works from an empty folder
 with writes going to ./out and the user's cache folder, never into the installed package.
 
-Written for the layout tools/restructure.py makes (every package under onepass, the command in
+Written for the layout pyproject.toml declares (every package under onepass, the command in
 onepass/cli.py): skipped until onepass/cli.py exists. The fresh venv sees this venv's
 site-packages through a .pth file (torch, manim, ... are not installed again), and onepass is
 installed from a copy of the project (pip builds in the tree it is given).
@@ -21,8 +21,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DIST = "onepass"
 
-pytestmark = pytest.mark.skipif(not (ROOT / DIST / "cli.py").is_file(),
-                                reason="the tree is not restructured yet (tools/restructure.py makes onepass/cli.py)")
 COPY_SKIP = {".git", ".venv", "out", "media", "build", "__pycache__", "bundles", ".pytest_cache"}
 
 

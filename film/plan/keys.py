@@ -57,7 +57,6 @@ PIPELINE_VERSION = 2        # 2: the build moved to film/ (keys of earlier rende
 # the modules that run a scene, whose code shapes every frame although no chapter module imports
 # them: the scene process's main module and the fork server its process is forked from
 SCENE_PROCESS = ("onepass.film.run.render_job", "onepass.film.run.forkserver")
-ALWAYS = SCENE_PROCESS
 # narration scripts (the values their lines name; the lines are in the catalogs)
 NARRATION_PACKAGE = "onepass.voiceover.scripts"
 # each fact this module reads from a file's text, kept on disk under a hash of the text and of
