@@ -2,16 +2,6 @@
 real numbers. The distribution's one top-level name: its packages are the repository's folders
 data/, engine/, film/, scenes/, voiceover/, words/ (pyproject.toml maps them under it), and cli.py is the
 `onepass` command."""
-from pathlib import Path as _Path
-
-# A checkout used without installing it (`python render.py` there, PYTHONPATH=<checkout>): its
-# packages are the folders beside this one, as pyproject.toml's package-dir maps them for an install.
-_checkout = _Path(__file__).resolve().parent.parent
-if (_checkout / "pyproject.toml").is_file() and (_checkout / "film" / "__init__.py").is_file() \
-        and str(_checkout) not in __path__:
-    __path__.append(str(_checkout))
-del _Path, _checkout
-
 __all__ = ['OnepassError', 'Rendered', 'render']
 
 
