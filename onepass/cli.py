@@ -21,7 +21,6 @@ import threading
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]    # the project folder (or site-packages/onepass/..)
 
 # Nothing imported here brings in manim or torch: a re-run whose scenes are all cached
 # finishes in about a second (manim is imported by the scene processes, torch by an extraction).
@@ -31,6 +30,7 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from onepass.data import models  # noqa: E402
+from onepass.data.chapters import film_chapters  # noqa: E402
 from onepass.data.errors import OnepassError  # noqa: E402
 from onepass.data.files import write_text  # noqa: E402
 from onepass.data.flops import kv_cache_numbers_per_token, kv_cache_numbers_without_gqa, not_counted, parameter_counts  # noqa: E402
@@ -71,7 +71,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 "(the GPT-2 family, or a Llama-style decoder: --model; --list-models).")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--chapter", help="chapter number, e.g. 02, or several: 00,02 (see --list)")
-    what.add_argument("--all", action="store_true", help="render every chapter")
+    what.add_argument("--all", action="store_true", help="render GPT-2's film: every chapter but 07 (see --list)")
     what.add_argument("--list", action="store_true", help="list chapters and their scenes")
     what.add_argument("--inspect", action="store_true", help="print the model, tokens, top next tokens and the FLOPs ledger; no video")
     what.add_argument("--batch", type=Path, metavar="COURSE.toml",
@@ -445,8 +445,10 @@ def main(argv=None) -> int:
                 raise UserError(f"{'--list' if args.list else '--batch'} takes no {', '.join(ignored)}: "
                                 + ("a manifest's jobs say what to render" if args.batch else "it only lists the chapters"))
             if args.list:
+                film = film_chapters()
                 for c, title in known.items():
-                    print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}")
+                    print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}"
+                          + ("" if c in film else f"  (not in --all: render it with --chapter {c})"))
                 return 0
             if args.batch:
                 return render_batch(args, console)

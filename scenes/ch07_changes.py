@@ -10,12 +10,12 @@ holds at the rendered model's one-pass total: nothing here adds arithmetic to it
 from __future__ import annotations
 
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedVMobject, FadeIn, FadeOut, GrowFromEdge,
-                   LaggedStart, Line, Rectangle, RoundedRectangle, Square, SurroundingRectangle, VGroup)
+                   LaggedStart, Line, Rectangle, there_and_back, RoundedRectangle, Square, SurroundingRectangle, VGroup)
 
 from onepass.data.facts.ch07 import pair_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Swell
+from onepass.scenes.follow import Swell, glow
 from onepass.scenes.layout import GAP, fit_to, keep_inside
 from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.scenes.widgets import token_row
@@ -39,6 +39,11 @@ class ChangesScene(ChapterScene):
     def meter_opening(self):
         return self.ledger.total, self.text("hold-step")    # one pass of this model; chapter 07 adds nothing
 
+    def light(self, mob, colour, scale: float = 1.1) -> list:
+        """The thing named, swollen under a filled glow: a step a viewer (and the still detector) sees."""
+        return [Swell(mob, color=colour, scale_factor=scale),
+                FadeIn(glow(mob, colour, opacity=0.25), rate_func=there_and_back, remover=True)]
+
     def model_name(self, side) -> str:
         return self.words.model_name(side.name)
 
@@ -46,12 +51,12 @@ class ChangesScene(ChapterScene):
         """A model's name, its shape in one line and where its numbers come from."""
         s = side.shape
         name = fit_width(label(self.model_name(side), S.BODY_SIZE, colour), HALF_W).move_to([x, NAME_Y, 0])
-        shape = fit_width(label(self.text("shape-line", layers=s.n_layer, d=s.n_embd, heads=s.n_head), S.SMALL,
+        shape = fit_width(label(self.text("shape-line", layers=s.n_layer, d=N.fmt_int(s.n_embd), heads=s.n_head), S.SMALL,
                                 S.MUTED), HALF_W).move_to([x, SHAPE_Y, 0])
         weights = fit_width(label(self.text(f"weights-{side.weights}"), S.SMALL,
                                   S.INK if side.weights == "real" else S.WARNING), HALF_W).move_to([x, WEIGHTS_Y, 0])
         out = VGroup(name, shape, weights)
-        out.name, out.shape, out.weights = name, shape, weights
+        out.called, out.shape, out.weights = name, shape, weights
         return out
 
     def card(self, lines: list, colour, x: float) -> VGroup:
@@ -87,23 +92,23 @@ class Changes(ChangesScene):
         four = fit_lines(self.text("four-changes"), S.SMALL, S.INK, S.TEXT_W).move_to(UP * (S.FOOTER_Y + 0.4))
         with self.beat("two") as beat:
             # "two models read the same prompt"
-            self.play(FadeIn(heads[0].name, shift=UP * GAP.xs), FadeIn(heads[1].name, shift=UP * GAP.xs),
+            self.play(FadeIn(heads[0].called, shift=UP * GAP.xs), FadeIn(heads[1].called, shift=UP * GAP.xs),
                       run_time=beat.span(0.5))
-            self.play(Swell(heads[0].name, color=OLD), Swell(heads[1].name, color=NEW), run_time=beat.span(0.5))
+            self.play(*self.light(heads[0].called, OLD), *self.light(heads[1].called, NEW), run_time=beat.span(0.5))
             beat.at("old")
             self.play(FadeIn(VGroup(heads[0].shape, heads[0].weights), shift=DOWN * GAP.xs), run_time=beat.span(0.4))
-            self.play(Swell(heads[0].shape, color=OLD), run_time=beat.span(0.6))
+            self.play(*self.light(heads[0].shape, OLD), run_time=beat.span(0.6))
             beat.at("new")
             self.play(FadeIn(VGroup(heads[1].shape, heads[1].weights), shift=DOWN * GAP.xs), run_time=beat.span(0.4))
-            self.play(Swell(heads[1].shape, color=NEW), run_time=beat.span(0.6))
+            self.play(*self.light(heads[1].shape, NEW), run_time=beat.span(0.6))
             beat.at("tokens")
             self.play(FadeIn(rows[0][0]), FadeIn(rows[1][0]), run_time=beat.span(0.4))
             self.play(FadeIn(rows[0][1], shift=UP * GAP.xs), FadeIn(rows[1][1], shift=UP * GAP.xs),
                       run_time=beat.span(0.3))
-            self.play(Swell(rows[0][1], color=OLD), Swell(rows[1][1], color=NEW), run_time=beat.span(0.6))
+            self.play(*self.light(rows[0][1], OLD), *self.light(rows[1][1], NEW), run_time=beat.span(0.6))
             beat.at("four")
             self.play(FadeIn(four, shift=UP * GAP.xs), run_time=beat.span(0.4))
-            self.play(Swell(four, color=S.INK), run_time=beat.span(0.6))
+            self.play(*self.light(four, S.INK), run_time=beat.span(0.6))
         shown = [rows[0], rows[1], four]
 
         parts = {"norm": self.norm_parts(oc["norm"], nc["norm"]),
@@ -116,21 +121,26 @@ class Changes(ChangesScene):
             with self.beat(key) as beat:
                 # "first, the norm …"
                 self.play(FadeOut(VGroup(*shown)), FadeIn(title, shift=DOWN * GAP.xs), run_time=beat.span(0.4))
-                self.play(Swell(title, color=S.INK), run_time=beat.span(0.5))
+                self.play(*self.light(title, S.INK), run_time=beat.span(0.5))
                 beat.at("old")       # GPT-2's part
                 self.play(FadeIn(cards[0], shift=UP * GAP.xs), FadeIn(pictures[0]), run_time=beat.span(0.4))
-                self.play(Swell(cards[0].texts[0], color=OLD), run_time=beat.span(0.5))
+                self.play(*self.light(cards[0].texts[0], OLD), run_time=beat.span(0.5))
                 beat.at("new")       # the part that replaced it
                 self.play(Create(arrow), FadeIn(cards[1], shift=UP * GAP.xs), FadeIn(pictures[1]),
                           run_time=beat.span(0.4))
-                self.play(Swell(cards[1].texts[0], color=NEW), run_time=beat.span(0.5))
+                self.play(*self.light(cards[1].texts[0], NEW), run_time=beat.span(0.5))
                 beat.at("why")       # why it was adopted
                 self.play(FadeIn(why, shift=UP * GAP.xs), run_time=beat.span(0.3))
-                self.play(Swell(why, color=S.KEY), run_time=beat.span(0.6))
+                self.play(*self.light(why, S.KEY), run_time=beat.span(0.6))
+                beat.at("because")   # how the change does it: each model's own mechanism lit
+                how = [c.texts[1] for c in cards] if key != "attention" else [p.kv for p in pictures]
+                self.play(*[a for m, col in zip(how, (OLD, NEW)) for a in self.light(m, col)], run_time=beat.span(0.5))
+                self.play(*[a for m, col in zip(how, (OLD, NEW)) for a in self.light(m, col, 1.05)],
+                          run_time=beat.span(0.45))
                 beat.at("cost")      # its cost, each model's own
-                self.play(*[Swell(c, color=S.FLOPS) for c in costs],
+                self.play(*[a for c in costs for a in self.light(c, S.FLOPS)],
                           *[c.panel.animate.set_stroke(S.FLOPS) for c in cards], run_time=beat.span(0.4))
-                self.play(*[Swell(p, color=S.FLOPS, scale_factor=1.05) for p in pictures if len(p)],
+                self.play(*[a for p in pictures if len(p) for a in self.light(p, S.FLOPS, 1.05)],
                           *[c.panel.animate.set_stroke(col) for c, col in zip(cards, (OLD, NEW))],
                           run_time=beat.span(0.6))
             shown = [title, *cards, *pictures, arrow, why]
@@ -149,7 +159,7 @@ class Changes(ChangesScene):
     def position_parts(self, o: dict, n: dict, d_old: int):
         def lines(p, colour):
             if p["kind"] == "learned":
-                how = self.text("table-size", rows=N.fmt_int(p["rows"]), d=d_old)
+                how = self.text("table-size", rows=N.fmt_int(p["rows"]), d=N.fmt_int(d_old))
             else:
                 how = self.text("rope-how")
             return [(self.text(f"positions-{p['kind']}"), S.BODY_SIZE, colour, False),
@@ -162,7 +172,7 @@ class Changes(ChangesScene):
     def mlp_parts(self, o: dict, n: dict):
         def lines(p, colour):
             return [(self.text(f"mlp-{p['kind']}"), S.BODY_SIZE, colour, False),
-                    (self.text(f"mlp-formula-{p['kind']}", d=p["d"], dff=p["d_ff"]), S.SMALL, S.INK, True),
+                    (self.text(f"mlp-formula-{p['kind']}", d=N.fmt_int(p["d"]), dff=N.fmt_int(p["d_ff"])), S.SMALL, S.INK, True),
                     (self.text("mlp-width", count=p["matrices"], n=p["matrices"], ratio=N.fmt_fixed(p["ratio"], 2)),
                      S.SMALL, S.INK, False),
                     (self.text("flops-per-layer", n=N.fmt_int(p["flops_layer_token"])), S.SMALL, S.FLOPS, True)]
@@ -252,12 +262,12 @@ class Scale(ChangesScene):
                 pair.add(line)
             pair.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
             row = VGroup(name, pair).arrange(S.END, buff=GAP.l)
-            row.name, row.pair = name, pair
+            row.called, row.pair = name, pair
             rows.add(row)
-        names_w = max(r.name.width for r in rows)
+        names_w = max(r.called.width for r in rows)
         rows.arrange(DOWN, buff=GAP.l)
         for r in rows:          # bars start on one line: the names' column is as wide as the widest
-            r.pair.next_to(r.name, S.END, buff=GAP.l + names_w - r.name.width)
+            r.pair.next_to(r.called, S.END, buff=GAP.l + names_w - r.called.width)
             r.pair.align_to(rows[0].pair, S.START) if r is not rows[0] else None
         key = VGroup(*[VGroup(Square(0.22, stroke_width=0, fill_color=c, fill_opacity=0.85),
                               label(self.model_name(s), S.SMALL, c)).arrange(S.END, buff=GAP.xs)
@@ -319,7 +329,7 @@ class Scale(ChangesScene):
         group.move_to(UP * 0.3)
         stamp.next_to(frame, DOWN, buff=GAP.m)
         out = VGroup(group, stamp)
-        out.name, out.router, out.boxes, out.lines, out.frame, out.stamp = name, VGroup(router, router_words), boxes, \
+        out.called, out.router, out.boxes, out.lines, out.frame, out.stamp = name, VGroup(router, router_words), boxes, \
             lines, frame, stamp
         return out
 
@@ -328,14 +338,14 @@ class Scale(ChangesScene):
         rows = bars.rows
         with self.beat("scale") as beat:
             self.play(FadeIn(bars.key, shift=DOWN * GAP.xs), run_time=beat.span(0.4))
-            self.play(*[FadeIn(r.name) for r in rows], run_time=beat.span(0.5))
+            self.play(*[FadeIn(r.called) for r in rows], run_time=beat.span(0.5))
             for i, mark in enumerate(("params", "flops", "kv")):
                 beat.at(mark)
                 row = rows[i]
                 self.play(*[GrowFromEdge(line[0], S.START) for line in row.pair],
-                          *[FadeIn(line[1]) for line in row.pair], Swell(row.name, color=S.INK),
+                          *[FadeIn(line[1]) for line in row.pair], *self.light(row.called, S.INK),
                           run_time=beat.span(0.5))
-                self.play(*[Swell(line[1], color=line[1].get_color()) for line in row.pair], run_time=beat.span(0.5))
+                self.play(*[a for line in row.pair for a in self.light(line[1], line[1].get_color())], run_time=beat.span(0.5))
         same = self.unchanged()
         said = self.predictions()
         with self.beat("same") as beat:
@@ -345,21 +355,21 @@ class Scale(ChangesScene):
                 beat.at(mark)
                 self.play(FadeIn(same[i][1], shift=DOWN * GAP.xs), *([FadeIn(same[i][0])] if i else []),
                           run_time=beat.span(0.4))
-                self.play(Swell(same[i][0], color=S.RESIDUAL if i == 0 else S.ATTENTION if i == 1 else S.LOGIT),
+                self.play(*self.light(same[i][0], S.RESIDUAL if i == 0 else S.ATTENTION if i == 1 else S.LOGIT),
                           run_time=beat.span(0.6))
             beat.at("predictions")
             self.play(FadeIn(said, shift=UP * GAP.xs), run_time=beat.span(0.4))
-            self.play(Swell(said, color=said[0].get_color()), *self.mark_pointers(), run_time=beat.span(0.6))
+            self.play(*self.light(said, said[0].get_color()), *self.mark_pointers(), run_time=beat.span(0.6))
         moe = self.experts()
         with self.beat("next") as beat:
             self.play(FadeOut(same), FadeOut(said), run_time=beat.span(0.3))
-            self.play(FadeIn(moe.name, shift=DOWN * GAP.xs), run_time=beat.span(0.5))
+            self.play(FadeIn(moe.called, shift=DOWN * GAP.xs), run_time=beat.span(0.5))
             beat.at("moe")
             self.play(FadeIn(moe.boxes), FadeIn(moe.router), run_time=beat.span(0.4))
             self.play(LaggedStart(*[Create(line) for line in moe.lines], lag_ratio=0.1), run_time=beat.span(0.6))
             beat.at("notshown")
             self.play(Create(moe.frame), FadeIn(moe.stamp, shift=UP * GAP.xs), run_time=beat.span(0.4))
-            self.play(Swell(moe.stamp, color=S.WARNING), run_time=beat.span(0.6))
+            self.play(*self.light(moe.stamp, S.WARNING), run_time=beat.span(0.6))
 
 
 SCENES = [Changes, Scale]

@@ -352,6 +352,8 @@ ALLOWED_ENGLISH: set[str] = {
     "DistilGPT", "medium", "large", "XL",                                # the GPT-2 family's names (Latin in Urdu too)
     "Attention", "Is", "All", "You", "Need",                             # the paper's title
     "NVIDIA", "TFLOP", "TB",                                             # chapter 06's chip, by name, and its units
+    "RMSNorm", "RoPE", "SwiGLU", "SiLU", "FLOP",                         # the modern decoder's parts, by name (glossary)
+    "SmolLM", "Instruct", "Llama", "Qwen",                               # the Llama-style models' names
 }
 SYMBOL = re.compile(r"\b\w+_\w+\b")        # W_down, d_head, ln_f: symbols, not words
 

@@ -66,8 +66,9 @@ class Option:
 
 
 OPTIONS = (
-    Option("chapters", "what to render: `--chapter NN` (or `NN,NN`), `--all` (every chapter and the film with "
-           "chapter markers); a manifest's `chapters` is a list or \"all\". `--list` shows what exists",
+    Option("chapters", "what to render: `--chapter NN` (or `NN,NN`), `--all` (GPT-2's film: chapters 00–06 and the film "
+           "with chapter markers; chapter 07, two models side by side, renders only when named: `--chapter 07`); "
+           "a manifest's `chapters` is a list or \"all\". `--list` shows what exists",
            kind="chapters", cli=False),
     Option("prompt", f"the text GPT-2 reads (default `\"{DEFAULT_PROMPT}\"`, at most {extract.MAX_TOKENS} tokens)",
            DEFAULT_PROMPT, metavar="TEXT"),
@@ -189,9 +190,6 @@ class Request:
     def kit_format(self) -> str:
         return self.clip_format or "mp4"
 
-    def writes(self) -> tuple:
-        """What decides the folder its files go to."""
-        return (str(self.out), self.prompt, self.weights, self.model, self.quality, self.lang)
 
 
 # ---------------------------------------------------------------------------------------
