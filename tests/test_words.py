@@ -270,3 +270,47 @@ def test_a_recording_is_aligned_to_within_a_third_of_a_second(tiny_bundle, tmp_p
     other = script.chapter_lines("02", tiny_bundle, tiny_bundle.ledger(), words)["mask"]
     problems = recorded.check([("ch02-intro", " ".join([other.text] * 6), [])])
     assert problems and problems[0].startswith("ch02-intro: ")
+
+
+# -- one term per idea in what is said and described, as filled for each architecture (issue 52) ----------
+@pytest.fixture(scope="module")
+def tiny_smollm2_bundle(bundle_root):
+    """'The cat sat on the' through a 2-layer random Llama-style decoder with SmolLM2's tokenizer."""
+    from onepass.data import extract
+    return extract.extract("The cat sat on the", "tiny", model="smollm2-135m-instruct", root=bundle_root,
+                           log=lambda m: None)
+
+
+@pytest.mark.parametrize("model", ["gpt2", "smollm2"])
+def test_the_spoken_lines_and_descriptions_spell_no_term_the_glossary_replaced(model, tiny_bundle, tiny_smollm2_bundle):
+    """The glossary's check on the catalogs (tests/test_spoken_forms.py) reads messages as written; this reads
+    them as the film says and describes them: filled with the chapter's values (words that come from
+    other messages, variants picked by the bundle's components: RoPE, RMSNorm, SwiGLU, GQA) and as
+    handed to the voice (after the lexicon's respellings)."""
+    from onepass.words import glossary, lexicon
+    bundle = tiny_bundle if model == "gpt2" else tiny_smollm2_bundle
+    ledger = bundle.ledger()
+    english = Words.load("en")
+    found = []
+    for c in CHAPTERS:
+        said = {**script.chapter_lines(c, bundle, ledger, english),
+                **{b + ".describe": d for b, d in script.chapter_descriptions(c, bundle, ledger, english).items()}}
+        for lang in ("es", "ur"):
+            words = Words.load(lang)
+            theirs = {**script.chapter_lines(c, bundle, ledger, words),
+                      **{b + ".describe": d for b, d in script.chapter_descriptions(c, bundle, ledger, words).items()}}
+            messages = {f"ch{c}-{b}": (said[b].text, line.text) for b, line in theirs.items()}
+            voiced = {f"ch{c}-{b} (voiced)": (said[b].text, lexicon.for_voice(line.text, lang))
+                      for b, line in theirs.items() if not b.endswith(".describe")}
+            found += [f"{lang} {v}" for v in glossary.violations(lang, {**messages, **voiced}, strict=False)]
+    assert not found, "\n".join(found)
+
+
+def test_the_spoken_glossary_check_can_fail_on_a_filled_line(tiny_smollm2_bundle):
+    """The check above reads the filled variant line (ch03-norm.rmsnorm in Spanish) and would see a
+    replaced spelling in it."""
+    from onepass.words import glossary
+    words = Words.load("es")
+    line = script.chapter_lines("03", tiny_smollm2_bundle, tiny_smollm2_bundle.ledger(), words)["norm"]
+    assert not glossary.violations("es", {"x": ("RMSNorm", line.text)}, strict=False)
+    assert glossary.violations("es", {"x": ("RMSNorm", line.text + " el RMSNorm")}, strict=False)
