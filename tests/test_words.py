@@ -314,3 +314,24 @@ def test_the_spoken_glossary_check_can_fail_on_a_filled_line(tiny_smollm2_bundle
     line = script.chapter_lines("03", tiny_smollm2_bundle, tiny_smollm2_bundle.ledger(), words)["norm"]
     assert not glossary.violations("es", {"x": ("RMSNorm", line.text)}, strict=False)
     assert glossary.violations("es", {"x": ("RMSNorm", line.text + " el RMSNorm")}, strict=False)
+
+
+# -- the modern decoder's names as the voices say them (words/lexicon) -------------------------------------
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="needs espeak-ng")
+@pytest.mark.parametrize("lang, term, said", [
+    ("en", "RoPE", "r'oUp"),                    # one syllable, 'rope' (not 'ro pee')
+    ("en", "SwiGLU", "sw'Ig l'u:"),             # 'swig-loo' (not 'swy glue')
+    ("es", "RoPE", "R2'owp"),                   # one syllable (not 'ro-pe')
+    ("es", "SwiGLU", "sw'iQ l'u"),
+    ("es", "GQA", "x'e k'u 'a"),                # three letters (not 'jecuá')
+    ("ur", "RoPE", "R'o:p"),                    # in the Urdu voice, 'rope' (روپ alone is 'roop')
+    ("ur", "SwiGLU", "sv'Ig l'u:"),             # in the Urdu voice, 'swig-loo'
+])
+def test_the_modern_decoders_names_are_said_as_respelled(lang, term, said):
+    import subprocess
+    from onepass.words import lexicon
+    voiced = lexicon.for_voice(f"{term}", lang)
+    assert voiced != term, f"{term}: no {lang} lexicon row"
+    heard = subprocess.run(["espeak-ng", "-q", "-x", "-v", {"en": "en-us"}.get(lang, lang), voiced], capture_output=True,
+                           text=True, check=True, stdin=subprocess.DEVNULL).stdout.strip()
+    assert heard == said, (voiced, heard)
