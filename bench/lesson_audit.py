@@ -7,6 +7,7 @@ table or a list of numbers, before and after").
     .venv/bin/python bench/lesson_audit.py --before 820678a      # the table: before vs this checkout
     .venv/bin/python bench/lesson_audit.py --root /tmp/before-audit --json /tmp/before.json
     .venv/bin/python bench/lesson_audit.py --before-json /tmp/before.json      # reuse that column
+    .venv/bin/python bench/lesson_audit.py --model smollm2-135m-instruct --weights auto   # a modern decoder
 
 How a beat is read (no judgement per run: the same code and bundle give the same verdicts)
 -----------------------------------------------------------------------------------------
@@ -59,6 +60,12 @@ leaves nothing of its own on screen (only waits, marks or removals) is **hold**,
 title card is **title**; neither is counted. Otherwise it is **picture**. `-v` lists each beat with
 its kinds and the classes that made it a picture, so each verdict can be checked against a frame
 (one frame at the end of each beat, from a low-quality render's `.cues.json`: see docs/LESSON.md).
+
+`--model` audits a member of another architecture (data/arch: `smollm2-135m-instruct`, `qwen3-0.6b`;
+`--weights auto` for the real ones, `random` for its shapes): each beat whose line takes that
+architecture's own wording (`chNN-<beat>.<variant>`, words/catalog.py Words.wording: rope, rmsnorm,
+swiglu, gqa, ...) is a **modern beat**, its line id kept in the row (`line`), and the table adds
+their count, per chapter, and which of them are table-only.
 
 It runs on this checkout (package `onepass.*`) and on a checkout before the package move (flat
 `scenes.*`, `data.*`: `--root`); `--before REV` makes a worktree of REV in a temporary folder and runs
@@ -432,7 +439,9 @@ def this_checkouts_dry_run():
 
 
 def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
-    """[{scene, beat, verdict, kinds, why}] for every beat of `chapter`, in order."""
+    """[{scene, beat, verdict, kinds, why, line}] for every beat of `chapter`, in order (`line`: the
+    id of the wording the beat speaks, `chNN-<beat>.<variant>` where the bundle's architecture has its
+    own; absent in a checkout before variants)."""
     from unittest import mock
 
     from manim import Animation, Scene
@@ -485,18 +494,40 @@ def audit_chapter(mods, chapter: str, bundle) -> list[dict]:
             scene = cls(base.SceneInputs(Path(bundle.path)))
             scene.render()
         for v in rec(scene).beats:
-            rows.append({"scene": cls.__name__, **v})
+            rows.append({"scene": cls.__name__, **v, **_line_of(mods, chapter, v["beat"], bundle)})
     return rows
 
 
-def audit(root: Path, chapters: list[str] | None, weights: str, prompt: str) -> dict:
+def _line_of(mods, chapter: str, beat: str, bundle) -> dict:
+    """{'line': the id of the wording beat `beat` speaks for this bundle}, or {} where the checkout
+    has no architecture variants (before issue 49)."""
+    shape = getattr(bundle, "shape", None)
+    try:
+        import importlib
+        prefix = mods["scenes.base"].__name__[: -len("scenes.base")]      # the audited checkout's layout
+        catalog = importlib.import_module(prefix + "words.catalog")
+        words = catalog.Words.load("en")
+        base = f"ch{chapter}-{beat}"
+        return {"line": words.wording(base, False, shape.component_tags()) if shape is not None else base}
+    except (ImportError, AttributeError, TypeError):
+        return {}
+
+
+def modern(rows) -> list[dict]:
+    """The beats that speak an architecture's own wording (a line id with a variant)."""
+    return [r for r in rows if "." in r.get("line", "") and r["verdict"] != "title"]
+
+
+def audit(root: Path, chapters: list[str] | None, weights: str, prompt: str, model: str | None = None) -> dict:
     mods = modules(root)
     style = mods["scenes.style"]
     PLAIN_FILLS.update(c.to_hex().upper() for c in (style.PANEL, style.BACKGROUND))
     bundle_root = Path(tempfile.gettempdir()) / f"lesson-audit-bundles-{layout(root) or 'flat'}"
-    bundle = mods["data.extract"].extract(prompt, weights, root=bundle_root, log=lambda m: None)
+    extra = {"model": model} if model else {}         # a checkout before data/arch takes no model
+    bundle = mods["data.extract"].extract(prompt, weights, root=bundle_root, log=lambda m: None, **extra)
     every = sorted(mods["data.chapters"].CHAPTERS)
-    result = {"root": str(root), "commit": _commit(root), "weights": weights, "prompt": prompt, "chapters": {}}
+    result = {"root": str(root), "commit": _commit(root), "weights": weights, "prompt": prompt, "chapters": {},
+              **extra}
     for ch in chapters or every:
         result["chapters"][ch] = audit_chapter(mods, ch, bundle)
     return result
@@ -521,14 +552,16 @@ def print_verdicts(result: dict):
         for r in rows:
             why = ", ".join(f"{k}×{v}" for k, v in r["why"].items())
             kinds = " ".join(f"{k}={v}" for k, v in r["kinds"].items())
-            print(f"  {r['scene']:<26} {r['beat']:<22} {r['verdict']:<10} {kinds:<34} {why}")
+            line = f"  [{r['line']}]" if r in modern(rows) else ""
+            print(f"  {r['scene']:<26} {r['beat']:<22} {r['verdict']:<10} {kinds:<34} {why}{line}")
 
 
 def print_table(before: dict | None, after: dict):
     chapters = sorted(after["chapters"])      # the chapters audited now (a --chapters subset too)
     head = "| chapter | beats (before → after) | table-only before | table-only after | table-only beats (after) |"
     print(f"\nbefore: {before['commit'] if before else '-'}   after: {after['commit']}   "
-          f"weights {after['weights']}, prompt {after['prompt']!r}\n")
+          f"weights {after['weights']}, prompt {after['prompt']!r}"
+          + (f", model {after['model']}" if after.get("model") else "") + "\n")
     print(head)
     print("|---|---|---|---|---|")
     tb = ta = nb = na = 0
@@ -544,6 +577,14 @@ def print_table(before: dict | None, after: dict):
         print(f"| {ch} | {beats} | {len(table_only(b)) if b is not None else '-'} | {len(table_only(a))} | "
               f"{', '.join(table_only(a)) or '-'} |")
     print(f"| all | {nb} → {na} | {tb} | {ta} | |")
+    if after.get("model"):
+        print(f"\nmodern beats ({after['model']}: lines with its architecture's own wording)\n")
+        print("| chapter | modern beats | their lines | table-only among them |")
+        print("|---|---|---|---|")
+        for ch in chapters:
+            m = modern(after["chapters"].get(ch, []))
+            lines = ", ".join(r["line"][5:] for r in m) or "-"
+            print(f"| {ch} | {len(m)} | {lines} | {', '.join(r['beat'] for r in m if r['verdict'] == 'table-only') or '-'} |")
     if before:
         print("\ntable-only beats before:")
         for ch in chapters:
@@ -557,6 +598,8 @@ def main(argv=None):
     ap.add_argument("--chapters", nargs="*", help="chapters (default: all)")
     ap.add_argument("--weights", default="random", help="the bundle's weights (default random: GPT-2 small)")
     ap.add_argument("--prompt", default=DEFAULT_PROMPT)
+    ap.add_argument("--model", help="a model of another architecture (smollm2-135m-instruct): its beats and "
+                                    "the modern ones among them (default: GPT-2's, as --weights gives)")
     ap.add_argument("--before", metavar="REV", help="also audit REV (a worktree made and removed here)")
     ap.add_argument("--before-json", type=Path, metavar="FILE",
                     help="the 'before' column from an earlier run's --json (instead of --before REV)")
@@ -569,7 +612,7 @@ def main(argv=None):
     elif args.before_json:
         saved = json.loads(args.before_json.read_text(encoding="utf-8"))
         before = saved["after"] if "after" in saved else saved
-    after = audit(args.root.resolve(), args.chapters, args.weights, args.prompt)
+    after = audit(args.root.resolve(), args.chapters, args.weights, args.prompt, args.model)
     if args.json:
         args.json.write_text(json.dumps({"before": before, "after": after}, indent=1), encoding="utf-8")
     if args.verbose:
@@ -588,7 +631,8 @@ def _audit_rev(rev: str, args) -> dict:
     try:
         out = folder / "result.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--root", str(tree), "--weights", args.weights,
-               "--prompt", args.prompt, "--json", str(out)] + (["--chapters", *args.chapters] if args.chapters else [])
+               "--prompt", args.prompt, "--json", str(out)] + (["--chapters", *args.chapters] if args.chapters else []) \
+            + (["--model", args.model] if args.model else [])
         env = {**os.environ, "PYTHONPATH": str(tree)}
         subprocess.run(cmd, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
         return json.loads(out.read_text(encoding="utf-8"))["after"]

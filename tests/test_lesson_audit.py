@@ -56,3 +56,24 @@ def test_a_chapter_is_read_beat_by_beat(tiny_bundle):
     assert verdicts["letters"] == "picture" and verdicts["subwords"] == "picture"
     assert verdicts["case"] == "table-only"
     assert all(v in {"title", "picture", "table-only", "hold"} for v in verdicts.values())
+
+
+def test_a_modern_decoders_beats_are_named_by_the_wording_they_speak(tiny_bundle, bundle_root, capsys):
+    """--model: a beat whose line takes its architecture's own wording (chNN-<beat>.<variant>) is a
+    modern beat, counted per chapter in the table; GPT-2's beats keep their plain ids."""
+    from onepass.data import extract
+    smol = extract.extract("The cat sat on the", "tiny", model="smollm2-135m-instruct", root=bundle_root,
+                           log=lambda m: None)
+    mods = A.modules(A.HERE)
+    assert A._line_of(mods, "03", "norm", smol) == {"line": "ch03-norm.rmsnorm"}
+    assert A._line_of(mods, "03", "mlp_up", smol) == {"line": "ch03-mlp_up.swiglu"}
+    assert A._line_of(mods, "03", "norm", tiny_bundle) == {"line": "ch03-norm"}
+    rows = [{"beat": "title", "verdict": "title", "line": "ch03-title"},
+            {"beat": "norm", "verdict": "picture", "line": "ch03-norm.rmsnorm"},
+            {"beat": "params", "verdict": "table-only", "line": "ch03-params.swiglu"},
+            {"beat": "lens", "verdict": "picture", "line": "ch03-lens"}]
+    assert [r["beat"] for r in A.modern(rows)] == ["norm", "params"]
+    A.print_table(None, {"commit": "x", "weights": "tiny", "prompt": "p", "model": "smollm2-135m-instruct",
+                         "chapters": {"03": rows}})
+    out = capsys.readouterr().out
+    assert "| 03 | 2 | norm.rmsnorm, params.swiglu | params |" in out
