@@ -66,7 +66,10 @@ def side_of_bundle(bundle) -> Side:
         p = bundle.last_probs
         i = int(np.argmax(p))
         top = (bundle.tokenizer.readable(i), float(p[i]))
-    return Side(bundle.model, bundle.shape, tuple(bundle.tokens), bundle.ledger(), weights, top)
+    name = bundle.model
+    if name is None and bundle.arch != "gpt2":     # a Llama-style model's small synthetic version: its card's name
+        name = (bundle.meta.get("model_card") or {}).get("name")
+    return Side(name, bundle.shape, tuple(bundle.tokens), bundle.ledger(), weights, top)
 
 
 @lru_cache(maxsize=8)

@@ -43,6 +43,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from onepass.data.chapters import compares
 from onepass.data.files import write_bytes, write_json
 from onepass.film.plan import keys
 from onepass.film.plan.errors import PipelineError
@@ -195,6 +196,9 @@ class DaskExecutor(Executor):
         raise PipelineError("stopped while waiting for a dask worker")
 
     def _start(self, runner: Runner, job: SceneJob) -> cf.Future:
+        if getattr(runner, "compare", None) is not None and compares(job.chapter):
+            raise PipelineError(f"chapter {job.chapter} sets two models side by side, and its second model's bundle "
+                                "is not sent to cluster workers: render it without --scheduler")
         if runner.command is not None:
             raise PipelineError("a custom render command cannot run on a dask cluster")
         request = {"chapter": job.chapter, "scene": job.scene, "index": job.index, "key": job.key,
