@@ -371,12 +371,11 @@ class RopeDials(VGroup):
             arc = Arc(radius=radius * 0.45, start_angle=a0, angle=max(np.radians(p["turn"]), 1e-3) % (2 * np.pi) or 1e-3,
                       arc_center=centre, color=S.QUERY, stroke_width=3)
             self.dials.add(VGroup(ring, before, after, arc))
-            speed = label(speed_text(p), S.SMALL, S.INK)
+            # wrapped to the dial's pitch (one line shrunk to fit was unreadable at 480p)
+            speed = fit_lines(speed_text(p), S.SMALL, S.INK, pitch - GAP.m)
             speed.next_to(ring, UP, buff=GAP.s)
-            turn = label(turn_text(p), S.SMALL, S.QUERY)
+            turn = fit_lines(turn_text(p), S.SMALL, S.QUERY, pitch - GAP.m)
             turn.next_to(ring, DOWN, buff=GAP.s)
-            for t in (speed, turn):
-                fit_width(t, pitch - GAP.s)
             self.speeds.add(speed)
             self.turns.add(turn)
         self.add(self.dials, self.speeds, self.turns)

@@ -167,8 +167,13 @@ class Projections(AttentionScene):
         self.play(FadeIn(picture.keys), FadeIn(picture.values), FadeIn(picture.names[1:]),
                   LaggedStart(*[Create(ln) for ln in picture.links], lag_ratio=0.05), run_time=beat.span(0.4))
         mine = b.shape.kv_head_of(self.h)
+        # "each group of … query heads shares one key and one value": the groups lit one after another
+        kv = g["kv_head"]
+        self.play(LaggedStart(*[Swell(VGroup(*[picture.queries[h] for h in range(len(kv)) if kv[h] == k],
+                                             picture.keys[k], picture.values[k]), color=S.INK, scale_factor=1.06)
+                                for k in range(max(kv) + 1)], lag_ratio=0.6), run_time=beat.span(0.6))
         self.play(Swell(picture.queries[self.h], color=S.QUERY, scale_factor=1.2),
-                  Swell(picture.keys[mine], color=S.KEY, scale_factor=1.1), run_time=beat.span(0.4))
+                  Swell(picture.keys[mine], color=S.KEY, scale_factor=1.1), run_time=beat.span(0.6))
         beat.at("cost")      # "making them costs … FLOPs, not the … of a key and value per head"
         self.play(FadeIn(rows[0], shift=UP * GAP.xs), run_time=beat.span(0.3))
         self.pay("L0.qkv", run_time=beat.span(0.5))
@@ -176,8 +181,10 @@ class Projections(AttentionScene):
         self.play(FadeIn(rows[1], shift=UP * GAP.xs), Swell(picture.keys, color=S.KEY, scale_factor=1.05),
                   Swell(picture.values, color=S.VALUE, scale_factor=1.05), run_time=beat.span(0.5))
         beat.at("grid")      # "the grid of scores does not shrink: every query head still scores its own"
-        self.play(FadeIn(rows[2], shift=UP * GAP.xs), Swell(picture.queries, color=S.QUERY, scale_factor=1.08),
-                  run_time=beat.span(0.5))
+        self.play(FadeIn(rows[2], shift=UP * GAP.xs), run_time=beat.span(0.3))
+        # "every query head still scores its own": the query heads lit one after another
+        self.play(LaggedStart(*[Swell(q, color=S.QUERY, scale_factor=1.15) for q in picture.queries], lag_ratio=0.4),
+                  run_time=beat.span(0.8))
 
 
 class Scores(AttentionScene):
@@ -263,7 +270,7 @@ class Scores(AttentionScene):
         rule = fit_lines(self.text("rope-rule", half=half), S.SMALL, S.MUTED, TITLE_W)
         below(rule, title, buff=GAP.xs)
         dials = RopeDials(r, lambda p: self.text("rope-speed", i=p["i"], j=p["i"] + half,
-                                                 degrees=N.fmt_general(p["per_token"])),
+                                                 degrees=N.fmt_general(p["per_token"], 3)),
                           lambda p: self.text("rope-turn", pos=r["last"], degrees=N.fmt_int(int(round(p["turn"])))))
         legend = label(self.text("rope-legend"), S.SMALL, S.MUTED)
         m, n, shift = r["last"], r["key"], r["shift"]
@@ -283,8 +290,10 @@ class Scores(AttentionScene):
         key = Arrow(centre, centre + radius * 0.8 * np.array([kdir[0], kdir[1], 0.0]), buff=0, color=S.KEY,
                     stroke_width=6, tip_length=0.18, max_tip_length_to_length_ratio=0.3)
         self.play(FadeIn(title), FadeIn(rule), *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
+        # the empty dials while the first sentence names RoPE (a title alone was a still)
+        self.play(LaggedStart(*[Create(d[0]) for d in dials.dials], lag_ratio=0.3), run_time=beat.span(0.7))
         beat.at("turn")          # "each head's numbers are taken in pairs, i with i + dh/2"
-        self.play(LaggedStart(*[FadeIn(VGroup(d[0], d[1])) for d in dials.dials], lag_ratio=0.2), FadeIn(legend),
+        self.play(LaggedStart(*[FadeIn(d[1]) for d in dials.dials], lag_ratio=0.2), FadeIn(legend),
                   run_time=beat.span(0.4))
         beat.at("pairs")         # "each pair is turned like a hand on a dial"
         self.play(*[TransformFromCopy(d[1], d[2]) for d in dials.dials], *[Create(d[3]) for d in dials.dials],
@@ -296,12 +305,16 @@ class Scores(AttentionScene):
         self.play(LaggedStart(*[FadeIn(t, shift=UP * GAP.xs) for t in dials.turns], lag_ratio=0.3),
                   run_time=beat.span(0.4))
         self.pay("L0.rope", run_time=beat.span(0.5))
-        beat.at("relative")      # "their dot product depends only on how far apart they are"
-        self.play(GrowArrow(key), FadeIn(check[0]), run_time=beat.span(0.3))
+        beat.at("relative")      # "why turn them? … their dot product depends only on how far apart they are"
+        # "Why turn them?" is a sentence of its own: the turn-on plays out over the time up to the fan's
+        # "arrows" (spans of that short sentence left the fan's query alone on screen for 15 s)
+        rest = max(1.0, beat.mark("arrows")[1] - beat.elapsed)
+        self.play(GrowArrow(key), FadeIn(check[0]), run_time=0.2 * rest)
         turn = np.radians(fast["per_token"] * shift) % (2 * np.pi)
-        self.play(Rotate(VGroup(after, key), turn, about_point=centre), FadeIn(check[1]), run_time=beat.span(0.5))
-        self.play(FadeIn(check[2]), Swell(check[1], color=S.KEY), run_time=beat.span(0.4))
-        self.play(FadeOut(VGroup(title, rule, dials, legend, check, key)), run_time=beat.span(0.2))
+        self.play(Rotate(VGroup(after, key), turn, about_point=centre), FadeIn(check[1]), run_time=0.35 * rest)
+        self.play(FadeIn(check[2]), Swell(check[1], color=S.KEY), run_time=0.2 * rest)
+        self.play(Swell(check[0], color=S.KEY), run_time=0.15 * rest)
+        self.play(FadeOut(VGroup(title, rule, dials, legend, check, key)), run_time=0.06 * rest)
 
     def build(self):
         b, h = self.bundle, self.h
@@ -701,7 +714,8 @@ class Mixing(AttentionScene):
         total = VGroup(label(self.text("receipt-total"), S.BODY_SIZE, S.INK, weight="BOLD"),
                        label(N.fmt_int(f["total"]), S.BODY_SIZE, S.FLOPS, mono=True, weight="BOLD")
                        ).arrange(S.END, buff=GAP.l)
-        note = fit_lines(self.text("receipt-note"), S.SMALL, S.MUTED, S.TEXT_W)
+        note = fit_lines(self.text("receipt-note" if self.bundle.shape.norm == "layernorm" else "receipt-note-rms"),
+                         S.SMALL, S.MUTED, S.TEXT_W)
         receipt = VGroup(total, squares, note).arrange(DOWN, buff=GAP.l)
         place_in(receipt, S.CONTENT)
         return receipt, squares
