@@ -301,7 +301,10 @@ class Scale(ChangesScene):
             colours = (OLD, NEW)
         else:
             missing = old if old.weights != "real" else new
-            lines = [self.text(f"not-compared-{missing.weights}", model=self.model_name(missing))]
+            if old.weights != "real" and new.weights != "real":
+                lines = [self.text("not-compared-both")]
+            else:
+                lines = [self.text(f"not-compared-{missing.weights}", model=self.model_name(missing))]
             colours = (S.WARNING,)
         out = VGroup(*[fit_lines(t, S.SMALL, c, S.TEXT_W, mono=False) for t, c in zip(lines, colours)])
         out.arrange(DOWN, buff=GAP.xs).move_to(UP * (S.FOOTER_Y + 0.45))

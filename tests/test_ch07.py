@@ -121,13 +121,18 @@ def test_every_beat_is_said_and_described(smollm2_bundle, gpt2_mini, lang):
     assert words.model_name("gpt2") in lines["same"].text
 
 
-def test_predictions_compared_only_with_real_weights_on_both_sides(smollm2_bundle, gpt2_mini):
+def test_predictions_compared_only_with_real_weights_on_both_sides(smollm2_bundle, gpt2_mini, bundle_root):
     words = Words.load("en")
     b = fresh(smollm2_bundle, gpt2_mini)
     said = script.chapter_lines("07", b, b.ledger(), words)["same"].text
     assert "random" in said and "expects" not in said
     b = fresh(smollm2_bundle)
     assert "no weights" in script.chapter_lines("07", b, b.ledger(), words)["same"].text
+    tiny_llama = extract.extract(PROMPT, "tiny", model="smollm2-135m-instruct", root=bundle_root,
+                                 log=lambda m: None)
+    b = fresh(gpt2_mini, tiny_llama)
+    assert "Neither model" in script.chapter_lines("07", b, b.ledger(), words)["same"].text
+    assert ch07.pair(b)[1].name == "smollm2-135m-instruct"        # a synthetic Llama-style bundle: its card's name
 
 
 def test_pictures_follow_the_words_and_the_bundles(smollm2_bundle, gpt2_mini, monkeypatch):

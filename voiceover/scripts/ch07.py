@@ -16,6 +16,8 @@ def predictions(f: dict, words) -> str:
         return words.text("ch07:said-compared", old=words.model_name(old.name), new=words.model_name(new.name),
                           old_top=spoken_token(old.top[0], words), old_p=spoken_pct(old.top[1], words),
                           new_top=spoken_token(new.top[0], words), new_p=spoken_pct(new.top[1], words))
+    if old.weights != "real" and new.weights != "real":
+        return words.text("ch07:said-both")
     missing = old if old.weights != "real" else new
     return words.text(f"ch07:said-{missing.weights}", model=words.model_name(missing.name))
 
