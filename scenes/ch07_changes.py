@@ -80,10 +80,12 @@ class Changes(ChangesScene):
         old, new = f["old"], f["new"]
         oc, nc = f["old_changes"], f["new_changes"]
         xo, xn = self.xs
+        # the two models' own token strings, as the chips show them (the models' words, in no catalog)
+        self.gpt2_texts = [S.show_token(t) for side in (old, new) for t in side.tokens]
         heads = self.header(old, OLD, xo), self.header(new, NEW, xn)
         rows = []
         for side, colour, x in ((old, OLD, xo), (new, NEW, xn)):
-            chips = token_row([S.show_token(t) for t in side.tokens], max_width=HALF_W)
+            chips = token_row(list(side.tokens), max_width=HALF_W)
             count = label(self.text("token-count", count=side.T, n=side.T), S.SMALL, colour)
             row = VGroup(chips, count).arrange(DOWN, buff=GAP.s)
             fit_to(row, width=HALF_W, height=1.9)
