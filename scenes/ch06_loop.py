@@ -15,7 +15,7 @@ from manim import Square as Square_
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Pointer, glow, say
+from onepass.scenes.follow import Pointer, Swell, glow, say
 from onepass.scenes.layout import GAP, above, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
@@ -325,17 +325,35 @@ class Cache(LoopChapter):
                     self.text("per-token-gqa", n_layer=sh.n_layer, kv=sh.kv_heads, dh=sh.d_head,
                               numbers=N.fmt_int(f["per_token"]), bytes=N.fmt_int(f["per_token_bytes"])),
                     self.text("per-token-without", n_layer=sh.n_layer, n_head=sh.n_head, dh=sh.d_head,
-                              numbers=N.fmt_int(f["per_token_full"]), n=N.fmt_int(sh.n_positions),
-                              bytes=N.fmt_short(f["context_bytes"])))]).arrange(DOWN, buff=GAP.xs)
+                              numbers=N.fmt_int(f["per_token_full"])),
+                    self.text("context-full", n=N.fmt_int(sh.n_positions), bytes=N.fmt_short(f["context_bytes"])))]
+                                 ).arrange(DOWN, buff=GAP.xs)
                 formula[1].set_color(S.MUTED)
-                place_in(formula, S.TEXT, y=S.HEADLINE_Y - formula[1].height / 2 - GAP.xs / 2)
+                place_in(formula, S.TEXT, y=S.HEADLINE_Y - (formula.height - formula[0].height) / 2)
             else:
                 formula = fit_width(label(
                     self.text("per-token", n_layer=sh.n_layer, d=sh.n_embd, numbers=N.fmt_int(f["per_token"]),
                               bytes=N.fmt_int(f["per_token_bytes"])), S.SMALL, S.INK, mono=True), S.TEXT_W)
                 place_in(formula, S.TEXT, y=S.HEADLINE_Y)
-            say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
-                Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
+            if sh.kv_heads < sh.n_head:
+                # three lines over the block titles, raised clear of them into the head's line and above it,
+                # coming one by one over the sentences up to "rows" (one fade was a 20 s still)
+                titles_top = max(t["k"].get_top()[1], t["v"].get_top()[1])
+                formula.shift(UP * max(0.0, titles_top + GAP.s - formula.get_bottom()[1]))
+                beat.at("per-token")
+                rest = max(1.0, beat.mark("rows")[1] - beat.elapsed)
+                self.play(FadeOut(p["head"]), FadeIn(formula[0]),
+                          Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0.06)),
+                          run_time=0.15 * rest)
+                self.wait(0.2 * rest)
+                self.play(FadeIn(formula[1], shift=UP * GAP.xs), run_time=0.15 * rest)
+                self.wait(0.15 * rest)
+                self.play(FadeIn(formula[2], shift=UP * GAP.xs),
+                          Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)), run_time=0.15 * rest)
+                self.play(Swell(formula[2], color=S.TOKEN), run_time=0.1 * rest)
+            else:
+                say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
+                    Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
             # "each step adds one new row, for the new token alone": a row under k and v per pick fed back,
             # the blocks' shapes and the counter growing
             n = max(1, len(added))
@@ -869,6 +887,9 @@ class Scale(LoopChapter):
             ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.2)
             say(self, beat, "sizes", ptr.to(family[0]), into=0.15)
             say(self, beat, "sizes", ptr.to(family[-1]), into=0.45)
+            # "the ledger prices each one the same way": each row's price lit in turn
+            say(self, beat, "sizes", LaggedStart(*[Swell(r[5], color=S.FLOPS) for r in family], lag_ratio=0.5),
+                into=0.6, share=0.9)
             # "each new token uses every weight once, two FLOPs a weight": the parameters, then the FLOPs
             # column the ledger fills for every row
             say(self, beat, "rule", ptr.to(VGroup(head[4], *[r[4] for r in family]), color=S.INK))
@@ -879,8 +900,17 @@ class Scale(LoopChapter):
                 LaggedStart(*[GrowFromEdge(bar, S.START) for bar in bills], lag_ratio=0.2), into=0.5)
             # "this film's model is …": its row lit, then its parameters and its FLOPs per token
             say(self, beat, "ours", ptr.to(ours, color=S.TOKEN))
-            for k, into in ((4, 0.35), (5, 0.7)):
-                say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
+            if self.bundle.shape.kv_heads < self.bundle.shape.n_head:
+                # "… parameters, … FLOPs, and a cache of … numbers per token, fewer (more) than GPT-2 small's,
+                # because it keeps … key and value heads": the three columns in turn, then GPT-2 small's cache
+                small = next(i for i, r in enumerate(facts) if r["key"] == "gpt2")
+                for k, into in ((4, 0.2), (5, 0.4), (6, 0.6)):
+                    say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
+                say(self, beat, "ours", ptr.to(VGroup(ours[6], family[small][6]), color=S.KEY), into=0.75)
+                say(self, beat, "ours", Swell(ours[6], color=S.KEY), Swell(family[small][6], color=S.KEY), into=0.9)
+            else:
+                for k, into in ((4, 0.35), (5, 0.7)):
+                    say(self, beat, "ours", ptr.to(VGroup(head[k], ours[k])), into=into)
         with self.beat("gpt3") as beat:
             # "print the same blueprint bigger": the table goes; this model's block (its layers by its width)
             bp = self.blueprint(facts, ratio)
