@@ -9,7 +9,8 @@ holds at the rendered model's one-pass total: nothing here adds arithmetic to it
 """
 from __future__ import annotations
 
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedVMobject, FadeIn, FadeOut, GrowFromEdge,
+import numpy as np
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Arc, Arrow, Circle, Create, DashedVMobject, FadeIn, FadeOut, GrowFromEdge,
                    LaggedStart, Line, Rectangle, there_and_back, RoundedRectangle, Square, SurroundingRectangle, VGroup)
 
 from onepass.data.facts.ch07 import pair_facts
@@ -24,7 +25,7 @@ from onepass.words import numbers as N
 OLD, NEW = S.VALUE, S.LOGIT          # each model's colour, the same in every beat
 HALF_W = S.CONTENT_W / 2 - GAP.xl    # one model's column
 NAME_Y, SHAPE_Y, WEIGHTS_Y = 2.05, 1.62, 1.25
-HEADLINE_Y, CARD_TOP, WHY_Y = 0.78, 0.4, S.FOOTER_Y
+HEADLINE_Y, CARD_TOP, WHY_Y = 0.82, 0.5, S.FOOTER_Y
 
 
 class ChangesScene(ChapterScene):
@@ -62,8 +63,8 @@ class ChangesScene(ChapterScene):
     def card(self, lines: list, colour, x: float) -> VGroup:
         """A panel of lines (text, size, colour, mono) in one model's column, its top at CARD_TOP."""
         texts = VGroup(*[fit_lines(t, size, c, HALF_W - GAP.l, mono=mono) for t, size, c, mono in lines])
-        texts.arrange(DOWN, buff=GAP.s)
-        panel = RoundedRectangle(corner_radius=0.12, width=HALF_W, height=texts.height + 2 * GAP.m,
+        texts.arrange(DOWN, buff=GAP.xs)
+        panel = RoundedRectangle(corner_radius=0.12, width=HALF_W, height=texts.height + 2 * GAP.s,
                                  stroke_color=colour, stroke_width=3, fill_color=S.PANEL, fill_opacity=1)
         group = VGroup(panel, texts.move_to(panel))
         group.move_to([x, CARD_TOP - group.height / 2, 0])
@@ -135,7 +136,8 @@ class Changes(ChangesScene):
                 self.play(FadeIn(why, shift=UP * GAP.xs), run_time=beat.span(0.3))
                 self.play(*self.light(why, S.KEY), run_time=beat.span(0.6))
                 beat.at("because")   # how the change does it: each model's own mechanism lit
-                how = [c.texts[1] for c in cards] if key != "attention" else [p.kv for p in pictures]
+                how = ([c.texts[1] for c in cards] if key in ("norm", "mlp") else list(pictures) if key == "positions"
+                       else [p.kv for p in pictures])
                 self.play(*[a for m, col in zip(how, (OLD, NEW)) for a in self.light(m, col)], run_time=beat.span(0.5))
                 self.play(*[a for m, col in zip(how, (OLD, NEW)) for a in self.light(m, col, 1.05)],
                           run_time=beat.span(0.45))
@@ -169,7 +171,7 @@ class Changes(ChangesScene):
                     (self.text("params", count=p["table_params"], n=N.fmt_int(p["table_params"])), S.SMALL, S.INK,
                      False),
                     (self.text("flops-per-token", n=N.fmt_int(p["flops_per_token"])), S.SMALL, S.FLOPS, True)]
-        return lines(o, OLD), lines(n, NEW), None
+        return lines(o, OLD), lines(n, NEW), "positions"
 
     def mlp_parts(self, o: dict, n: dict):
         def lines(p, colour):
@@ -193,6 +195,29 @@ class Changes(ChangesScene):
         out = VGroup(*[Rectangle(width=w, height=h, stroke_color=colour, stroke_width=2, fill_color=S.MLP,
                                  fill_opacity=0.55 if nm != "gate" else 0.85) for nm in names])
         out.arrange(RIGHT, buff=GAP.s).move_to([x, top - h / 2, 0])
+        return out
+
+    def placing(self, side, colour, x: float, top: float) -> VGroup:
+        """How a model places its tokens: a position table (a stack of rows, the prompt's first T lit, the
+        rest never read) or RoPE (the fastest pair of the last token's q and of the first token's k on a
+        circle: that pair turns one radian per position, so they stand T - 1 radians apart)."""
+        T = side.T
+        if side.shape.has_position_table:
+            shown = 16                       # a table's rows drawn as stripes: the prompt's lit, the rest dim
+            rows = VGroup(*[Rectangle(width=2.6, height=0.075, stroke_width=0, fill_color=colour if r < T else S.PANEL,
+                                      fill_opacity=0.9 if r < T else 1) for r in range(shown)])
+            rows.arrange(DOWN, buff=0.015)
+            frame = SurroundingRectangle(rows, buff=GAP.xxs, color=colour, stroke_width=2)
+            out = VGroup(rows, frame)
+        else:
+            radius = 0.62
+            ring = Circle(radius=radius, stroke_color=S.MUTED, stroke_width=2)
+            k = Arrow(ORIGIN, radius * RIGHT, buff=0, color=S.KEY, stroke_width=5, max_tip_length_to_length_ratio=0.25)
+            q = Arrow(ORIGIN, radius * (np.cos(T - 1) * RIGHT + np.sin(T - 1) * UP), buff=0, color=S.QUERY,
+                      stroke_width=5, max_tip_length_to_length_ratio=0.25)
+            angle = Arc(radius=0.25, start_angle=0, angle=float((T - 1) % (2 * np.pi)), color=colour, stroke_width=3)
+            out = VGroup(ring, angle, k, q)
+        out.move_to([x, top - out.height / 2, 0])
         return out
 
     def heads(self, p: dict, colour, x: float, top: float) -> VGroup:
@@ -225,6 +250,9 @@ class Changes(ChangesScene):
             for i, (p, colour, x) in enumerate(((po, OLD, xo), (pn, NEW, xn))):
                 top = cards[i].get_bottom()[1] - GAP.s
                 pictures[i] = self.matrices(p, colour, x, top, unit)
+        elif extra == "positions":
+            for i, (side, colour, x) in enumerate(((f["old"], OLD, xo), (f["new"], NEW, xn))):
+                pictures[i] = self.placing(side, colour, x, cards[i].get_bottom()[1] - GAP.s)
         elif extra == "heads":
             for i, (p, colour, x) in enumerate(((f["old_changes"]["attention"], OLD, xo),
                                                 (f["new_changes"]["attention"], NEW, xn))):
@@ -234,7 +262,13 @@ class Changes(ChangesScene):
                       color=S.MUTED, stroke_width=4, max_tip_length_to_length_ratio=0.5)
         arrow.move_to([0, cards[0].get_y(), 0])
         body = VGroup(*cards, *pictures)
-        room_bottom = why.get_top()[1] + GAP.s
+        room_bottom = why.get_top()[1] + GAP.xs
+        drawn = [p for p in pictures if len(p)]
+        if drawn and VGroup(*drawn).get_bottom()[1] < room_bottom:     # the pictures give up height first
+            top = VGroup(*drawn).get_top()[1]
+            factor = max(0.4, (top - room_bottom) / (top - VGroup(*drawn).get_bottom()[1]))
+            for p in drawn:
+                p.scale(factor, about_point=[p.get_x(), top, 0])
         if body.get_bottom()[1] < room_bottom:          # a longer language: the cards give up height
             scale = (CARD_TOP - room_bottom) / (CARD_TOP - body.get_bottom()[1])
             body.scale(scale, about_point=[0, CARD_TOP, 0])
