@@ -101,7 +101,7 @@ class StackScene(ChapterScene):
 
     def meter_opening(self):
         """The meter before the MLP's first product: GPT-2's W_up, a gated MLP's W_gate."""
-        if self.meter_start == "L0.mlp_up" and self.swiglu:
+        if self.meter_start == "L0.mlp_up" and self.bundle.shape.mlp == "swiglu":     # asked before setup()
             return self.ledger.before("L0.mlp_gate"), ""
         return super().meter_opening()
 
