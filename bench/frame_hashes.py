@@ -91,7 +91,7 @@ def hash_tree(a) -> dict:
                     "log=lambda m: None).path)")
     jobs = []
     for chapter in a.chapters.split(","):
-        names = py(a.python, tree, env, f"from {pre}onepass.scenes.registry import scenes_of; "
+        names = py(a.python, tree, env, f"from {pre}scenes.registry import scenes_of; "
                    f"print(' '.join(c.__name__ for c in scenes_of({chapter!r})))").split()
         jobs += [(chapter, name) for name in names]
 
