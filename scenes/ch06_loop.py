@@ -887,9 +887,11 @@ class Scale(LoopChapter):
             ptr = Pointer(S.TOKEN, buff=GAP.xs, opacity=0.2)
             say(self, beat, "sizes", ptr.to(family[0]), into=0.15)
             say(self, beat, "sizes", ptr.to(family[-1]), into=0.45)
-            # "the ledger prices each one the same way": each row's price lit in turn
-            say(self, beat, "sizes", LaggedStart(*[Swell(r[5], color=S.FLOPS) for r in family], lag_ratio=0.5),
-                into=0.6, share=0.9)
+            # "the ledger prices each one the same way": each row's price lit in turn (for a model outside
+            # GPT-2's family, whose table holds its own row; GPT-2's film keeps its frames)
+            if self.bundle.shape.kv_heads < self.bundle.shape.n_head:
+                say(self, beat, "sizes", LaggedStart(*[Swell(r[5], color=S.FLOPS) for r in family], lag_ratio=0.5),
+                    into=0.6, share=0.9)
             # "each new token uses every weight once, two FLOPs a weight": the parameters, then the FLOPs
             # column the ledger fills for every row
             say(self, beat, "rule", ptr.to(VGroup(head[4], *[r[4] for r in family]), color=S.INK))
