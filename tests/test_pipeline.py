@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from onepass.data import extract  # noqa: E402
 from onepass.film.make import build  # noqa: E402
 from onepass.film.run import join  # noqa: E402
 from onepass.film.plan import keys  # noqa: E402
@@ -220,10 +221,13 @@ def test_every_chapter_speaks_each_of_its_lines_once():
         assert sorted(spoken) == sorted({"title", *script.beats(chapter)}), chapter    # the catalog's lines
 
 
-def test_a_cached_rerun_imports_neither_manim_nor_torch(tiny_bundle):
+def test_a_cached_rerun_imports_neither_manim_nor_torch(tiny_bundle, bundle_root):
     """What an unchanged re-run of render.py does before it knows every scene is cached: load
-    the bundle, plan the chapters (keys from the sources), check the joins. Manim (2 s) and
-    torch are imported only when something must render or be extracted."""
+    the bundle (and chapter 07's second bundle, as request.get_bundle attaches it), plan the chapters
+    (keys from the sources), check the joins. Manim (2 s) and torch are imported only when something
+    must render or be extracted."""
+    other = extract.extract("The cat sat on the", "tiny", model="smollm2-135m-instruct", root=bundle_root,
+                            log=lambda m: None)
     code = f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
@@ -233,6 +237,7 @@ from onepass.film.plan import jobs
 from onepass.voiceover import services
 voice = services.make_service("none")
 b = bundle.load({str(tiny_bundle.path)!r})
+b.compare = bundle.load({str(other.path)!r})
 plans = jobs.plan(list(render.chapters()), b, jobs.BuildOptions(voice=voice))
 assert all(plans.values())
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("manim", "manim_voiceover", "torch", "transformers"))

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from onepass.data import arch
+from onepass.data import arch, home
 from onepass.data.arch.spec import Shape
 from onepass.data.flops import Ledger, forward_ledger, kv_cache_numbers_per_token, parameter_counts
 
@@ -77,7 +77,9 @@ def side_of_model(name: str, prompt: str) -> Side:
     """A model known only by its shape: its own tokenizer on the prompt, its ledger, no weights."""
     card = arch.model(name)
     shape = card.shape()
-    tok = arch.of(shape).tokenizer(card, None) if shape.arch != "gpt2" else arch.of(shape).tokenizer(card)
+    # the model's tokenizer as extraction builds it (a GGUF's kept in the cache: built once, not per process)
+    tok = arch.of(shape).tokenizer(card, None, cache=home.tokenizers_dir()) if shape.arch != "gpt2" \
+        else arch.of(shape).tokenizer(card)
     ids = tok.encode(prompt)
     texts = tuple(tok.readable(i) for i in ids)
     return Side(name, shape, texts, forward_ledger(shape, len(ids)), "none", None)
