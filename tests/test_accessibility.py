@@ -47,7 +47,7 @@ def test_concept_colours_a_chapter_shows_together_stay_apart_under_colour_blindn
 
 def test_chapter_groups_read_from_the_scenes():
     groups = A.chapter_groups()
-    assert sorted(groups) == ["00", "01", "02", "03", "04", "05", "06"]
+    assert sorted(groups) == ["00", "01", "02", "03", "04", "05", "06", "07"]
     assert {"QUERY", "KEY", "VALUE", "ATTENTION"} <= groups["02"]
     assert {"NEGATIVE", "POSITIVE", "MLP"} <= groups["03"]
 

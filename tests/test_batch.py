@@ -83,8 +83,9 @@ EXPECTED_PROBLEMS = [
     "job 1, burn_captions: must be true or false (got 'yes')",
     "job 2, prompt: must be a non-empty string",
     "job 2, chapters: missing",
-    "job 3, weights: must be auto, gpt2, distilgpt2, gpt2-medium, gpt2-large, gpt2-xl, random, peaked, tiny, "
-    "tiny-peaked, mini, mini-peaked or a directory",
+    "job 3, weights: must be auto, gpt2, distilgpt2, gpt2-medium, gpt2-large, gpt2-xl, smollm2-135m-instruct, "
+    "llama-3.2-1b, qwen3-0.6b, random, peaked, tiny, tiny-peaked, mini, mini-peaked, a directory of weights or a "
+    ".gguf file",
     "job 3, clip_format: needs clips = true or slides = true",
     "job 5: repeats job 4",
     "job 6, out: would overwrite job 4's chapter 02",

@@ -97,7 +97,7 @@ def syntax_problems(path: Path) -> list[str]:
     except (OSError, ValueError) as exc:
         return [f"{path}: not a readable PO file ({exc})"]
     return [f"{path.name}:{n}: not a PO line (an unterminated string, or a stray word?): {line.strip()[:60]!r}"
-            for n, line in enumerate(text.splitlines(), 1) if not _PO_LINE.match(line)][:20]
+            for n, line in enumerate(text.split("\n"), 1) if not _PO_LINE.match(line.rstrip("\r"))][:20]
 
 
 def read_po(path: Path, source: bool) -> tuple[dict[str, Message], str]:
