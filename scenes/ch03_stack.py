@@ -478,7 +478,11 @@ class Mlp(StackScene):
                       FadeIn(x_lab), FadeIn(up), run_time=beat.span(0.25))
             self.play(FadeIn(h_img, shift=DOWN * GAP.xs), run_time=beat.span(0.35))
             # a gated MLP pays its gate and its up product together (two matrices into the hidden block)
-            self.pay("L0.mlp_gate" if self.swiglu else "L0.mlp_up", through="L0.mlp_up", run_time=beat.span(0.9))
+            # (each key written out: the handout reads what a chapter pays from these calls)
+            if self.swiglu:
+                self.pay("L0.mlp_gate", through="L0.mlp_up", run_time=beat.span(0.9))
+            else:
+                self.pay("L0.mlp_up", through="L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
             beat.at("counts")
             self.play(FadeIn(h_win), FadeIn(h_name), run_time=beat.span(0.3))
