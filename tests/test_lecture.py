@@ -145,7 +145,8 @@ def test_one_clip_per_beat_adding_up_to_the_chapter_frame_for_frame(silent):
         for name in (f"ch02-{e['beat']}.mp4", f"ch02-{e['beat']}.png", f"ch02-{e['beat']}.vtt",
                      f"ch02-{e['beat']}.srt"):
             assert (folder / name).is_file(), name
-    assert not [p for p in folder.iterdir() if ".part" in p.name or p.name.startswith(".ch")]   # no temporaries
+    # no temporaries (a captioned clip's `.<name>.key` is its stamp, kept: it says which render it was cut from)
+    assert not [p for p in folder.iterdir() if ".part" in p.name or (p.name.startswith(".ch") and p.suffix != ".key")]
 
 
 def test_beats_start_on_the_frame_their_cue_names(silent):

@@ -269,8 +269,9 @@ def test_a_hub_answering_a_web_page_is_named_as_such(monkeypatch):
     try:
         monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
         monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-        from huggingface_hub import constants     # read once, when the hub client was imported
+        from huggingface_hub import constants     # read once, when the hub client was first imported
         monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
         monkeypatch.setattr(hub, "_verdicts", {})
         why = hub.unreachable("gpt2")
     finally:
