@@ -54,3 +54,27 @@ class VocabFacts:
     @property
     def total(self) -> int:
         return self.byte_tokens + self.merges + self.special
+
+
+def bpe_replay(word: str, ranks: dict[tuple[str, str], int]) -> list[list[str]]:
+    """Merge steps that turn one pre-token (e.g. " sat") into its tokens under a byte-level BPE's merge
+    `ranks`: from its bytes' symbols, the lowest-ranked adjacent pair merged each step, as GPT-2's BPE does."""
+    symbols = [_BYTE_TO_UNICODE[b] for b in word.encode("utf-8")]
+    steps = [list(symbols)]
+    while len(symbols) > 1:
+        candidates = [(ranks[(a, b)], i) for i, (a, b) in enumerate(zip(symbols, symbols[1:])) if (a, b) in ranks]
+        if not candidates:
+            break
+        best = min(r for r, _ in candidates)
+        pair = next((symbols[j], symbols[j + 1]) for r, j in candidates if r == best)
+        merged, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+                merged.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                merged.append(symbols[i])
+                i += 1
+        symbols = merged
+        steps.append(list(symbols))
+    return steps

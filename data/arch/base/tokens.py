@@ -86,26 +86,7 @@ class ModelTokenizer:
         adjacent pair first (data/tokenizer.py bpe_replay with this model's merges). A model whose BPE
         takes a piece that is a whole token at once (ignore_merges: Llama 3, Qwen3) ends on that token:
         the replay shows the merges, and chapter 00 picks a word whose replay ends on the tokenizer's ids)."""
-        symbols = [gpt2_tokenizer._BYTE_TO_UNICODE[b] for b in word.encode("utf-8")]
-        ranks = self.merge_ranks()
-        steps = [list(symbols)]
-        while len(symbols) > 1:
-            candidates = [(ranks[(a, b)], i) for i, (a, b) in enumerate(zip(symbols, symbols[1:])) if (a, b) in ranks]
-            if not candidates:
-                break
-            best = min(r for r, _ in candidates)
-            pair = next((symbols[j], symbols[j + 1]) for r, j in candidates if r == best)
-            merged, i = [], 0
-            while i < len(symbols):
-                if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                    merged.append(symbols[i] + symbols[i + 1])
-                    i += 2
-                else:
-                    merged.append(symbols[i])
-                    i += 1
-            symbols = merged
-            steps.append(list(symbols))
-        return steps
+        return gpt2_tokenizer.bpe_replay(word, self.merge_ranks())
 
     def special_ids(self) -> list[int]:
         """The ids of the tokens added beside the merges (<|endoftext|>, <|im_start|>, <|begin_of_text|> ...),

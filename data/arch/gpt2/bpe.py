@@ -14,6 +14,7 @@ from pathlib import Path
 from tokenizers import Tokenizer, decoders, pre_tokenizers
 from tokenizers.models import BPE
 
+from onepass.data.arch.base.bytelevel import bpe_replay as bytelevel_replay
 from onepass.data.arch.base.bytelevel import (_BYTE_TO_UNICODE, _UNICODE_TO_BYTE, VocabFacts, symbol_bytes,
                                               visible_bytes)
 
@@ -93,27 +94,7 @@ def bpe_replay(word: str) -> list[list[str]]:
     Returns the list of symbol sequences, from single bytes to the final split,
     applying the lowest-ranked adjacent pair each step, as GPT-2's BPE does.
     """
-    symbols = [_BYTE_TO_UNICODE[b] for b in word.encode("utf-8")]
-    ranks = merge_ranks()
-    steps = [list(symbols)]
-    while len(symbols) > 1:
-        candidates = [(ranks.get((a, b)), i) for i, (a, b) in enumerate(zip(symbols, symbols[1:]))]
-        candidates = [(r, i) for r, i in candidates if r is not None]
-        if not candidates:
-            break
-        best = min(r for r, _ in candidates)
-        merged, i = [], 0
-        pair = next((symbols[j], symbols[j + 1]) for r, j in candidates if r == best)
-        while i < len(symbols):
-            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-                merged.append(symbols[i] + symbols[i + 1])
-                i += 2
-            else:
-                merged.append(symbols[i])
-                i += 1
-        symbols = merged
-        steps.append(list(symbols))
-    return steps
+    return bytelevel_replay(word, merge_ranks())
 
 
 # -- helpers for showing tokens on screen (chapter 00) ---------------------------

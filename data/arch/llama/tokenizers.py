@@ -29,6 +29,8 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from onepass.data.arch.base.bytelevel import _BYTE_TO_UNICODE
+
 # Meta's pattern (llama-models' tokenizer.py, the Split regex of Llama 3's tokenizer.json): digits in
 # groups of at most three, a letter run may take one non-letter in front (" cat", "'s" handled first).
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
@@ -127,15 +129,7 @@ def read_tiktoken(path: Path) -> dict[bytes, int]:
 @cache
 def _byte_symbols() -> tuple[str, ...]:
     """GPT-2's printable stand-in for each byte (the ByteLevel pre-tokenizer's alphabet)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    symbols, extra = {}, 0
-    for b in range(256):
-        if b in printable:
-            symbols[b] = chr(b)
-        else:
-            symbols[b] = chr(256 + extra)
-            extra += 1
-    return tuple(symbols[b] for b in range(256))
+    return tuple(_BYTE_TO_UNICODE[b] for b in range(256))
 
 
 def bpe_from_ranks(ranks: dict[bytes, int]) -> tuple[dict[str, int], list[tuple[str, str]]]:
