@@ -291,3 +291,25 @@ def test_bidi_controls_in_a_prompt_are_shown_alike_on_screen_in_words_and_in_the
     assert shown_text(prompt) == shown and one_line(prompt) == shown
     assert " ".join(wrapped_lines(prompt, 80)) == shown
     assert not any(c in "".join(wrapped_lines(prompt, 8)) for c in "\u202e\u202c")
+
+
+def test_a_literal_brace_is_words_not_a_placeholder(tmp_path):
+    """`{{x}}` in a message (str.format's escape) is shown and said as `{x}`: never an unknown
+    placeholder, by --check-script, a render's words or the pseudo-language (which lengthened a lone
+    `{{` into `{{{`, a template that no longer formats)."""
+    from onepass.words import catalog, markup, pseudo
+    split = catalog.english()["ch00-split"].forms[0].replace("{T_tokens}.", "{T_tokens} {{x}}.")
+    po = tmp_path / "braces.po"
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                  f'msgctxt "ch00-split"\nmsgid "x"\nmsgstr "{split.replace(chr(34), chr(92) + chr(34))}"\n\n'
+                  'msgctxt "ch00:tokenizer-box"\nmsgid "x"\nmsgstr "tokenizer: {{x}} → pieces"\n', encoding="utf-8")
+    rc, out, err = run_main("--check-script", str(po))
+    assert rc == 0 and "no problems" in out, out + err
+    words = catalog.Words.load("en", po)
+    assert words.text("ch00:tokenizer-box") == "tokenizer: {x} → pieces"
+    line = words.line("ch00-split", {"T_tokens": "5 tokens"})
+    assert "5 tokens {x}." in line.text and line.mark_names == ["dot"]
+    assert markup.placeholders("{{x}} and {{{T}}}") == {"T"}
+    for template in ("a {{x}} b", "a lone {{ brace", "closing }} too", "{{{T}}} wide"):
+        shown = pseudo.pseudo(template).format(T="5")
+        assert shown.count("{") == template.count("{{") and shown.count("}") == template.count("}}"), shown

@@ -15,8 +15,9 @@ OPEN, CLOSE = "⟦", "⟧"
 _ACCENTS = str.maketrans(
     "abcdeghijklnorstuwyzABCDEGHIJKLNORSTUWYZ",
     "àƀçđéĝĥíĵķļñöŕšţûŵýžÀƁÇĐÉĜĤÍĴĶĻÑÖŔŠŢÛŴÝŽ")
-# what is kept as it is: markers, {placeholders}, and runs without letters (numbers, symbols)
-_KEEP = re.compile(MARK.pattern + r"|\{[^{}]*\}|[^A-Za-z{<]+")
+# what is kept as it is: markers, a literal brace ({{ and }}, str.format's escapes: never
+# lengthened into {{{, which no longer formats), {placeholders}, and runs without letters
+_KEEP = re.compile(MARK.pattern + r"|\{\{|\}\}|\{[^{}]*\}|[^A-Za-z{}<]+")
 _VOWELS = "aeiouyAEIOUY"
 
 
