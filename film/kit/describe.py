@@ -31,7 +31,7 @@ import math
 import os
 import tempfile
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -41,6 +41,7 @@ from onepass.data import home
 from onepass.data.bundle import sha256_file
 from onepass.data.files import discard, replace_together, temp_name, write_json, write_text
 from onepass.film.kit.publish import beat_title, stamp
+from onepass.film.kit.tables import Table, chapter_tables, ledger_table, table_html, table_text
 from onepass.voiceover import audio, captions, mixdown, script
 from onepass.voiceover.descriptions import Piece, cue_pieces, grouped, write_vtt
 from onepass.voiceover.media import stream_seconds, video_facts
@@ -94,6 +95,7 @@ class Beat:
     narration: str
     descriptions: list[str]
     numbers: list[tuple[str, str]]
+    tables: list = field(default_factory=list)     # film/kit/tables.py Table: the numbers its picture shows
 
 
 def transcript_beats(result, bundle, words, pieces: list[Piece]) -> list[Beat]:
@@ -101,10 +103,11 @@ def transcript_beats(result, bundle, words, pieces: list[Piece]) -> list[Beat]:
     from onepass.film.kit.handout import beat_numbers        # noqa: PLC0415  (the handout's numbers: the values each line names)
     lines = script.chapter_lines(result.chapter, bundle, bundle.ledger(), words)
     numbers = beat_numbers(result.chapter, bundle, words)
+    tables = chapter_tables(result.chapter, bundle, words)
     starts = beat_starts(result)
     heading = words.text("film:heading", chapter=result.chapter, title=result.title)
     return [Beat(b, beat_title(b, lines[b].text, heading), starts[b], lines[b].text,
-                 [p.text for p in pieces if p.beat == b], numbers.get(b, []))
+                 [p.text for p in pieces if p.beat == b], numbers.get(b, []), tables.get(b, []))
             for b in sorted(starts, key=starts.get) if b in lines]
 
 
@@ -114,10 +117,23 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom
 .time { color: #333; font-variant-numeric: tabular-nums; margin-inline-end: 0.5em; }
 dt { font-weight: bold; margin-top: 0.5em; } dd { margin-inline-start: 1.2em; }
 dd.description { font-style: italic; }
-[dir=rtl] dd.description { font-style: normal; }"""
+[dir=rtl] dd.description { font-style: normal; }
+table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
+caption { text-align: start; font-weight: bold; padding-bottom: 0.2em; }
+th, td { border: 1px solid #555; padding: 0.15em 0.5em; }
+td { text-align: end; } th { text-align: start; }"""
 
 
-def transcript_html(beats: list[Beat], heading: str, words) -> str:
+def meter_table(chapter: str, bundle, words) -> Table | None:
+    """The chapter's Σ FLOPs meter as a table: each step it pays, its FLOPs and the running total
+    (None for a chapter whose meter pays nothing)."""
+    from onepass.film.kit.handout import ledger_rows, paid_keys     # noqa: PLC0415  (the handout's ledger: one reading)
+    if not paid_keys(chapter, bundle.ledger()):
+        return None
+    return ledger_table(*ledger_rows(chapter, bundle, words), words)
+
+
+def transcript_html(beats: list[Beat], heading: str, words, meter: Table | None = None) -> str:
     lang, e = words.lang, html.escape
     direction = "rtl" if is_rtl(lang) else "ltr"
     narration, described, shown = (words.text("kit:handout-narration"), words.text("kit:deck-describe"),
@@ -134,15 +150,18 @@ def transcript_html(beats: list[Beat], heading: str, words) -> str:
         if b.numbers:
             parts += [f"<dt>{e(shown)}</dt>", "<dd><ul>"] + \
                      [f"<li><bdi>{e(v)}</bdi>: {e(c)}</li>" for v, c in b.numbers] + ["</ul></dd>"]
-        parts += ["</dl>", "</section>"]
+        parts += ["</dl>"] + [table_html(t) for t in b.tables] + ["</section>"]
         body.append("\n".join(parts))
+    if meter is not None:           # the Σ FLOPs meter's steps and running totals
+        body.append(f'<section aria-labelledby="meter"><h2 id="meter">{e(meter.caption)}</h2>\n'
+                    + table_html(meter) + "\n</section>")
     return (f'<!DOCTYPE html>\n<html lang="{e(lang)}" dir="{direction}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{e(title)}</title>\n'
             f"<style>\n{CSS}\n</style>\n</head>\n<body>\n<main>\n<h1>{e(heading)}</h1>\n"
             + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
 
 
-def transcript_text(beats: list[Beat], heading: str, words) -> str:
+def transcript_text(beats: list[Beat], heading: str, words, meter: Table | None = None) -> str:
     narration, described, shown = (words.text("kit:handout-narration"), words.text("kit:deck-describe"),
                                    words.text("kit:handout-numbers"))
     out = [heading, "=" * max(8, len(heading)), ""]
@@ -151,7 +170,11 @@ def transcript_text(beats: list[Beat], heading: str, words) -> str:
         out += [f"{described}: {d}" for d in b.descriptions]
         if b.numbers:
             out += [f"{shown}:"] + [f"  {v}: {c}" for v, c in b.numbers]
+        for t in b.tables:
+            out += table_text(t)
         out.append("")
+    if meter is not None:
+        out += table_text(meter) + [""]
     return "\n".join(out)
 
 
@@ -164,11 +187,12 @@ def write_tracks(results, bundle, words) -> list[Path]:
         pieces = chapter_pieces(r, bundle, words)
         heading = words.text("film:heading", chapter=r.chapter, title=r.title)
         beats = transcript_beats(r, bundle, words, pieces)
+        meter = meter_table(r.chapter, bundle, words)
         tmp = {p: temp_name(p) for p in paths.values()}
         try:
             write_vtt(pieces, tmp[paths["vtt"]], words.lang, until=r.seconds, seconds=script.estimated_seconds)
-            write_text(tmp[paths["html"]], transcript_html(beats, heading, words))
-            write_text(tmp[paths["txt"]], transcript_text(beats, heading, words))
+            write_text(tmp[paths["html"]], transcript_html(beats, heading, words, meter))
+            write_text(tmp[paths["txt"]], transcript_text(beats, heading, words, meter))
             changed = [(t, f) for f, t in tmp.items() if not f.exists() or f.read_bytes() != t.read_bytes()]
             replace_together(changed)
         finally:

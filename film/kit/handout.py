@@ -47,6 +47,7 @@ from onepass.film.kit.clips import Span, beat_spans
 from onepass.film.plan.errors import PipelineError
 from onepass.film.plan.keys import paid_calls, sha
 from onepass.film.kit.publish import beat_title, chapter_starts, citation, cite_line, stamp
+from onepass.film.kit.tables import chapter_tables, table_html
 from onepass.voiceover import script
 from onepass.voiceover.captions import is_rtl
 from onepass.voiceover.script import sentence_starts, split_sentences
@@ -328,6 +329,12 @@ ol.beats .t, .running .gpt2 { font-family: "DejaVu Sans Mono", monospace; }
 .numbers { font-size: 9.5pt; }
 .numbers td.v { font-weight: bold; text-align: end; white-space: nowrap; }
 .numbers th.v { text-align: end; }
+table.shown { border-collapse: collapse; margin: 2mm 0 0; font-size: 8pt; line-height: 1.2; break-inside: avoid; }
+table.shown caption { text-align: start; font-weight: bold; padding-bottom: 0.5mm; }
+table.shown th, table.shown td { border: 0.2mm solid #555; padding: 0.3mm 1.5mm; }
+table.shown td { text-align: end; font-family: "DejaVu Sans Mono", monospace; white-space: nowrap; }
+table.shown th { text-align: start; font-weight: normal; }
+table.shown thead th { font-style: italic; }
 """
 
 
@@ -373,10 +380,12 @@ def _marked(said: Said) -> str:
     return "".join(out) + _e(said.text[at:])
 
 
-def beat_page(running: str, title: str, span: Span, image: Path, said: Said, words, alt: str | None = None) -> str:
+def beat_page(running: str, title: str, span: Span, image: Path, said: Said, words, alt: str | None = None,
+              tables=()) -> str:
     """One beat: the running head (chapter, n/N, where in the video), its title, its settled frame
     (its alternative text `alt`: the beat's audio description, what the frame shows; none: the
-    title), its narration (values in bold) and its numbers, each with the words it is said with."""
+    title) with the numbers it shows as tables beside it (`tables`: film/kit/tables.py, the
+    transcript's), its narration (values in bold) and its numbers, each with the words it is said with."""
     said = said if said.text == span.text else Said(span.text)        # the words the film spoke
     rows = said.numbers()
     nums = "".join(f"<tr><td class='v'>{_e(v)}</td><td>{_e(c)}</td></tr>" for v, c in rows)
@@ -384,7 +393,8 @@ def beat_page(running: str, title: str, span: Span, image: Path, said: Said, wor
             f"<th scope='col'>{_e(words.text('kit:handout-context'))}</th></tr></thead>")
     return (f'<section class="page"><div class="running">{running}</div><h2>{_e(title)}</h2>'
             f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(alt or title)}"></div>'
-            f'<h3>{_e(words.text("kit:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
+            + "".join(table_html(t, "shown") for t in tables)
+            + f'<h3>{_e(words.text("kit:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
             + (f'<h3>{_e(words.text("kit:handout-numbers"))}</h3><table class="numbers">{head}<tbody>{nums}</tbody>'
                "</table>" if rows else "")
             + "</section>")
@@ -404,6 +414,7 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
     stills = beat_stills(result, sub)
     lines = beat_lines(result.chapter, bundle, words)
     described = beat_descriptions(result.chapter, bundle, words)
+    shown = chapter_tables(result.chapter, bundle, words)
     titles = [beat_title(s.beat, s.text, heading) for s, _ in stills]
     pages = []
     if cover:
@@ -417,7 +428,7 @@ def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[lis
         os.replace(for_print(png), image)
         running = f'{_e(heading)} · {i}/{len(stills)} · <span class="gpt2">{_e(stamp(span.start / span.fps))}</span>'
         pages.append(beat_page(running, title, span, image, lines.get(span.beat, Said(span.text)), words,
-                               described.get(span.beat)))
+                               described.get(span.beat), shown.get(span.beat, ())))
     shutil.rmtree(sub, ignore_errors=True)
     return pages, len(stills)
 
