@@ -149,7 +149,7 @@ def test_every_picture_that_shows_numbers_is_a_table_with_headers_in_the_transcr
     page, _ = transcript("02", tiny_bundle, words, tmp_path / "02b")
     tables = tables_of(page)
     sections = [t["section"] for t in tables]
-    assert len(tables) == 11 and len(set(sections)) == 9, sections
+    assert len(tables) == 11 and len(set(sections)) == 8, sections       # the meter after the last beat
 
 
 def test_the_transcript_tables_hold_the_facts_numbers_and_follow_the_bundle(tiny_bundle, tmp_path):
@@ -199,3 +199,48 @@ def test_chapter_04s_top_candidates_are_tabled_by_rank(tiny_peaked_bundle, tmp_p
     with N.language("es"):
         assert [r[2][2] for r in top["rows"]] == [N.fmt_prob(c["prob"], N.prob_decimals([c["prob"] for c in f["top"]]))
                                                   for c in f["top"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_chapter_02s_descriptions_say_the_numbers_its_beats_turn_on(tiny_bundle, tmp_path, lang):
+    """The descriptions name the prompt's tokens and say the numbers a beat turns on, from the facts:
+    the best key's angle and the highest scores, √d_head, the softmax row's and the last row's three
+    largest shares, the layer's FLOPs; change the bundle's last row and the description follows."""
+    words = Words.load(lang)
+
+    def said(bundle) -> dict[str, str]:
+        return {b: d.text for b, d in script.chapter_descriptions("02", bundle, bundle.ledger(), words).items()}
+    d = said(tiny_bundle)
+    for t in tiny_bundle.tokens:
+        assert N.spoken_token(t, words) in d["intro"]
+    agree = f02.agreement_facts(tiny_bundle)
+    assert N.spoken_count(int(round(agree["angle"][agree["top_index"]])), words) in d["agree"]
+    for j in np.argsort(-agree["dots"], kind="stable")[:3]:
+        assert N.spoken_signed(float(agree["dots"][j]), 2, words) in d["agree"]
+    with N.language(lang):
+        assert N.fmt_general(np.sqrt(tiny_bundle.shape.d_head)) in d["scores"]
+    assert N.spoken_count(tiny_bundle.ledger().attention_flops(0), words) in d["receipt"]
+
+    def shares(weights) -> list[str]:
+        return [words.text("kit:describe-share", share=N.spoken_pct(float(weights[j]), words),
+                           token=N.spoken_token(tiny_bundle.tokens[j], words))
+                for j in np.argsort(-np.asarray(weights), kind="stable")[:3]]
+    row = f02.budget_facts(tiny_bundle)["weights"]
+    assert all(s in d["last_row"] for s in shares(row))
+    sm = f02.softmax_row(tiny_bundle, f02.softmax_row_index(range(tiny_bundle.T)))
+    assert all(s in d["softmax"] for s in shares(sm["weights"]))
+
+    h, last = f02.head_facts(tiny_bundle)["head_index"], tiny_bundle.T - 1
+
+    def lift(arrays):              # the last row's weights: one unit wholly on the first token
+        arrays["probs"][0, h, -1] = 0.0
+        arrays["probs"][0, h, -1, 0] = 1.0
+    changed = said(altered_bundle(tiny_bundle, tmp_path / "lift", tensors=lift))
+    top = words.text("kit:describe-share", share=N.spoken_pct(1.0, words), token=N.spoken_token(tiny_bundle.tokens[0], words))
+    assert top in changed["last_row"] and top not in d["last_row"]
+
+
+def test_the_descriptions_grid_rows_are_the_scenes():
+    from onepass.scenes.widgets import GRID_TOKENS, token_window
+    assert f02.GRID_ROWS == GRID_TOKENS
+    assert list(range(30 - f02.GRID_ROWS, 30)) == token_window(30)

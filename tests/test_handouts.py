@@ -370,3 +370,25 @@ def test_the_options_are_checked_before_anything_renders():
                                       "publish": True, "stills": "png", "voice": "none"}, ROOT)
     assert problems == [] and (req.handout, req.paper, req.notebook, req.publish, req.stills) == \
         (True, "letter", True, True, "png")
+
+
+@pytest.mark.skipif(not handout.chromium(), reason="Chromium is not installed")
+def test_the_handout_tables_each_figures_numbers_beside_it(chapter, tiny_bundle):
+    """Issue 53 item 1: beside each figure, the numbers it shows as a tagged table (a Caption, header
+    cells, rows named by the prompt's tokens as the film shows them), the transcript's tables."""
+    pytest.importorskip("pikepdf", reason="pikepdf is not installed (pip install -e .[test])")
+    from onepass.film.kit.tables import chapter_tables
+    from onepass.scenes.style import show_token
+    pdf, = handout.write_handouts([chapter.result], tiny_bundle, chapter.words)
+    doc, tags = structure(pdf)
+    spans = {s.beat for s in clips.beat_spans(chapter.result)}
+    shown = [t for beat, ts in chapter_tables("02", tiny_bundle, chapter.words).items() if beat in spans for t in ts]
+    assert len(shown) >= 8
+    kinds = [k for k, _ in tags]
+    assert kinds.count("Caption") >= len(shown) and kinds.count("Table") >= len(shown) + 2     # + ledger, numbers
+    text = flat(pdf_text(pdf))
+    for t in shown:
+        assert flat(t.caption) in text
+        for name, cells in t.rows:
+            assert all(c in text for c in cells), (t.caption, name)
+    assert all(show_token(tok) in text for tok in tiny_bundle.tokens)

@@ -153,8 +153,7 @@ def transcript_html(beats: list[Beat], heading: str, words, meter: Table | None 
         parts += ["</dl>"] + [table_html(t) for t in b.tables] + ["</section>"]
         body.append("\n".join(parts))
     if meter is not None:           # the Σ FLOPs meter's steps and running totals
-        body.append(f'<section aria-labelledby="meter"><h2 id="meter">{e(meter.caption)}</h2>\n'
-                    + table_html(meter) + "\n</section>")
+        body.append(f'<section aria-label="{e(meter.caption)}">\n' + table_html(meter) + "\n</section>")
     return (f'<!DOCTYPE html>\n<html lang="{e(lang)}" dir="{direction}">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{e(title)}</title>\n'
             f"<style>\n{CSS}\n</style>\n</head>\n<body>\n<main>\n<h1>{e(heading)}</h1>\n"

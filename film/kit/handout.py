@@ -329,6 +329,7 @@ ol.beats .t, .running .gpt2 { font-family: "DejaVu Sans Mono", monospace; }
 .numbers { font-size: 9.5pt; }
 .numbers td.v { font-weight: bold; text-align: end; white-space: nowrap; }
 .numbers th.v { text-align: end; }
+.tables { display: flex; flex-wrap: wrap; gap: 0 4mm; align-items: flex-start; }
 table.shown { border-collapse: collapse; margin: 2mm 0 0; font-size: 8pt; line-height: 1.2; break-inside: avoid; }
 table.shown caption { text-align: start; font-weight: bold; padding-bottom: 0.5mm; }
 table.shown th, table.shown td { border: 0.2mm solid #555; padding: 0.3mm 1.5mm; }
@@ -393,7 +394,7 @@ def beat_page(running: str, title: str, span: Span, image: Path, said: Said, wor
             f"<th scope='col'>{_e(words.text('kit:handout-context'))}</th></tr></thead>")
     return (f'<section class="page"><div class="running">{running}</div><h2>{_e(title)}</h2>'
             f'<div class="frame-box"><img class="frame" src="{_e(image.name)}" alt="{_e(alt or title)}"></div>'
-            + "".join(table_html(t, "shown") for t in tables)
+            + ('<div class="tables">' + "".join(table_html(t, "shown") for t in tables) + "</div>" if tables else "")
             + f'<h3>{_e(words.text("kit:handout-narration"))}</h3><p class="said">{_marked(said)}</p>'
             + (f'<h3>{_e(words.text("kit:handout-numbers"))}</h3><table class="numbers">{head}<tbody>{nums}</tbody>'
                "</table>" if rows else "")

@@ -3,8 +3,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from onepass.data.facts.ch02 import agreement_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts
+from onepass.data.facts.ch02 import (
+    agreement_facts, budget_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts, softmax_row, softmax_row_index,
+    GRID_ROWS,
+)
 from onepass.words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
+
+SAID_TOP = 3        # a description says a row's largest shares (and the best keys' scores): this many
+
+
+def said_list(items, words) -> str:
+    """A spoken list, '“sat”, “on” and “the”', joined by the catalog's words (kit:list-comma, kit:list-and)."""
+    items = [str(i) for i in items]
+    if len(items) == 1:
+        return items[0]
+    head = items[0]
+    for item in items[1:-1]:
+        head = words.text("kit:list-comma", a=head, b=item)
+    return words.text("kit:list-and", a=head, b=items[-1])
+
+
+def said_shares(weights, tokens, words) -> str:
+    """A row's SAID_TOP largest shares, largest first: '20.9 percent to “on”, …' (kit:describe-share)."""
+    order = [int(j) for j in np.argsort(-np.asarray(weights), kind="stable")[:SAID_TOP] if weights[j] > 0]
+    return said_list([words.text("kit:describe-share", share=spoken_pct(float(weights[j]), words),
+                                 token=spoken_token(tokens[j], words)) for j in order], words)
 
 
 def values(bundle, ledger, words) -> dict:
@@ -35,7 +58,17 @@ def values(bundle, ledger, words) -> dict:
         # the same row without the division by √d_head: who would take the most, and how much
         "raw_top_token": spoken_token(tokens[root["undivided_top"]], words),
         "raw_top_weight": spoken_pct(float(root["undivided"][root["undivided_top"]]), words),
+        # the descriptions' numbers (issue 53): the prompt's tokens, the best key's angle and the highest
+        # scores, the softmax row's and the last row's largest shares
+        "tokens": said_list([spoken_token(t, words) for t in tokens], words),
+        "best_angle": spoken_count(int(round(float(agree["angle"][agree["top_index"]]))), words),
+        "key_scores": said_list([words.text("kit:describe-score", token=spoken_token(tokens[j], words),
+                                            score=spoken_signed(float(agree["dots"][j]), 2, words))
+                                 for j in np.argsort(-agree["dots"], kind="stable")[:SAID_TOP]], words),
+        "top_shares": said_shares(budget_facts(bundle)["weights"], tokens, words),
     }
+    sm = softmax_row(bundle, softmax_row_index(range(max(0, bundle.T - GRID_ROWS), bundle.T)))
+    out.update({"sm_token": spoken_token(tokens[sm["row"]], words), "sm_shares": said_shares(sm["weights"], tokens, words)})
     if shape.kv_heads < shape.n_head:        # grouped-query attention: what sharing saves, from the ledger
         g = gqa_facts(bundle, ledger)
         out.update({"kv_heads": spoken_count(g["KV"], words), "group": spoken_count(g["group"], words),
