@@ -369,11 +369,11 @@ class Families(EncoderDecoderScene):
         if mask == "causal":
             return {"name": self.text("family-decoder"), "note": self.text("sees-past"),
                     "examples": ((self.text("example-gpt2"), self.text("example-gpt3"), self.text("example-llama"),
-                                  self.text("example-claude")) if self.bundle.arch == "gpt2" else
+                                  self.text("example-qwen3")) if self.bundle.arch == "gpt2" else
                                  # another model: itself first (the one boxed as "ours"), then GPT-2
                                  (self.text("example-this", model=model_title(self.bundle)),
                                   self.text("example-gpt2-plain"), self.text("example-llama"),
-                                  self.text("example-claude"))),
+                                  self.text("example-qwen3"))),
                     "can": (self.text("decoder-can"),), "cannot": (self.text("decoder-cannot"),)}
         return {"name": self.text("family-encoder-decoder"), "note": self.text("reads-writes"),
                 "examples": (self.text("example-transformer", year=ORIGINAL_YEAR), self.text("example-t5"),

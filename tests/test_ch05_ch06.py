@@ -133,8 +133,18 @@ def test_chapter05_narration_reads_the_grid(tiny_bundle):
     assert changes.mark_names == ["random", "biggest", "weight", "last", "sees"]
     # the examples said are the ones the family columns show, as a list
     assert "BERT and embedding models for search" in lines["encoder_only"].text
-    assert "GPT-3, LLaMA and Claude" in lines["decoder_only"].text
+    assert "GPT-3, LLaMA and Qwen3" in lines["decoder_only"].text
     assert "the 2017 Transformer, T5 and BART" in lines["encoder_decoder"].text
+
+
+def test_chapter05_lists_no_model_whose_architecture_is_unpublished():
+    """A family's examples are facts: each names a model whose design is published (a paper, a report, a
+    released config), or a class of models; a model known only by name (issue 52: Claude) is refused."""
+    from dataclasses import replace
+    from onepass.data.facts.ch05 import FAMILIES, unsourced_examples
+    assert unsourced_examples() == []
+    decoder = next(f for f in FAMILIES if f.mask == "causal")
+    assert unsourced_examples((replace(decoder, examples=decoder.examples + ("Claude",)),)) == ["Claude"]
 
 
 def test_chapter05_family_words_are_the_facts_families(tiny_bundle):

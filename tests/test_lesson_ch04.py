@@ -188,3 +188,32 @@ def test_a_far_down_candidate_shows_its_share_not_zero():
     shown = [string_of(m) for m in ch04_vote.extra_row(bars, {"rank": 12, "text": " mat", "prob": 0.0123})[1]
              if isinstance(m, Text)]
     assert N.fmt_prob(0.0123, bars.decimals) in shown
+
+
+def test_the_unembedding_is_called_the_costliest_product_only_when_the_ledger_makes_it_so():
+    """ch04-unembed says the last product is the pass's costliest, and dearer than a whole layer, only when
+    the ledger says so (issue 52): true for GPT-2 small at 5 tokens (77.2M against a layer's 70.9M), a
+    layer overtakes it at 10 tokens, and at 30 one of a layer's own products does."""
+    from onepass.data.flops import GPT2_SMALL, forward_ledger
+    from onepass.voiceover.scripts import ch04 as spoken
+    en = Words.load("en")
+    said = {}
+    for T in (5, 10, 30):
+        ledger = forward_ledger(GPT2_SMALL, T)
+        r = facts.unembed_rank(ledger)
+        assert r["unembed"] == ledger["unembed"].flops == 2 * 768 * 50257
+        assert r["layer_flops"] == ledger.layer_flops(0)
+        assert r["costliest"] == all(e.flops < r["unembed"] for e in ledger.entries if e.key != "unembed")
+        said[T] = (r["costliest"], r["over_layer"], spoken.unembed_cost(ledger, en))
+    assert said[5][:2] == (True, True) and "costliest" in said[5][2] and "whole layer" in said[5][2]
+    assert said[10][:2] == (True, False) and "costliest" in said[10][2] and "layer" not in said[10][2]
+    assert said[30][:2] == (False, False) and "costliest" not in said[30][2]
+    for T, (_, _, line) in said.items():
+        assert "77.2 million FLOPs" in line
+
+
+def test_the_unembed_line_says_what_its_bundles_ledger_decides(tiny_bundle, tiny_long_bundle):
+    for b in (tiny_bundle, tiny_long_bundle):
+        text = script.chapter_lines("04", b, b.ledger(), Words.load("en"))["unembed"].text
+        r = facts.unembed_rank(b.ledger())
+        assert ("costliest" in text) == r["costliest"] and ("whole layer" in text) == (r["costliest"] and r["over_layer"])

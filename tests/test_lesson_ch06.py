@@ -268,3 +268,23 @@ def test_gpt3_is_this_models_block_printed_bigger_and_its_bill_a_square_to_the_l
     tall2, wide2, ours_h2 = picture()
     assert tall2 == pytest.approx(tall) and ours_h2 == pytest.approx(ours_h * 2)   # the tallest fills the room
     assert wide2 == pytest.approx(wide)                                            # the widest fills the room
+
+
+def test_the_gpt3_line_says_gpt3s_context_and_that_the_ledger_counts_it_dense(tiny_bundle, monkeypatch):
+    """GPT-3 is not GPT-2 printed bigger in every respect (issue 52): the line says how far it reads (the
+    ledger's GPT3 shape, 2,048 tokens) and that the ledger prices its sparse layers as dense; another
+    GPT-3 shape says another context."""
+    import dataclasses
+
+    from onepass.data.facts import ch06 as facts_ch06
+    said = lines(tiny_bundle)["gpt3"]
+    assert "2,048 tokens" in said and "counting every layer as dense" in said and "sparse" in said
+    monkeypatch.setattr(facts_ch06, "GPT3", dataclasses.replace(facts_ch06.GPT3, n_positions=4096))
+    assert "4,096 tokens" in lines(tiny_bundle)["gpt3"]
+
+
+def test_the_limit_said_is_the_position_tables_and_the_prefill_line_says_which_weights_serve_every_token(tiny_bundle):
+    said = lines(tiny_bundle)
+    n_pos = f"{tiny_bundle.shape.n_positions:,}"
+    assert f"position table, whose {n_pos} rows" in said["square_share"] and "finite" not in said["square_share"]
+    assert "output table serves only the last" in said["prefill"]

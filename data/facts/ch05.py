@@ -31,11 +31,33 @@ class Family:
 FAMILIES = (
     Family("encoder-only", "none", ("BERT", "embedding models for search"),
            ("reads in both directions:", "understands, classifies"), ("cannot write text",)),
-    Family("decoder-only", "causal", ("GPT-2 (this film)", "GPT-3", "LLaMA", "Claude"),
+    Family("decoder-only", "causal", ("GPT-2 (this film)", "GPT-3", "LLaMA", "Qwen3"),
            ("writes one token at a time",), ("never sees a later token",)),
     Family("encoder-decoder", "both", ("the 2017 Transformer", "T5", "BART", "Whisper"),
            ("reads one text,", "writes another"), ("two towers to train and run",)),
 )
+
+
+# Where each example model's architecture is published: the film lists a model as a family's example
+# only when its design is a fact on record (a paper, a technical report or a released config), never
+# a model whose architecture its maker has not published. A class of models is not a model.
+ARCHITECTURE_SOURCES = {
+    "BERT": "Devlin et al. 2019, BERT: Pre-training of Deep Bidirectional Transformers",
+    "GPT-2 (this film)": "Radford et al. 2019, Language Models are Unsupervised Multitask Learners; released weights",
+    "GPT-3": "Brown et al. 2020, Language Models are Few-Shot Learners",
+    "LLaMA": "Touvron et al. 2023, LLaMA: Open and Efficient Foundation Language Models",
+    "Qwen3": "Qwen3 Technical Report (2025); released weights and config.json",
+    "the 2017 Transformer": "Vaswani et al. 2017, Attention Is All You Need",
+    "T5": "Raffel et al. 2020, Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer",
+    "BART": "Lewis et al. 2020, BART: Denoising Sequence-to-Sequence Pre-training",
+    "Whisper": "Radford et al. 2022, Robust Speech Recognition via Large-Scale Weak Supervision",
+}
+MODEL_CLASSES = ("embedding models for search",)
+
+
+def unsourced_examples(families=FAMILIES) -> list[str]:
+    """The families' examples that are neither a model with a published architecture nor a class of models."""
+    return [e for f in families for e in f.examples if e not in ARCHITECTURE_SOURCES and e not in MODEL_CLASSES]
 
 
 def _softmax_rows(x: np.ndarray) -> np.ndarray:

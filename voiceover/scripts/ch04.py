@@ -7,7 +7,7 @@ and narration agree by construction.
 from __future__ import annotations
 
 from onepass.data.facts.ch00 import model_title
-from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
+from onepass.data.facts.ch04 import TOP_K, TOP_P, unembed_rank, vote_facts
 from onepass.words.numbers import (
     fmt_fixed, fmt_general, fmt_int, spoken_count, spoken_ordinal, spoken_prob, spoken_signed, spoken_token,
 )
@@ -31,6 +31,18 @@ def ordinal(n: int, words) -> str:
     return words.text("ch04:ordinal-th", n=value)
 
 
+def unembed_cost(ledger, words) -> str:
+    """The sentence that prices the unembedding: said to be the pass's costliest product, and dearer
+    than a whole layer, only when the ledger makes it so (data/facts/ch04.py `unembed_rank`)."""
+    r = unembed_rank(ledger)
+    flops = spoken_count(r["unembed"], words)
+    if r["costliest"] and r["over_layer"]:
+        return words.text("ch04:cost-costliest-layer", flops=flops)
+    if r["costliest"]:
+        return words.text("ch04:cost-costliest", flops=flops)
+    return words.text("ch04:cost-plain", flops=flops)
+
+
 def values(bundle, ledger, words) -> dict:
     shape = bundle.shape
     f = vote_facts(bundle)
@@ -45,6 +57,7 @@ def values(bundle, ledger, words) -> dict:
         "V": fmt_int(shape.vocab),
         "last_token": spoken_token(bundle.tokens[-1], words),
         "unembed_flops": spoken_count(ledger["unembed"].flops, words),
+        "unembed_cost": unembed_cost(ledger, words),
         "total_flops": spoken_count(ledger.total, words),
         "even_p": spoken_prob(1 / shape.vocab, words),
         "n_bars": len(top),

@@ -13,7 +13,7 @@ from onepass.words.numbers import spoken_count, spoken_pct, spoken_token
 # the examples said for each family (encoder-only, decoder-only, encoder-decoder): the ones the
 # scene's columns show, less GPT-2 (the film's own model, said on its own) and Whisper
 SPOKEN_EXAMPLES = (("ch05:example-bert", "ch05:example-search"),
-                   ("ch05:example-gpt3", "ch05:example-llama", "ch05:example-claude"),
+                   ("ch05:example-gpt3", "ch05:example-llama", "ch05:example-qwen3"),
                    ("ch05:example-transformer", "ch05:example-t5", "ch05:example-bart"))
 
 

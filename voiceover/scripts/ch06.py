@@ -96,6 +96,7 @@ def values(bundle, ledger, words) -> dict:
         "g3_layers": f["gpt3_shape"].n_layer,
         "g3_heads": f["gpt3_shape"].n_head,
         "g3_width": N.fmt_int(f["gpt3_shape"].n_embd),
+        "g3_context": N.fmt_int(f["gpt3_shape"].n_positions),       # GPT-3's context (flops.GPT3_N_POSITIONS)
         "g3_params": spoken_count(f["gpt3_params"], words),
         "g3_token": spoken_count(f["gpt3_token"], words),
         "g2_token": spoken_count(f["gpt2_token"], words),
