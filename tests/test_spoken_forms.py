@@ -39,6 +39,8 @@ def test_kit_and_film_use_the_glossary(lang, name):
     ("es", "a softmax turns scores into probabilities", "un softmax convierte puntuaciones en probabilidades",
      "una softmax convierte puntuaciones en probabilidades"),
     ("es", "the KV cache", "el cache de claves", "la caché KV"),
+    ("es", "decode is memory-bound", "la decodificación está limitado por memoria",      # issue 52: the screen's
+     "la decodificación depende de la memoria"),                                          # word was not the voice's
 ])
 def test_the_glossary_check_can_fail(lang, english, bad, good):
     assert glossary.violations(lang, {"x": (english, bad)}), f"{bad!r} passed the glossary check"
