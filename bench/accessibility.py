@@ -326,6 +326,112 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> lis
     return sorted(found)
 
 
+UNSEEN = 1.5     # a text under this contrast is drawn not to be seen (a placeholder in its ground's colour)
+
+
+def _blend(under: np.ndarray, over: np.ndarray, opacity: float) -> np.ndarray:
+    """`over` painted at `opacity` on `under` (sRGB, as cairo composites)."""
+    return under * (1.0 - opacity) + over * opacity
+
+
+def _inside(point: np.ndarray, outline: np.ndarray) -> bool:
+    """Whether `point` lies inside the closed outline through `outline`'s points (even-odd rule)."""
+    x, y = point
+    xs, ys = outline[:, 0], outline[:, 1]
+    xj, yj = np.roll(xs, 1), np.roll(ys, 1)
+    crosses = ((ys > y) != (yj > y)) & (x < (xj - xs) * (y - ys) / np.where(yj == ys, 1e-12, yj - ys) + xs)
+    return bool(np.count_nonzero(crosses) % 2)
+
+
+def composited_contrasts(scene, dim: float = 0.5) -> list[tuple]:
+    """Each visible Text of the scene as it stands, against the ground the film paints under it,
+    computed by alpha compositing and not by drawing: every filled shape before the text in draw
+    order whose box holds the text's centre is painted on the background in turn (a cell, a chip, a
+    dimmed cell at its opacity, a glow's tint), and every filled shape after it that covers it tints
+    the text and its ground alike (a glow drawn over the words). Strokes (frames, outlines) paint no
+    ground. (contrast, text, ink hex, ground hex), lowest first; texts under `dim` opacity left out."""
+    from manim import Text, VMobject
+    bg = np.asarray(scene.camera.background_color.to_rgb(), dtype=float)
+    order, seen = [], set()
+    for mob in scene.mobjects:
+        for sub in mob.get_family():
+            if id(sub) not in seen and (len(sub.points) or isinstance(sub, Text)):
+                seen.add(id(sub))
+                order.append(sub)
+    order.sort(key=lambda m: getattr(m, "z_index", 0))            # stable: family order within a z
+    glyphs = {id(g) for m in order if isinstance(m, Text) for g in m.get_family()}
+    fills = []                                                      # (index, box, rgb, opacity)
+    for i, m in enumerate(order):
+        if id(m) in glyphs or isinstance(m, Text) or not isinstance(m, VMobject):
+            continue                    # an image (a heat map's pixels) is no ground this reads
+        try:
+            opacity = float(m.get_fill_opacity())
+        except (AttributeError, IndexError, TypeError):
+            continue
+        if opacity <= 0.01:
+            continue
+        pts = m.points[:, :2]
+        fills.append((i, pts.min(axis=0), pts.max(axis=0), np.asarray(m.get_fill_color().to_rgb(), dtype=float),
+                      opacity, pts))
+    out = []
+    for i, text in enumerate(order):
+        if not isinstance(text, Text):
+            continue
+        painted = [g for g in text.get_family() if len(g.points)]      # its glyphs as drawn (a fade sets theirs)
+        if not painted:
+            continue
+        alpha = max(float(g.get_fill_opacity()) for g in painted)
+        if alpha < dim:
+            continue
+        pts = text.get_all_points()[:, :2]
+        centre = (pts.min(axis=0) + pts.max(axis=0)) / 2
+        ground = bg.copy()
+        ink = np.asarray(max(painted, key=lambda g: g.get_fill_opacity()).get_fill_color().to_rgb(), dtype=float)
+        over = []
+        for j, lo, hi, rgb, opacity, outline in fills:
+            if not (lo[0] <= centre[0] <= hi[0] and lo[1] <= centre[1] <= hi[1]) or not _inside(centre, outline):
+                continue
+            if j < i:
+                ground = _blend(ground, rgb, opacity)
+            else:
+                over.append((rgb, opacity))
+        ink = _blend(ground, ink, alpha)
+        if over and max(o for _, o in over) >= 0.99:                # under an opaque shape: not seen
+            continue
+        for rgb, opacity in over:
+            ground, ink = _blend(ground, rgb, opacity), _blend(ink, rgb, opacity)
+        hexes = ["#" + "".join(f"{int(round(c * 255)):02X}" for c in x) for x in (ink, ground)]
+        ratio = contrast_ratio(ink, ground)
+        if ratio >= UNSEEN:              # words drawn in their ground's own colour are not there to read
+            out.append((ratio, getattr(text, "text", str(text)), *hexes))
+    return sorted(out, key=lambda r: r[0])
+
+
+def chapter_composited(bundle, chapter: str, lang: str = "en", scenes=None) -> list[tuple]:
+    """composited_contrasts at the end of every play of every scene of `chapter` (a dry run that
+    draws nothing): (contrast, scene, text, ink, ground), lowest first."""
+    from unittest import mock
+
+    from manim import Scene
+
+    from onepass.engine.dry_run import dry_run
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
+    found = []
+    original_play = Scene.play
+
+    def play_and_measure(self, *args, **kwargs):
+        original_play(self, *args, **kwargs)
+        found.extend((c, type(self).__name__, *rest) for c, *rest in composited_contrasts(self))
+
+    for cls in scenes_of(chapter):
+        if scenes is not None and cls.__name__ not in scenes:
+            continue
+        with dry_run(draw=False), mock.patch.object(Scene, "play", play_and_measure):
+            cls(SceneInputs(Path(bundle), lang=lang)).render()
+    return sorted(found, key=lambda r: r[0])
+
+
 # -- command line ------------------------------------------------------------------------------
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -394,7 +394,10 @@ class Scores(AttentionScene):
                 self.play(LaggedStart(*[FadeIn(g) for g in lights], lag_ratio=0.15),
                           *[Swell(answers[self.rows.index(r)], color=S.WARNING) for r, _ in peeks],
                           run_time=beat.span(0.3))
+                # the cell gives up its score's colour with its number (it is masked next): the token
+                # reads on a dark cell under the red glow (on a bright cell it read at 3.9-4.4:1)
                 self.play(*[grid.values_mobs[rc].animate.set_opacity(0) for rc in peeks],
+                          *[grid.cells[rc].animate.set_fill(S.PANEL) for rc in peeks],
                           *[ReplacementTransform(answers[self.rows.index(r)].copy(), t)
                             for (r, _), t in zip(peeks, peek_tokens)], run_time=beat.span(0.5))
             else:
