@@ -244,3 +244,29 @@ def test_the_descriptions_grid_rows_are_the_scenes():
     from onepass.scenes.widgets import GRID_TOKENS, token_window
     assert f02.GRID_ROWS == GRID_TOKENS
     assert list(range(30 - f02.GRID_ROWS, 30)) == token_window(30)
+
+
+def test_accessibility_md_points_only_at_tests_that_exist():
+    """docs/ACCESSIBILITY.md's proofs name tests (`test_x.py::test_y`, `::test_z` for the file named
+    last on its line, `::test_y...` for a name's start): each one is a test in tests/ (issue 53 item 7)."""
+    import ast
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    names = {p.name: {n.name for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                      if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+             for p in (root / "tests").glob("test_*.py")}
+    missing, named = [], 0
+    for line in (root / "docs" / "ACCESSIBILITY.md").read_text(encoding="utf-8").splitlines():
+        current = None
+        for m in re.finditer(r"`(test_\w+\.py)?(?:::)?(test_\w+)?(\.\.\.)?`", line):
+            file, name, partial = m.groups()
+            current = file or current
+            if file and file not in names:
+                missing.append(file)
+            elif name and current:
+                named += 1
+                found = names.get(current, set())
+                if not (any(n.startswith(name) for n in found) if partial else name in found):
+                    missing.append(f"{current}::{name}")
+    assert named > 30 and missing == []
