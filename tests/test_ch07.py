@@ -172,3 +172,21 @@ def test_only_chapter_07_is_keyed_and_run_with_the_second_bundle(tiny_bundle, sm
     argv = {c: runner.argv(paired[c][0], Path("cues.json")) for c in ("02", "07")}
     assert "--compare" not in argv["02"]
     assert argv["07"][argv["07"].index("--compare") + 1] == str(smollm2_bundle.path)
+
+
+def test_two_compare_models_write_two_chapter_files(smollm2_bundle, gpt2_mini, bundle_root):
+    """`--chapter 07 --compare gpt2` then `--compare distilgpt2` into one folder: two films, the
+    second model named in each file (the second used to overwrite the first)."""
+    distil = extract.extract(PROMPT, "mini", model="distilgpt2", root=bundle_root, log=lambda m: None)
+    options = jobs.BuildOptions()
+    names = {}
+    for other in (gpt2_mini, distil):
+        b = fresh(smollm2_bundle, fresh(other))
+        titled = jobs.file_titles(options.chapter_titles(), b)
+        names[other.model] = jobs.chapter_file("07", titled["07"])
+        assert titled["02"] == titles()["02"]                 # the other chapters keep their names
+        assert {j.stem.name.rsplit(".", 1)[0] for j in jobs.plan(["07"], b, options)["07"]} == \
+            {f"{names[other.model]}-{j.scene}" for j in jobs.plan(["07"], b, options)["07"]}
+    assert names["gpt2"] != names["distilgpt2"]
+    assert names["gpt2"].endswith("-gpt2") and names["distilgpt2"].endswith("-distilgpt2")
+    assert jobs.file_titles(titles(), fresh(smollm2_bundle)) == titles()     # no second bundle: as before

@@ -42,7 +42,7 @@ from onepass.film.run import forkserver
 from onepass.film.plan.errors import PipelineError
 from onepass.film.run.executors import LocalExecutor
 from onepass.film.plan.jobs import (
-    BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, plan, prune,
+    BuildOptions, ChapterResult, SceneJob, SceneResult, cached_result, destination, file_titles, plan, prune,
 )
 from onepass.film.run.join import join_chapter, join_film  # noqa: F401  (join_film: part of this module's interface)
 from onepass.film.run.runner import Runner, child_env, media_prefix, media_root, remove_dead_media
@@ -144,7 +144,7 @@ def _owner_gone(part: Path) -> bool:
 
 def _render(chapters: list[str], bundle, o: BuildOptions, plans: dict[str, list[SceneJob]], dest: Path,
             log: Callable[[str], None]) -> list[ChapterResult]:
-    titles, shown = o.chapter_titles(), o.shown_titles()
+    titles, shown = file_titles(o.chapter_titles(), bundle), o.shown_titles()
     voiced = o.is_voiced
     work = dest / ".scenes"
     work.mkdir(parents=True, exist_ok=True)

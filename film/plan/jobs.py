@@ -213,14 +213,26 @@ def destination(out: Path, bundle, quality: str, lang: str = SOURCE) -> Path:
 
 
 def chapter_file(chapter: str, title: str) -> str:
-    return f"ch{chapter}-{slug(title)}"
+    return f"ch{chapter}-{slug(title, limit=80)}"    # room for a second model's name (file_titles)
+
+
+def file_titles(titles: dict[str, str], bundle) -> dict[str, str]:
+    """The titles a build names its chapters' files by: a chapter that sets a second model beside the
+    bundle's (chapter 07) names that model too (`ch07-what-changed-since-gpt-2-beside-gpt2.mp4`), so
+    two renders against different `--compare` models sit side by side instead of the second
+    overwriting the first."""
+    other = getattr(bundle, "compare", None)
+    if other is None:
+        return titles
+    name = getattr(other, "model", None) or output_name(other).rsplit("-", 1)[-1]   # no family name: its hash
+    return {c: f"{t} beside {name}" if compares(c) else t for c, t in titles.items()}
 
 
 def plan(chapters: list[str], bundle, options: BuildOptions) -> dict[str, list[SceneJob]]:
     """The scene jobs of each chapter, with their cache keys (nothing rendered, nothing of the
     scenes imported: their sources are read as syntax trees)."""
     o = options
-    titles = o.chapter_titles()
+    titles = file_titles(o.chapter_titles(), bundle)
     work = destination(o.out, bundle, o.quality, o.lang) / ".scenes"
     bundle_id, versions = keys.bundle_identity(bundle), keys.tool_versions()
     other = getattr(bundle, "compare", None)          # chapter 07's second model: in its chapter's keys only
