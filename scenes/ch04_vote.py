@@ -686,9 +686,15 @@ class Pick(VoteScene):
             place_in(VGroup(row, note), S.CONTENT)      # the prompt and its note, centred
             self.play(FadeIn(VGroup(*row.head, *row.chips[:-1])), run_time=beat.span(0.35))
             tag = label(self.text("greedy-tag"), S.SMALL, S.LOGIT).next_to(new.box, RIGHT, buff=GAP.s)
-            if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row
-                below(tag, note, buff=GAP.s)
-                tag.become(label(self.text("greedy-tag-below"), S.SMALL, S.LOGIT).move_to(tag))
+            if tag.get_right()[0] > S.RIGHT_EDGE:    # a full last line: say it under the row, beside the note
+                tag.become(label(self.text("greedy-tag-below"), S.SMALL, S.LOGIT))
+                under = VGroup(note, tag)
+                if note.width + GAP.l + tag.width <= S.TEXT_W:     # (a 58-token row left no room for a line more)
+                    under.arrange(S.END, buff=GAP.l)
+                else:
+                    below(tag, note, buff=GAP.s)
+                below(under, row, buff=GAP.l)
+                place_in(VGroup(row, under), S.CONTENT)
             self.play(FadeIn(new, shift=LEFT * GAP.l), FadeIn(tag), run_time=beat.span(0.8))
             # "In chapter six, these T+1 tokens go through the whole pass again"
             beat.at("again")

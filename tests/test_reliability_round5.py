@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from onepass.engine.text import glyphs_of, string_of  # noqa: E402
-from tests.helpers import run_main  # noqa: E402
+from tests.helpers import frame_checks, run_main  # noqa: E402
 
 TINY = ["--chapter", "00", "--weights", "tiny", "--voice", "none", "--quality", "low"]
 
@@ -334,3 +334,17 @@ def test_a_manifest_of_many_jobs_checks_each_catalog_once(tmp_path, monkeypatch)
         batch.load_manifest(tmp_path / "course.toml")
     assert e.value.problems == ["job 150, quality: must be one of low, medium, high, 4k (got 'ultra')"]
     assert len(checked) == 1, "English's descriptions are checked once, not once per job"
+
+
+@pytest.mark.slow      # a 58-token extraction (torch) and a scene's every beat checked: 5-12 s on 2 cores
+def test_a_58_token_prompt_keeps_chapter_04s_greedy_tag_out_of_the_captions(bundle_root, monkeypatch):
+    """A prompt whose appended row ends on a full line (58 tokens here) says 'the greedy pick' under the
+    row: it went below the note, into the caption band; now beside the note. (Chapters 03-06 with 58
+    and 64 tokens were checked at every beat, en/es/ur/qps, tiny and tiny-peaked: this was the one.)"""
+    from onepass.data import extract
+    prompt = ("In the quiet village by the river, the old baker woke before dawn to knead the bread that everyone "
+              "would eat for breakfast, while the children slept and the dogs dreamed of long walks through the "
+              "green fields beyond the hills where the wind sang softly among the tall grass and old trees, and")
+    b = extract.extract(prompt, "tiny", root=bundle_root, log=lambda m: None)
+    assert b.T == 58
+    assert frame_checks(b, "04", "Pick", monkeypatch) == []
