@@ -143,13 +143,13 @@ def test_every_picture_that_shows_numbers_is_a_table_with_headers_in_the_transcr
         if lang != "en":     # the language's own words, not English's
             assert not {t["caption"] for t in tables} & {t["caption"] for t in tables_of(
                 transcript(chapter, tiny_bundle, english, tmp_path / "en" / chapter)[0])}, chapter
-    # chapter 02's pictures, each one a table: the keys, the scores before and after the division, the
+    # chapter 02's pictures, each one a table: the input rows, the keys, the scores before and after the division, the
     # mask, the softmax's row and the weights, the budget bar, the two softmaxes of the root beat, the
     # blend's weights, the receipt and the meter
     page, _ = transcript("02", tiny_bundle, words, tmp_path / "02b")
     tables = tables_of(page)
     sections = [t["section"] for t in tables]
-    assert len(tables) == 11 and len(set(sections)) == 8, sections       # the meter after the last beat
+    assert len(tables) == 12 and len(set(sections)) == 9, sections       # the meter after the last beat
 
 
 def test_the_transcript_tables_hold_the_facts_numbers_and_follow_the_bundle(tiny_bundle, tmp_path):

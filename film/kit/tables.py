@@ -120,7 +120,13 @@ def _ch02(bundle, words) -> dict[str, list[Table]]:
                  (words.text("kit:handout-flops"), words.text("kit:table-share")),
                  tuple((_step(ledger[k], bundle, words), (N.fmt_int(int(fl)), N.fmt_pct(float(s))))
                        for k, fl, s in zip(c["keys"], c["flops"], c["share"])))
-    return {"agree": [keys], "scores": [raw, scaled], "mask": [masked], "softmax": [soft, weights],
+    x = bundle["ln1"][0]
+    xcols, _ = window(bundle.shape.n_embd, 6)         # the inputs beat's NumberGrid(max_cols=6)
+    inputs = Table(words.text("kit:table-inputs", n=N.fmt_int(len(xcols)), d=N.fmt_int(bundle.shape.n_embd)),
+                   words.text("kit:table-token"), tuple(words.text("kit:table-dimension", i=N.fmt_int(c + 1)) for c in xcols),
+                   tuple((show_token(tokens[r]), tuple(N.fmt_signed(float(x[r, c]), 2) for c in xcols)) for r in rows),
+                   token_rows=True)
+    return {"inputs": [inputs], "agree": [keys], "scores": [raw, scaled], "mask": [masked], "softmax": [soft, weights],
             "last_row": [budget], "root": [both], "mix": [mix], "receipt": [cost]}
 
 
@@ -138,7 +144,13 @@ def _ch03(bundle, words) -> dict[str, list[Table]]:
     params = Table(words.text("kit:table-params"), words.text("kit:handout-step"), (words.text("kit:table-parameters"),),
                    ((words.text("kit:table-attention"), (N.fmt_int(p["attention"]),)),
                     (words.text("kit:table-mlp"), (N.fmt_int(p["mlp"]),))))
-    return {"lens": [t], "params": [params]}
+    m = ch03.mlp_facts(bundle)
+    hidden = Table(words.text("kit:table-hidden", n=N.fmt_int(len(m["hidden"])), token=show_token(bundle.tokens[m["token"]])),
+                   words.text("kit:table-layer"),
+                   tuple(words.text(f"kit:table-{k}") for k in ("above", "below", "zero", "min", "max")),
+                   ((N.fmt_int(m["layer"] + 1), (N.fmt_int(m["n_pos"]), N.fmt_int(m["n_neg"]), N.fmt_int(m["n_zero"]),
+                                                 N.fmt_signed(m["min"], 2), N.fmt_signed(m["max"], 2))),))
+    return {"lens": [t], "params": [params], "mlp_up": [hidden]}
 
 
 def _ch04(bundle, words) -> dict[str, list[Table]]:
@@ -152,7 +164,12 @@ def _ch04(bundle, words) -> dict[str, list[Table]]:
                  (words.text("kit:table-probability"), words.text("kit:table-share")),
                  tuple((show_token(c["text"]), (N.fmt_prob(c["prob"], decimals), N.fmt_pct(share)))
                        for c, share in zip(f["top"], f["topk"])), token_rows=True)
-    return {"softmax": [top], "topk": [kept]}
+    n = max(len(t["texts"]) for t in f["temps"])
+    temps = Table(words.text("kit:table-temperature"), words.text("kit:table-temperature-col"),
+                  tuple(words.text("kit:table-rank-n", n=N.fmt_int(i + 1)) for i in range(n)),
+                  tuple((N.fmt_fixed(t["t"], 1), tuple(f"{show_token(x)} {N.fmt_prob(p)}" for x, p in zip(t["texts"], t["probs"])))
+                        for t in f["temps"]))
+    return {"softmax": [top], "topk": [kept], "temperature": [temps]}
 
 
 def _ch05(bundle, words) -> dict[str, list[Table]]:
@@ -175,7 +192,11 @@ def _ch06(bundle, words) -> dict[str, list[Table]]:
                    (words.text("kit:table-pairs"), words.text("kit:table-grid-flops"), words.text("kit:table-pass-share")),
                    tuple((N.fmt_int(s["tokens"]), (N.fmt_int(s["pairs"]), N.fmt_int(s["grid_flops"]), N.fmt_pct(s["share"])))
                          for s in f["square"]))
-    return {"loop": [loop], "square": [square]}
+    cache = Table(words.text("kit:table-cache"), words.text("kit:table-pass"),
+                  (words.text("kit:table-context"), words.text("kit:table-numbers"), words.text("kit:table-bytes")),
+                  tuple((N.fmt_int(i + 1), (N.fmt_int(c["tokens"]), N.fmt_int(c["numbers"]), N.fmt_int(c["bytes"])))
+                        for i, c in enumerate(f["cache"])))
+    return {"loop": [loop], "square": [square], "cache": [cache]}
 
 
 BUILDERS = {"00": _ch00, "01": _ch01, "02": _ch02, "03": _ch03, "04": _ch04, "05": _ch05, "06": _ch06}
