@@ -67,8 +67,11 @@ def values(bundle, ledger, words) -> dict:
                                  for j in np.argsort(-agree["dots"], kind="stable")[:SAID_TOP]], words),
         "top_shares": said_shares(budget_facts(bundle)["weights"], tokens, words),
     }
-    sm = softmax_row(bundle, softmax_row_index(range(max(0, bundle.T - GRID_ROWS), bundle.T)))
-    out.update({"sm_token": spoken_token(tokens[sm["row"]], words), "sm_shares": said_shares(sm["weights"], tokens, words)})
+    shown = range(max(0, bundle.T - GRID_ROWS), bundle.T)     # the grid's window: the columns the row's picture shows
+    sm = softmax_row(bundle, softmax_row_index(shown))
+    seen = np.zeros_like(sm["weights"])
+    seen[list(shown)] = sm["weights"][list(shown)]
+    out.update({"sm_token": spoken_token(tokens[sm["row"]], words), "sm_shares": said_shares(seen, tokens, words)})
     if shape.kv_heads < shape.n_head:        # grouped-query attention: what sharing saves, from the ledger
         g = gqa_facts(bundle, ledger)
         out.update({"kv_heads": spoken_count(g["KV"], words), "group": spoken_count(g["group"], words),
