@@ -162,3 +162,24 @@ def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_r
     server.sock.shutdown(socket.SHUT_RDWR)
     server.proc.wait(timeout=forkserver.UNWIND_GRACE + 60)
     assert _media_of(tmp_path) == [] and not job.mp4.exists()
+
+
+@pytest.mark.render
+def test_a_retired_server_finishes_the_scene_it_runs_however_long_it_takes(tiny_bundle, tmp_path, monkeypatch):
+    """Code edited while a scene renders retires its server (the next scene gets a new one); the running
+    scene still finishes. Retiring waited 60 s and then killed the server and its scenes ("exit -15":
+    issue 51's 64-token chapter 03 while a file changed); here the default wait is half a second, so a
+    retirement that relied on it fails."""
+    monkeypatch.setattr(forkserver.Server.close, "__defaults__", (0.5,))
+    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    job = _job(tmp_path, "02", "Scores", "h")
+    t, out = _render_in_thread(r, job)
+    _wait_for_media(tmp_path, t.is_alive)
+    old = _server(r)
+    path = next(iter(old.files))
+    old.files[path] = [old.files[path][0] - 1, old.files[path][1]]         # as if edited since
+    assert forkserver._server_for(r.env) is not old
+    t.join(timeout=300)
+    assert "error" not in out, out.get("error")
+    assert out["result"].frames > 0 and job.mp4.exists()
+    old.proc.wait(timeout=60)              # and then it ends

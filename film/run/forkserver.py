@@ -169,8 +169,9 @@ class Server:
         self.send({"op": "run", "id": child.id, "args": [str(a) for a in args], "log": str(log)})
         return child
 
-    def close(self, wait: float = 60.0) -> None:
-        """Let it finish what it runs and end (at once, if it never forked: it may still be importing)."""
+    def close(self, wait: float | None = 60.0) -> None:
+        """Let it finish what it runs and end (at once, if it never forked: it may still be importing);
+        after `wait` seconds (None: no limit) it is killed, and its scenes with it."""
         if not self.forked:
             self.proc.kill()
         else:
@@ -202,7 +203,9 @@ def _server_for(env: dict) -> Server | None:
         server = _servers.get(key)
         if server is None:
             server = _servers[key] = Server(env)
-    threading.Thread(target=retired.close, daemon=True).start()
+    # a retired server finishes what it runs, however long that takes (a bounded wait killed it, and with
+    # it every scene it was rendering, 60 s after a file changed: "exit -15" in a long scene)
+    threading.Thread(target=retired.close, kwargs={"wait": None}, daemon=True).start()
     return server if server.usable() else None
 
 
