@@ -118,7 +118,7 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom
 dt { font-weight: bold; margin-top: 0.5em; } dd { margin-inline-start: 1.2em; }
 dd.description { font-style: italic; }
 [dir=rtl] dd.description { font-style: normal; }
-table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; min-width: min(100%, 26em); }
 caption { text-align: start; font-weight: bold; padding-bottom: 0.2em; }
 th, td { border: 1px solid #555; padding: 0.15em 0.5em; }
 td { text-align: end; } th { text-align: start; }"""
