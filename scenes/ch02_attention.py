@@ -269,6 +269,10 @@ class Scores(AttentionScene):
         title = fit_lines(self.text("rope-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
         rule = fit_lines(self.text("rope-rule", half=half), S.SMALL, S.MUTED, TITLE_W)
         below(rule, title, buff=GAP.xs)
+        if b.shape.qk_norm:      # a norm on each head's q and k (Qwen3), where it acts: before the turn
+            qk = fit_lines(self.text("rope-qknorm"), S.SMALL, S.QUERY, TITLE_W)
+            below(qk, rule, buff=GAP.xs)
+            rule = VGroup(rule, qk)
         dials = RopeDials(r, lambda p: self.text("rope-speed", i=p["i"], j=p["i"] + half,
                                                  degrees=N.fmt_general(p["per_token"], 3)),
                           lambda p: self.text("rope-turn", pos=r["last"], degrees=N.fmt_int(int(round(p["turn"])))))

@@ -78,6 +78,19 @@ def pattern_colours(p: np.ndarray) -> np.ndarray:
 glow = partial(follow.glow, buff=GAP.xxs)
 
 
+def hold_sentence(scene, beat, i: int, into: float = 0.0) -> bool:
+    """Hold the picture until `into` of the beat's sentence `i` (a sentence with no marker of its own);
+    False, holding nothing, where the line has no such sentence (another language may join two)."""
+    if not 0 <= i < len(beat.sentences):
+        return False
+    s = beat.sentences[i]
+    gap = s["start"] + into * (s["end"] - s["start"]) - beat.elapsed
+    if gap > 1 / 60:
+        scene.wait(gap)
+    beat.current = i
+    return True
+
+
 def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:
     """A vector folded row-major into `rows` rows, on the shared diverging scale (padding = background)."""
     n = len(values)
@@ -153,6 +166,8 @@ class Heads(StackScene):
             cols = g * max(1, round(cols / g))
         n_rows = math.ceil(H / cols)
         gap_x, gap_y, title_h = 0.5, 0.25, 0.38
+        if self.gqa:      # each group's outline takes GAP.xs on either side: rows kept that much further apart
+            gap_y += GAP.xs + GAP.xs      # (at 0.25 two outlines a row apart all but touched)
         avail_w, avail_h = S.TEXT_W - 0.6, S.CONTENT_H - 0.95 - extra       # room for the key and legend below
         size = min(1.9, (avail_h - n_rows * title_h - (n_rows - 1) * gap_y) / n_rows,
                    ((avail_w - (cols - 1) * gap_x) / cols - GAP.s) / (1 + self.ARCS))
@@ -276,7 +291,10 @@ class Heads(StackScene):
             whole, split, after = self.width_split(f)
             self.play(FadeOut(key), FadeOut(foot), FadeOut(small_text),
                       *([FadeOut(group_key)] if group_key is not None else []), run_time=beat.span(0.1))
-            self.play(panels.animate.scale(min(1.0, 2.3 / panels.height)).move_to(S.CONTENT.point(UP), aligned_edge=UP),
+            tall = 2.3
+            if self.gqa:     # the key/value slices hang under the bar: the panels give up that height
+                tall = min(tall, S.CONTENT.height - split.height - after.height - GAP.l - GAP.l)
+            self.play(panels.animate.scale(min(1.0, tall / panels.height)).move_to(S.CONTENT.point(UP), aligned_edge=UP),
                       run_time=beat.span(0.3))
             below(Group(whole, split), panels, buff=GAP.l)
             below(after, split, buff=GAP.l)
@@ -392,7 +410,10 @@ class Mlp(StackScene):
         caption = (self.text("window-x", shown=shown, n=total) if name == "x"
                    else self.text("window-out", shown=shown, n=total))
         g = NumberGrid(np.asarray(values)[None, :], max_cols=n, shape_text=caption)
-        return fit_width(g, 5.0).next_to(block, S.END, buff=GAP.l)
+        room = abs(S.CONTENT.point(S.END)[0] - block.get_edge_center(S.END)[0]) - GAP.l
+        if g.width > room and n > 4:     # a wide block (a gated MLP's) leaves less room: fewer numbers, not smaller
+            return self.value_window(values, block, n - 1, name)
+        return fit_width(g, min(5.0, room)).next_to(block, S.END, buff=GAP.l)
 
     def build(self):
         b, d, dff = self.bundle, self.d, self.dff
@@ -439,6 +460,12 @@ class Mlp(StackScene):
             beat.at("rescale")
             self.play(Transform(pic.raw, pic.normed), Transform(pic.raw_note, pic.normed_note),
                       run_time=beat.span(0.7))
+            # "Unlike LayerNorm it takes no mean off …: only a learned gain follows" (a sentence of its own,
+            # 10 s still): the note whose mean stayed, then the bars the gain scales
+            if self.rmsnorm and hold_sentence(self, beat, beat.mark("rescale")[0] + 1, 0.1):
+                self.play(Swell(pic.raw_note, color=S.RESIDUAL, scale_factor=1.05), run_time=beat.span(0.35))
+                if hold_sentence(self, beat, beat.current, 0.6):
+                    self.play(Swell(pic.raw, color=S.RESIDUAL, scale_factor=1.03), run_time=beat.span(0.6))
             # "Without it, sizes drift as the layers stack up": the stream's spread layer by layer
             beat.at("drift")
             stream, after = pic.charts
@@ -481,6 +508,12 @@ class Mlp(StackScene):
             # (each key written out: the handout reads what a chapter pays from these calls)
             if self.swiglu:
                 self.pay("L0.mlp_gate", through="L0.mlp_up", run_time=beat.span(0.9))
+                # "One is the gate, bent by SiLU; the other, up, …; the two are multiplied number by number"
+                # (an 8 s still): the two matrices' fan, then the block of their products
+                if beat.mark("counts")[0] > 1 and hold_sentence(self, beat, 1, 0.05):
+                    self.play(Swell(up, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.4))
+                    if hold_sentence(self, beat, 1, 0.65):
+                        self.play(Swell(h_img, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.6))
             else:
                 self.pay("L0.mlp_up", through="L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
@@ -546,8 +579,8 @@ class Mlp(StackScene):
         form = label(f"2 · {d}·{4 * d}", S.SMALL, S.MUTED, mono=True)
         two.next_to(ratio, DOWN, buff=GAP.m).align_to(bar, LEFT)
         num.next_to(two, RIGHT, buff=GAP.s)
-        form.next_to(num, RIGHT, buff=GAP.m)
-        name.next_to(two, LEFT, buff=GAP.m)
+        below(form, two, buff=GAP.xs, aligned=LEFT)      # under its bar, as the other bars' formulas (beside it
+        name.next_to(two, LEFT, buff=GAP.m)               # the number, it ran off the frame's edge)
         g = VGroup(name, two, num, form)
         if g.get_bottom()[1] < S.CONTENT.bottom:
             g.shift(UP * (S.CONTENT.bottom - g.get_bottom()[1]))

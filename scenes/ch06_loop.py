@@ -318,8 +318,18 @@ class Cache(LoopChapter):
             row = VGroup(g["k"].row_cells(last), g["v"].row_cells(last), names[-1])
             lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0.1)
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
-            # "in every layer: L layers of d numbers": the stack behind each block again
-            say(self, beat, "layers", FadeIn(stacks))
+            if sh.kv_heads < sh.n_head:
+                # "… for every key and value head in every layer": a longer sentence before "layers";
+                # the other heads' and layers' blocks come in behind k and v one outline at a time as
+                # it is said (one fade at "layers" left the lit row still for 5 s)
+                gap = beat.mark("layers")[1] - beat.elapsed
+                if gap > 1.0:
+                    self.play(LaggedStart(*[FadeIn(VGroup(a, b), shift=(UP + RIGHT) * GAP.xxs)
+                                            for a, b in zip(*stacks)], lag_ratio=0.6), run_time=gap)
+                say(self, beat, "layers", Swell(stacks, color=S.KEY) if gap > 1.0 else FadeIn(stacks))
+            else:
+                # "in every layer: L layers of d numbers": the stack behind each block again
+                say(self, beat, "layers", FadeIn(stacks))
             if sh.kv_heads < sh.n_head:    # grouped-query attention: key/value heads, and what it saves
                 formula = VGroup(*[fit_width(label(t, S.SMALL, S.INK, mono=True), S.TEXT_W) for t in (
                     self.text("per-token-gqa", n_layer=sh.n_layer, kv=sh.kv_heads, dh=sh.d_head,
@@ -345,7 +355,9 @@ class Cache(LoopChapter):
                 self.play(FadeOut(p["head"]), FadeIn(formula[0]),
                           Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0.06)),
                           run_time=0.15 * rest)
-                self.wait(0.2 * rest)
+                # the per-token count is those blocks: the light goes from the line over the stacks it counts
+                self.play(Transform(lit, glow(VGroup(formula[0], stacks), color=S.INK, opacity=0.06)),
+                          run_time=0.2 * rest)
                 self.play(FadeIn(formula[1], shift=UP * GAP.xs), run_time=0.15 * rest)
                 self.wait(0.15 * rest)
                 self.play(FadeIn(formula[2], shift=UP * GAP.xs),
@@ -577,7 +589,14 @@ class Square(LoopChapter):
                     ptr.to(VGroup(p["track"], p["share"])), into=0.5 * k)
             say(self, beat, "long-contexts", FadeOut(causal), FadeIn(bound),
                 ptr.to(VGroup(*[VGroup(p["square"], p["fill"]) for p in rest]), color=S.ATTENTION))
-            say(self, beat, "long-contexts", ptr.to(bound, color=S.MUTED), into=0.55)
+            if self.bundle.shape.has_position_table:
+                say(self, beat, "long-contexts", ptr.to(bound, color=S.MUTED), into=0.55)
+            else:    # a longer sentence (no table to run out of, quality past the trained length): the
+                # growing squares swell as it is said, then the trained length's note (two 5 s stills before)
+                say(self, beat, "long-contexts", *[Swell(VGroup(p["square"], p["fill"]), color=S.ATTENTION,
+                                                         scale_factor=1.05) for p in rest], into=0.2)
+                say(self, beat, "long-contexts", ptr.to(bound, color=S.MUTED), into=0.55)
+                say(self, beat, "long-contexts", Swell(bound, color=S.MUTED), into=0.8)
         self.serving()
 
     def plot(self) -> dict:
@@ -924,11 +943,28 @@ class Scale(LoopChapter):
             say(self, beat, "gpt3", TransformFromCopy(bp["ours_block"], bp["g3_block"]), ptr.to(bp["g3"], color=S.LOGIT),
                 run_time=min(1.2, beat.span(0.4, mark="gpt3")))
             say(self, beat, "gpt3", FadeIn(bp["g3_name"]), FadeIn(bp["g3_dims"]), into=0.4)
+            sparse = None
+            if not self.bundle.shape.has_position_table:
+                # "… and every other layer uses a banded, sparse attention" (a longer sentence in a modern
+                # model's film, two stills of 6 and 9 s): every other floor of GPT-3's block lit, bottom up
+                blk, n3 = bp["g3_block"], facts[-1]["layers"]
+                floor_h = blk.height / n3
+                sparse = VGroup(*[Rectangle(width=blk.width, height=floor_h, stroke_width=0, fill_color=S.ATTENTION,
+                                            fill_opacity=0.6).move_to(blk.get_corner(DOWN + LEFT) + UP * floor_h * k,
+                                                                           aligned_edge=DOWN + LEFT)
+                                  for k in range(1, n3, 2)])
+                say(self, beat, "gpt3", LaggedStart(*[FadeIn(m) for m in sparse], lag_ratio=0.1), into=0.6,
+                    run_time=beat.span(0.8))
             # "the same ledger prices its next token at … against … for <this model>": each bill as a
             # square's area, this model's in GPT-3's corner
             say(self, beat, "prices", FadeIn(bp["bill_head"]), GrowFromEdge(bp["g3_bill"], DOWN),
-                ptr.to(bp["g3_bill"], color=S.LOGIT), run_time=min(1.0, beat.span(0.3)))
-            say(self, beat, "prices", FadeIn(bp["g3_price"]), into=0.2, run_time=min(0.6, beat.span(0.2)))
+                ptr.to(bp["g3_bill"], color=S.LOGIT), *([FadeOut(sparse)] if sparse is not None else []),
+                run_time=min(1.0, beat.span(0.3)))
+            if sparse is not None:    # "… counting every layer as dense": the floors lit back to one fill
+                say(self, beat, "prices", FadeIn(bp["g3_price"]), ptr.to(bp["g3_price"], color=S.LOGIT), into=0.2,
+                    run_time=beat.span(0.5))
+            else:
+                say(self, beat, "prices", FadeIn(bp["g3_price"]), into=0.2, run_time=min(0.6, beat.span(0.2)))
             say(self, beat, "prices", FadeIn(bp["ours_bill"]), FadeIn(bp["ours_price"]),
                 ptr.to(VGroup(bp["ours_bill"], bp["ours_price"]), color=S.TOKEN), into=0.6)
             # as the sentence ends, the two prices the ratio divides, together

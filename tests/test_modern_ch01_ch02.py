@@ -212,3 +212,20 @@ def test_random_weight_llama_lines_keep_their_caveats(tmp_path):
     for scene in ("Lookup", "Meaning", "Positions"):
         build_scene(b, "01", scene, draw=False)
     build_scene(b, "02", "Projections", draw=False)
+
+
+# -- Qwen3's q/k norm: shown where it acts, before the turn ---------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_a_qk_norm_is_said_and_drawn_before_the_turn_only_where_the_model_has_one(smollm2_bundle, tmp_path, lang):
+    qwen = extract.extract("The cat sat on the", "tiny", model="qwen3-0.6b", root=tmp_path, log=lambda m: None)
+    assert qwen.shape.qk_norm and not smollm2_bundle.shape.qk_norm
+    words = Words.load(lang)
+    label = words.text("ch02:rope-qknorm")
+    said = {b.shape.qk_norm: script.chapter_lines("02", b, b.ledger(), words)["agree"].text
+            for b in (qwen, smollm2_bundle)}
+    norm_sentence = words.template("ch02-agree.qknorm").split("RoPE")[0].split(".")[0].split("۔")[0]
+    assert norm_sentence and norm_sentence in said[True] and norm_sentence not in said[False]
+    plain = lambda t: "".join(c for c in t if c not in "\u200e\u200f\u2066\u2067\u2068\u2069")   # bidi isolates
+    shown = {b.shape.qk_norm: [plain(t) for t in build_scene(b, "02", "Scores", draw=False, lang=lang).built_texts]
+             for b in (qwen, smollm2_bundle)}
+    assert plain(label) in shown[True] and plain(label) not in shown[False]
