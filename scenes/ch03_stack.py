@@ -78,18 +78,6 @@ def pattern_colours(p: np.ndarray) -> np.ndarray:
 glow = partial(follow.glow, buff=GAP.xxs)
 
 
-def hold_sentence(scene, beat, i: int, into: float = 0.0) -> bool:
-    """Hold the picture until `into` of the beat's sentence `i` (a sentence with no marker of its own);
-    False, holding nothing, where the line has no such sentence (another language may join two)."""
-    if not 0 <= i < len(beat.sentences):
-        return False
-    s = beat.sentences[i]
-    gap = s["start"] + into * (s["end"] - s["start"]) - beat.elapsed
-    if gap > 1 / 60:
-        scene.wait(gap)
-    beat.current = i
-    return True
-
 
 def signed_colours(values: np.ndarray, rows: int, vmax: float) -> np.ndarray:
     """A vector folded row-major into `rows` rows, on the shared diverging scale (padding = background)."""
@@ -460,12 +448,11 @@ class Mlp(StackScene):
             beat.at("rescale")
             self.play(Transform(pic.raw, pic.normed), Transform(pic.raw_note, pic.normed_note),
                       run_time=beat.span(0.7))
-            # "Unlike LayerNorm it takes no mean off …: only a learned gain follows" (a sentence of its own,
-            # 10 s still): the note whose mean stayed, then the bars the gain scales
-            if self.rmsnorm and hold_sentence(self, beat, beat.mark("rescale")[0] + 1, 0.1):
-                self.play(Swell(pic.raw_note, color=S.RESIDUAL, scale_factor=1.05), run_time=beat.span(0.35))
-                if hold_sentence(self, beat, beat.current, 0.6):
-                    self.play(Swell(pic.raw, color=S.RESIDUAL, scale_factor=1.03), run_time=beat.span(0.6))
+            if self.rmsnorm:     # "Unlike LayerNorm it takes no mean off …" (a 10 s still): the note whose
+                beat.at("mean")      # mean stayed; "… only a learned gain per number follows": the bars it scales
+                self.play(Swell(pic.raw_note, color=S.RESIDUAL, scale_factor=1.05), run_time=beat.span(0.5))
+                beat.at("gain")
+                self.play(Swell(pic.raw, color=S.RESIDUAL, scale_factor=1.03), run_time=beat.span(0.7))
             # "Without it, sizes drift as the layers stack up": the stream's spread layer by layer
             beat.at("drift")
             stream, after = pic.charts
@@ -508,12 +495,11 @@ class Mlp(StackScene):
             # (each key written out: the handout reads what a chapter pays from these calls)
             if self.swiglu:
                 self.pay("L0.mlp_gate", through="L0.mlp_up", run_time=beat.span(0.9))
-                # "One is the gate, bent by SiLU; the other, up, …; the two are multiplied number by number"
-                # (an 8 s still): the two matrices' fan, then the block of their products
-                if beat.mark("counts")[0] > 1 and hold_sentence(self, beat, 1, 0.05):
-                    self.play(Swell(up, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.4))
-                    if hold_sentence(self, beat, 1, 0.65):
-                        self.play(Swell(h_img, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.6))
+                # "One is the gate, bent by SiLU; the other, up, …" (an 8 s still): the two matrices' fan;
+                beat.at("gate")
+                self.play(Swell(up, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.4))
+                beat.at("times")     # "… the two are multiplied number by number": the block of their products
+                self.play(Swell(h_img, color=S.MLP, scale_factor=1.03), run_time=beat.span(0.7))
             else:
                 self.pay("L0.mlp_up", through="L0.mlp_up", run_time=beat.span(0.9))
             # "Of these d_ff activations, n came out positive and m negative"
