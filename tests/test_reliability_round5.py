@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from onepass.engine.text import glyphs_of, string_of  # noqa: E402
-from tests.helpers import frame_checks, run_main  # noqa: E402
+from tests.helpers import frame_checks, one_clear_line, run_main  # noqa: E402
 
 TINY = ["--chapter", "00", "--weights", "tiny", "--voice", "none", "--quality", "low"]
 
@@ -348,3 +348,16 @@ def test_a_58_token_prompt_keeps_chapter_04s_greedy_tag_out_of_the_captions(bund
     b = extract.extract(prompt, "tiny", root=bundle_root, log=lambda m: None)
     assert b.T == 58
     assert frame_checks(b, "04", "Pick", monkeypatch) == []
+
+
+def test_described_with_a_recorded_voice_is_one_clear_line_before_anything_renders(tmp_path, monkeypatch):
+    """Recordings hold the narration only (the script sheet lists no description): --described with
+    --voice recorded:DIR is refused up front, saying which voices can describe, and nothing renders."""
+    from onepass.film.make import build
+    monkeypatch.setattr(build, "render", lambda *a, **k: pytest.fail("the build was reached"))
+    (tmp_path / "rec").mkdir()
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--quality", "low", "--described",
+                          "--voice", f"recorded:{tmp_path / 'rec'}", "--out", str(tmp_path / "out"))
+    line = one_clear_line(err)
+    assert rc == 2 and "--described" in line and "recordings hold only the narration" in line
+    assert not (tmp_path / "out").exists()
