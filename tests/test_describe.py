@@ -173,20 +173,23 @@ def test_every_chapter_render_writes_its_descriptions_track_and_transcript(tiny_
     assert f"{words.text('kit:handout-numbers')}:\n  {tiny_bundle.T}:" in final.with_suffix(".transcript.txt").read_text()
 
 
+CUT_CHAPTER = "00"
+
+
 @pytest.mark.render
 @pytest.mark.skipif(services.espeak_binary() is None, reason="espeak-ng is not installed")
-def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_description_is_said(tmp_path, monkeypatch,
-                                                                                          tiny_bundle):
-    """Urdu, espeak-ng, tiny weights: the standard chapter unchanged; the described cut longer by the
-    descriptions' speech (a frame per hold at most), its sound as long as its picture, and each
+def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_path, monkeypatch, tiny_bundle):
+    """Urdu, espeak-ng, tiny weights, chapter 00 (the plumbing is every chapter's; 00 is the
+    shortest film, and tests/test_foundation.py renders 02 whole): the standard chapter unchanged;
+    the described cut longer by the descriptions' speech (a frame per hold at most), its sound as long as its picture, and each
     description's caption starting where its speech starts; the transcript in Urdu, right to left."""
     from onepass.voiceover import audio, media
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
-    args = ("--chapter", "02", "--lang", "ur", "--bundle", str(tiny_bundle.path), "--voice", "espeak", "--quality", "low",
-            "--out", str(tmp_path / "out"))
+    args = ("--chapter", CUT_CHAPTER, "--lang", "ur", "--bundle", str(tiny_bundle.path), "--voice", "espeak",
+            "--quality", "low", "--out", str(tmp_path / "out"))
     rc, out, err = run_main(*args, "--described")
     assert rc == 0, err
-    [final] = [p for p in (tmp_path / "out").glob("*/ur/low/ch02-*.mp4") if ".described" not in p.name]
+    [final] = [p for p in (tmp_path / "out").glob(f"*/ur/low/ch{CUT_CHAPTER}-*.mp4") if ".described" not in p.name]
     # the standard cut: sound, captions and picture together, right to left (test_languages' checks)
     from tests.test_languages import check_urdu_chapter_keeps_audio_captions_and_picture_together
     check_urdu_chapter_keeps_audio_captions_and_picture_together(final, out + err)
@@ -204,10 +207,10 @@ def test_the_described_cut_of_chapter_02_holds_the_picture_while_each_descriptio
     holds = json.loads((final.parent / ".scenes" / f"{cut.stem}.json").read_text(encoding="utf-8"))["holds"]
     words = Words.load("ur")
     said = sum(len(split(b, d)) for b, d in script.chapter_descriptions(
-        "02", tiny_bundle, tiny_bundle.ledger(), words).items())
+        CUT_CHAPTER, tiny_bundle, tiny_bundle.ledger(), words).items())
     assert len(holds) == said
     added = media.video_seconds(cut) - media.video_seconds(final)
-    print(f"ch02 ur: standard {media.video_seconds(final):.2f} s, described {media.video_seconds(cut):.2f} s, "
+    print(f"ch{CUT_CHAPTER} ur: standard {media.video_seconds(final):.2f} s, described {media.video_seconds(cut):.2f} s, "
           f"{len(holds)} holds, {added:.2f} s added")
     assert added == pytest.approx(sum(h["frames"] for h in holds) / fps, abs=1.5 / fps)
     # each hold lasts its description's speech, or its marked captions' reading time where that is longer
