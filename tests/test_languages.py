@@ -98,7 +98,7 @@ def test_list_languages_says_how_complete_each_is_and_a_partial_catalog_is_named
 def test_numbers_are_written_as_each_language_writes_them():
     cases = {"en": ("927,466,752", "41.2%", "−0.12", "17.7"),
              "es": ("927.466.752", "41,2\u00a0%", "−0,12", "17,7"),
-             "ur": ("927,466,752", "41.2%", "−0.12", "17.7")}      # Urdu: Western digits (README)
+             "ur": ("927,466,752", "41.2%", "−0.12", "17.7")}      # Urdu: Western digits (docs/LANGUAGES.md)
     for lang, (count, pct, signed, ratio) in cases.items():
         with N.language(lang):
             assert (N.fmt_int(927_466_752), N.fmt_pct(0.412), N.fmt_signed(-0.1249, 2), N.fmt_ratio(17.71)) == \
