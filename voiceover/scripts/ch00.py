@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from onepass.data.bundle import shown_text
 from onepass.data.facts.ch00 import token_facts
+from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
 from onepass.words.numbers import fmt_ratio, spoken_count, spoken_token
 
 # Ids read out one by one up to this many tokens; longer prompts get first and last (a line reads
@@ -24,6 +25,12 @@ def ids_said(ids: list[int], tokens: list[str], words) -> str:
         return words.text("ch00:id-list-separator").join(str(i) for i in ids)
     return words.text("ch00:ids-first-last", first=ids[0], first_token=spoken_token(tokens[0], words),
                       last=ids[-1], last_token=spoken_token(tokens[-1], words))
+
+
+def first_ids(ids: list[int], tokens: list[str], words) -> str:
+    """The description's ids (issue 53): the first SAID_TOP tiles, each token with its id ('“The” 464, …')."""
+    return said_list([words.text("kit:describe-id", token=spoken_token(t, words), id=i)
+                      for t, i in zip(tokens[:SAID_TOP], ids[:SAID_TOP])], words)
 
 
 def merge_outcome(lad: dict, words) -> str:
@@ -93,6 +100,9 @@ def values(bundle, ledger, words) -> dict:
         "T": spoken_count(f["T"], words),
         "T_tokens": counted(f["T"], "ch00:token-count", words),
         "ids_spoken": ids_said(f["ids"], f["tokens"], words),
+        # the descriptions' numbers (issue 53): the tiles' tokens by name, the first tiles' ids
+        "tokens": said_list([spoken_token(t, words) for t in f["tokens"]], words),
+        "first_ids": first_ids(f["ids"], f["tokens"], words),
         "id_cap": f["case_ids"][0],
         "id_space": f["case_ids"][1],
         "id_bare": f["case_ids"][2],

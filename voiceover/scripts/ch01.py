@@ -5,6 +5,7 @@ every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
 from onepass.data.facts.ch01 import embed_facts, rope_speeds
+from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
 from onepass.words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
 
 
@@ -39,6 +40,9 @@ def values(bundle, ledger, words) -> dict:
         "wte_params": spoken_count(f["wte_params"], words),
         "wte_pct": fmt_fixed(100 * f["wte_share"], 0),
         "row_id": f["row_id"], "row_token": spoken_token(f["row_token"], words),
+        # the description's numbers (issue 53): the row's first numbers, as its cells write them (2 decimals)
+        "row_first": said_list([spoken_signed(float(x), 2, words) for x in bundle["wte_rows"][f["row_index"]][:SAID_TOP]],
+                               words),
         "pairs_spoken": pairs_said(f["spoken_pairs"], words),
         "n_pairs": spoken_count(len(pairs), words),
         "cos_min": spoken_cos(min(cos), words), "cos_max": spoken_cos(max(cos), words),

@@ -43,6 +43,7 @@ def values(bundle, ledger, words) -> dict:
         "n_neg": fmt_int(mlp["n_neg"]),
         "min_hidden": spoken_signed(mlp["min"], 2, words),
         "mlp_flops": spoken_count(ledger.mlp_flops(0), words),
+        "down_flops": spoken_count(ledger["L0.mlp_down"].flops, words),     # what the meter adds at the down beat
         "mlp_params": spoken_count(params["mlp"], words),
         "attn_params": spoken_count(params["attention"], words),
         "param_ratio": fmt_ratio(params["ratio"]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch04 import TOP_K, TOP_P, unembed_rank, vote_facts
+from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
 from onepass.words.numbers import (
     fmt_fixed, fmt_general, fmt_int, spoken_count, spoken_ordinal, spoken_prob, spoken_signed, spoken_token,
 )
@@ -85,6 +86,9 @@ def values(bundle, ledger, words) -> dict:
     run = f["greedy_run"]
     said = words.text("ch04:run-sep").join(spoken_token(t, words) for t in run["texts"]) if run["texts"] else ""
     out["loop_note"] = words.text("ch04:loop-seen" if run["repeats"] else "ch04:loop-not", run=said)
+    # the description's numbers (issue 53): the top bars, each token with its probability
+    out["top_probs"] = said_list([words.text("kit:describe-prob", token=spoken_token(c["text"], words),
+                                             prob=spoken_prob(c["prob"], words)) for c in top[:SAID_TOP]], words)
     for i in range(3):
         c = top[min(i, len(top) - 1)]
         out[f"top{i + 1}"] = spoken_token(c["text"], words)

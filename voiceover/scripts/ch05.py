@@ -53,6 +53,8 @@ def values(bundle, ledger, words) -> dict:
         "big_to": spoken_pct(float(f["full"][r, c]), words),
         "last_token": spoken_token(bundle.tokens[-1], words),
         "total": spoken_count(ledger.total, words),
+        # the description's number (issue 53): the scores' FLOPs both grids write under them (the ledger's line)
+        "scores_flops": spoken_count(ledger["L0.scores"].flops, words),
         "year": ORIGINAL_YEAR,
         "enc_examples": names(SPOKEN_EXAMPLES[0], words),
         "dec_examples": names(SPOKEN_EXAMPLES[1], words),

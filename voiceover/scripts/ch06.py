@@ -71,6 +71,7 @@ def values(bundle, ledger, words) -> dict:
         "per_token_bytes": N.fmt_int(f["per_token_bytes"]),
         "last_context": f["cache"][-1]["tokens"],
         "cache_last_bytes": spoken_count(f["cache"][-1]["bytes"], words),
+        "cache_last_numbers": spoken_count(f["cache"][-1]["numbers"], words),      # the counter's numbers, last
         "full_next": spoken_count(first_more["full"], words),
         "cached_next": spoken_count(first_more["cached"], words),
         "ratio_next": N.fmt_ratio(first_more["saving"]),
