@@ -20,6 +20,8 @@ labels are never shared between trees), removed at the end. An extracted bundle 
 its folder printed: pass it as --bundle to the other tree's run, so both draw the same numbers.
 Method used for issue 42 (frames identical before and after the engine boundary): the baseline
 commit in a worktree, `--tree WORKTREE`, then this tree with `--bundle` of that run.
+Issue 50 (engine/copies.py's mobject copies): this tree with `--manim-copies`, then without it,
+with `--bundle` of the first run.
 """
 from __future__ import annotations
 
@@ -60,6 +62,13 @@ def render_job_module(tree: Path) -> str:
     return f"onepass.{name}" if "from onepass." in found[0].read_text(encoding="utf-8") else name
 
 
+# --manim-copies: the scene process with manim's own Mobject.__deepcopy__ (engine/frames.py's
+# faster_manim() without engine/copies.py's), its module then run as `python -m` runs it
+MANIM_COPIES = ("import contextlib, runpy, sys; from onepass.engine import frames; "
+                "frames.faster_copies = contextlib.nullcontext; del sys.argv[0]; "
+                "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)")
+
+
 def audio_md5(video: Path) -> str | None:
     """The md5 of the decoded sound track (None: the scene has none, as a silent one)."""
     streams = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=index",
@@ -98,7 +107,8 @@ def hash_tree(a) -> dict:
     def one(job):
         chapter, name = job
         out = work / f"ch{chapter}-{name}.mp4"
-        cmd = ["nice", "-n", "10", a.python, "-m", module, "--bundle", bundle, "--chapter", chapter, "--scene", name,
+        run = ["-c", MANIM_COPIES, module] if a.manim_copies else ["-m", module]
+        cmd = ["nice", "-n", "10", a.python, *run, "--bundle", bundle, "--chapter", chapter, "--scene", name,
                "--quality", "low", "--out", str(out), "--voice", a.voice, "--lang", a.lang]
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
         if proc.returncode:
@@ -121,7 +131,8 @@ def hash_tree(a) -> dict:
             video.unlink(missing_ok=True)
     if not a.bundle:
         print(f"bundle: {bundle}", flush=True)
-    return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "scenes": results}
+    return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "manim_copies": a.manim_copies,
+            "scenes": results}
 
 
 def compare(before: dict, after: dict) -> list[str]:
@@ -156,6 +167,8 @@ def main(argv=None) -> int:
     p.add_argument("--voice-cache", help="where the voice's clips are kept (ONEPASS_VOICE_CACHE)")
     p.add_argument("--lang", default="en")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--manim-copies", action="store_true",
+                   help="scene processes copy mobjects with manim's own Mobject.__deepcopy__, not engine/copies.py's")
     p.add_argument("--json", help="write the hashes here")
     p.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two --json files")
     a = p.parse_args(argv)

@@ -11,6 +11,7 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     versions.py         SUPPORTED and check(): the versions, said once
     frames.py           the scene process's renderer, camera, file writer and segment encoder
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
+    copies.py           a mobject's deep copy as manim makes it, without copy.deepcopy's machinery
     text.py             what onepass does to a Text beyond its arguments
     dry_run.py          dry_run(): a scene run with nothing written and nothing drawn (tests, bench)
     stored.py           a built Text as data only (JSON and arrays), for the label shelf
@@ -56,6 +57,9 @@ INTERNALS = (
      ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family")),
     ("a copy of Mobject's _iter_family order (remove_list_redundancies)", "family_of", "engine/frames.py",
      ("_iter_family", "remove_list_redundancies")),
+    ("Mobject.__deepcopy__ (replaced while a scene renders or runs dry), restated with copy.deepcopy's "
+     "rules for what a mobject holds", "faster_copies(): mobject_deepcopy, deep_copy", "engine/copies.py",
+     ("Mobject.__deepcopy__",)),
     ("Camera.set_cairo_context_path's cairo calls, restated", "trace_path, FilmCamera", "engine/frames.py",
      ("set_cairo_context_path",)),
     ("CairoRenderer.update_frame/render/freeze_current_frame, static_image", "FilmRenderer", "engine/frames.py",

@@ -10,7 +10,9 @@ bench/caption_report.py and bench/accessibility.py run scenes this way, through 
 
 Internals (engine/__init__.py INTERNALS): the config key `from_animation_number` set past any
 scene's plays, so each play is skipped; and CairoRenderer.update_frame, replaced while the dry run
-lasts: manim still draws a skipped play's static frame, which nothing reads.
+lasts: manim still draws a skipped play's static frame, which nothing reads. A dry run uses the
+render's faster equivalents of manim's methods (engine/frames.py faster_manim(): mobject copies,
+families, subpaths), so it runs the code a render runs, in about 0.8 of the time (bench/dry_run_speed.py).
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from unittest import mock
 from manim import tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
+from onepass.engine.frames import faster_manim
+
 # from_animation_number: every play counts as 'before the first one drawn'
 SKIP_EVERY_PLAY = 10 ** 9
 SETTINGS = {"dry_run": True, "disable_caching": True, "quality": "low_quality", "progress_bar": "none",
@@ -29,7 +33,8 @@ SETTINGS = {"dry_run": True, "disable_caching": True, "quality": "low_quality", 
 
 
 @contextlib.contextmanager
-def dry_run(media_dir: str | Path | None = None, draw: bool = False, **settings) -> Iterator[None]:
+def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: bool = True,
+            **settings) -> Iterator[None]:
     """Scenes made and rendered inside this block run dry: manim's `dry_run` (nothing written), low
     quality, no cache, no progress bar, errors only; `media_dir` for the Text outlines manim keeps
     (default: the folder already configured); `settings` add to or override manim's config.
@@ -37,7 +42,10 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, **settings)
     draw=False (the default) also skips drawing: every play is skipped to its end state and a
     skipped play draws nothing (several times faster). draw=True draws each play's frames into the
     camera, still writing no file (a test that reads the camera's pixels, or compares two scenes'
-    timing play by play)."""
+    timing play by play).
+
+    faster=False leaves manim's own methods in place of faster_manim()'s (bench/dry_run_speed.py
+    measures one against the other)."""
     config = dict(SETTINGS)
     if media_dir is not None:
         config["media_dir"] = str(media_dir)
@@ -52,4 +60,6 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, **settings)
                 if not renderer.skip_animations:
                     drawing(renderer, *args, **kwargs)
             stack.enter_context(mock.patch.object(CairoRenderer, "update_frame", no_drawing_while_skipping))
+        if faster:
+            stack.enter_context(faster_manim())
         yield

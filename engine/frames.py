@@ -12,8 +12,8 @@ each against the supported versions, engine/versions.py):
   `_create_segment_encoder` and `_current_encode_job`);
 * FilmCamera: Camera tracing a shape's path only when it changed shape, and drawing still shapes
   once per play (engine/still_layer.py);
-* faster_manim(): VMobject.get_subpaths_from_points and Mobject.get_family replaced by faster
-  equivalents while a scene renders;
+* faster_manim(): VMobject.get_subpaths_from_points, Mobject.get_family and Mobject.__deepcopy__
+  (engine/copies.py) replaced by faster equivalents while a scene renders or runs dry;
 * FilmRenderer: CairoRenderer writing through those, drawing the camera's own pixel array.
 
 The film's own parts come in as arguments (FilmRenderer(packet_hash=, hold_copies=)): engine
@@ -41,6 +41,7 @@ from manim.utils.iterables import list_update, remove_list_redundancies
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+from onepass.engine.copies import faster_copies
 from onepass.engine.still_layer import StillLayer
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
@@ -461,13 +462,17 @@ def _gather(mobject, path: set, found: list) -> None:
 
 @contextlib.contextmanager
 def faster_manim():
-    """While the block runs (a scene's render), VMobject.get_subpaths_from_points is
-    subpaths_from_points and Mobject.get_family is family_of; manim's own again after it."""
+    """While the block runs (a scene's render or dry run), VMobject.get_subpaths_from_points is
+    subpaths_from_points, Mobject.get_family is family_of and Mobject.__deepcopy__ is
+    engine/copies.py's mobject_deepcopy; what they were before again after it (manim's own, unless
+    the block is inside another)."""
+    before = VMobject.get_subpaths_from_points, Mobject.get_family
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
     try:
-        yield
+        with faster_copies():
+            yield
     finally:
-        VMobject.get_subpaths_from_points, Mobject.get_family = _MANIMS_SUBPATHS, _MANIMS_FAMILY
+        VMobject.get_subpaths_from_points, Mobject.get_family = before
 
 
 class FilmRenderer(CairoRenderer):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import subprocess
+import types
 from pathlib import Path
 
 import av
@@ -363,6 +364,114 @@ def _gather_all(mobject):
         yield from _gather_all(sub)
 
 
+
+def _same_graph(a, b, original: set, pairs: dict, path: str = "copy") -> None:
+    """`a` (manim's copy) and `b` (engine/copies.py's) are the same object graph: same classes,
+    equal values, arrays of the same dtype, shape, strides and numbers, the same values shared
+    within the copy, and the same values shared with the original (`original`: its objects' ids)."""
+    if id(a) in pairs:
+        assert pairs[id(a)] is b, f"{path}: shared in manim's copy, not in ours"
+        return
+    pairs[id(a)] = b
+    assert type(a) is type(b), f"{path}: {type(a).__name__} in manim's copy, {type(b).__name__} in ours"
+    assert (id(a) in original) == (id(b) in original), f"{path}: shared with the original in one copy only"
+    if id(a) in original:
+        assert a is b, f"{path}: manim's copy shares another object with the original"
+    elif isinstance(a, np.ndarray):
+        assert (a.dtype, a.shape, a.strides) == (b.dtype, b.shape, b.strides), path
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), path
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same_graph(x, y, original, pairs, f"{path}[{i}]")
+    elif isinstance(a, dict):
+        assert list(a) == list(b), path
+        for k in a:
+            _same_graph(a[k], b[k], original, pairs, f"{path}.{k}")
+    elif isinstance(a, types.MethodType):                     # bound to the copy, in both
+        assert a.__func__ is b.__func__, path
+        _same_graph(a.__self__, b.__self__, original, pairs, f"{path}.__self__")
+    elif hasattr(a, "__dict__") and not isinstance(a, type) and not callable(a):
+        _same_graph(a.__dict__, b.__dict__, original, pairs, path)
+    else:
+        assert a is b or a == b, f"{path}: {a!r} in manim's copy, {b!r} in ours"
+
+
+def _objects_of(x, found: dict) -> dict:
+    if id(x) not in found:
+        found[id(x)] = x
+        items = (x if isinstance(x, (list, tuple)) else [*x.keys(), *x.values()] if isinstance(x, dict)
+                 else [x.__self__] if isinstance(x, types.MethodType)
+                 else [x.__dict__] if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x) else [])
+        for item in items:
+            _objects_of(item, found)
+    return found
+
+
+def test_mobjects_are_copied_as_manim_copies_them():
+    """engine/copies.py (Mobject.__deepcopy__ while a scene renders or runs dry) makes the copy
+    manim's own Mobject.__deepcopy__ makes: points, colours (ManimColor), submobjects (a shared one
+    still shared, a group holding itself), a Text's glyphs, updaters kept as manim keeps them (a
+    function the same function, a bound method bound to the copy), numbers, strings, tuples,
+    enums, numpy numbers, paths; and a copy changed in any way leaves the original as it was."""
+    import copy
+    from manim import Circle, ManimColor, Mobject, Square, Text, VGroup
+
+    from onepass.engine.copies import deep_copy, faster_copies, mobject_deepcopy
+    manims = Mobject.__deepcopy__
+    shared = Circle(color=S.KEY, fill_opacity=0.4)
+    square = Square(1.5).set_fill(S.QUERY, 0.6).set_stroke(S.INK, 3, background=True)
+    square.add_updater(lambda m, dt: m.shift(UP * dt))
+    square.add_updater(square.shift)                                 # a bound method: bound to the copy
+    square.notes = {"n": np.float64(2.5), "k": (1, "a", (2.0, None)), "path": Path("/x"), "c": ManimColor("#123456"),
+                    "alias": square.points, "list": [shared, shared],
+                    "columns": np.asfortranarray(np.arange(6.0).reshape(2, 3)), "view": square.points[::2, :2]}
+    group = VGroup(VGroup(shared, square), Text("−1.57 ab", font=S.MONO), shared)
+    group.submobjects[0].submobjects.append(group.submobjects[0])
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    for original in (group, grid, FlopsMeter(0, "", widest=10 ** 9, title="Σ FLOPs"), Square()):
+        assert Mobject.__deepcopy__ is manims
+        theirs = copy.deepcopy(original)
+        with faster_copies():
+            assert Mobject.__deepcopy__ is mobject_deepcopy
+            ours = original.copy()
+            also = deep_copy({"m": original}, {})["m"]
+        assert Mobject.__deepcopy__ is manims
+        for made in (ours, also):
+            _same_graph(theirs, made, set(_objects_of(original, {})), {})
+            assert made.original_id == theirs.original_id == str(id(original))
+            assert all(np.array_equal(m.points, t.points) for m, t in zip(made.get_family(), theirs.get_family()))
+    ours = _copied_with(faster_copies, group)
+    copied = ours.submobjects[0].submobjects[1]
+    assert [u.__self__ for u in copied.updaters if hasattr(u, "__self__")] == [copied]
+    assert copied.updaters[0] is square.updaters[0] and copied.notes["alias"] is copied.points
+    assert ours.submobjects[2] is ours.submobjects[0].submobjects[0] is copied.notes["list"][1]
+    # a copy changed every way: the original keeps its points, colours, children and notes
+    before = _look(group)
+    copied.shift(UP).set_fill(S.KEY, 0.1).set_stroke(S.INK, 9)
+    copied.notes["c"]._internal_value[:] = 0.5            # a ManimColor changed in place (manim does so)
+    copied.notes["list"].append(Square())
+    copied.points[0, 0] = 99.0
+    ours.submobjects[1].submobjects[0].points[:] = 0.0
+    ours.submobjects[0].submobjects.pop()
+    assert _look(group) == before and _look(ours) != before
+
+
+def _look(group) -> list:
+    """What a mobject shows, member by member (and the square's notes above)."""
+    seen = []
+    for m in group.get_family():
+        notes = getattr(m, "notes", {})
+        seen.append((type(m).__name__, m.points.tobytes(), m.fill_rgbas.tobytes(), m.stroke_rgbas.tobytes(),
+                     m.background_stroke_rgbas.tobytes(), m.stroke_width, len(m.submobjects),
+                     notes and (notes["c"].to_hex(), len(notes["list"]), notes["alias"].tobytes())))
+    return seen
+
+
+def _copied_with(patch, mobject):
+    with patch():
+        return mobject.copy()
+
 class Pictures(Scene):
     """Images as the film shows them (chapters 01 and 03: heatmaps): fading in, sliding partly off
     the frame, scaled, turned, over a still square."""
@@ -497,18 +606,32 @@ def test_what_display_vectorized_reads_is_what_the_layer_compares():
 
 
 def test_the_patched_methods_are_manims_and_come_back():
-    """faster_manim() replaces VMobject.get_subpaths_from_points and Mobject.get_family while a scene
-    renders and puts manim's own back after it (and after an error)."""
+    """faster_manim() replaces VMobject.get_subpaths_from_points, Mobject.get_family and
+    Mobject.__deepcopy__ while a scene renders or runs dry and puts manim's own back after it (and
+    after an error)."""
     from manim import Mobject, VMobject
 
     from onepass.engine.frames import (
         _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, subpaths_from_points,
     )
+    from onepass.engine.copies import mobject_deepcopy
+    from onepass.engine.dry_run import dry_run
+    manims_copy = Mobject.__deepcopy__
     assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
     with pytest.raises(RuntimeError), faster_manim():
         assert VMobject.get_subpaths_from_points is subpaths_from_points and Mobject.get_family is family_of
+        assert Mobject.__deepcopy__ is mobject_deepcopy
+        with faster_manim():                   # inside another (a render that dry-runs): the same
+            pass
+        assert Mobject.get_family is family_of and Mobject.__deepcopy__ is mobject_deepcopy
         raise RuntimeError
     assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
+    assert Mobject.__deepcopy__ is manims_copy
+    with dry_run():                            # a dry run runs what a render runs
+        assert Mobject.get_family is family_of and Mobject.__deepcopy__ is mobject_deepcopy
+    with dry_run(faster=False):
+        assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
+    assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
 
 
 def test_the_text_internals_engine_relies_on():
