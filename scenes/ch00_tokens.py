@@ -236,7 +236,33 @@ class SameWord(TokensScene):
                 hl = hl or box
             # "the letters inside them are invisible to the model"
             say(self, beat, "invisible", FadeOut(hl), FadeIn(footer, shift=UP * GAP.xs))
-            say(self, beat, "invisible", *[c[1].text_mob.animate.set_opacity(0.25) for c in cols], into=0.5)
+            # "three different strings, so three different tokens": the three ids, each its own
+            say(self, beat, "invisible", *[Swell(c[2]) for c in cols], into=0.22)
+            # "the model never sees the letters inside them"
+            say(self, beat, "invisible", *[c[1].text_mob.animate.set_opacity(0.25) for c in cols], into=0.45)
+            # "that is why a model can miscount the r's": the word as the model receives it
+            letters = self.letters_picture(f, above)
+            say(self, beat, "letters", FadeOut(cols), FadeIn(letters, shift=UP * GAP.s))
+
+    def letters_picture(self, f, room: S.Region) -> VGroup:
+        """The counted word mid-sentence and on its own, each as its letters, then the pieces and ids
+        this tokenizer turns it into: the letters (and so the r's) are in no id."""
+        rows = VGroup()
+        for spelling, ids in f["letters"]:
+            word = TokenChip(spelling, size=S.BODY_SIZE)
+            pieces = VGroup(*[TokenChip(chip_text(self.tok.readable(i), i, self.tok), i, size=S.BODY_SIZE) for i in ids])
+            pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)       # the model's own string: left to right always
+            arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
+            rows.add(VGroup(word, arrow, pieces).arrange(RIGHT, buff=GAP.s))
+            self.gpt2_texts.update({spelling, S.show_token(spelling)})
+            self.gpt2_texts.update(chip_text(self.tok.readable(i), i, self.tok) for i in ids)
+        rows.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
+        note = fit_lines(self.text("letters-note", n=N.fmt_int(f["letter_count"]), letter=f["letter"]),
+                         S.BODY_SIZE, S.WARNING, S.CONTENT_W)
+        below(note, rows, buff=GAP.l)
+        picture = VGroup(rows, note)
+        place_in(fit_to(picture, room), room)
+        return picture
 
 
 class WhyPieces(TokensScene):

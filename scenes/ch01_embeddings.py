@@ -9,7 +9,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Circle, Cr
                    FadeIn, FadeOut,
                    Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
                    Rectangle, ReplacementTransform, Rotate, RoundedRectangle, SurroundingRectangle, Transform,
-                   TransformFromCopy, VGroup)
+                   Succession, TransformFromCopy, VGroup)
 from manim.constants import RESAMPLING_ALGORITHMS
 
 from onepass.data.facts.ch01 import SHOWN_TOKENS, dial_angles, embed_facts, order_strips, rope_speeds, sinusoidal_table
@@ -568,9 +568,15 @@ class Positions(EmbeddingScene):
             # "dog bites man and man bites dog would look alike": the two sums, one and the same
             sums_lit = glow(Group(top.sigma, bottom.sigma), color=S.INK, opacity=0.15)
             say(self, beat, "alike", FadeIn(sums_lit), FadeIn(same), FadeIn(same_lit))
+            # "in GPT, each token sees only the tokens before it": what each token sees, growing along the row
+            seen = [glow(VGroup(*top.chips[:k + 1]), color=S.ATTENTION, opacity=0.08) for k in range(len(shown))]
+            say(self, beat, "position", FadeOut(same_lit), FadeOut(same), FadeOut(sums_lit), FadeIn(seen[0]))
+            if len(seen) > 1:
+                say(self, beat, "position", Succession(*[Transform(seen[0], s) for s in seen[1:]]), into=0.3)
+            # "but among those it is lost again": the sums, still one and the same
+            say(self, beat, "lost", FadeOut(seen[0]), Swell(Group(top.sigma, bottom.sigma), color=S.INK))
             # "each token's position has to be written into its vector": the slot's row added, row by row
-            say(self, beat, "position", FadeOut(same_lit), FadeOut(same), FadeOut(sums_lit),
-                *[FadeOut(m) for r in rows for m in (r.sigma, r.sigma_name)],
+            say(self, beat, "written", *[FadeOut(m) for r in rows for m in (r.sigma, r.sigma_name)],
                 *[Transform(c, m) for c, m in zip(top.cols, top.moved)],
                 LaggedStart(*[FadeIn(s, shift=DOWN * GAP.xs) for s in top.slots], lag_ratio=0.2))
             differ_lit = glow(differ, color=S.RESIDUAL, opacity=0.12)
@@ -726,6 +732,15 @@ class Positions(EmbeddingScene):
             say(self, beat, "own-pattern", Create(band))
             # three quarters down: halfway, the band struck through the random-weights plate's words
             say(self, beat, "every", Transform(band, bands(Pn * 3 // 4)), into=0.95)
+            # "most open models today use neither, but RoPE": both tables step back for what replaced them
+            # the tables' pictures stay, dimmed; their labels and notes go, so the note reads alone
+            instead = fit_lines(self.text("rope-instead"), S.BODY_SIZE, S.INK, S.CONTENT_W - 2 * GAP.xl)
+            instead.move_to(VGroup(*panels))
+            plate = glow(instead, color=S.PANEL, buff=GAP.m, opacity=0.92)
+            keep = {id(m) for m in (self.meter, self.heading, getattr(self, "random_mark", None), *images, band)}
+            say(self, beat, "rope", *[m.animate.set_opacity(0.3) for m in (*images, band)],
+                FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep])),
+                FadeIn(plate), FadeIn(instead, shift=UP * GAP.xs))
 
     def untabled(self, block, note):
         """The add and tables beats of a model with no position table (RoPE): nothing is added, the

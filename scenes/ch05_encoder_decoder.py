@@ -15,7 +15,7 @@ from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch05 import FAMILIES, ORIGINAL_YEAR, VISIBLE_CHANGE, mask_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Swell
+from onepass.scenes.follow import Swell, say
 from onepass.scenes.layout import GAP, below, columns, fit_to, flow, keep_inside, place_in
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import AttentionArcs, NumberGrid, token_window
@@ -160,8 +160,15 @@ class MaskOff(EncoderDecoderScene):
                           run_time=beat.span(0.3))
             if new:                   # one token: nothing lies ahead of it to read
                 self.play(LaggedStart(*[Create(p) for p in new], lag_ratio=0.08), run_time=beat.span(0.8))
-            beat.at("encoder")       # "that is all an encoder is"
+            beat.at("encoder")       # "that is an encoder's attention"
             self.play(Swell(titles["encoder"], color=S.ATTENTION), run_time=beat.span(0.7))
+            # "but a real encoder is also trained for it, to fill in blanked-out words from both sides":
+            # the lines that read forward, the ones such training teaches
+            forward = VGroup(*new) if new else causal.cell_group
+            say(self, beat, "fill", Swell(forward, color=S.ATTENTION, scale_factor=1.0))
+            # "so this model, trained never to look ahead, does not become one": those lines fade
+            say(self, beat, "notone", Swell(titles["encoder"], color=S.WARNING),
+                *([m.animate.set_stroke(opacity=0.35) for m in new]))
         lines = VGroup(*[back.arcs[qk] for qk in back.arcs if qk in both.arcs], *new, back.key_marks)
         with self.beat("changes") as beat:
             # the lines make way for the change column; the grid and the column centred together

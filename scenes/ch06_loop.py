@@ -943,28 +943,23 @@ class Scale(LoopChapter):
             say(self, beat, "gpt3", TransformFromCopy(bp["ours_block"], bp["g3_block"]), ptr.to(bp["g3"], color=S.LOGIT),
                 run_time=min(1.2, beat.span(0.4, mark="gpt3")))
             say(self, beat, "gpt3", FadeIn(bp["g3_name"]), FadeIn(bp["g3_dims"]), into=0.4)
-            sparse = None
-            if not self.bundle.shape.has_position_table:
-                # "… and every other layer uses a banded, sparse attention" (a longer sentence in a modern
-                # model's film, two stills of 6 and 9 s): every other floor of GPT-3's block lit, bottom up
-                blk, n3 = bp["g3_block"], facts[-1]["layers"]
-                floor_h = blk.height / n3
-                sparse = VGroup(*[Rectangle(width=blk.width, height=floor_h, stroke_width=0, fill_color=S.ATTENTION,
-                                            fill_opacity=0.6).move_to(blk.get_corner(DOWN + LEFT) + UP * floor_h * k,
-                                                                           aligned_edge=DOWN + LEFT)
-                                  for k in range(1, n3, 2)])
-                say(self, beat, "gpt3", LaggedStart(*[FadeIn(m) for m in sparse], lag_ratio=0.1), into=0.6,
-                    run_time=beat.span(0.8))
+            # "… and every other layer uses a banded, sparse attention": every other floor of GPT-3's
+            # block lit, bottom up
+            blk, n3 = bp["g3_block"], facts[-1]["layers"]
+            floor_h = blk.height / n3
+            sparse = VGroup(*[Rectangle(width=blk.width, height=floor_h, stroke_width=0, fill_color=S.ATTENTION,
+                                        fill_opacity=0.6).move_to(blk.get_corner(DOWN + LEFT) + UP * floor_h * k,
+                                                                       aligned_edge=DOWN + LEFT)
+                              for k in range(1, n3, 2)])
+            say(self, beat, "gpt3", LaggedStart(*[FadeIn(m) for m in sparse], lag_ratio=0.1), into=0.6,
+                run_time=beat.span(0.8))
             # "the same ledger prices its next token at … against … for <this model>": each bill as a
             # square's area, this model's in GPT-3's corner
             say(self, beat, "prices", FadeIn(bp["bill_head"]), GrowFromEdge(bp["g3_bill"], DOWN),
-                ptr.to(bp["g3_bill"], color=S.LOGIT), *([FadeOut(sparse)] if sparse is not None else []),
-                run_time=min(1.0, beat.span(0.3)))
-            if sparse is not None:    # "… counting every layer as dense": the floors lit back to one fill
-                say(self, beat, "prices", FadeIn(bp["g3_price"]), ptr.to(bp["g3_price"], color=S.LOGIT), into=0.2,
-                    run_time=beat.span(0.5))
-            else:
-                say(self, beat, "prices", FadeIn(bp["g3_price"]), into=0.2, run_time=min(0.6, beat.span(0.2)))
+                ptr.to(bp["g3_bill"], color=S.LOGIT), FadeOut(sparse), run_time=min(1.0, beat.span(0.3)))
+            # "… counting every layer as dense": the floors lit back to one fill
+            say(self, beat, "prices", FadeIn(bp["g3_price"]), ptr.to(bp["g3_price"], color=S.LOGIT), into=0.2,
+                run_time=beat.span(0.5))
             say(self, beat, "prices", FadeIn(bp["ours_bill"]), FadeIn(bp["ours_price"]),
                 ptr.to(VGroup(bp["ours_bill"], bp["ours_price"]), color=S.TOKEN), into=0.6)
             # as the sentence ends, the two prices the ratio divides, together

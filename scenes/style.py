@@ -188,29 +188,4 @@ def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:
 visible_bytes = tokenizer.visible_bytes   # whole characters as themselves, stray bytes as <D8>
 
 
-def show_token(token: str | int | bytes) -> str:
-    """A token made visible: leading space as '·', newline/tab as symbols, and a token that is
-    part of a character as its bytes (<D8>). Pass the token's id (or its bytes) wherever the id is
-    known: its decoded text alone has already lost those bytes to U+FFFD."""
-    if isinstance(token, (int, np.integer)):
-        token = tokenizer.readable(int(token))
-    if isinstance(token, bytes):
-        token = visible_bytes(token)
-    return "".join(_visible_char(ch) for ch in token) or "∅"
-
-
-def _visible_char(ch: str) -> str:
-    """A character that draws something: space, newline and tab as symbols, other spaces (no-break,
-    ideographic, ...) as '␣', and invisible format characters (zero-width joiner, ...) by code point,
-    so no token is ever drawn as nothing (an empty Text has no size to place)."""
-    if ch in _SHOWN:
-        return _SHOWN[ch]
-    kind = unicodedata.category(ch)
-    if kind in ("Zs", "Zl", "Zp"):
-        return "␣"
-    if kind in ("Cf", "Cc"):
-        return f"U+{ord(ch):04X}"
-    return ch
-
-
-_SHOWN = {" ": "·", "\n": "↵", "\t": "⇥"}
+from onepass.data.visible import show_token  # noqa: E402,F401 (a token made visible; manim-free for the tables)

@@ -13,6 +13,7 @@ from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRec
 from onepass.scenes import style as S
 from onepass.words import numbers as N
 from onepass.scenes.text import fit_width, label, line_height
+from onepass.data.visible import GRID_TOKENS, token_window, window  # noqa: F401 (the scenes' names for them)
 
 
 class TokenChip(VGroup):
@@ -58,13 +59,6 @@ def token_row(texts: Sequence[str], ids: Sequence[int] | None = None, max_width:
     return chips
 
 
-def window(n: int, limit: int) -> tuple[list[int], bool]:
-    """Indices to show of n items when at most `limit` fit: the first ones, then '…'."""
-    if n <= limit:
-        return list(range(n)), False
-    return list(range(limit - 1)), True
-
-
 STACK_ROWS = 12   # at most this many floors of a layer stack at 480p (GPT-2 small's twelve fit)
 
 
@@ -78,14 +72,6 @@ def layer_window(n_layer: int, limit: int = STACK_ROWS) -> list:
     low = (limit - 1) // 2
     high = limit - 1 - low
     return [*range(low), (low, n_layer - high - 1), *range(n_layer - high, n_layer)]
-
-
-GRID_TOKENS = 8   # at most this many tokens as rows (and columns) of a T x something grid at 480p
-
-
-def token_window(T: int, limit: int = GRID_TOKENS) -> list[int]:
-    """The last `limit` token positions: the last row is the one that predicts."""
-    return list(range(max(0, T - limit), T))
 
 
 class NumberGrid(VGroup):

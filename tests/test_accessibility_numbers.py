@@ -240,12 +240,6 @@ def test_chapter_02s_descriptions_say_the_numbers_its_beats_turn_on(tiny_bundle,
     assert top in changed["last_row"] and top not in d["last_row"]
 
 
-def test_the_descriptions_grid_rows_are_the_scenes():
-    from onepass.scenes.widgets import GRID_TOKENS, token_window
-    assert f02.GRID_ROWS == GRID_TOKENS
-    assert list(range(30 - f02.GRID_ROWS, 30)) == token_window(30)
-
-
 def test_accessibility_md_points_only_at_tests_that_exist():
     """docs/ACCESSIBILITY.md's proofs name tests (`test_x.py::test_y`, `::test_z` for the file named
     last on its line, `::test_y...` for a name's start): each one is a test in tests/ (issue 53 item 7)."""

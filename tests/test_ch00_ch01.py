@@ -262,7 +262,7 @@ def test_composed_narration_reads_as_it_always_did():
 # the scenes raise on a missing one, but only the wording of the bundle they are run with is exercised
 MARKERS = {
     "ch00-intro": {"count"}, "ch00-split": {"dot"}, "ch00-ids": {"swap", "list", "meter"},
-    "ch00-case": {"capital", "invisible"}, "ch00-words": {"endless", "unknown"}, "ch00-letters": {"long", "square"},
+    "ch00-case": {"capital", "invisible", "letters"}, "ch00-words": {"endless", "unknown"}, "ch00-letters": {"long", "square"},
     "ch00-subwords": {"common", "bytes"}, "ch00-bytes": {"question", "bpe", "word"},
     "ch00-merges": {"merge", "outcome", "common"}, "ch00-vocab": {"parts", "total", "order"},
     "ch00-ratio": {"became", "letters"}, "ch00-other": {"greeting", "loose", "english", "cost"},
@@ -278,11 +278,12 @@ MARKERS = {
                              "chance"},
     "ch01-cosine": {"pairs", "meaning", "pulled"},
     "ch01-cosine.synthetic": {"pairs", "scores", "meaning", "related", "unrelated"},
-    "ch01-order": {"attn", "sum", "shuffle", "same", "alike", "position", "vector"},
+    "ch01-order": {"attn", "sum", "shuffle", "same", "alike", "position", "lost", "written", "vector"},
     "ch01-add": {"second", "row-zero", "row-one", "so-on", "additions", "width", "grow"},
-    "ch01-tables": {"left", "ceiling", "past", "limit", "right", "waves", "formula", "longer", "every", "own-pattern"},
+    "ch01-tables": {"left", "ceiling", "past", "limit", "right", "waves", "formula", "longer", "every", "own-pattern",
+                    "rope"},
     "ch01-tables.synthetic": {"left", "noise", "structured", "ceiling", "past", "limit", "right", "waves", "formula",
-                              "longer", "every", "own-pattern"},
+                              "longer", "every", "own-pattern", "rope"},
     "ch01-stream": {"rows", "flow", "reads", "computes", "adds", "layers-add", "erase", "keep", "path", "short"},
     "ch01-handoff": {"layer-one", "next"},
 }

@@ -67,7 +67,9 @@ def test_the_chapter_opens_on_a_question_says_why_and_reads_few_numbers(tiny_bun
     assert "does not move at all" in lines["changes"].text             # what already worked stays
     # why a decoder hides the future, why an encoder needs no mask, what cross-attention reads
     assert "copy" in lines["decoder"].text and "next token" in lines["decoder"].text
-    assert "understand" in lines["encoder_only"].text and "nothing has to be hidden" in lines["encoder_only"].text
+    # an encoder is trained to fill blanks from both sides, so nothing is hidden, and so it cannot write
+    assert "understand" in lines["encoder_only"].text and "fill in blanked-out words" in lines["encoder_only"].text
+    assert "nothing is hidden" in lines["encoder_only"].text and "never learns to predict" in lines["encoder_only"].text
     assert "must never see ahead" in lines["decoder_only"].text
     assert "text being written" in lines["cross"].text and "source" in lines["cross"].text
     assert "Nothing new is computed" in lines["same_cost"].text

@@ -12,6 +12,8 @@ from onepass.data import tokenizer
 OTHER_LANGUAGE = "السلام علیکم"
 # The three spellings compared in the "same word, three ids" beat (ids looked up, not typed).
 CASE_WORDS = ("The", " the", "the")
+# the word whose letters a model is famously asked to count (the case beat's consequence)
+LETTERS_WORD, LETTER = "strawberry", "r"
 # The merge ladder stays legible up to this many merges and bytes.
 MAX_MERGES_SHOWN = 7
 MAX_WORD_BYTES = 12
@@ -166,6 +168,10 @@ def token_facts(bundle) -> dict:
         "cpt": len(prompt) / text_T,
         "case_words": CASE_WORDS,
         "case_ids": case_ids(tok),
+        # the letters the model never sees: the word mid-sentence and on its own, as this tokenizer cuts it
+        "letters": [(spelling, tok.encode_plain(spelling)) for spelling in (" " + LETTERS_WORD, LETTERS_WORD)],
+        "letter": LETTER,
+        "letter_count": LETTERS_WORD.count(LETTER),
         "ladder": ladder,
         # why not letters: attention compares every position with every other, T x T of them
         "pairs_tokens": bundle.T * bundle.T,

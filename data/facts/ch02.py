@@ -114,9 +114,6 @@ def softmax_row(bundle, row: int) -> dict:
             "masked": np.isneginf(s), "model": bundle["probs"][0, h, row].astype(np.float64)}
 
 
-# the rows of the T x T grids (scenes/widgets.py GRID_TOKENS, the last ones), for the narration's
-# descriptions, which cannot ask the scenes (tests/test_accessibility_numbers.py keeps the two equal)
-GRID_ROWS = 8
 
 
 def softmax_row_index(rows) -> int:

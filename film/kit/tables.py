@@ -8,7 +8,7 @@ A table is built from the same facts the scene draws (onepass.data.facts.chNN: t
 same window of a long prompt, the same values), its caption and headers are catalog words
 (`kit:table-*`), its numbers are formatted as the language writes them (onepass.words.numbers), and
 its rows and columns are named by the prompt's tokens as the film shows them (`·sat`:
-onepass.scenes.style.show_token). `ledger_table` is a chapter's Σ FLOPs meter: each step it pays and
+onepass.data.visible.show_token). `ledger_table` is a chapter's Σ FLOPs meter: each step it pays and
 the running total (the handout's ledger rows).
 """
 from __future__ import annotations
@@ -19,8 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from onepass.data.facts import ch00, ch01, ch02, ch03, ch04, ch05, ch06
-from onepass.scenes.style import show_token
-from onepass.scenes.widgets import token_window, window
+from onepass.data.visible import show_token, token_window, window
 from onepass.words import numbers as N
 
 

@@ -75,7 +75,7 @@ OPTIONS = (
     Option("model", "the model explained: the GPT-2 family (" + ", ".join(f"`{m}`" for m in models.FAMILY)
            + ") or a Llama-style decoder (" + ", ".join(f"`{m}`" for m in models.MODELS if m not in models.FAMILY)
            + f"; `--list-models` says where each one's weights come from) (default: the weights' own, else "
-           f"`{models.DEFAULT}`, GPT-2 small); see *Weights and models*. "
+           f"`{models.DEFAULT}`, GPT-2 small); see docs/MODELS.md. "
            "Synthetic weights take its exact architecture and `auto` looks for its real weights",
            metavar="|".join(models.MODELS)),
     Option("compare", "chapter 07's second model, set beside `--model` on the same prompt (default: the other family's "
@@ -108,14 +108,14 @@ OPTIONS = (
            choices=tuple(QUALITIES)),
     Option("out", "output root (default `out/`; in a manifest, relative to the manifest's folder)", "out",
            kind="path", metavar="DIR"),
-    Option("voice", "narration voice (see *Narration*; `none` = silent with the same timing)", "auto",
+    Option("voice", "narration voice (see docs/NARRATION.md; `none` = silent with the same timing)", "auto",
            metavar="VOICE"),
     Option("lang", "the language of every word spoken and shown, its numbers and its voice: `en` (default), `es` "
            "(Spanish), `ur` (Urdu, right to left) or `qps`, the pseudo-language (English lengthened and accented, "
            "each message in ⟦ ⟧: shows any word that is not in the catalogs and any layout that cannot take longer "
-           "text); see *Languages*; files go to a folder of their own per language",
+           "text); see docs/LANGUAGES.md; files go to a folder of their own per language",
            "en", metavar="CODE"),
-    Option("script", "your own words for any lines and labels: a PO file (see *Change the words*); only the scenes "
+    Option("script", "your own words for any lines and labels: a PO file (see docs/LANGUAGES.md, *Your own words*); only the scenes "
            "whose words changed render again. `--check-script FILE.po` checks one without rendering",
            kind="path", metavar="FILE.po"),
     Option("burn_captions", "also draw the captions into the picture's bottom band", False, kind="flag"),
@@ -130,7 +130,7 @@ OPTIONS = (
            "colophon citing the bundle; nothing is rendered again", False, kind="flag"),
     Option("paper", "with `--handout`: `a4` (default) or `letter`", kind="choice", choices=("a4", "letter")),
     Option("stills", "also write each beat's settled frame as a file, `stills/chNN-<beat>.png` (PNG only: see "
-           "*Handouts, notebooks and publishing*)", kind="choice", choices=("png",)),
+           "docs/LECTURE_KIT.md)", kind="choice", choices=("png",)),
     Option("notebook", "also write `chNN.ipynb` per chapter: the narration and code that recomputes the chapter's "
            "numbers from the same model and prompt, each cell checked against the bundle", False, kind="flag"),
     Option("publish", "also write what an upload needs beside each chapter: `chNN.description.txt` (summary, beat "

@@ -5,8 +5,8 @@ import numpy as np
 
 from onepass.data.facts.ch02 import (
     agreement_facts, budget_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts, softmax_row, softmax_row_index,
-    GRID_ROWS,
 )
+from onepass.data.visible import token_window
 from onepass.words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
 
 SAID_TOP = 3        # a description says a row's largest shares (and the best keys' scores): this many
@@ -67,7 +67,7 @@ def values(bundle, ledger, words) -> dict:
                                  for j in np.argsort(-agree["dots"], kind="stable")[:SAID_TOP]], words),
         "top_shares": said_shares(budget_facts(bundle)["weights"], tokens, words),
     }
-    shown = range(max(0, bundle.T - GRID_ROWS), bundle.T)     # the grid's window: the columns the row's picture shows
+    shown = token_window(bundle.T)     # the grid's window: the columns the row's picture shows
     sm = softmax_row(bundle, softmax_row_index(shown))
     seen = np.zeros_like(sm["weights"])
     seen[list(shown)] = sm["weights"][list(shown)]
