@@ -17,9 +17,10 @@ from onepass.voiceover import script
 from onepass.words.catalog import Words
 
 # Phrases true of GPT-2 only (the learned position table, its GELU MLP and LayerNorm, its vocabulary
-# and context), and the GPT-2 wordings of lines that a modern decoder's film must word otherwise.
+# and context: 1,024 as a length, not a count that happens to equal it, such as a tiny cache's
+# numbers), and the GPT-2 wordings of lines that a modern decoder's film must word otherwise.
 GPT2_ONLY = [
-    r"position table", r"\bGELU\b", r"LayerNorm", r"50,257", r"1,024 positions", r"\b1,024\b",
+    r"position table", r"\bGELU\b", r"LayerNorm", r"50,257", r"\b1,024[- ](positions?|tokens?|rows?)\b", r"at most 1,024\b",
     r"GPT-2's tokenizer cuts it into", r"Before GPT-2 was trained", r"GPT-2 learned its merges",
     r"GPT-2 reads the embedding table", r"GPT-2's opinion", r"GPT-2, the model in this film",
     r"makes GPT a decoder", r"^GPT may only", r"then an end-of-text marker",
