@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from onepass.data.bundle import shown_text
 from onepass.data.facts.ch00 import token_facts
-from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
+from onepass.voiceover.scripts.lists import SAID_TOP, said_list
 from onepass.words.numbers import fmt_ratio, spoken_count, spoken_token
 
 # Ids read out one by one up to this many tokens; longer prompts get first and last (a line reads

@@ -5,7 +5,7 @@ every word from the catalog (words/catalogs/<lang>/ch01.po)."""
 from __future__ import annotations
 
 from onepass.data.facts.ch01 import embed_facts, rope_speeds
-from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
+from onepass.voiceover.scripts.lists import SAID_TOP, said_list
 from onepass.words.numbers import fmt_fixed, fmt_whole, spoken_count, spoken_signed, spoken_token
 
 

@@ -7,20 +7,9 @@ from onepass.data.facts.ch02 import (
     agreement_facts, budget_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts, softmax_row, softmax_row_index,
 )
 from onepass.data.visible import token_window
+from onepass.voiceover.scripts.lists import SAID_TOP, said_list
 from onepass.words.numbers import fmt_general, spoken_count, spoken_pct, spoken_signed, spoken_token
 
-SAID_TOP = 3        # a description says a row's largest shares (and the best keys' scores): this many
-
-
-def said_list(items, words) -> str:
-    """A spoken list, '“sat”, “on” and “the”', joined by the catalog's words (kit:list-comma, kit:list-and)."""
-    items = [str(i) for i in items]
-    if len(items) == 1:
-        return items[0]
-    head = items[0]
-    for item in items[1:-1]:
-        head = words.text("kit:list-comma", a=head, b=item)
-    return words.text("kit:list-and", a=head, b=items[-1])
 
 
 def said_shares(weights, tokens, words) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from onepass.data.facts.ch00 import model_title
 from onepass.data.facts.ch04 import TOP_K, TOP_P, unembed_rank, vote_facts
-from onepass.voiceover.scripts.ch02 import SAID_TOP, said_list
+from onepass.voiceover.scripts.lists import SAID_TOP, said_list
 from onepass.words.numbers import (
     fmt_fixed, fmt_general, fmt_int, spoken_count, spoken_ordinal, spoken_prob, spoken_signed, spoken_token,
 )

@@ -8,19 +8,9 @@ from __future__ import annotations
 
 from onepass.data import models
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
+from onepass.voiceover.scripts.lists import said_list
 from onepass.words import numbers as N
 from onepass.words.numbers import spoken_count, spoken_prob, spoken_share, spoken_token
-
-
-def _and(items, words) -> str:
-    """A spoken list, '6, 7 and 8', joined by the catalog's words (ch06:list-comma, ch06:list-and)."""
-    items = [str(i) for i in items]
-    if len(items) == 1:
-        return items[0]
-    head = items[0]
-    for item in items[1:-1]:
-        head = words.text("ch06:list-comma", a=head, b=item)
-    return words.text("ch06:list-and", a=head, b=items[-1])
 
 
 def per_weight(x: float) -> str:
@@ -55,8 +45,8 @@ def values(bundle, ledger, words) -> dict:
         "first_token": spoken_token(steps[0]["text"], words),
         "first_prob": spoken_prob(steps[0]["prob"], words),
         "next_T": f["decode_context"],
-        "contexts": _and((s["context"] for s in more), words) if more else T,
-        "picks": (_and((spoken_token(s["text"], words) for s in more), words) if more
+        "contexts": said_list((s["context"] for s in more), words) if more else T,
+        "picks": (said_list((spoken_token(s["text"], words) for s in more), words) if more
                   else spoken_token(steps[0]["text"], words)),
         "loop_added": spoken_count(f["loop_added"], words),
         "n_more": len(more),
