@@ -348,11 +348,20 @@ class ChapterScene(NarratedScene):
                   if not isinstance(a, Wait) and isinstance(getattr(a, "mobject", None), Mobject))
         return min(ink / (S.FRAME_W * S.FRAME_H), 1.0) / max(run_time, 1e-3)
 
+    def _furniture(self) -> set[int]:
+        """The ids of the meter, the heading and the random-weights mark, with all their parts."""
+        return {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
+                                   getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
+
+    def clear_content(self, *keep):
+        """One FadeOut of everything on screen but the furniture and `keep` (top-level mobjects)."""
+        aside = self._furniture() | {id(m) for m in keep}
+        return FadeOut(Group(*[m for m in self.mobjects if id(m) not in aside]))
+
     def _picture(self) -> list | None:
         """The picture on screen, the meter and the furniture aside, as its top-level mobjects (None
         when there is none)."""
-        aside = {id(m) for part in (getattr(self, "meter", None), getattr(self, "heading", None),
-                                    getattr(self, "random_mark", None)) if part is not None for m in part.get_family()}
+        aside = self._furniture()
         mobs = [m for m in self.mobjects if m.get_family()[-1].has_points()
                 and not any(id(x) in aside for x in m.get_family())]
         return mobs or None

@@ -737,9 +737,7 @@ class Positions(EmbeddingScene):
             instead = fit_lines(self.text("rope-instead"), S.BODY_SIZE, S.INK, S.CONTENT_W - 2 * GAP.xl)
             instead.move_to(VGroup(*panels))
             plate = glow(instead, color=S.PANEL, buff=GAP.m, opacity=0.92)
-            keep = {id(m) for m in (self.meter, self.heading, getattr(self, "random_mark", None), *images, band)}
-            say(self, beat, "rope", *[m.animate.set_opacity(0.3) for m in (*images, band)],
-                FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep])),
+            say(self, beat, "rope", *[m.animate.set_opacity(0.3) for m in (*images, band)], self.clear_content(*images, band),
                 FadeIn(plate), FadeIn(instead, shift=UP * GAP.xs))
 
     def untabled(self, block, note):

@@ -61,11 +61,6 @@ class LoopChapter(ChapterScene):
         n = len(f["steps"])
         return f["loop_total"], self.text("meter-loop", count=n)
 
-    def clear_content(self):
-        """Fade out everything on screen but the furniture (title line, mark, meter)."""
-        keep = {id(m) for m in (self.meter, self.heading, getattr(self, "random_mark", None))}
-        return FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep]))
-
 
 class Loop(LoopChapter):
     """Append the pick, run the whole pass again: generated steps from the bundle."""
