@@ -45,6 +45,15 @@ def chip_text(text: str, token_id: int, tok=tokenizer) -> str:
     return visible_bytes(tok.token_bytes(token_id)) if "\ufffd" in text else text
 
 
+def pieces_row(word: str, ids: list[int], tok=tokenizer) -> VGroup:
+    """A word's chip, an arrow, and the pieces `tok` cuts it into, each with its id (left to right
+    always: the model's own string)."""
+    pieces = VGroup(*[TokenChip(chip_text(tok.readable(i), i, tok), i, size=S.BODY_SIZE) for i in ids])
+    pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)
+    arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
+    return VGroup(TokenChip(word, size=S.BODY_SIZE), arrow, pieces).arrange(RIGHT, buff=GAP.s)
+
+
 def wrapped_lines(text: str, width: int) -> list[str]:
     """The prompt in lines of at most `width` characters (newlines, tabs and bidi controls made visible:
     a right-to-left override would reorder the rest of the line)."""
@@ -249,11 +258,7 @@ class SameWord(TokensScene):
         this tokenizer turns it into: the letters (and so the r's) are in no id."""
         rows = VGroup()
         for spelling, ids in f["letters"]:
-            word = TokenChip(spelling, size=S.BODY_SIZE)
-            pieces = VGroup(*[TokenChip(chip_text(self.tok.readable(i), i, self.tok), i, size=S.BODY_SIZE) for i in ids])
-            pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)       # the model's own string: left to right always
-            arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
-            rows.add(VGroup(word, arrow, pieces).arrange(RIGHT, buff=GAP.s))
+            rows.add(pieces_row(spelling, ids, self.tok))
             self.gpt2_texts.update({spelling, S.show_token(spelling)})
             self.gpt2_texts.update(chip_text(self.tok.readable(i), i, self.tok) for i in ids)
         rows.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
@@ -334,11 +339,7 @@ class WhyPieces(TokensScene):
         lad = f["ladder"]
         rows = VGroup()
         for word, ids in ((lad["word"], lad["ids"]), (f["typo"], f["typo_ids"])):
-            pieces = VGroup(*[TokenChip(chip_text(self.tok.readable(i), i, self.tok), i, size=S.BODY_SIZE) for i in ids])
-            pieces.arrange(RIGHT, buff=GAP.s, aligned_edge=UP)
-            chip = TokenChip(word, size=S.BODY_SIZE)
-            arrow = Arrow(LEFT, RIGHT, buff=GAP.none, color=S.MUTED, stroke_width=3)
-            rows.add(VGroup(chip, arrow, pieces).arrange(RIGHT, buff=GAP.s))
+            rows.add(pieces_row(word, ids, self.tok))
         rows.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
         lit = set(f["typo_bytes"]) | set(lad["word"].encode("utf-8"))
         grid = byte_grid(lit, 0.2)

@@ -1,13 +1,13 @@
 """One visual language for the whole film: palette, fonts, sizes, value -> colour."""
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, replace
 
 import numpy as np
 from manim import ManimColor, interpolate_color
 
 from onepass.data import tokenizer
+from onepass.data.visible import show_token  # noqa: F401 (a token made visible; manim-free, the tables use it too)
 from onepass.words.catalog import is_rtl
 
 BACKGROUND = ManimColor("#0E1117")
@@ -187,5 +187,3 @@ def clip_token(token: str | int | bytes, max_chars: int = 11) -> str:
 
 visible_bytes = tokenizer.visible_bytes   # whole characters as themselves, stray bytes as <D8>
 
-
-from onepass.data.visible import show_token  # noqa: E402,F401 (a token made visible; manim-free for the tables)

@@ -114,8 +114,6 @@ def softmax_row(bundle, row: int) -> dict:
             "masked": np.isneginf(s), "model": bundle["probs"][0, h, row].astype(np.float64)}
 
 
-
-
 def softmax_row_index(rows) -> int:
     """The row the softmax picture follows, of the rows shown: the middle one, so that it keeps some
     tokens and loses some to the mask (the last row sees everything; the first only itself)."""
