@@ -292,6 +292,13 @@ class Bundle:
         return models.member_name(self.config)
 
     @property
+    def model_named(self) -> str | None:
+        """The --model name whose predictions these are, or would be with its trained weights: the model
+        explained (Bundle.model) or, for a small synthetic model of no listed shape, the model it imitates
+        (its card: the tiny test models). What the random-weights mark names (film:synthetic-mark)."""
+        return self.model or (self.meta.get("model_card") or {}).get("name")
+
+    @property
     def synthetic(self) -> bool:
         """True when the weights are random: probabilities are noise."""
         return bool(self.meta["weights"]["synthetic"])

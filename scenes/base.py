@@ -200,7 +200,8 @@ class ChapterScene(NarratedScene):
         self.heading = heading
         self.add(self.meter, heading)
         if self.bundle.synthetic:
-            mark = label(self.text("film:synthetic-mark"), S.SMALL, S.WARNING)
+            mark = label(self.text("film:synthetic-mark", model=self.words.model_name(self.bundle.model_named)),
+                         S.SMALL, S.WARNING)
             mark.next_to(heading, DOWN, buff=0.12).align_to(heading, S.START)
             self.random_mark = mark
             self.add(mark)

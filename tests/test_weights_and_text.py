@@ -26,7 +26,7 @@ from onepass.words import numbers as N
 from onepass.words.catalog import SYNTHETIC, Words
 
 PROMPT = "The cat sat on the"
-MARK = "synthetic weights — not GPT-2's predictions"
+MARK = "synthetic weights — not GPT-2 small's predictions"     # the tiny GPT-2 imitates GPT-2 small's card
 
 
 def nucleus(p: np.ndarray, top_p: float) -> int:
@@ -64,6 +64,21 @@ def test_peaked_bundles_are_synthetic_and_marked(tiny_peaked_bundle):
     scene = build_scene(b, "04", "Softmax", draw=False)
     assert MARK in scene.built_texts
     assert "random weights" in script.chapter_lines("04", b, b.ledger())["softmax"].text
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_a_modern_decoders_random_weights_mark_names_its_own_model(lang, bundle_root):
+    """Issue 49: the random-weights mark of a SmolLM2 film made with random weights says whose predictions
+    these are not, SmolLM2's, on screen and in the kit (description, handout, notebook), never GPT-2's."""
+    from onepass.film.kit.publish import synthetic_mark
+    b = extract.extract(PROMPT, "tiny", model="smollm2-135m-instruct", root=bundle_root, log=lambda m: None)
+    words = Words.load(lang)
+    mark = synthetic_mark(b, words)
+    assert b.synthetic and b.arch != "gpt2"
+    assert words.model_name("smollm2-135m-instruct") in mark and "GPT-2" not in mark, mark
+    if lang == "en":
+        scene = build_scene(b, "04", "Softmax", draw=False)
+        assert mark in scene.built_texts and not any("GPT-2's predictions" in t for t in scene.built_texts)
 
 
 # -- the real-weights path ------------------------------------------------------------------

@@ -46,7 +46,7 @@ from onepass.data.files import (
 from onepass.film.kit.clips import Span, beat_spans
 from onepass.film.plan.errors import PipelineError
 from onepass.film.plan.keys import paid_calls, sha
-from onepass.film.kit.publish import beat_title, chapter_starts, citation, cite_line, stamp
+from onepass.film.kit.publish import beat_title, chapter_starts, citation, cite_line, stamp, synthetic_mark
 from onepass.film.kit.tables import chapter_tables, table_html
 from onepass.voiceover import script
 from onepass.voiceover.captions import is_rtl
@@ -356,7 +356,7 @@ def cover_page(title: str, lines: list[str], beats: list[tuple[str, str]], bundl
 
 def colophon(bundle, words) -> str:
     c = citation(bundle)
-    extra = f"<p>{_e(words.text('film:synthetic-mark'))}</p>" if c["synthetic"] else ""
+    extra = f"<p>{_e(synthetic_mark(bundle, words))}</p>" if c["synthetic"] else ""
     return (f'<div class="colophon"><h3>{_e(words.text("kit:handout-colophon"))}</h3>'
             f'<p>{_e(cite_line(bundle, words))}</p>{extra}</div>')
 

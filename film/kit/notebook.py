@@ -28,7 +28,7 @@ from onepass.data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
 from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.data.files import FolderLock, write_text_if_changed
-from onepass.film.kit.publish import cite_line
+from onepass.film.kit.publish import cite_line, synthetic_mark
 from onepass.voiceover import script
 
 NB_VERSION = 1
@@ -379,7 +379,7 @@ def chapter_notebook(chapter: str, bundle, words):
     intro = [f"# {md_text(heading)}", "", md_text(words.text("kit:notebook-intro", chapter=chapter)), "",
              md_text(words.text("kit:publish-prompt", prompt=bundle.prompt)), "", md_text(cite_line(bundle, words))]
     if bundle.synthetic:
-        intro += ["", md_text(words.text("film:synthetic-mark"))]
+        intro += ["", md_text(synthetic_mark(bundle, words))]
     if bundle.arch != "gpt2":
         # the code below is GPT-2's forward pass: for any other architecture it would check nothing,
         # so the notebook says so and keeps the narration only (issue 49: a llama port is left to do)

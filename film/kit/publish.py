@@ -68,6 +68,12 @@ def cite_line(bundle, words) -> str:
                       prompt=one_line(c["prompt"]))
 
 
+def synthetic_mark(bundle, words) -> str:
+    """The random-weights mark (the film's under its heading): whose predictions these are not, the
+    film's own model by name (Bundle.model_named), GPT-2 or SmolLM2 alike."""
+    return words.text("film:synthetic-mark", model=words.model_name(bundle.model_named))
+
+
 def stamp(seconds: float) -> str:
     """0 -> '0:00', 75.9 -> '1:15', 3725 -> '1:02:05' (rounded down: a mark never lands after its beat)."""
     s = int(math.floor(seconds + 1e-6))
@@ -124,7 +130,7 @@ def chapter_description(result, bundle, words) -> str:
     lines = [words.text("film:heading", chapter=result.chapter, title=result.title), "",
              words.text(f"kit:summary-{result.chapter}"), ""]
     if bundle.synthetic:
-        lines += [words.text("film:synthetic-mark"), ""]
+        lines += [synthetic_mark(bundle, words), ""]
     lines += [words.text("kit:publish-chapters")] + [f"{stamp(m.seconds)} {m.title}" for m in marks]
     lines += ["", words.text("kit:publish-prompt", prompt=one_line(bundle.prompt)), cite_line(bundle, words), ""]
     return "\n".join(lines)
@@ -142,7 +148,7 @@ def chapter_starts(results) -> list[float]:
 def film_description(results, bundle, words) -> str:
     lines = [words.text("film:film-title", model=words.model_name(bundle.model)), ""]
     lines += [words.text(f"kit:summary-{r.chapter}") for r in results]
-    lines += [""] + ([words.text("film:synthetic-mark"), ""] if bundle.synthetic else [])
+    lines += [""] + ([synthetic_mark(bundle, words), ""] if bundle.synthetic else [])
     lines.append(words.text("kit:publish-chapters"))
     for start, r in zip(chapter_starts(results), results):
         lines.append(f"{stamp(start)} {words.text('film:heading', chapter=r.chapter, title=r.title)}")
