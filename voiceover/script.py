@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from onepass.data.errors import OnepassError
-from onepass.words.catalog import DESCRIBE, Words, english, is_narration
+from onepass.words.catalog import DESCRIBE, STILL, Words, english, is_narration
 from onepass.words import numbers
 from onepass.words.markup import Filled
 
@@ -71,11 +71,14 @@ def description_id(chapter: str, beat: str) -> str:
     return line_id(chapter, beat) + DESCRIBE
 
 
-def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = None) -> dict[str, Filled]:
+def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = None,
+                         still: bool = False) -> dict[str, Filled]:
     """beat -> its audio description (text and markers), for the beats of chapter_lines that have
     one (every narrated beat of a chapter onepass.words.catalog.described; `title` where written), in
     beat order. Its values are the chapter's (voiceover/scripts/chNN.py values()); one the
-    description names that the values lack fails naming the description."""
+    description names that the values lack fails naming the description. `still`: each in its
+    wording for the beat's settled frame (`chNN-<beat>.describe.still`, the model's variant's
+    where written; the description where it narrates no motion), the handout's alternative text."""
     words = words or Words.load()
     with numbers.language(words.lang):
         values = chapter_values(chapter, bundle, ledger, words)
@@ -85,7 +88,7 @@ def chapter_descriptions(chapter: str, bundle, ledger, words: Words | None = Non
         if not words.has(mid):
             continue
         try:
-            out[beat] = words.line(mid, values, variants=bundle.shape.component_tags())
+            out[beat] = words.line(mid + STILL if still else mid, values, variants=bundle.shape.component_tags())
         except (KeyError, IndexError) as exc:
             raise ScriptError(f"{words.lang}: description {mid}: {exc!r}") from None
     return out

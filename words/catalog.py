@@ -35,6 +35,11 @@ SOURCE = "en"
 PSEUDO = "qps"
 SYNTHETIC = ".synthetic"        # suffix of a line's wording for random weights
 DESCRIBE = ".describe"          # suffix of a beat's audio description (never spoken as narration)
+# A description's wording for a still, the beat's settled frame (the handout's picture, whose
+# alternative text it is): `chNN-<beat>.describe.still` (an architecture's: `chNN-<beat>.<variant>
+# .describe.still`), what the frame shows with the description's numbers and no motion ("appears",
+# "fades"); where a description narrates no motion it has none and the description serves.
+STILL = ".still"
 # An architecture's own wording of a line or description: `chNN-<beat>.<variant>` (then .synthetic,
 # .describe as for any line), picked when the bundle's model has that component (Shape.component_tags:
 # rope = rotary positions, rmsnorm, swiglu, gqa = fewer key/value heads than query heads, qknorm,
@@ -217,6 +222,11 @@ def is_description(mid: str) -> bool:
     return mid.startswith("ch") and mid.endswith(DESCRIBE)
 
 
+def is_still(mid: str) -> bool:
+    """A description's wording for a still (`chNN-<beat>.describe.still`)."""
+    return mid.startswith("ch") and mid.endswith(DESCRIBE + STILL)
+
+
 def variant_of(mid: str) -> str | None:
     """The architecture variant a message id words (`ch02-scale.rope` -> 'rope'), or None."""
     parts = mid.split(".")[1:]
@@ -227,7 +237,7 @@ def is_narration(mid: str) -> bool:
     """A narration line's id (`chNN-<beat>`), not its synthetic wording, an architecture's wording nor
     its description."""
     return (mid.startswith("ch") and not mid.startswith("chapter-") and mid[4:5] == "-"
-            and not mid.endswith((SYNTHETIC, DESCRIBE)) and variant_of(mid) is None)
+            and not mid.endswith((SYNTHETIC, DESCRIBE, DESCRIBE + STILL)) and variant_of(mid) is None)
 
 
 def described(chapter: str) -> bool:
@@ -259,6 +269,11 @@ def description_problems(messages: dict[str, Message]) -> list[str]:
                 if not _in_order(have, want):
                     problems.append(f"en: {mid}: its markers {', '.join(have)} must be among {wording}'s "
                                     f"({', '.join(want) or 'none'}), in the same order")
+    for mid in sorted(m for m in messages if is_still(m)):
+        if mid[: -len(STILL)] not in messages:
+            problems.append(f"en: {mid}: a still's wording of no description ({mid[: -len(STILL)]} does not exist)")
+        elif markup.marks(messages[mid].forms[0]):
+            problems.append(f"en: {mid}: a still's wording is never timed: it cannot hold markers")
     for mid in sorted(m for m in messages if is_narration(m)):
         if described(mid[2:4]) and mid + DESCRIBE not in messages:
             problems.append(f"en: {mid}: has no description (add {mid}{DESCRIBE} to "
@@ -402,7 +417,12 @@ class Words:
     def wording(self, mid: str, synthetic: bool = False, variants: tuple[str, ...] = ()) -> str:
         """The id whose wording a line takes: its architecture's own (`mid.<variant>`, the first of
         `variants` the catalog has), then its wording for random weights where there is one. A
-        description (`....describe`) takes its architecture's wording (`mid.<variant>.describe`) too."""
+        description (`....describe`) takes its architecture's wording (`mid.<variant>.describe`) too,
+        and a still's (`....describe.still`) its architecture's description's still wording, where
+        written, else that description itself (a description that narrates no motion has none)."""
+        if mid.endswith(DESCRIBE + STILL):
+            described = self.wording(mid[: -len(STILL)], variants=variants)
+            return described + STILL if self.has(described + STILL) else described
         base, tail = (mid[: -len(DESCRIBE)], DESCRIBE) if mid.endswith(DESCRIBE) else (mid, "")
         for v in variants:
             if self.has(f"{base}.{v}{tail}"):

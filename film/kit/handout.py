@@ -402,10 +402,11 @@ def beat_page(running: str, title: str, span: Span, image: Path, said: Said, wor
 
 
 def beat_descriptions(chapter: str, bundle, words) -> dict[str, str]:
-    """beat -> its audio description as plain text (onepass.voiceover.script.chapter_descriptions): what its
-    frame shows, the frame's alternative text."""
+    """beat -> its audio description as plain text, in its wording for a still
+    (onepass.voiceover.script.chapter_descriptions, still=True): what its settled frame shows, the
+    frame's alternative text."""
     return {beat: " ".join(filled.text.split())
-            for beat, filled in script.chapter_descriptions(chapter, bundle, bundle.ledger(), words).items()}
+            for beat, filled in script.chapter_descriptions(chapter, bundle, bundle.ledger(), words, still=True).items()}
 
 
 def chapter_pages(result, bundle, words, folder: Path, cover: bool) -> tuple[list[str], int]:
