@@ -20,25 +20,26 @@ LANGS = ("en", "es", "ur")
 CHAPTERS = ("00", "01", "02", "03", "04", "05", "06", "07")
 # The chapters whose stills' wording is not written yet (issue 53 item 1): their checks are expected
 # to fail (strict: once a chapter's stills are written, remove it here, or the check fails).
-UNWRITTEN: tuple[str, ...] = ("01", "02", "03", "04", "05", "06", "07")
+UNWRITTEN: tuple[str, ...] = ("02", "03", "04", "05", "06", "07")
 
 
 def chapters():
     return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=f"chapter {c}'s stills are not worded yet"))
             if c in UNWRITTEN else c for c in CHAPTERS]
 
-# Words that narrate motion or a change over time, per language: none belongs in a still's words.
+# Words that narrate motion or a change over time, per language: none belongs in a still's words
+# ("de menos uno a uno" is a scale, not "one by one"; Urdu's "نظر آتا ہے" is "is seen", not "comes").
 MOTION = {
     "en": r"appears?|appearing|disappears?|fades?|faded|fading|slides?|sliding|moves?|moving|grows?|growing"
           r"|shrinks?|flies|flying|turns? into|lights? up|lighting|then|one by one|in turn|rises?|rising"
           r"|swings?|flash(?:es)?|pulses?|returns?|gives? way|clears?|becomes?|typed out|closes? around"
           r"|fills? in|fills with|climbs?|keep coming|falls? apart|re-sorts?|until|again|now|stack up|splits? into|turns? red|swaps?",
     "es": r"aparecen?|desaparecen?|se desvanecen?|se apagan?|se atenúan?|se desliza|se deslizan|se mueven?"
-          r"|crecen?|creciendo|se encogen?|vuelan?|se convierten? en|se iluminan?|luego|uno a uno"
+          r"|crecen?|creciendo|se encogen?|vuelan?|se convierten? en|se iluminan?|luego|(?<!menos )uno a uno"
           r"|una a una|uno por uno|una por una|por turnos|suben?|se elevan?|destellan?|parpadean?|laten?"
           r"|vuelven?|regresan?|dan? paso|dejan? paso|se despejan?|se vacían?|se llenan?|se cierran?"
           r"|hasta que|de nuevo|otra vez|ahora|se apilan?|se escribe|se reordenan?|se deshacen?|se dividen en|se vuelven",
-    "ur": r"ظاہر ہو\w*|نمودار|آتی ہے|آتا ہے|آتے ہیں|آتی ہیں|مدھم ہو\w*|غائب ہو\w*|کھسک\w*|بڑھتا|بڑھتی|بڑھتے"
+    "ur": r"ظاہر ہو\w*|نمودار|(?<!نظر )(?:آتی ہے|آتا ہے|آتے ہیں|آتی ہیں)|مدھم ہو\w*|غائب ہو\w*|کھسک\w*|بڑھتا|بڑھتی|بڑھتے"
           r"|سکڑ\w*|میں بدل\w*|روشن ہوت\w*|روشن ہو جا\w*|ایک ایک کر کے|پھر|باری باری|ابھرت\w*|لوٹت\w*|واپس آ\w*"
           r"|بھرتا|بھرتی|بھرتے|بنتا ہے|بنتی ہے|بنتے ہیں|چمکت\w*|دھڑکت\w*|اب|لکھا جاتا|آتی رہتی|آتے رہتے|بٹ جات\w*|ہو جات\w*",
 }
