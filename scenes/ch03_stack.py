@@ -401,7 +401,13 @@ class Mlp(StackScene):
         room = abs(S.CONTENT.point(S.END)[0] - block.get_edge_center(S.END)[0]) - GAP.l
         if g.width > room and n > 4:     # a wide block (a gated MLP's) leaves less room: fewer numbers, not smaller
             return self.value_window(values, block, n - 1, name)
-        return fit_width(g, min(5.0, room)).next_to(block, S.END, buff=GAP.l)
+        width = min(5.0, room)
+        if (g.width > width and g.shape_mob.font_size * width / g.width < LEGIBLE * S.SMALL
+                and ": " in caption):
+            # a longer caption (Spanish 'salida: primeros 3 de 576') would shrink below the film's floor:
+            # its name above its count, on two lines, rather than smaller
+            g = NumberGrid(np.asarray(values)[None, :], max_cols=n, shape_text=caption.replace(": ", ":\n", 1))
+        return fit_width(g, width).next_to(block, S.END, buff=GAP.l)
 
     def build(self):
         b, d, dff = self.bundle, self.d, self.dff

@@ -160,3 +160,14 @@ def test_cache_formula_follows_the_shape(small_llama):
     assert any(t.startswith(f"per token: 2 × {sh.n_layer} layers × {sh.kv_heads} heads × {sh.d_head}") and f"{per:,}" in t
                for t in s.built_texts)
     assert any(t.startswith("without GQA") for t in s.built_texts)
+
+
+@pytest.mark.parametrize("lang", ["es", "ur"])
+def test_the_gated_mlps_value_windows_are_legible_in_every_language(smollm2_bundle, lang, monkeypatch):
+    """Issue 49: beside SmolLM2's wide gated MLP the output window's caption (Spanish 'salida: primeros 3 de
+    576') shrank under the film's size floor; a caption that would goes on two lines, name over count."""
+    from tests.helpers import frame_checks
+    built = []
+    problems = frame_checks(smollm2_bundle, "03", "Mlp", monkeypatch, lang=lang, built=built)
+    assert problems == [], "\n".join(problems)
+    assert lang != "es" or any(t.startswith("salida:") for t in built[0].built_texts), built[0].built_texts
