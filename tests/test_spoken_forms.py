@@ -41,6 +41,16 @@ def test_kit_and_film_use_the_glossary(lang, name):
     ("es", "the KV cache", "el cache de claves", "la caché KV"),
     ("es", "decode is memory-bound", "la decodificación está limitado por memoria",      # issue 52: the screen's
      "la decodificación depende de la memoria"),                                          # word was not the voice's
+    # issue 52 item 3: one term per idea, screen, voice, descriptions and kit alike
+    ("es", "that many times the bill per token", "tantas veces la factura por token", "tantas veces la cuenta por token"),
+    ("es", "the same blueprint", "el mismo plano", "el mismo diseño"),
+    ("es", "its layers and width", "sus capas y su anchura", "sus capas y su ancho"),
+    ("es", "each strip", "cada franja", "cada tira"),
+    ("ur", "a grid of cells", "خانوں کا ایک جال", "خانوں کا ایک گرڈ"),
+    ("ur", "a million tokens", "دس لاکھ ٹوکنز", "ایک ملین ٹوکنز"),
+    ("ur", "what a reply costs", "ایک جواب کی قیمت", "ایک جواب کی لاگت"),
+    ("ur", "a triangle of purple cells", "جامنی خانوں کی ایک مثلث", "جامنی خانوں کی ایک تکون"),
+    ("ur", "its vocabulary", "اپنی ذخیرۂ الفاظ", "اپنے ذخیرۂ الفاظ"),
 ])
 def test_the_glossary_check_can_fail(lang, english, bad, good):
     assert glossary.violations(lang, {"x": (english, bad)}), f"{bad!r} passed the glossary check"
