@@ -324,6 +324,7 @@ def test_the_spoken_glossary_check_can_fail_on_a_filled_line(tiny_smollm2_bundle
     ("es", "RoPE", "R2'owp"),                   # one syllable (not 'ro-pe')
     ("es", "SwiGLU", "sw'iQ l'u"),
     ("es", "GQA", "x'e k'u 'a"),                # three letters (not 'jecuá')
+    ("es", "cos θ", "kos'eno De t'eta"),        # issue 52: 'coseno de theta' (not 'kos' and an English 'theta')
     ("ur", "RoPE", "R'o:p"),                    # in the Urdu voice, 'rope' (روپ alone is 'roop')
     ("ur", "SwiGLU", "sv'Ig l'u:"),             # in the Urdu voice, 'swig-loo'
 ])
