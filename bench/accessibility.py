@@ -308,9 +308,11 @@ def chapter_contrast(bundle, chapter: str, lang: str = "en", scenes=None) -> lis
 
     from manim import Scene
 
+    from onepass.data import home
     from onepass.engine.dry_run import dry_run
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
+    from onepass.scenes.text import enable_text_cache
     found = []
     original_play = Scene.play
 
@@ -414,9 +416,11 @@ def chapter_composited(bundle, chapter: str, lang: str = "en", scenes=None) -> l
 
     from manim import Scene
 
+    from onepass.data import home
     from onepass.engine.dry_run import dry_run
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
+    from onepass.scenes.text import enable_text_cache
     found = []
     original_play = Scene.play
 
@@ -424,11 +428,17 @@ def chapter_composited(bundle, chapter: str, lang: str = "en", scenes=None) -> l
         original_play(self, *args, **kwargs)
         found.extend((c, type(self).__name__, *rest) for c, *rest in composited_contrasts(self))
 
-    for cls in scenes_of(chapter):
-        if scenes is not None and cls.__name__ not in scenes:
-            continue
-        with dry_run(draw=False), mock.patch.object(Scene, "play", play_and_measure):
-            cls(SceneInputs(Path(bundle), lang=lang)).render()
+    # labels as a render process gets them (copied once built; shelved on disk for the next process):
+    # the same outlines, and the sweep of a chapter costs its plays' arithmetic, not Pango's
+    enable_text_cache(folder=home.label_cache_dir())
+    try:
+        for cls in scenes_of(chapter):
+            if scenes is not None and cls.__name__ not in scenes:
+                continue
+            with dry_run(draw=False), mock.patch.object(Scene, "play", play_and_measure):
+                cls(SceneInputs(Path(bundle), lang=lang)).render()
+    finally:
+        enable_text_cache(False)
     return sorted(found, key=lambda r: r[0])
 
 

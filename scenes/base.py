@@ -274,9 +274,10 @@ class ChapterScene(NarratedScene):
                                     for name, (i, t) in beat.marks.items()}})
 
     def add_sound(self, sound_file, time_offset=0, gain=None, **kwargs):
-        if getattr(getattr(self, "speech_service", None), "silent", False):
-            return                     # the silent voice only keeps time
-        super().add_sound(sound_file, time_offset, gain, **kwargs)
+        """Nothing: a scene's MP4 carries no sound. The chapter's narration is built once from the cues
+        (onepass.voiceover.mixdown: every clip at its exact sample, encoded once), so the track manim
+        would mix for each scene (each clip decoded, overlaid, written out and encoded to AAC: two fifths
+        of a voiced scene process's CPU, chapter 00's Merges in Urdu at 480p15) was never heard."""
 
     # A picture that stays (nearly) still longer than this is dead air to a viewer and to the review's
     # still detector (ffmpeg freezedetect, 4 s): a translation's longer sentence can stretch a hold
