@@ -79,8 +79,72 @@ def isolate_ltr(line: str) -> str:
     return "".join(out)
 
 
-def _fits(piece: str, mark=None) -> bool:
-    return len(textwrap.wrap(mark(piece) if mark else piece, LINE_CHARS)) <= MAX_LINES
+# A caption (a cue, or a cue's line) never ends inside a phrase: not on a lone function word of the
+# film's languages (English, Spanish), not on a number whose unit or noun comes next ("32.8 | فیصد",
+# "7,63 | millones"), and not before an Urdu postposition, which belongs to the word before it
+# ("سب | سے", "ٹوکن | کے"). The words are the film's languages' own, so no language need be named:
+# none of them is a word of another ("de", "la" are never English words of the film).
+CLINGING = {
+    "en": frozenset("of the a an to and in".split()),
+    "es": frozenset("de la el en y que a por con los las del un una al o e lo su sus".split()),
+}
+UR_POSTPOSITIONS = frozenset("کا کی کے سے میں پر نے کو تک".split())
+_DIRECTION_MARKS = dict.fromkeys(map(ord, RLM + "\u200e\u2066\u2067\u2068\u2069\u2060"))
+_CLINGS = frozenset().union(*CLINGING.values())
+_PUNCT = ",،;؛:.۔?؟!¡¿\"'«»“”()"
+
+
+def _bare(word: str) -> str:
+    return word.translate(_DIRECTION_MARKS)
+
+
+def _number(word: str) -> bool:
+    """A number as written, unit signs in it (12, 7,63, 32.8, 20%, −0.17), with no pause after it."""
+    w = _bare(word)
+    return bool(w) and w[-1] not in ",.;:" and any(c.isdigit() for c in w) and \
+        all(c.isdigit() or c in ".,%−-" for c in w)
+
+
+def holds_on(word: str, after: str) -> bool:
+    """True where a caption must not end between `word` and `after` (the next word)."""
+    w, nxt = _bare(word), _bare(after).strip(_PUNCT)
+    return w.lower() in _CLINGS or _number(w) or nxt in UR_POSTPOSITIONS
+
+
+def _allowed(words: list[str], i: int) -> bool:
+    """A cut after words[i] keeps every phrase whole (the last word can always end a piece)."""
+    return i + 1 >= len(words) or not holds_on(words[i], words[i + 1])
+
+
+def _wrapped(text: str) -> tuple[list[str], bool]:
+    """(a caption's lines, whether every phrase stays whole across them): textwrap's lines, unless
+    its two lines would part a phrase (holds_on); then the latest break that keeps it whole with
+    both lines within LINE_CHARS."""
+    lines = textwrap.wrap(text, LINE_CHARS)
+    if len(lines) != 2:
+        return lines, True
+    words = text.split()
+    first = len(lines[0].split()) - 1
+    if _allowed(words, first) or any(len(w) > LINE_CHARS for w in words):
+        return lines, True
+    for i in range(first - 1, -1, -1):
+        a, b = " ".join(words[: i + 1]), " ".join(words[i + 1:])
+        if len(b) > LINE_CHARS:
+            break
+        if _allowed(words, i):
+            return [a, b], True
+    return lines, False
+
+
+def wrap(text: str) -> list[str]:
+    """A caption's lines (at most LINE_CHARS each), broken between phrases wherever that fits."""
+    return _wrapped(text)[0]
+
+
+def _fits(piece: str, mark=None, whole: bool = False) -> bool:
+    """The piece (as shown) fits MAX_LINES lines; `whole`: with no phrase parted between them."""
+    lines, kept = _wrapped(mark(piece) if mark else piece)
+    return len(lines) <= MAX_LINES and (kept or not whole)
 
 
 def _pieces(text: str, at_least: int = 1, mark=None) -> list[str]:
@@ -90,25 +154,29 @@ def _pieces(text: str, at_least: int = 1, mark=None) -> list[str]:
     (a description's label), which must fit."""
     words = text.split()
     at_least = min(at_least, len(words))
-    if _fits(text, mark) and at_least <= 1:
+    if _fits(text, mark, whole=True) and at_least <= 1:
         return [text]
     ends = [len(" ".join(words[: i + 1])) for i in range(len(words))]   # chars up to word i
-    n = max(-(-len(text) // (LINE_CHARS * MAX_LINES)), at_least)
-    while n <= len(words):
-        target = len(text) / n
-        cuts, prev = [], -1
-        for k in range(1, n):
-            def cost(i):
-                pause = words[i][-1] in ",;:—–" or words[i] in ("-", "—", "–")
-                return abs(ends[i] - k * target) - (0.3 * target if pause else 0)
-            options = range(prev + 1, len(words) - (n - k))
-            prev = min(options, key=cost)
-            cuts.append(prev)
-        bounds = [-1] + cuts + [len(words) - 1]
-        pieces = [" ".join(words[a + 1: b + 1]) for a, b in zip(bounds, bounds[1:])]
-        if all(p and _fits(p, mark) for p in pieces):
-            return pieces
-        n += 1
+    for whole in (True, False):       # phrases kept whole (holds_on) if any cut allows it; else anywhere
+        n = max(-(-len(text) // (LINE_CHARS * MAX_LINES)), at_least)
+        while n <= len(words):
+            target = len(text) / n
+            cuts, prev = [], -1
+            for k in range(1, n):
+                def cost(i):
+                    pause = words[i][-1] in ",;:—–" or words[i] in ("-", "—", "–")
+                    return abs(ends[i] - k * target) - (0.3 * target if pause else 0)
+                options = range(prev + 1, len(words) - (n - k))
+                options = [i for i in options if _allowed(words, i)] if whole else options
+                if not options:
+                    break
+                prev = min(options, key=cost)
+                cuts.append(prev)
+            bounds = [-1] + cuts + [len(words) - 1]
+            pieces = [" ".join(words[a + 1: b + 1]) for a, b in zip(bounds, bounds[1:])]
+            if len(pieces) == n and all(p and _fits(p, mark, whole) for p in pieces):
+                return pieces
+            n += 1
     return [" ".join(words[i: i + 1]) for i in range(len(words))]
 
 
@@ -132,7 +200,7 @@ def caption_blocks(segment: dict, mark=None) -> list[dict]:
     for i, (p, w) in enumerate(zip(pieces, weights)):
         stop = end if i == len(pieces) - 1 else t + (end - start) * w / sum(weights)
         shown = mark(p) if mark else p
-        out.append({"start": t, "end": stop, "text": "\n".join(textwrap.wrap(shown, LINE_CHARS)), "speech_cps": speech})
+        out.append({"start": t, "end": stop, "text": "\n".join(wrap(shown)), "speech_cps": speech})
         t = stop
     return out
 

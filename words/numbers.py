@@ -281,6 +281,7 @@ def fmt_whole(x: float) -> str:
 _SIGNED = re.compile(r"(?<![\w.,])[−-](\d(?:[\d.,]*\d)?)")
 _DIGITS_INT = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+|\d+)(?![\d]|[.,]\d)")
 _ZERO_DECIMALS = {sep: re.compile(r"(?<![\d.,])(\d+)" + re.escape(sep) + r"0+(?![\d])") for sep in ".,"}
+_PADDED = re.compile(r"(?<![\w.,:])0+(\d+)(?![\w]|[.,:]\d)")   # '02' (a chapter as headings write it), not '0.5'
 _UR_ORDINAL = re.compile(r"(?<![\d.,])(\d+)\s?(واں|ویں|وی)(?![\u0620-\u065f\u066e-\u06d3])")   # not a longer word
 
 # Spanish nouns of the film that are feminine: "una fila", "veintiuna capas", "doscientas filas"
@@ -372,10 +373,13 @@ def voice_numbers(text: str, words: Words) -> str:
     """The numbers of a line as its language says them, for the voice (captions keep the digits):
     a sign before a number is the language's word ('−0.17' -> 'منفی 0.17', read before the number
     in right-to-left text too), Spanish 'un'/'una'/'veintiún'/'doscientas' where a count agrees with
-    its noun and 'de' after a number word before its noun ('47,2 millones de FLOPs'), Urdu's first
+    its noun and 'de' after a number word before its noun ('47,2 millones de FLOPs'), a number
+    written with leading zeros (a chapter's '02', as headings write it) as its number ('chapter 2',
+    'capítulo 2', 'باب 2', never 'cero dos' or 'صفر دو'), Urdu's first
     to tenth as words; a decimal of zeros is not said ('2.0 times' is 'two times', 'unos 2,0 FLOPs'
     'unos dos FLOPs': fmt_ratio writes one decimal for the screen's columns)."""
     text = _SIGNED.sub(lambda m: words.text("film:number-negative", value=m.group(1)), text)
+    text = _PADDED.sub(r"\1", text)       # 'capítulo 02' is 'capítulo 2', never 'capítulo cero dos'
     lang = words.lang.split("-")[0]
     if lang == "es":
         text = _es_numbers(text)

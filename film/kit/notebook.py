@@ -376,7 +376,7 @@ def chapter_notebook(chapter: str, bundle, words):
     lines = script.chapter_lines(chapter, bundle, bundle.ledger(), words)
     heading = words.text("film:heading", chapter=chapter, title=words.text(f"chapter-{chapter}"))
     # every line is text (the prompt, a lecturer's words): escaped, never read as Markdown or HTML
-    intro = [f"# {md_text(heading)}", "", md_text(words.text("kit:notebook-intro", chapter=chapter)), "",
+    intro = [f"# {md_text(heading)}", "", md_text(words.text("kit:notebook-intro", chapter=int(chapter))), "",
              md_text(words.text("kit:publish-prompt", prompt=bundle.prompt)), "", md_text(cite_line(bundle, words))]
     if bundle.synthetic:
         intro += ["", md_text(synthetic_mark(bundle, words))]
