@@ -162,10 +162,11 @@ def test_cache_formula_follows_the_shape(small_llama):
     assert any(t.startswith("without GQA") for t in s.built_texts)
 
 
-@pytest.mark.parametrize("lang", ["es", "ur"])
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
 def test_the_gated_mlps_value_windows_are_legible_in_every_language(smollm2_bundle, lang, monkeypatch):
     """Issue 49: beside SmolLM2's wide gated MLP the output window's caption (Spanish 'salida: primeros 3 de
-    576') shrank under the film's size floor; a caption that would goes on two lines, name over count."""
+    576') shrank under the film's size floor; a caption that would goes on two lines, name over count. Issue 52:
+    English's chart title over the stream's rms ('the stream's rms entering each layer') drew at 18.3 pt."""
     from tests.helpers import frame_checks
     built = []
     problems = frame_checks(smollm2_bundle, "03", "Mlp", monkeypatch, lang=lang, built=built)
