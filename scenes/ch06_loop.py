@@ -15,7 +15,7 @@ from manim import Square as Square_
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Pointer, Swell, glow, say
+from onepass.scenes.follow import Pointer, Swell, glow, glow_cells, say
 from onepass.scenes.layout import GAP, above, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
@@ -231,7 +231,8 @@ class Cache(LoopChapter):
         w_title = fit_lines(self.text("weights-title"), S.SMALL, S.ATTENTION, weights.cell_group.width + GAP.l)
         w_title.move_to(at(weights.cell_group.get_x(), titles_y))
         # the mask's zeros: every weight a row gives a later token (the grid's upper triangle)
-        upper = VGroup(*[weights.cells[(r, c)] for r in shown for c in shown if c > r])
+        upper_keys = [(r, c) for r in shown for c in shown if c > r]
+        upper = VGroup(*[weights.cells[key] for key in upper_keys])
         zero = fit_lines(self.text("on-later", n=N.fmt_int(kv["n_heads"]), weight=N.fmt_general(kv["on_later"])),
                          S.SMALL, S.ATTENTION, weights.width + GAP.xl)
         below(zero, weights, buff=GAP.m)
@@ -257,7 +258,7 @@ class Cache(LoopChapter):
         span = VGroup(grids["q"], grids["k"], grids["v"])
         centre = RIGHT * (S.TEXT.x - span.get_x())
         parts = {"centre": centre, "head": head, "grids": grids, "titles": titles, "weights": weights, "w_title": w_title,
-                 "upper": upper, "zero": zero, "added": added, "shown": shown, "cell_h": cell_h}
+                 "upper": upper, "upper_keys": upper_keys, "zero": zero, "added": added, "shown": shown, "cell_h": cell_h}
         self.kv_parts = parts
         return parts
 
@@ -281,7 +282,8 @@ class Cache(LoopChapter):
                                   lag_ratio=0.3), run_time=beat.span(0.8))
             # "an earlier token never attends to a later one": the head's weights, every later token at 0
             say(self, beat, "never-sees", FadeIn(p["w_title"]), FadeIn(VGroup(weights.cell_group, weights.text_group)))
-            lit = glow(p["upper"], color=S.ATTENTION, buff=GAP.xxs, opacity=0.1)
+            # lit in its own shape, cell by cell: the diagonal (a token's weight on itself) stays unlit
+            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION, buff=GAP.xxs, opacity=0.1)
             say(self, beat, "never-sees", FadeIn(lit), into=0.45)
             # "so its keys and values": the k and v blocks
             kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
@@ -289,7 +291,8 @@ class Cache(LoopChapter):
             # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
             stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
             say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
-                Transform(lit, glow(VGroup(p["upper"], p["zero"]), color=S.ATTENTION, buff=GAP.xs, opacity=0.08)))
+                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION, buff=GAP.xxs, opacity=0.08),
+                                      glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0.08))))
             # "they come out exactly the same on every later pass"
             same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
             place_in(same, S.TEXT, y=S.FOOTER_Y)

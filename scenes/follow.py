@@ -12,8 +12,9 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 """
 from __future__ import annotations
 
-from manim import DecimalNumber, FadeIn, FadeOut, MarkupText, SingleStringMathTex, SurroundingRectangle, Text, \
-    Transform, Wait
+import numpy as np
+from manim import DecimalNumber, FadeIn, FadeOut, MarkupText, Polygon, SingleStringMathTex, SurroundingRectangle, \
+    Text, Transform, VGroup, Wait
 
 from onepass.engine.animation import Indication
 from onepass.scenes import style as S
@@ -26,6 +27,59 @@ def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.10, stroke: f
     took their contrast under 4.5:1 (bench/accessibility.py contrast)."""
     return SurroundingRectangle(mob, color=color, buff=buff, stroke_width=stroke, fill_color=color,
                                 fill_opacity=opacity, corner_radius=0.08)
+
+
+
+def glow_cells(grid, keys, color=S.TOKEN, buff: float = 0.04, opacity: float = 0.10, stroke: float = 3.0):
+    """A glow in the shape of some of a NumberGrid's cells (`keys`: (row, col) of grid.cells): an outline
+    along their edges, `buff` outside them, so it lights those cells and no other (a triangle of a score
+    grid stays a staircase; glow's box around it would light the diagonal too). One polygon per
+    connected patch of cells that share edges."""
+    index = {key: (grid.rows.index(key[0]), grid.cols.index(key[1])) for key in keys}
+    # the grid's column and row edges as drawn: column i spans xs[i]..xs[i + 1], row j ys[j]..ys[j + 1]
+    first_row, first_col = grid.rows[0], grid.cols[0]
+    xs = [grid.cells[(first_row, c)].get_left()[0] for c in grid.cols] + [grid.cells[(first_row, grid.cols[-1])].get_right()[0]]
+    ys = [grid.cells[(r, first_col)].get_top()[1] for r in grid.rows] + [grid.cells[(grid.rows[-1], first_col)].get_bottom()[1]]
+    # each cell's edges, counter-clockwise on the screen (rows go down); an edge two cells share cancels
+    edges = {}
+    for j, i in index.values():
+        corners = [(i, j), (i, j + 1), (i + 1, j + 1), (i + 1, j)]       # (column edge, row edge)
+        for a, b in zip(corners, corners[1:] + corners[:1]):
+            if (b, a) in edges:
+                del edges[(b, a)]
+            else:
+                edges[(a, b)] = True
+    following = {}
+    for a, b in edges:
+        following.setdefault(a, []).append(b)
+    outlines = []
+    while following:
+        start = next(iter(following))
+        loop, at = [start], start
+        while True:
+            nxt = following[at].pop()
+            if not following[at]:
+                del following[at]
+            if nxt == start:
+                break
+            loop.append(nxt)
+            at = nxt
+        # corners only (a point between two edges in line is dropped), each moved `buff` out along both
+        # edges' outward normals: a rectilinear outline grown by buff
+        points = [np.array([xs[i], ys[j]]) for i, j in loop]
+        corners = []
+        for k, p in enumerate(points):
+            before, after = p - points[k - 1], points[(k + 1) % len(points)] - p
+            if abs(before[0] * after[1] - before[1] * after[0]) > 1e-9:
+                corners.append((p, before, after))
+        area = sum(p[0] * q[1] - q[0] * p[1] for (p, _, _), (q, _, _) in zip(corners, corners[1:] + corners[:1]))
+        turn = 1.0 if area > 0 else -1.0                # counter-clockwise: the outside is to the right
+        moved = []
+        for p, before, after in corners:
+            out = sum(turn * np.array([d[1], -d[0]]) / np.linalg.norm(d) for d in (before, after))
+            moved.append([*(p + buff * out), 0.0])
+        outlines.append(Polygon(*moved, color=color, stroke_width=stroke, fill_color=color, fill_opacity=opacity))
+    return outlines[0] if len(outlines) == 1 else VGroup(*outlines)
 
 
 # where a swelling label may reach: the frame less half the margin the layout keeps

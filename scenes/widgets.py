@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRec
 
 from onepass.scenes import style as S
 from onepass.words import numbers as N
-from onepass.scenes.text import fit_width, label, line_height
+from onepass.scenes.text import LEGIBLE, fit_width, label, line_height
 from onepass.data.visible import GRID_TOKENS, token_window, window  # noqa: F401 (the scenes' names for them)
 
 
@@ -74,6 +74,10 @@ def layer_window(n_layer: int, limit: int = STACK_ROWS) -> list:
     return [*range(low), (low, n_layer - high - 1), *range(n_layer - high, n_layer)]
 
 
+# the least room between two neighbouring numbers of a grid, as a share of their height
+NUMBER_GAP = 0.6
+
+
 class NumberGrid(VGroup):
     """A matrix as coloured cells with real values, row/column labels and its true shape.
 
@@ -109,6 +113,8 @@ class NumberGrid(VGroup):
         colour = colour or (lambda v: S.diverging(v, vmax))
         self.cells, self.values_mobs = {}, {}
         cell_group, text_group = VGroup(), VGroup()
+        numbers = self.number_labels(values, rows, cols, colour, decimals, percent, number_size, cell_w) \
+            if show_values else {}
         for r_i, r in enumerate(rows):
             for c_i, c in enumerate(cols):
                 v = values[r, c]
@@ -118,10 +124,7 @@ class NumberGrid(VGroup):
                 self.cells[(r, c)] = cell
                 cell_group.add(cell)
                 if show_values:
-                    txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, decimals)
-                    t = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.ink_on(colour(v)), mono=True,
-                              compact=True)
-                    fit_width(t, cell_w - 0.08)
+                    t = numbers[(r, c)]
                     t.move_to(cell).align_to(cell, RIGHT).shift(LEFT * 0.05)  # right-aligned numbers
                     self.values_mobs[(r, c)] = t
                     text_group.add(t)
@@ -157,6 +160,30 @@ class NumberGrid(VGroup):
             self.shape_mob = label(shape_text, S.SMALL, S.MUTED, mono=True, compact=True)
             self.shape_mob.next_to(self, DOWN, buff=0.15).align_to(cell_group, RIGHT)
             self.add(self.shape_mob)
+
+    @staticmethod
+    def number_labels(values, rows, cols, colour, decimals, percent, number_size, cell_w) -> dict:
+        """The shown cells' numbers, all at one size, that size fitting the widest in its cell with
+        NUMBER_GAP of a label's height clear of the next cell's number (right-aligned numbers that
+        fill their cells read as one: "0.00−0.01"). Where that size would fall under the legible floor
+        the numbers lose a decimal (a large model's "−102.34" as "−102.3"), down to whole numbers."""
+        for places in range(decimals, -1, -1):
+            numbers = {}
+            for r in rows:
+                for c in cols:
+                    v = values[r, c]
+                    txt = N.fmt_pct(v) if percent and np.isfinite(v) else N.fmt_signed(v, places)
+                    numbers[(r, c)] = label(txt, number_size, S.MUTED if not np.isfinite(v) else S.ink_on(colour(v)),
+                                            mono=True, compact=True)
+            widest = max(t.width for t in numbers.values())
+            tallest = max(t.height for t in numbers.values())
+            scale = min(1.0, (cell_w - 0.03) / (widest + NUMBER_GAP * tallest))
+            if scale * number_size >= LEGIBLE * S.SMALL or places == 0 or percent:
+                break
+        if scale < 1:
+            for t in numbers.values():
+                t.scale(scale)
+        return numbers
 
     def row_cells(self, r: int) -> VGroup:
         return VGroup(*[m for (rr, _), m in self.cells.items() if rr == r])

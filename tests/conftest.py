@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from onepass.data import extract, home  # noqa: E402
 from onepass.data.files import remove_dead_owned  # noqa: E402
-from tests.helpers import build_scene  # noqa: E402
+from tests.helpers import after_every_beat, build_scene, crowding_check  # noqa: E402
 
 _OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
 _CACHE_PREFIX = "onepass-test-cache-"
@@ -111,7 +111,8 @@ def real_weights():
 def built(tiny_bundle):
     """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per test
     process: the tests that read the same scenes share them (they run on one worker: xdist_group), so a
-    test only reads a built scene, never changes it. `.arcs` lists every AttentionArcs it built."""
+    test only reads a built scene, never changes it. `.arcs` lists every AttentionArcs it built,
+    `.crowded` the number labels that touched at the end of a beat (tests/helpers.crowded_numbers)."""
     from onepass.scenes.widgets import AttentionArcs
     cache = {}
 
@@ -122,10 +123,11 @@ def built(tiny_bundle):
             def recording(self, *args, **kwargs):
                 original(self, *args, **kwargs)
                 arcs.append(self)
-            with pytest.MonkeyPatch.context() as mp:
+            crowded = []
+            with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(crowded)):
                 mp.setattr(AttentionArcs, "__init__", recording)
                 scene = build_scene(tiny_bundle, chapter, name, draw=False)
-            scene.arcs = arcs
+            scene.arcs, scene.crowded = arcs, crowded
             cache[(chapter, name)] = scene
         return cache[(chapter, name)]
     return get

@@ -346,6 +346,87 @@ KNOWN_NARROW = {"03 Climb/climb"}
 
 
 # ---------------------------------------------------------------------------------------
+# Numbers that never touch, marks on the right thing
+
+# a label that is a number and nothing else: digits with a sign, decimal and group marks, a percent, or ∞
+NUMBER = re.compile(r"^[+\-−–]?(?:\d[\d,.٫٬]*%?|∞)$")
+# two numbers on one row closer than this share of the taller one's height read as one ("0.00−0.01")
+MIN_NUMBER_GAP = 0.5
+
+
+def number_labels(mobjects) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """(string, box) of every shown Text among `mobjects` whose string is a number."""
+    out = []
+    for mob in mobjects:
+        for sub in shown_texts(mob):
+            s = string_of(sub).strip()
+            if NUMBER.match(s):
+                out.append((s, box(sub)))
+    return out
+
+
+def crowded_numbers(mobjects, where: str = "") -> list[str]:
+    """Pairs of number labels on the same row (their heights overlap by half the shorter one's) whose
+    horizontal gap is under MIN_NUMBER_GAP of the taller one's height (overlapping ones included)."""
+    labels = sorted(number_labels(mobjects), key=lambda x: x[1][0])
+    problems = []
+    for i, (a, (l1, r1, b1, t1)) in enumerate(labels):
+        for c, (l2, r2, b2, t2) in labels[i + 1:]:
+            h1, h2 = t1 - b1, t2 - b2
+            if min(t1, t2) - max(b1, b2) < 0.5 * min(h1, h2):
+                continue                    # not on the same row
+            gap = max(l2 - r1, l1 - r2)
+            if gap < MIN_NUMBER_GAP * max(h1, h2):
+                problems.append(f"{where}{a!r} and {c!r} {'overlap' if gap < 0 else 'touch'} "
+                                f"(gap {gap:.3f}, height {max(h1, h2):.3f})")
+    return problems
+
+
+@contextmanager
+def after_every_beat(monkeypatch, check):
+    """Call check(scene, key) at the end of every beat of the scenes built inside."""
+    import onepass.scenes.base as base
+    original = base.ChapterScene.beat
+
+    @contextmanager
+    def checked(self, key):
+        with original(self, key) as b:
+            yield b
+        check(self, key)
+    monkeypatch.setattr(base.ChapterScene, "beat", checked)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(base.ChapterScene, "beat", original)
+
+
+def crowding_check(found: list):
+    """A check for after_every_beat: the crowded number labels of each beat, added to `found`."""
+    def check(scene, key):
+        found.extend(crowded_numbers(scene.mobjects, f"{scene.chapter} {type(scene).__name__}/{key}: "))
+    return check
+
+
+def _inside(point, polygon) -> bool:
+    """Ray casting: whether `point` (x, y) lies inside the closed polygon (n x 2)."""
+    x, y = point
+    inside = False
+    for (x1, y1), (x2, y2) in zip(polygon, np.roll(polygon, -1, axis=0)):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def covered_cells(shape, cells) -> set:
+    """The keys of `cells` (key -> a cell) whose centre lies inside `shape`'s outline (a glow: a
+    rounded rectangle or a polygon; every closed outline among its points, even-odd)."""
+    outlines = [subpath[:, :2] for sub in shape.get_family() if len(sub.points)
+                for subpath in sub.get_subpaths()]
+    return {key for key, cell in cells.items()
+            if sum(_inside(cell.get_center()[:2], o) for o in outlines) % 2 == 1}
+
+
+# ---------------------------------------------------------------------------------------
 # The pseudo-language: every word of the film comes from the catalogs
 
 WORDS = re.compile(r"[^\W\d_]{2,}")       # a run of two letters: words (q, k, ×, √64 are symbols)

@@ -1,0 +1,130 @@
+"""Marks on the right thing, numbers that never touch (issue 52, item 2).
+
+* Two numbers side by side on a row keep a gap of at least MIN_NUMBER_GAP of their height: right-aligned
+  numbers that fill their cells read as one ("0.00−0.01", "−6.03−12.76"). Checked at the end of every
+  beat of every scene, on the short prompt (the dry runs the `built` fixture shares) and the long one.
+* A glow over some cells of a grid lights those cells and no other (a box around a triangle of the
+  score grid lit its diagonal too).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import RIGHT, Text, VGroup
+
+from onepass.scenes import style as S
+from onepass.scenes.registry import scenes_of
+from onepass.scenes.text import LEGIBLE
+from tests.helpers import after_every_beat, build_scene, covered_cells, crowded_numbers, crowding_check
+
+SCENES = [(chapter, cls.__name__) for chapter in ("00", "01", "02", "03", "04", "05", "06", "07")
+          for cls in scenes_of(chapter)]
+
+
+def test_the_check_catches_numbers_that_touch_and_lets_spaced_ones_be():
+    a, b = Text("0.00", font_size=S.NUMBER_SIZE), Text("−0.01", font_size=S.NUMBER_SIZE)
+    b.next_to(a, RIGHT, buff=0.02)
+    assert len(crowded_numbers([a, b])) == 1                        # "0.00−0.01": one number to the eye
+    b.next_to(a, RIGHT, buff=-0.05)
+    assert "overlap" in crowded_numbers([a, b])[0]
+    b.next_to(a, RIGHT, buff=a.height)
+    assert crowded_numbers([a, b]) == []                            # a clear gap
+    b.next_to(a, RIGHT, buff=0.02).shift(1.5 * a.height * np.array([0, 1, 0]))
+    assert crowded_numbers([a, b]) == []                            # another row
+    word = Text("tokens", font_size=S.NUMBER_SIZE).next_to(a, RIGHT, buff=0.02)
+    assert crowded_numbers([a, word]) == []                         # "0.00 tokens" is a number and a word
+    pct, inf = Text("12.5%", font_size=S.NUMBER_SIZE), Text("−∞", font_size=S.NUMBER_SIZE)
+    inf.next_to(pct, RIGHT, buff=0.02)
+    assert len(crowded_numbers([pct, inf])) == 1
+
+
+@pytest.mark.parametrize("cell_w", [1.15, 1.0])
+def test_a_grid_of_large_numbers_keeps_them_apart_and_legible(cell_w):
+    """A trained model's logits and residuals ("−102.34", "−12.76") in the cells the tiny model's "0.03"
+    fits: one size for the grid, a gap between neighbours, a decimal dropped before the size turns
+    illegible."""
+    from onepass.scenes.widgets import NumberGrid
+    values = np.array([[0.0, -0.01, -6.03, -12.76, 5.5], [-102.34, -98.2, 3.1, -1000.5, 0.25]])
+    grid = NumberGrid(values, cell_w=cell_w)
+    assert crowded_numbers([grid]) == []
+    sizes = {round(t.font_size, 2) for t in grid.values_mobs.values()}
+    assert len(sizes) == 1 and min(sizes) >= LEGIBLE * S.SMALL - 0.05
+    # the small numbers of the tiny model keep their decimals and their size
+    small = NumberGrid(np.array([[0.0, -0.01, -0.04, 0.05]]), cell_w=1.0)
+    assert [t.text for t in small.values_mobs.values()] == ["0.00", "−0.01", "−0.04", "0.05"]
+    assert crowded_numbers([small]) == []
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_no_two_numbers_touch_at_the_end_of_any_beat(built, chapter, name):
+    assert built(chapter, name).crowded == []
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_no_two_numbers_touch_on_a_long_prompt(tiny_long_bundle, chapter, name, monkeypatch):
+    found = []
+    with after_every_beat(monkeypatch, crowding_check(found)):
+        build_scene(tiny_long_bundle, chapter, name, draw=False)
+    assert found == [], "\n".join(found)
+
+
+# ---------------------------------------------------------------------------------------
+# Glows in the shape of what they light
+
+def test_a_glow_over_cells_lights_those_cells_and_no_other():
+    from onepass.scenes.follow import glow, glow_cells
+    from onepass.scenes.widgets import NumberGrid
+    grid = NumberGrid(np.arange(36.0).reshape(6, 6))
+    upper = {(r, c) for r in range(6) for c in range(6) if c > r}
+    assert covered_cells(glow_cells(grid, sorted(upper)), grid.cells) == upper
+    # the box around them lights the diagonal and below as well: the check can fail
+    boxed = covered_cells(glow(VGroup(*[grid.cells[k] for k in upper])), grid.cells)
+    assert (1, 1) in boxed and boxed > upper
+    # patches that share no edge: one outline each
+    apart = {(0, 0), (5, 5), (2, 3), (3, 3)}
+    assert covered_cells(glow_cells(grid, sorted(apart)), grid.cells) == apart
+
+
+GLOWING = [("01", "Lookup"), ("01", "Positions"), ("02", "Scores"), ("06", "Cache")]
+
+
+@pytest.mark.parametrize("chapter,name", GLOWING)
+def test_every_glow_over_a_grids_cells_lights_only_those(tiny_bundle, chapter, name, monkeypatch):
+    """Every glow a scene makes over cells of a NumberGrid (alone or with their labels) covers the
+    cells it was asked to light and no other cell of that grid."""
+    import importlib
+    import pkgutil
+
+    import onepass.scenes as scenes
+    from onepass.scenes import follow
+    from onepass.scenes.widgets import NumberGrid
+    grids, glows = [], []
+    original_init = NumberGrid.__init__
+
+    def recording_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        grids.append(self)
+    monkeypatch.setattr(NumberGrid, "__init__", recording_init)
+
+    def recorded(make, kind):
+        def wrapper(*args, **kwargs):
+            shape = make(*args, **kwargs)
+            for grid in grids:      # measured as made: the grid and its glow move together later
+                if kind == "cells":
+                    asked = set(args[1]) if args[0] is grid else set()
+                else:
+                    family = {id(m) for m in args[0].get_family()}
+                    asked = {key for key, cell in grid.cells.items() if id(cell) in family}
+                if asked:
+                    glows.append((asked, covered_cells(shape, grid.cells)))
+            return shape
+        return wrapper
+    for info in pkgutil.iter_modules(scenes.__path__):
+        module = importlib.import_module(f"onepass.scenes.{info.name}")
+        for attr, kind in (("glow", "box"), ("glow_cells", "cells")):
+            if getattr(module, attr, None) is getattr(follow, attr):
+                monkeypatch.setattr(module, attr, recorded(getattr(follow, attr), kind))
+    build_scene(tiny_bundle, chapter, name, draw=False)
+    assert glows, f"{name} glows over no grid's cells"
+    for asked, covered in glows:
+        assert covered == asked, f"{name}: a glow over {sorted(asked)} lights {sorted(covered)}"
