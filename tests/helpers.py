@@ -235,7 +235,8 @@ MIN_CONTENT_SHARE = 0.5
 def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, lang: str = "en",
                  built: list | None = None):
     """Build a scene (in language `lang`) and, at the end of every beat, collect text that is
-    off-frame or too small, and text any animation's target takes off the frame; `built`, when
+    off-frame or too small, number labels that touch (crowded_numbers), and text any animation's
+    target takes off the frame; `built`, when
     given, receives the scene.
 
     `spans`, when given, receives each beat's content width as a share of S.CONTENT_W
@@ -264,6 +265,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                             KNOWN_SMALL_LANG.get(lang, {}).get(f"{chapter} {name}/{key}", 99.0))
                 if sub.font_size < floor - 0.05:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
+        problems.extend(crowded_numbers(self.mobjects, f"{name}/{key}: "))     # numbers that read as one
     def begin_checked(self):
         """Text an animation carries off the frame on its way (an Indicate's swell at the peak of
         its there-and-back): its target, which the checks at the end of a beat never see."""

@@ -2,7 +2,8 @@
 
 * Two numbers side by side on a row keep a gap of at least MIN_NUMBER_GAP of their height: right-aligned
   numbers that fill their cells read as one ("0.00−0.01", "−6.03−12.76"). Checked at the end of every
-  beat of every scene, on the short prompt (the dry runs the `built` fixture shares) and the long one.
+  beat of every scene, on the short prompt (the dry runs the `built` fixture shares) and the longest
+  (tests/test_input.py, in the dry runs of its 64-token prompt).
 * A glow over some cells of a grid lights those cells and no other (a box around a triangle of the
   score grid lit its diagonal too).
 """
@@ -15,7 +16,7 @@ from manim import RIGHT, Text, VGroup
 from onepass.scenes import style as S
 from onepass.scenes.registry import scenes_of
 from onepass.scenes.text import LEGIBLE
-from tests.helpers import after_every_beat, build_scene, covered_cells, crowded_numbers, crowding_check
+from tests.helpers import build_scene, covered_cells, crowded_numbers
 
 SCENES = [(chapter, cls.__name__) for chapter in ("00", "01", "02", "03", "04", "05", "06", "07")
           for cls in scenes_of(chapter)]
@@ -60,12 +61,7 @@ def test_no_two_numbers_touch_at_the_end_of_any_beat(built, chapter, name):
     assert built(chapter, name).crowded == []
 
 
-@pytest.mark.parametrize("chapter,name", SCENES)
-def test_no_two_numbers_touch_on_a_long_prompt(tiny_long_bundle, chapter, name, monkeypatch):
-    found = []
-    with after_every_beat(monkeypatch, crowding_check(found)):
-        build_scene(tiny_long_bundle, chapter, name, draw=False)
-    assert found == [], "\n".join(found)
+# The longest prompt (64 tokens): tests/test_input.py checks it in the dry run of every scene it already makes.
 
 
 # ---------------------------------------------------------------------------------------

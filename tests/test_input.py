@@ -29,7 +29,7 @@ from onepass.data import bundle as bundle_io  # noqa: E402
 from onepass.data import extract, tokenizer  # noqa: E402
 from onepass.voiceover import captions, services  # noqa: E402
 
-from tests.helpers import build_scene, one_clear_line, run_main  # noqa: E402
+from tests.helpers import after_every_beat, build_scene, crowding_check, one_clear_line, run_main  # noqa: E402
 
 
 @pytest.fixture
@@ -65,15 +65,19 @@ def edge_bundles(bundle_root):
 @pytest.mark.render
 @pytest.mark.parametrize("which", ["one token", "longest"])
 @pytest.mark.parametrize("chapter", ["00", "01", "02", "03", "04", "05", "06"])
-def test_one_token_and_longest_prompts_build_every_scene(edge_bundles, which, chapter):
+def test_one_token_and_longest_prompts_build_every_scene(edge_bundles, which, chapter, monkeypatch):
     """A prompt of 1 token (chapter 02's causal mask once had nothing to animate and crashed)
-    and one of the maximum length build every scene of every chapter."""
+    and one of the maximum length build every scene of every chapter; on the longest, no two
+    numbers touch at the end of any beat (tests/test_crowding.py: the longest windows and grids)."""
     from onepass.scenes.registry import scenes_of  # imports the chapter modules (manim): only here
     b = edge_bundles[which]
     assert b.T == (1 if which == "one token" else extract.MAX_TOKENS)
+    crowded = []
     for cls in scenes_of(chapter):
-        scene = build_scene(b, chapter, cls.__name__, draw=False)
+        with after_every_beat(monkeypatch, crowding_check(crowded) if which == "longest" else lambda *a: None):
+            scene = build_scene(b, chapter, cls.__name__, draw=False)
         assert scene.cues, f"{cls.__name__} spoke no line"
+    assert crowded == [], "\n".join(crowded)
 
 
 def test_endoftext_is_shown_by_its_name():
