@@ -283,7 +283,7 @@ class Cache(LoopChapter):
             # "an earlier token never attends to a later one": the head's weights, every later token at 0
             say(self, beat, "never-sees", FadeIn(p["w_title"]), FadeIn(VGroup(weights.cell_group, weights.text_group)))
             # lit in its own shape, along the cells' edges: the diagonal (a token's weight on itself) stays unlit
-            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION, buff=0, opacity=0.1)
+            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.1)
             say(self, beat, "never-sees", FadeIn(lit), into=0.45)
             # "so its keys and values": the k and v blocks
             kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
@@ -291,7 +291,7 @@ class Cache(LoopChapter):
             # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
             stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
             say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
-                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION, buff=0, opacity=0.08),
+                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.08),
                                       glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0.08))))
             # "they come out exactly the same on every later pass"
             same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)

@@ -253,10 +253,14 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
             width = content_span(self)
             if width > 0:
                 spans[f"{chapter} {name}/{key}"] = round(width / S.CONTENT_W, 2)
+        numbers = []
         for mob in self.mobjects:
             for sub in shown_texts(mob):
                 left, right, bottom, top = box(sub)
-                where = f"{name}/{key}: {string_of(sub)!r}"
+                shown = string_of(sub)
+                where = f"{name}/{key}: {shown!r}"
+                if NUMBER.match(shown.strip()):
+                    numbers.append((shown.strip(), (left, right, bottom, top)))
                 if off_frame(left, right, top):
                     problems.append(f"{where} leaves the frame")
                 if bottom < S.CAPTION_TOP - 0.05 and f"{chapter} {name}/{key}" not in KNOWN_IN_CAPTION_BAND:
@@ -265,7 +269,7 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                             KNOWN_SMALL_LANG.get(lang, {}).get(f"{chapter} {name}/{key}", 99.0))
                 if sub.font_size < floor - 0.05:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
-        problems.extend(crowded_numbers(self.mobjects, f"{name}/{key}: "))     # numbers that read as one
+        problems.extend(crowded_numbers((), f"{name}/{key}: ", numbers))     # numbers that read as one
     def begin_checked(self):
         """Text an animation carries off the frame on its way (an Indicate's swell at the peak of
         its there-and-back): its target, which the checks at the end of a beat never see."""
@@ -367,13 +371,17 @@ def number_labels(mobjects) -> list[tuple[str, tuple[float, float, float, float]
     return out
 
 
-def crowded_numbers(mobjects, where: str = "") -> list[str]:
+def crowded_numbers(mobjects, where: str = "", labels=None) -> list[str]:
     """Pairs of number labels on the same row (their heights overlap by half the shorter one's) whose
-    horizontal gap is under MIN_NUMBER_GAP of the taller one's height (overlapping ones included)."""
-    labels = sorted(number_labels(mobjects), key=lambda x: x[1][0])
+    horizontal gap is under MIN_NUMBER_GAP of the taller one's height (overlapping ones included).
+    `labels`: number_labels(mobjects) where the caller has them."""
+    labels = sorted(number_labels(mobjects) if labels is None else labels, key=lambda x: x[1][0])
+    reach = MIN_NUMBER_GAP * max((t - b for _, (_, _, b, t) in labels), default=0.0)
     problems = []
     for i, (a, (l1, r1, b1, t1)) in enumerate(labels):
         for c, (l2, r2, b2, t2) in labels[i + 1:]:
+            if l2 - r1 >= reach:            # sorted by left edge: this one and every later one are clear
+                break
             h1, h2 = t1 - b1, t2 - b2
             if min(t1, t2) - max(b1, b2) < 0.5 * min(h1, h2):
                 continue                    # not on the same row
