@@ -57,9 +57,13 @@ def _env(tmp_path: Path) -> dict:
             "ONEPASS_FORKSERVER": "off", "PYTHONPATH": str(ROOT)}
 
 
+# the chapter with the fewest lines to record and align, and the fewest scenes to render (11 lines, 3 scenes)
+RECORDED_CHAPTER = "05"
+
+
 def _start_recorded_render(tiny_bundle, tmp_path, folder):
     env = _env(tmp_path)
-    cmd = [sys.executable, str(ROOT / "render.py"), "--chapter", "00", "--bundle", str(tiny_bundle.path),
+    cmd = [sys.executable, str(ROOT / "render.py"), "--chapter", RECORDED_CHAPTER, "--bundle", str(tiny_bundle.path),
            "--voice", f"recorded:{folder}", "--quality", "low", "--out", str(tmp_path / "out")]
     return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True), Path(env["TMPDIR"])
@@ -70,7 +74,7 @@ def _start_recorded_render(tiny_bundle, tmp_path, folder):
 def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path, sig):
     """Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM in the middle of the
     alignments ends the run with status 130 within seconds, leaving no alignment folder or WAV."""
-    lines = _sheet_lines(tiny_bundle, "00", tmp_path)
+    lines = _sheet_lines(tiny_bundle, RECORDED_CHAPTER, tmp_path)
     folder = _record(lines, tmp_path / "rec")
     proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder)
     try:
@@ -99,14 +103,14 @@ def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path,
 @needs_espeak
 @pytest.mark.render
 def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
-    """The repro of issue 41: the script sheet, every line recorded, chapter 00 rendered with
-    --voice recorded:DIR (the shortest chapter, tiny weights, low quality). aeneas's espeak-ng extension
+    """The repro of issue 41: the script sheet, every line recorded, chapter 05 rendered with
+    --voice recorded:DIR (the fewest lines and scenes, tiny weights, low quality). aeneas's espeak-ng extension
     hung for ever on a process's second alignment: the render's check aligns every line of the chapter
     in its one process before anything renders (onepass/cli.py; film/make/api.py check_recordings for
     onepass.render), and now finishes,
     leaving no temporary files. (This test once had a twin that ran only that check, in a process of
     its own: the same alignments, twice the minutes.)"""
-    lines = _sheet_lines(tiny_bundle, "00", tmp_path)
+    lines = _sheet_lines(tiny_bundle, RECORDED_CHAPTER, tmp_path)
     assert len(lines) >= 3
     folder = _record(lines, tmp_path / "rec")
     proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder)
@@ -119,7 +123,7 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     assert proc.returncode == 0, err
     # status 0: onepass/cli.py aligned every line in this one process before it rendered (a line that did
     # not align, or a hang, ends the run first)
-    assert list((tmp_path / "out").rglob("ch00-*.mp4"))
+    assert list((tmp_path / "out").rglob(f"ch{RECORDED_CHAPTER}-*.mp4"))
     assert _leftovers(tmp) == []
 
 

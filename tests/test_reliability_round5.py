@@ -111,13 +111,20 @@ def test_a_voice_clip_record_that_is_not_ours_is_made_again(tmp_path):
     assert voice.generate_from_text("One line, said twice.", line_id="ch00-x")["cached"] is False
 
 
+_RENDERED: list[Path] = []
+
+
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """Chapter 00 rendered once (tiny weights, no voice, low quality) into a folder of this module."""
-    out = tmp_path_factory.mktemp("round5") / "out"
-    rc, _, err = run_main(*TINY, "--out", str(out))
-    assert rc == 0, err
-    return out
+    """Chapter 00 rendered once (tiny weights, no voice, low quality) into a folder of this module. Kept
+    for the process too: an xdist worker that ran out of queued tests between two of this module's tears
+    the module's fixtures down, and the render (20 s) was made twice."""
+    if not _RENDERED:
+        out = tmp_path_factory.mktemp("round5") / "out"
+        rc, _, err = run_main(*TINY, "--out", str(out))
+        assert rc == 0, err
+        _RENDERED.append(out)
+    return _RENDERED[0]
 
 
 def _cli(out: Path, env: dict | None = None) -> subprocess.Popen:
@@ -137,7 +144,8 @@ def test_payloads_in_every_cache_run_nothing_and_the_render_succeeds(rendered, t
     output folder's scene renders, their records and timings) planted with a pickle that would run
     code, garbage, or JSON of another shape: the render succeeds and nothing runs."""
     cache, out, canary = tmp_path / "cache", tmp_path / "out", tmp_path / "ran"
-    shutil.copytree(os.environ["ONEPASS_CACHE"], cache, ignore=shutil.ignore_patterns("manim-media-*"))
+    shutil.copytree(os.environ["ONEPASS_CACHE"], cache,     # the tests' own outlines: no cache onepass reads
+                    ignore=shutil.ignore_patterns("manim-media-*", "test-outlines"))
     shutil.copytree(rendered, out)
     payloads = _payloads(canary)
     planted = 0
