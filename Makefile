@@ -66,11 +66,11 @@ review: install
 
 # grouped by file (tests/conftest.py): a file's fixtures are made once, the scene dry runs shared
 test: install
-	$(PY) -m pytest -q -n auto --dist loadgroup --durations=15
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
 # the fast part alone: no video rendered, no Chromium, LibreOffice or dask cluster (README: Tests)
 test-fast: install
-	$(PY) -m pytest -q -n auto --dist loadgroup -m "not render and not slow" --durations=15
+	$(PY) -m pytest -q -n auto --dist loadfile -m "not render and not slow" --durations=15
 
 bench: install
 	$(PY) bench/render_speed.py

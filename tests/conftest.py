@@ -110,8 +110,8 @@ def real_weights():
 @pytest.fixture(scope="session")
 def built(tiny_bundle):
     """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per test
-    process: the tests that read the same scenes share them (they run on one worker: xdist_group), so a
-    test only reads a built scene, never changes it. `.arcs` lists every AttentionArcs it built,
+    process: the tests that read the same scenes share them, so a test only reads a built scene, never
+    changes it. `.arcs` lists every AttentionArcs it built,
     `.crowded` the number labels that touched at the end of a beat (tests/helpers.crowded_numbers)."""
     from onepass.scenes.widgets import AttentionArcs
     cache = {}
@@ -133,22 +133,11 @@ def built(tiny_bundle):
     return get
 
 
-# Tests run in groups (`make test`: -n auto --dist loadgroup), each group on one worker: by file, so a
-# file's module fixtures (an installed venv, a rendered lecture, a built deck) are made once, not once per
-# worker its tests land on; every test that reads the tiny bundle's scenes through `built` in one group,
-# so each scene is dry-run once in the whole run; and the long sweeps of scene dry runs split by the
-# parameter named here (their fixtures take seconds), so the two workers finish together.
-SPLIT = {"test_input": "chapter", "test_languages": "chapter", "test_family_scenes": "model"}
-
-
-def xdist_group(item) -> str:
-    if "built" in getattr(item, "fixturenames", ()):
-        return "scenes"
-    stem = item.path.stem
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    if stem in SPLIT and SPLIT[stem] in params:
-        return f"{stem}[{params[SPLIT[stem]]}]"
-    return stem
+# Tests run a file at a time per worker (`make test`: -n auto --dist loadfile): a file's module fixtures
+# (an installed venv, a rendered lecture, a built deck) are made once, not once per worker its tests land
+# on. (`--dist loadgroup` with xdist_group marks did this until pytest 9, whose node ids no longer take
+# the '@group' suffix xdist 3.8 writes: every test became a group of its own, module fixtures were made on
+# both workers. Files are the unit xdist still schedules by.)
 
 
 # What needs a program that takes minutes to start or to finish (marked `slow`; README's Tests says
@@ -159,7 +148,6 @@ SLOW_FIXTURES = {"browser", "a11y_decks", "cluster"}
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or "libreoffice" in item.name:
             item.add_marker(pytest.mark.slow)
 

@@ -24,7 +24,6 @@ from onepass.voiceover import script
 from onepass.words import numbers as N
 from onepass.words.catalog import Words
 
-pytestmark = pytest.mark.xdist_group("ch07")
 PROMPT = "The cat sat on the"
 
 
