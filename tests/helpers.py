@@ -243,12 +243,8 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
     ("NN Scene/beat" -> share; beats with nothing in the content area are left out)."""
     import onepass.scenes.base as base
     problems = []
-    original = base.ChapterScene.beat
 
-    @contextmanager
     def checked(self, key):
-        with original(self, key) as b:
-            yield b
         if spans is not None and key != "title":
             width = content_span(self)
             if width > 0:
@@ -269,7 +265,8 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                             KNOWN_SMALL_LANG.get(lang, {}).get(f"{chapter} {name}/{key}", 99.0))
                 if sub.font_size < floor - 0.05:
                     problems.append(f"{where} is {sub.font_size:.1f} pt")
-        problems.extend(crowded_numbers((), f"{name}/{key}: ", numbers))     # numbers that read as one
+        problems.extend(crowded_pairs(numbers, f"{name}/{key}: "))     # numbers that read as one
+
     def begin_checked(self):
         """Text an animation carries off the frame on its way (an Indicate's swell at the peak of
         its there-and-back): its target, which the checks at the end of a beat never see."""
@@ -283,8 +280,8 @@ def frame_checks(bundle, chapter, name, monkeypatch, spans: dict | None = None, 
                                     f"{string_of(sub)!r} off the frame")
     begin = base.ChapterScene.begin_animations
     monkeypatch.setattr(base.ChapterScene, "begin_animations", begin_checked)
-    monkeypatch.setattr(base.ChapterScene, "beat", checked)
-    scene = build_scene(bundle, chapter, name, draw=False, lang=lang)
+    with after_every_beat(monkeypatch, checked):
+        scene = build_scene(bundle, chapter, name, draw=False, lang=lang)
     if built is not None:
         built.append(scene)
     return problems
@@ -371,11 +368,16 @@ def number_labels(mobjects) -> list[tuple[str, tuple[float, float, float, float]
     return out
 
 
-def crowded_numbers(mobjects, where: str = "", labels=None) -> list[str]:
-    """Pairs of number labels on the same row (their heights overlap by half the shorter one's) whose
-    horizontal gap is under MIN_NUMBER_GAP of the taller one's height (overlapping ones included).
-    `labels`: number_labels(mobjects) where the caller has them."""
-    labels = sorted(number_labels(mobjects) if labels is None else labels, key=lambda x: x[1][0])
+def crowded_numbers(mobjects, where: str = "") -> list[str]:
+    """Pairs of number labels among `mobjects` that read as one (crowded_pairs)."""
+    return crowded_pairs(number_labels(mobjects), where)
+
+
+def crowded_pairs(labels, where: str = "") -> list[str]:
+    """Of `labels` ((string, box) as number_labels gives them), the pairs on the same row (their heights
+    overlap by half the shorter one's) whose horizontal gap is under MIN_NUMBER_GAP of the taller one's
+    height (overlapping ones included)."""
+    labels = sorted(labels, key=lambda x: x[1][0])
     reach = MIN_NUMBER_GAP * max((t - b for _, (_, _, b, t) in labels), default=0.0)
     problems = []
     for i, (a, (l1, r1, b1, t1)) in enumerate(labels):
@@ -417,19 +419,10 @@ def crowding_check(found: list):
     return check
 
 
-def _inside(point, polygon) -> bool:
-    """Ray casting: whether `point` (x, y) lies inside the closed polygon (n x 2)."""
-    x, y = point
-    inside = False
-    for (x1, y1), (x2, y2) in zip(polygon, np.roll(polygon, -1, axis=0)):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 def covered_cells(shape, cells) -> set:
     """The keys of `cells` (key -> a cell) whose centre lies inside `shape`'s outline (a glow: a
     rounded rectangle or a polygon; every closed outline among its points, even-odd)."""
+    from bench.accessibility import _inside          # the even-odd test the contrast check uses
     outlines = [subpath[:, :2] for sub in shape.get_family() if len(sub.points)
                 for subpath in sub.get_subpaths()]
     return {key for key, cell in cells.items()
