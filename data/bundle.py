@@ -109,6 +109,10 @@ def _gated(s: Shape) -> bool:
     return s.mlp == SWIGLU
 
 
+def _qk_norm(s: Shape) -> bool:
+    return s.qk_norm
+
+
 def _kv_declared(s: Shape) -> bool:
     return s.n_kv_head is not None
 
@@ -128,6 +132,12 @@ SCHEMA: dict[str, TensorSpec] = {
     "q_prerot":       TensorSpec("L H T dh", about="queries before the rotation (after q_norm where there is one)",
                                  when=_rope),
     "k_prerot":       TensorSpec("L KV T dh", about="keys before the rotation, per key/value head", when=_rope),
+    "q_prenorm":      TensorSpec("L H T dh", about="queries per head before the q/k norm (the projection's output)",
+                                 when=_qk_norm),
+    "k_prenorm":      TensorSpec("L KV T dh", about="keys per key/value head before the q/k norm", when=_qk_norm),
+    "q_norm_w":       TensorSpec("L dh", about="the q norm's gain: one per number of a head, shared by the heads",
+                                 when=_qk_norm),
+    "k_norm_w":       TensorSpec("L dh", about="the k norm's gain, likewise", when=_qk_norm),
     "rope_inv_freq":  TensorSpec("dh2", about="each rotary pair's speed, radians per position; dimension i "
                                  "turns with i + dh/2 (transformers' pairing)", when=_rope),
     "kv_head":        TensorSpec("H", "int64", "the key/value head each query head reads (h // group)",

@@ -189,6 +189,30 @@ def rope_facts(bundle) -> dict | None:
             "fast_wavelength": float(2 * np.pi / inv.max()), "slow_wavelength": float(2 * np.pi / inv.min())}
 
 
+def qknorm_facts(bundle) -> dict | None:
+    """The q/k norm (Qwen3) on the featured head, None for a model without one: an RMSNorm of each
+    head's query and key over its d_head numbers, then the norm's gain (one per number, shared by the
+    heads), before RoPE's turn. For "q" (the featured head) and "k" (the key/value head it reads):
+    the last token's row before the norm and after it (the bundle's q_prerot / k_prerot), each shown
+    token's rms before, after the division (1, up to ε) and after the gain; the gain; `check`, our
+    division times the gain against the model's output."""
+    if not bundle.shape.qk_norm:
+        return None
+    h = head_facts(bundle)["head_index"]
+    eps = float(bundle.config["norm_eps"])
+    rms = lambda x: np.sqrt((x * x).mean(-1) + eps)                  # [..., dh] -> [...]
+    out = {"head_index": h, "kv_head": kv_of(bundle, h)}
+    for x, head in (("q", h), ("k", out["kv_head"])):
+        pre = bundle[f"{x}_prenorm"][0, head].astype(np.float64)      # [T, dh] the projection's output
+        post = bundle[f"{x}_prerot"][0, head].astype(np.float64)      # [T, dh] the norm's output
+        gain = bundle[f"{x}_norm_w"][0].astype(np.float64)            # [dh]
+        unit = pre / rms(pre)[:, None]                                # [T, dh] rms 1, before the gain
+        out[x] = {"before": pre[-1], "after": post[-1], "gain": gain,
+                  "rms": rms(pre), "rms_unit": rms(unit), "rms_after": rms(post),   # [T] each
+                  "check": float(np.abs(unit * gain - post).max())}
+    return out
+
+
 def gqa_facts(bundle, ledger) -> dict:
     """Grouped-query attention: which key/value head each query head reads, and what sharing saves
     (the k and v projections and the cache; the score grid is one per query head either way)."""

@@ -5,8 +5,8 @@ is not a module (the rotation is a function call inside the attention), an atten
 registered with transformers' AttentionInterface: it sees q and k after the rotation and before
 repeat_kv, and runs transformers' own eager attention. derive() redoes attention in numpy as
 chapter 02 tells it (query head h reads key/value head h // group); cross_check() holds every
-step against the model: RMSNorm, the rotation with the model's own frequencies, the softmax, the
-merged heads and the logits.
+step against the model: RMSNorm, the q/k norm (Qwen3), the rotation with the model's own frequencies,
+the softmax, the merged heads and the logits.
 """
 from __future__ import annotations
 
@@ -111,6 +111,10 @@ def capture(model, ids: list[int]) -> dict[str, np.ndarray]:
             "mlp_gate": (layer.mlp.gate_proj, "out"), "mlp_pre": (layer.mlp.up_proj, "out"),
             "mlp_hidden": (layer.mlp.down_proj, "in"), "mlp_out": (layer.mlp, "out"), "resid_post": (layer, "out"),
         }
+        if hasattr(attn, "q_norm"):      # Qwen3: each head's q and k as they enter the q/k norm, [T, n, dh]
+            hooks.update(q_prenorm=(attn.q_norm, "in"), k_prenorm=(attn.k_norm, "in"))
+            store[f"q_norm_w.{l}"] = attn.q_norm.weight.detach().float().numpy()   # [dh]: stacked [L, dh]
+            store[f"k_norm_w.{l}"] = attn.k_norm.weight.detach().float().numpy()
         for name, (module, side) in hooks.items():
             key = f"{name}.{l}"
             if side == "in":
@@ -160,6 +164,10 @@ def derive(c: dict[str, np.ndarray], ids: list[int], shape: Shape) -> dict[str, 
     heads = lambda x, n: x.reshape(L, T, n, dh).transpose(0, 2, 1, 3)   # [L, T, n·dh] -> [L, n, T, dh]
     q_pre = heads(c["q_proj"], H)                                        # [L, H, T, dh] before the rotation
     k_pre = heads(c["k_proj"], KV)                                       # [L, KV, T, dh]
+    # the q/k norm's input and gains (Qwen3): the hooks saw [L, T, n, dh]; the bundle keeps [L, n, T, dh]
+    qk_norm = {} if "q_prenorm" not in c else {
+        "q_prenorm": c["q_prenorm"].transpose(0, 2, 1, 3), "k_prenorm": c["k_prenorm"].transpose(0, 2, 1, 3),
+        "q_norm_w": c["q_norm_w"], "k_norm_w": c["k_norm_w"]}               # [L, dh] each
     q, k, v = c["q"], c["k"], c["v"]                                     # [L, H|KV|KV, T, dh] the model's own
     k_of_head = k[:, [shape.kv_head_of(h) for h in range(H)]]            # [L, H, T, dh] each query head's keys
     v_of_head = v[:, [shape.kv_head_of(h) for h in range(H)]]
@@ -184,6 +192,7 @@ def derive(c: dict[str, np.ndarray], ids: list[int], shape: Shape) -> dict[str, 
         "mlp_gate": c["mlp_gate"], "mlp_pre": c["mlp_pre"], "mlp_hidden": c["mlp_hidden"],   # [L, T, dff]
         "mlp_out": c["mlp_out"], "resid_post": c["resid_post"],          # [L, T, d]
         "rms_f": rms(c["ln_f_in"], eps).astype(np.float32), "ln_f": c["ln_f"], "logits": c["logits"],
+        **qk_norm,
     }
 
 
@@ -208,6 +217,12 @@ def cross_check(t: dict[str, np.ndarray], c: dict[str, np.ndarray]) -> dict[str,
     limits = {"probs_vs_softmax_masked": 1e-5, "rope_q_vs_model": 1e-5, "rope_k_vs_model": 1e-5,
               "rms1_vs_model": 1e-5, "head_out_vs_model": 1e-5, "swiglu_vs_model": 1e-5,
               "logits_vs_model": 1e-5, "embed_vs_model": 1e-6}
+    if "q_prenorm" in t:     # the q/k norm: each head's row / its rms times the gain == what the turn received
+        for x in "qk":
+            pre = t[f"{x}_prenorm"]                                     # [L, n, T, dh]
+            normed = pre / rms(pre, float(c["eps"]))[..., None] * t[f"{x}_norm_w"][:, None, None, :]
+            checks[f"qk_norm_{x}_vs_model"] = rel(normed, t[f"{x}_prerot"])
+            limits[f"qk_norm_{x}_vs_model"] = 1e-5
     for name, err in checks.items():
         if not err <= limits[name]:
             raise CaptureError(f"captured tensors disagree with the model ({name}: max error {err:.3g}); "
