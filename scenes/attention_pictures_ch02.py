@@ -242,7 +242,11 @@ class ProjectionFan(VGroup):
 
     `.x` (the row: all d cells), `.x_tag` (its token over it), `.arrows[i]`, `.mats[i]` (× W_q … on each
     arrow), `.outs[i]` (q, k, v: dh cells each, framed in their colours), `.letters[i]`, `.roles[i]`
-    (what each is for, under its strip); i = 0, 1, 2 for q, k, v."""
+    (what each is for, under its strip); i = 0, 1, 2 for q, k, v.
+
+    Every cell is as wide in the short vectors as in the row (a strip is dh/d of the row's length):
+    drawn longer than the row they come from, 64 numbers read as more than 768. The roles start under
+    their strips and run on to the picture's right edge, since a strip can be narrower than its words."""
 
     NAMES = ("q", "k", "v")
     COLOURS = (S.QUERY, S.KEY, S.VALUE)
@@ -250,19 +254,22 @@ class ProjectionFan(VGroup):
     def __init__(self, facts: dict, token: str, roles, width: float, x_width: float | None = None,
                  cell_h: float = 0.42, pitch: float = 1.3):
         super().__init__()
-        x_width = x_width or width * 0.34
-        out_w = width * 0.4
+        x_width = x_width or width * 0.45
+        cell_w = x_width / len(facts["x"])
         self.x = value_strip(facts["x"], facts["x_vmax"], x_width, cell_h, S.RESIDUAL)
         self.x.move_to([-width / 2 + x_width / 2, 0.0, 0.0])
         self.x_tag = label(S.clip_token(token, 9), S.SMALL, S.TOKEN, mono=True, compact=True)
         self.x_tag.next_to(self.x, UP, buff=GAP.s)
         self.outs, self.letters, self.roles, self.arrows, self.mats = VGroup(), VGroup(), VGroup(), VGroup(), VGroup()
-        for i, (name, colour, role) in enumerate(zip(self.NAMES, self.COLOURS, roles)):
+        tags = [label(role, S.SMALL, colour) for role, colour in zip(roles, self.COLOURS)]
+        room = width / 2 - self.x.get_right()[0]        # right of the row: arrows, letters, strips, roles
+        role_w = min(max(t.width for t in tags), room / 2)
+        for i, (name, colour, tag) in enumerate(zip(self.NAMES, self.COLOURS, tags)):
             y = (1 - i) * pitch
-            out = value_strip(facts[name], facts["vmax"], out_w, cell_h, colour)
-            out.move_to([width / 2 - out_w / 2, y, 0.0])
+            out = value_strip(facts[name], facts["vmax"], cell_w * len(facts[name]), cell_h, colour)
+            out.move_to([width / 2 - role_w, y, 0.0], aligned_edge=LEFT)
             letter = label(name, S.BODY_SIZE, colour, mono=True, compact=True).next_to(out, LEFT, buff=GAP.s)
-            tag = fit_width(label(role, S.SMALL, colour), out_w)
+            fit_width(tag, role_w)
             tag.next_to(out, DOWN, buff=GAP.xs).align_to(out, LEFT)
             start = self.x.get_right() + RIGHT * GAP.s
             end = letter.get_left() + LEFT * GAP.s

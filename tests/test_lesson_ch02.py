@@ -255,6 +255,8 @@ def test_the_qkv_picture_is_the_last_rows_three_projections(tiny_bundle, changed
             vec = bundle[name][0, h, -1]
             assert len(strip[0]) == bundle.shape.d_head                  # d numbers in, d_head out
             assert strip_colours(strip) == [S.diverging(float(v), f["vmax"]).to_hex() for v in vec]
+            # drawn to scale: d_head numbers are d_head/d of the row they come from, never longer than it
+            assert strip[1].width / fan.x[1].width == pytest.approx(bundle.shape.d_head / bundle.shape.n_embd)
         assert len(fan.roles) == 3 and "what I am looking for" in scene.built_texts   # what each is for
         seen.append([strip_colours(o) for o in fan.outs])
     assert seen[0][0] != seen[1][0] and seen[0][2] != seen[1][2]         # sharper queries, flipped values
