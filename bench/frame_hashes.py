@@ -39,8 +39,43 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+SHIM = """# written by bench/frame_hashes.py: `import onepass...` loads {tree}'s code
+import importlib.abc, importlib.util, sys
+FOLDERS = {folders!r}
+
+
+class TreeFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name in FOLDERS:
+            return importlib.util.spec_from_file_location(name, FOLDERS[name] + "/__init__.py",
+                                                          submodule_search_locations=[FOLDERS[name]])
+        return None
+
+
+sys.meta_path.insert(0, TreeFinder())
+"""
+
+
+def import_shim(tree: Path, folder: Path) -> Path:
+    """A folder that, on PYTHONPATH, makes `import onepass...` load `tree`'s code: its
+    sitecustomize.py puts a finder first that maps onepass and its packages to the tree's folders,
+    as its pyproject.toml maps them (package-dir). PYTHONPATH=tree alone is not enough: the tree's
+    top folders are not named onepass.*, so every subpackage would resolve through the venv's
+    editable install, which is this checkout's code, and two trees would be compared as one (and a
+    finder on a path entry would lose to the tree's own onepass/ folder, first on sys.path as the
+    working folder)."""
+    import tomllib
+    dirs = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
+    folder.mkdir(parents=True)
+    folders = {name: str((tree / where).resolve()) for name, where in dirs.items()}
+    (folder / "sitecustomize.py").write_text(SHIM.format(tree=tree, folders=folders), encoding="utf-8")
+    return folder
+
+
 def tree_env(tree: Path, labels: Path, voice_cache: Path | None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), ONEPASS_LABEL_CACHE=str(labels), PYTHONHASHSEED="0")
+    shim = import_shim(tree, labels.parent / "import")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(shim), str(tree))), ONEPASS_LABEL_CACHE=str(labels),
+               PYTHONHASHSEED="0")
     if voice_cache is not None:
         env["ONEPASS_VOICE_CACHE"] = str(voice_cache)
     return env
@@ -126,6 +161,7 @@ def hash_tree(a) -> dict:
                 shown = r.get("error") or f"{r['frames']:6d} frames  {r['digest']}  audio {(r['audio'] or '-')[:16]}"
                 print(f"ch{chapter}/{name:28s} {shown}", flush=True)
     finally:      # the labels and videos go; an extracted bundle stays (pass it as --bundle to the other tree)
+        shutil.rmtree(work / "import", ignore_errors=True)
         shutil.rmtree(work if a.bundle else work / "labels", ignore_errors=True)
         for video in work.glob("*.mp4"):
             video.unlink(missing_ok=True)
