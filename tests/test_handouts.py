@@ -23,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from onepass.data import extract  # noqa: E402
 from onepass.film.make import build, request  # noqa: E402
 from onepass.film.kit import clips, handout, notebook, publish, slides  # noqa: E402
 from onepass.film.plan import keys  # noqa: E402
@@ -359,6 +360,80 @@ def test_a_wrong_bundle_value_makes_the_notebook_fail(tiny_bundle):
     nb = notebook.chapter_notebook("02", wrong, Words.load("en"))
     with pytest.raises(CellExecutionError, match="weights differs from the bundle"):
         run_notebooks([nb])
+
+
+
+def run_sharing_the_model(nbs):
+    """Execute a Llama-style model's notebooks in one kernel, loading its weights once (tens of seconds
+    for SmolLM2's GGUF file): the first notebook whole, then each other's bundle cell and chapter cells.
+    Their tokenizer, model and helper cells are the first's, text for text (asserted), so what runs is
+    what each notebook runs. Returns the executed notebook, or raises CellExecutionError with it as
+    `.merged`."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    code = lambda nb: [c for c in nb.cells if c.cell_type == "code"]
+    preamble = [c.source for c in code(nbs[0])[1:4]]          # tokenizer, model, helpers
+    cells = list(nbs[0].cells)
+    for nb in nbs[1:]:
+        assert [c.source for c in code(nb)[1:4]] == preamble
+        cells += [code(nb)[0]] + nb.cells[nb.cells.index(code(nb)[3]) + 1:]
+    cells = copy.deepcopy(cells)
+    for n, cell in enumerate(cells):
+        cell["id"] = f"cell-{n}"
+    merged = nbformat.v4.new_notebook(cells=cells, metadata=nbs[0].metadata)
+    try:
+        NotebookClient(merged, timeout=600, kernel_name="python3").execute()
+    except CellExecutionError as exc:
+        exc.merged = merged
+        raise
+    return merged
+
+
+def wrong_copy(bundle, name, change):
+    """The bundle with one tensor changed (a copy: the session's bundle is left as it is)."""
+    wrong = copy.copy(bundle)
+    wrong.tensors = dict(bundle.tensors)
+    wrong.tensors[name] = bundle[name].copy()
+    change(wrong.tensors[name])
+    return wrong
+
+
+def test_smollm2_notebooks_recompute_every_chapter_and_a_wrong_value_fails(smollm2_bundle):
+    """SmolLM2's notebooks do its own arithmetic from its real weights (RMSNorm, RoPE, grouped-query
+    attention, SwiGLU, the tied unembedding, the generated steps, the ledger) and agree with its bundle;
+    the same cells fail when one bundle value is off: the last row's turned query (RoPE) in the
+    featured head, beyond the printed digits. One kernel, one load of the weights."""
+    from nbclient.exceptions import CellExecutionError
+    from onepass.data.facts.ch00 import model_title
+    from onepass.data.facts.ch02 import head_facts
+    words, chapters = Words.load("en"), ["00", "01", "02", "03", "04", "05", "06"]
+    nbs = [notebook.chapter_notebook(c, smollm2_bundle, words) for c in chapters]
+    for c, nb in zip(chapters, nbs):
+        said = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+        assert notebook.md_text(words.text("kit:notebook-llama", model=model_title(smollm2_bundle))) in said
+        for line in script.chapter_lines(c, smollm2_bundle, smollm2_bundle.ledger(), words).values():
+            assert notebook.md_text(line.text) in said
+        assert sum("same(" in cell.source or "assert" in cell.source
+                   for cell in nb.cells[5:] if cell.cell_type == "code") >= 2
+    h = head_facts(smollm2_bundle)["head_index"]
+    wrong = wrong_copy(smollm2_bundle, "q", lambda q: q.__setitem__((0, h, -1, 0), q[0, h, -1, 0] + 0.01))
+    nbs.append(notebook.chapter_notebook("02", wrong, words))
+    with pytest.raises(CellExecutionError, match="q, turned differs from the bundle") as failed:
+        run_sharing_the_model(nbs)
+    cells = failed.value.merged.cells
+    broke = [n for n, cell in enumerate(cells) if any(o.get("output_type") == "error" for o in cell.get("outputs", []))]
+    last_good = max(n for n, cell in enumerate(cells) if cell.source.startswith("BUNDLE_JSON"))
+    assert len(broke) == 1 and broke[0] > last_good          # every right notebook ran through; the wrong one broke
+
+
+def test_llama32_notebook_puts_begin_of_text_first_and_stretches_rope(tmp_path):
+    """Llama 3.2's notebook (its 2-layer seeded stand-in): the prompt's ids start with
+    <|begin_of_text|>, and RoPE's speeds are Llama 3's stretched ones, equal to the model's and the bundle's."""
+    b = extract.extract("The cat sat on the", "tiny", model="llama-3.2-1b", root=tmp_path, log=lambda m: None)
+    assert b.ids[0] == b.tokenizer.bos_id and b.config["rope"]["rope_type"] == "llama3"
+    words = Words.load("en")
+    run_sharing_the_model([notebook.chapter_notebook(c, b, words) for c in ("00", "02")])
 
 
 # -- options ----------------------------------------------------------------------------------------

