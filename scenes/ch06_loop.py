@@ -15,7 +15,7 @@ from manim import Square as Square_
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Pointer, Swell, glow, glow_cells, say
+from onepass.scenes.follow import Pointer, Swell, change, glow, glow_cells, say
 from onepass.scenes.layout import GAP, above, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
@@ -283,25 +283,26 @@ class Cache(LoopChapter):
             # "an earlier token never attends to a later one": the head's weights, every later token at 0
             say(self, beat, "never-sees", FadeIn(p["w_title"]), FadeIn(VGroup(weights.cell_group, weights.text_group)))
             # lit in its own shape, along the cells' edges: the diagonal (a token's weight on itself) stays unlit
-            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.1)
+            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION)
             say(self, beat, "never-sees", FadeIn(lit), into=0.45)
-            # "so its keys and values": the k and v blocks
+            # "so its keys and values": the k and v blocks. The lights over the grids are outlines, no tint: a
+            # cell's number takes S.ink_on(its cell) and a 5-8% tint over both took it to 4.0-4.5:1
             kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
-            say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)))
+            say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0)))
             # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
             stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
             say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
-                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.08),
-                                      glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0.08))))
+                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION),
+                                      glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0))))
             # "they come out exactly the same on every later pass"
             same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
             place_in(same, S.TEXT, y=S.FOOTER_Y)
             say(self, beat, "exactly", FadeIn(same), Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs,
-                                                                         opacity=0.08)))
+                                                                         opacity=0)))
         with self.beat("cache") as beat:
             # "so they are computed once and kept: the KV cache": the queries and the weights go, k and v stay
             count = self.counter(f["cache"][0])
-            frame = glow(VGroup(kv_rows, t["k"], t["v"]), color=S.KEY, buff=GAP.s, opacity=0.05)
+            frame = glow(VGroup(kv_rows, t["k"], t["v"]), color=S.KEY, buff=GAP.s, opacity=0)
             say(self, beat, "kept", FadeOut(prompt_rows["q"]), FadeOut(t["q"]), FadeOut(p["w_title"]),
                 FadeOut(VGroup(weights.cell_group, weights.text_group)), FadeOut(p["zero"]), FadeOut(same),
                 FadeOut(stacks), FadeOut(lit), FadeIn(frame))
@@ -314,7 +315,7 @@ class Cache(LoopChapter):
             # "each token leaves one key row and one value row": the last prompt token's two rows
             last = p["shown"][-1]
             row = VGroup(g["k"].row_cells(last), g["v"].row_cells(last), names[-1])
-            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0.1)
+            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0)
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
             if sh.kv_heads < sh.n_head:
                 # "… for every key and value head in every layer": a longer sentence before "layers";
@@ -351,19 +352,19 @@ class Cache(LoopChapter):
                 beat.at("per-token")
                 rest = max(1.0, beat.mark("rows")[1] - beat.elapsed)
                 self.play(FadeOut(p["head"]), FadeIn(formula[0]),
-                          Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0.06)),
+                          Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0)),
                           run_time=0.15 * rest)
                 # the per-token count is those blocks: the light goes from the line over the stacks it counts
-                self.play(Transform(lit, glow(VGroup(formula[0], stacks), color=S.INK, opacity=0.06)),
+                self.play(Transform(lit, glow(VGroup(formula[0], stacks), color=S.INK, opacity=0)),
                           run_time=0.2 * rest)
                 self.play(FadeIn(formula[1], shift=UP * GAP.xs), run_time=0.15 * rest)
                 self.wait(0.15 * rest)
                 self.play(FadeIn(formula[2], shift=UP * GAP.xs),
-                          Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)), run_time=0.15 * rest)
+                          Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0)), run_time=0.15 * rest)
                 self.play(Swell(formula[2], color=S.TOKEN), run_time=0.1 * rest)
             else:
                 say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
-                    Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
+                    Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0)))
             # "each step adds one new row, for the new token alone": a row under k and v per pick fed back,
             # the blocks' shapes and the counter growing
             n = max(1, len(added))
@@ -374,20 +375,20 @@ class Cache(LoopChapter):
                          for x in ("k", "v")}
                 say(self, beat, "rows", FadeIn(r["name"], shift=DOWN * GAP.xs),
                     FadeIn(r["k"], shift=DOWN * GAP.xs), FadeIn(r["v"], shift=DOWN * GAP.xs),
-                    *[Transform(t[x], grown[x]) for x in grown], FadeOut(count), FadeIn(nxt),
+                    *[change(t[x], grown[x]) for x in grown], FadeOut(count), FadeIn(nxt),
                     into=0.1 + 0.85 * j / n, run_time=min(1.0, beat.span(0.8 / n, mark="rows")))
                 count = nxt
             # "the old rows are never touched again": the prompt's rows, their numbers as they were
             untouched = fit_width(label(self.text("untouched"), S.SMALL, S.KEY), S.TEXT_W)
             place_in(untouched, S.TEXT, y=S.HEADLINE_Y)
-            kept = glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)
+            kept = glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0)
             say(self, beat, "untouched", FadeOut(formula), FadeIn(untouched), FadeIn(kept))
             said = glow(untouched, color=S.KEY, opacity=0.1)
             say(self, beat, "untouched", FadeIn(said), into=0.5)
         with self.beat("cached_step") as beat:
             # "with the cache, a step computes only the new token's row": its q, k and v, on the last row
             new = added[-1] if added else None
-            ptr = Pointer(S.QUERY, buff=GAP.xxs, opacity=0.1)
+            ptr = Pointer(S.QUERY, buff=GAP.xxs, opacity=0)      # over the grids: an outline (see "keys-values")
             reads = VGroup()
             if new is not None:
                 q_row, k_rows = new["q"], VGroup(*[g["k"].row_cells(r) for r in p["shown"]], *[a["k"] for a in added])
@@ -529,7 +530,7 @@ class Square(LoopChapter):
             below(track, pairs, buff=GAP.s)
             thinnest = GAP.xxs / 2     # a share too small to see still shows as a hairline
             fill = Rectangle(width=max(thinnest, side * r["share"]), height=GAP.s, stroke_width=0,
-                             fill_color=S.FLOPS, fill_opacity=0.9).move_to(track, aligned_edge=LEFT)
+                             fill_color=S.FLOPS, fill_opacity=0.9).move_to(track, aligned_edge=S.START)
             share = fit_lines(self.text("share-of-pass", flops=N.fmt_human(r["grid_flops"]), share=N.fmt_share(r["share"])),
                               S.SMALL, S.FLOPS,
                               col.width - GAP.l)
@@ -555,6 +556,7 @@ class Square(LoopChapter):
                 break
             side -= S.CAPTION_TOP + GAP.xs - low
         first, rest = panels[0], panels[1:]
+        self.square_parts = panels          # what tests read of the picture
         with self.beat("square") as beat:
             self.play(FadeIn(first["head"]), Create(first["square"]), run_time=beat.span(0.4))
             # "each new token is scored against every token before it": the prompt's grid, row by row
@@ -579,11 +581,11 @@ class Square(LoopChapter):
             # each length's share of a pass, as a bar filling under its square
             ptr = Pointer(S.FLOPS, buff=GAP.xs, opacity=0.15)
             say(self, beat, "share", *[FadeIn(p["track"]) for p in panels], FadeIn(first["share"]),
-                GrowFromEdge(first["fill"], LEFT), ptr.to(VGroup(first["track"], first["share"])))
+                GrowFromEdge(first["fill"], S.START), ptr.to(VGroup(first["track"], first["share"])))
             # "the weights cost far more": the rest of the prompt's bar, the pass's other work, lit
             say(self, beat, "share", ptr.to(first["track"], color=S.INK), into=0.55)
             for k, p in enumerate(rest):
-                say(self, beat, "longer", FadeIn(p["share"]), GrowFromEdge(p["fill"], LEFT),
+                say(self, beat, "longer", FadeIn(p["share"]), GrowFromEdge(p["fill"], S.START),
                     ptr.to(VGroup(p["track"], p["share"])), into=0.5 * k)
             say(self, beat, "long-contexts", FadeOut(causal), FadeIn(bound),
                 ptr.to(VGroup(*[VGroup(p["square"], p["fill"]) for p in rest]), color=S.ATTENTION))
@@ -623,6 +625,9 @@ class Square(LoopChapter):
             if reach > 0:
                 width = min(width, (room - after) / reach)
         width = max(width, room / 2)         # never under half the room: a longer regime wraps instead
+        # nor so narrow that two tick values touch (a decade is width / top long; "10.000" beside "100.000")
+        sizes = [label(N.fmt_int(t), S.SMALL, S.MUTED, mono=True).width for t in ticks]
+        width = max(width, top * max(((a + b) / 2 + GAP.s for a, b in zip(sizes, sizes[1:])), default=0.0))
         sign = -1.0 if S.RTL else 1.0
         start = (S.TEXT.right - name_w - GAP.l) if S.RTL else (S.TEXT.left + name_w + GAP.l)
 
@@ -726,6 +731,11 @@ class Square(LoopChapter):
             fit_width(stream, S.TEXT_W / 2)
             place_in(stream, S.TEXT, y=S.FOOTER_Y)
             keep_inside(stream, S.FULL)
+            if stream.get_top()[1] > p["ticks"].get_bottom()[1] - GAP.xs:
+                # a taller plot (longer words wrap) leaves no room under its ticks: the picks arrive on
+                # decode's own row instead, after its regime
+                stream.next_to(de["tag"], S.END, buff=GAP.l)
+            p["stream"] = stream
             say(self, beat, "streams", FadeOut(p["how"]),
                 LaggedStart(*[FadeIn(c, shift=S.START * GAP.s) for c in stream], lag_ratio=0.5),
                 ptr.to(VGroup(de["rect"], de["name"]), color=S.LOGIT), run_time=beat.span(0.8, mark="streams"))
@@ -978,20 +988,22 @@ class Scale(LoopChapter):
                 bar = Rectangle(width=max(GAP.xxs, longest * value / full), height=0.42, stroke_width=0,
                                 fill_color=colour, fill_opacity=0.9)
                 name = label(text, S.SMALL, S.INK)
-                below(bar, name, buff=GAP.s, aligned=LEFT)
-                num.next_to(bar, RIGHT, buff=GAP.s)
+                below(bar, name, buff=GAP.s, aligned=S.START)
+                num.next_to(bar, S.END, buff=GAP.s)
                 bars.add(VGroup(name, bar, num))
-            bars.arrange(DOWN, buff=GAP.l, aligned_edge=LEFT)
-            below(bars, title, buff=GAP.l).align_to(S.TEXT.point(LEFT), LEFT)     # flush left under the title
+            # flush with the reading start under the title (right to left: from the right)
+            bars.arrange(DOWN, buff=GAP.l, aligned_edge=S.START)
+            self.reply_parts = bars          # what tests read of the picture
+            below(bars, title, buff=GAP.l).align_to(S.TEXT.point(S.START), S.START)
             loop = fit_width(label(self.text("looped"), S.BODY_SIZE, S.LOGIT), S.TEXT_W)
             place_in(loop, S.TEXT, y=S.FOOTER_Y)
             self.play(FadeIn(title), run_time=beat.span(0.3))
             # the cached bill as it is read, then the one without a cache, then the whole machine
             for k, (name, bar, num) in ((1, bars[1]), (0, bars[0])):
                 if k == 1:
-                    say(self, beat, "reply", FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num), into=0.55)
+                    say(self, beat, "reply", FadeIn(name), GrowFromEdge(bar, S.START), FadeIn(num), into=0.55)
                 else:
-                    say(self, beat, "without", FadeIn(name), GrowFromEdge(bar, LEFT), FadeIn(num))
+                    say(self, beat, "without", FadeIn(name), GrowFromEdge(bar, S.START), FadeIn(num))
             say(self, beat, "looped", FadeIn(loop, shift=UP * GAP.xs), FadeIn(glow(loop, color=S.LOGIT, opacity=0.12)))
 
 

@@ -172,3 +172,45 @@ def test_the_gated_mlps_value_windows_are_legible_in_every_language(smollm2_bund
     problems = frame_checks(smollm2_bundle, "03", "Mlp", monkeypatch, lang=lang, built=built)
     assert problems == [], "\n".join(problems)
     assert lang != "es" or any(t.startswith("salida:") for t in built[0].built_texts), built[0].built_texts
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_the_serving_plot_keeps_ticks_and_picks_apart_in_every_language(smollm2_bundle, lang, monkeypatch):
+    """SmolLM2's chapter 06 in Spanish: the longer regime ('depende del cómputo') narrowed the log axis until
+    '10.000' touched '100.000', and the two-line balance notes lowered the plot onto the footer, where the
+    answer's picks then streamed in over the tick values. Each share bar fills from the reading start."""
+    from manim import LEFT, RIGHT
+
+    from tests.helpers import box, frame_checks
+    built = []
+    problems = frame_checks(smollm2_bundle, "06", "Square", monkeypatch, lang=lang, built=built)
+    assert problems == [], "\n".join(problems)
+    scene = built[0]
+    p = scene.plot_parts
+    values = [tick[0] for tick in p["ticks"]]
+    ordered = sorted(values, key=lambda m: m.get_x())
+    gaps = [box(b)[0] - box(a)[1] for a, b in zip(ordered, ordered[1:])]
+    assert min(gaps) >= 0.1, gaps                      # GAP.s apart, within the outlines' rounding
+    picks = box(p["stream"])
+    for m in [*values, *[r[k] for r in p["bars"].values() for k in ("tag", "value", "name", "rect")]]:
+        left, right, bottom, top = box(m)
+        assert right <= picks[0] or left >= picks[1] or top <= picks[2] or bottom >= picks[3], string_or(m)
+    start = RIGHT if lang == "ur" else LEFT
+    for panel in scene.square_parts:
+        edge = panel["fill"].get_edge_center(start)[0]
+        assert edge == pytest.approx(panel["track"].get_edge_center(start)[0], abs=1e-6)
+
+
+def string_or(m) -> str:
+    return getattr(m, "text", type(m).__name__)
+
+
+def test_the_reply_bills_start_on_the_reading_side_in_urdu(smollm2_bundle):
+    """Right to left, the reply's two bills (with and without the cache) grow from the right, their names over
+    them on the right, as the cost table's bars do."""
+    from onepass.scenes import style as S
+    scene = build_scene(smollm2_bundle, "06", "Scale", draw=False, lang="ur")
+    for name, bar, num in scene.reply_parts:
+        assert bar.get_right()[0] == pytest.approx(S.TEXT.right, abs=1e-6)
+        assert name.get_right()[0] == pytest.approx(bar.get_right()[0], abs=1e-6)
+        assert num.get_right()[0] < bar.get_left()[0]
