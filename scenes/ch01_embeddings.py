@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Arc, Arrow, Circle, Create, CurvedArrow, DashedLine, Dot, DoubleArrow,
-                   FadeIn, FadeOut,
+                   FadeIn, FadeOut, FadeTransform,
                    Group, GrowArrow, GrowFromCenter, GrowFromEdge, ImageMobject, LaggedStart, Line, MoveAlongPath,
                    Rectangle, ReplacementTransform, Rotate, RoundedRectangle, SurroundingRectangle, Transform,
                    Succession, TransformFromCopy, VGroup)
@@ -16,7 +16,7 @@ from onepass.data.facts.ch01 import SHOWN_TOKENS, dial_angles, embed_facts, orde
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.ch00_tokens import accent_room
-from onepass.scenes.follow import Swell, glow, say
+from onepass.scenes.follow import Swell, change, glow, say
 from onepass.scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
 from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
@@ -294,8 +294,8 @@ class Lookup(EmbeddingScene):
                 never = label(self.text("never-trained"), S.SMALL, S.WARNING).move_to(learned_all).align_to(learned_all, S.END)
                 keep_inside(never, S.CONTENT)
                 say(self, beat, "random", Transform(lit, glow(icon[0], color=S.WARNING, opacity=0.3)))
-                # replaced, not morphed: the words on screen are then the warning's own (its size its own)
-                say(self, beat, "never", ReplacementTransform(learned_all, never),
+                # replaced by a fade, not morphed: the words on screen are then the warning's own (its size its own)
+                say(self, beat, "never", FadeTransform(learned_all, never),
                     Transform(all_lit, glow(never, color=S.WARNING, opacity=0.15)))
                 training[training.index(learned_all)] = never
         with self.beat("grid") as beat:
@@ -400,7 +400,7 @@ class Meaning(EmbeddingScene):
                               .next_to(origin + ANGLE_R * ray, side, buff=GAP.s, **hang))
                 scale.add(stop)
                 say(self, beat, mark, Rotate(vb, np.radians(deg - at), about_point=origin),
-                    Transform(state, self.angle_state(origin, deg, cos, spot)), FadeIn(stop))
+                    change(state, self.angle_state(origin, deg, cos, spot)), FadeIn(stop))
                 at = deg
             # back to the pair's own angle, the arrows named by its two words
             chip_a = TokenChip(" " + featured["a"], size=S.SMALL).next_to(va.get_end(), DOWN, buff=GAP.s)
@@ -408,8 +408,8 @@ class Meaning(EmbeddingScene):
             arc, readout, name_b = final
             final = VGroup(arc, readout, TokenChip(" " + featured["b"], color=S.RESIDUAL, size=S.SMALL).move_to(name_b))
             lit = glow(final[1], color=S.INK, opacity=0.1)
-            say(self, beat, "pair", Rotate(vb, np.radians(angle0 - at), about_point=origin), Transform(state, final),
-                ReplacementTransform(name_a, chip_a))
+            say(self, beat, "pair", Rotate(vb, np.radians(angle0 - at), about_point=origin), change(state, final),
+                FadeTransform(name_a, chip_a))
             say(self, beat, "value", FadeIn(lit), Swell(state[1][1], color=S.INK, scale_factor=1.1))
             if self.bundle.synthetic:      # random weights: the angle is chance
                 say(self, beat, "chance", Transform(lit, glow(final[1], color=S.WARNING, opacity=0.2)))

@@ -7,7 +7,7 @@ lines between the tokens (widgets.AttentionArcs), from the same matrix.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, GrowFromEdge, LaggedStart,
                    Rectangle, ReplacementTransform, Rotate, SurroundingRectangle, Transform, TransformFromCopy, VGroup,
                    Write)
 
@@ -21,7 +21,7 @@ from onepass.scenes.attention_pictures_ch02 import (
     CostSquares, HeadGroups, ProjectionFan, RopeDials, SoftmaxRow,
 )
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Swell, glow
+from onepass.scenes.follow import Swell, change, glow
 from onepass.scenes.layout import GAP, above, below, columns, fit_to, keep_inside, place_in
 from onepass.scenes.text import fit_lines, fit_width, label, line_height
 from onepass.scenes.widgets import AttentionArcs, NumberGrid, TokenChip, token_window
@@ -351,7 +351,7 @@ class Scores(AttentionScene):
             fan_row = SurroundingRectangle(grid.row_cells(last), color=S.QUERY, buff=GAP.xxs, stroke_width=4)
             self.play(Create(fan_row), Swell(grid.row_values(last), color=S.QUERY), run_time=beat.span(0.4))
             beat.at("scale")         # "each product is divided by the square root of dh, which is …"
-            self.play(ReplacementTransform(dot_formula, formula), FadeIn(root, shift=S.START * GAP.s),
+            self.play(FadeTransform(dot_formula, formula), FadeIn(root, shift=S.START * GAP.s),
                       FadeOut(fan_row), run_time=beat.span(0.3))
             self.play(*[Transform(grid.cells[rc], scaled_grid.cells[rc]) for rc in grid.cells],
                       *self.swap_numbers(grid, scaled_grid, list(grid.values_mobs)), run_time=beat.span(0.6))
@@ -363,7 +363,7 @@ class Scores(AttentionScene):
             masked_grid = self.grid(masked, vmax=vmax)
             future = [(r, c) for (r, c) in grid.cells if c > r]
             mask_title = label(self.text("mask-title"), S.BODY_SIZE, S.WARNING).move_to(UP * TITLE_Y)
-            self.play(ReplacementTransform(VGroup(formula, root), mask_title), FadeOut(shape),
+            self.play(FadeTransform(VGroup(formula, root), mask_title), FadeOut(shape),
                       run_time=beat.span(0.3))
             if future:                # "no token may look ahead": the cells where a token would
                 self.play(*[Swell(grid.cells[rc], color=S.WARNING, scale_factor=1.0) for rc in future],
@@ -433,7 +433,7 @@ class Scores(AttentionScene):
             whole = VGroup(steps, steps.total)
             place_in(whole, S.CONTENT.with_(top=row_name.get_bottom()[1] - GAP.l))
             row_box = SurroundingRectangle(grid.row_cells(r), color=S.ATTENTION, buff=GAP.xxs)
-            self.play(ReplacementTransform(mask_title, sm_title), Create(row_box), run_time=beat.span(0.25))
+            self.play(FadeTransform(mask_title, sm_title), Create(row_box), run_time=beat.span(0.25))
             old = VGroup(grid.cell_group, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses,
                          *grid.values_mobs.values(), row_box)
             row_values = VGroup(*[grid.values_mobs[(r, c)].copy() for c in self.rows])
@@ -451,7 +451,7 @@ class Scores(AttentionScene):
             self.play(FadeIn(steps.total, shift=S.START * GAP.s), Swell(sm_formula, color=S.ATTENTION),
                       run_time=beat.span(0.3))
             self.play(*[FadeOut(e) for e in steps.exps], *[FadeIn(p) for p in steps.pcts],
-                      Transform(steps.total, label("Σ = " + N.fmt_pct(1.0, 0), S.SMALL, S.ATTENTION,
+                      change(steps.total, label("Σ = " + N.fmt_pct(1.0, 0), S.SMALL, S.ATTENTION,
                                                    mono=True).move_to(steps.total)),
                       run_time=beat.span(0.5))
             steps.remove(steps.exps)          # gone from the frame: a later fade of the picture leaves them out
@@ -496,7 +496,7 @@ class Scores(AttentionScene):
             # the grid as it now stands (its numbers are the softmax grid's, swapped in)
             shown = VGroup(cells, grid.row_label_mobs, grid.col_label_mobs, grid.ellipses, *grid.values_mobs.values())
             arcs_title = fit_lines(self.text("arcs-title"), S.BODY_SIZE, S.ATTENTION, TITLE_W).move_to(UP * TITLE_Y)
-            self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), ReplacementTransform(sm_head, arcs_title),
+            self.play(FadeOut(side), shown.animate.shift(RIGHT * shift), FadeTransform(sm_head, arcs_title),
                       run_time=beat.span(0.25))
             self.play(FadeIn(arcs.key_marks, shift=LEFT * GAP.s), run_time=beat.span(0.2))
             self.play(LaggedStart(*[LaggedStart(*[Create(p) for p in arcs.row(r)], lag_ratio=0.1)
@@ -508,7 +508,7 @@ class Scores(AttentionScene):
             self.play(arcs.arcs[heaviest].animate.set_stroke(color=S.ATTENTION), run_time=beat.span(0.3))
             beat.at("back")          # "every line leads back: to the token itself, or to one before it"
             back = fit_lines(self.text("back-title"), S.BODY_SIZE, S.WARNING, TITLE_W).move_to(arcs_title)
-            self.play(ReplacementTransform(arcs_title, back), run_time=beat.span(0.3))
+            self.play(FadeTransform(arcs_title, back), run_time=beat.span(0.3))
             # the cells no line comes from: every one above the diagonal
             ahead = [grid.cells[(r, c)] for (r, c) in grid.cells if c > r]
             if ahead:
@@ -527,7 +527,7 @@ class Scores(AttentionScene):
             row_copy = VGroup(*[grid.cells[(last, c)].copy() for c in self.rows])
             others = [budget.pieces[j] for j in range(b.T) if j not in self.rows]
             picture = VGroup(shown, arcs, back, box)
-            self.play(FadeOut(picture), ReplacementTransform(back.copy(), budget_title),
+            self.play(FadeOut(picture), FadeTransform(back.copy(), budget_title),
                       ReplacementTransform(row_copy, VGroup(*[budget.pieces[j] for j in self.rows])),
                       *[FadeIn(p) for p in others], FadeIn(budget.frame), run_time=beat.span(0.6))
             beat.at("spend")         # "the last row spends it like this: … gives … to …"

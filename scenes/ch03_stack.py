@@ -44,7 +44,7 @@ from onepass.data.facts.ch03 import (
 from onepass.scenes import follow
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Swell
+from onepass.scenes.follow import Swell, change
 from onepass.scenes.layout import GAP, above, below, fit_to, place_in, table
 from onepass.scenes.pictures_ch03 import norm_picture, token_paths
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
@@ -452,7 +452,7 @@ class Mlp(StackScene):
                       *([FadeIn(pic.tokens)] if self.rmsnorm else []), run_time=beat.span(0.6))
             # "LayerNorm shifts them to average zero and a spread of about one": the same numbers, normalised
             beat.at("rescale")
-            self.play(Transform(pic.raw, pic.normed), Transform(pic.raw_note, pic.normed_note),
+            self.play(Transform(pic.raw, pic.normed), change(pic.raw_note, pic.normed_note),
                       run_time=beat.span(0.7))
             if self.rmsnorm:     # "Unlike LayerNorm it takes no mean off …" (a 10 s still): the note whose
                 beat.at("mean")      # mean stayed; "… only a learned gain per number follows": the bars it scales

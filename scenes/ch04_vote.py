@@ -22,14 +22,13 @@ from manim import (
     Dot,
     FadeIn,
     FadeOut,
+    FadeTransform,
     LaggedStart,
     Line,
     Polygon,
     Rotate,
     Rectangle,
     SurroundingRectangle,
-    Transform,
-    TransformFromCopy,
     Triangle,
     VGroup,
     VMobject,
@@ -41,7 +40,7 @@ from onepass.data.facts.ch04 import TOP_K, TOP_P, vote_facts
 from onepass.scenes import follow
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Swell
+from onepass.scenes.follow import Swell, change
 from onepass.scenes.pictures_ch04 import AgreementStrips, DieBar, Die, EntropyScale, GreedyRun
 from onepass.scenes.layout import GAP, below, flow, keep_inside, place_in, place_row, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
@@ -479,7 +478,7 @@ class Shaping(VoteScene):
             for j, t in enumerate(temps):
                 beat.at(f"temp-{j}")
                 tag = label("T = " + N.fmt_fixed(t['t'], 1), S.BODY_SIZE, S.LOGIT).move_to(now, aligned_edge=LEFT)
-                self.play(Transform(bars, shapes[j].copy()), Transform(now, tag), FadeIn(record[j], shift=S.START * GAP.xs),
+                self.play(change(bars, shapes[j].copy()), change(now, tag), FadeIn(record[j], shift=S.START * GAP.xs),
                           *[r.animate.set_opacity(0.45) for r in record[:j]],
                           FadeOut(lit), run_time=beat.span(0.45))
                 beat.at(f"temp-{j}", 0.55)
@@ -544,7 +543,7 @@ class Shaping(VoteScene):
             new_pcts = [label(N.fmt_prob(p, dec), S.SMALL, S.LOGIT, mono=True).move_to(r.pct, aligned_edge=RIGHT)
                         for p, r in zip(f["topk"], bars.rows[:k])]
             old_pcts = [r.pct.copy() for r in bars.rows[:k]]
-            self.play(FadeIn(sub[1]), *[Transform(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
+            self.play(FadeIn(sub[1]), *[change(r.pct, n) for r, n in zip(bars.rows[:k], new_pcts)],
                       run_time=beat.span(0.45))
             kept = glow(VGroup(*[r.pct for r in bars.rows[:k]]), S.LOGIT)
             self.play(Swell(bars.rows[0].pct, color=S.LOGIT, scale_factor=1.2), FadeIn(kept),
@@ -573,7 +572,7 @@ class Shaping(VoteScene):
                 info2 = VGroup(title2, sub2).arrange(DOWN, buff=GAP.s, aligned_edge=S.START)
             place_in(fit_width(info2, panel.width), panel, S.START).align_to(bars, UP)
             # "A fixed shortlist is too long when the model is sure, and too short when it is not"
-            self.play(FadeOut(info), FadeOut(kept), *[Transform(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
+            self.play(FadeOut(info), FadeOut(kept), *[change(r.pct, o) for r, o in zip(bars.rows[:k], old_pcts)],
                       cut.animate.set_opacity(1), run_time=beat.span(0.35))
             fixed = glow(VGroup(*bars.rows[:k]), S.MUTED, opacity=0.2)
             self.play(FadeIn(fixed), run_time=beat.span(0.7))
@@ -643,7 +642,7 @@ class Pick(VoteScene):
             beat.at("takes")
             mark = SurroundingRectangle(bars.rows[0], color=S.LOGIT, buff=GAP.xxs, stroke_width=3)
             self.play(FadeIn(mark), FadeIn(title), run_time=beat.span(0.4))
-            self.play(TransformFromCopy(bars.rows[0].name, chip), run_time=beat.span(0.8))
+            self.play(FadeTransform(bars.rows[0].name.copy(), chip), run_time=beat.span(0.8))   # its id stays behind
             self.point_at_mark(beat, "noise")      # random weights: "a pick of noise"
             # "Always taking the top token tends to loop …": the bundle's own greedy run, repeats marked
             beat.at("loop")

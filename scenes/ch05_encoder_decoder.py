@@ -7,8 +7,8 @@ backwards only under the mask, both ways without it. Each beat steps with its li
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, GrowArrow, LaggedStart,
-                   Polygon, ReplacementTransform, RoundedRectangle, Square, SurroundingRectangle, Transform,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTransform, GrowArrow, LaggedStart,
+                   Polygon, RoundedRectangle, Square, SurroundingRectangle, Transform,
                    VGroup)
 
 from onepass.data.facts.ch00 import model_title
@@ -138,7 +138,7 @@ class MaskOff(EncoderDecoderScene):
             beat.at("decoder")       # "the triangle is what makes GPT a decoder"
             self.play(Swell(triangle, color=S.WARNING), FadeOut(shade), run_time=beat.span(0.7))
         with self.beat("encoder") as beat:
-            self.play(ReplacementTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0.3))
+            self.play(FadeTransform(titles["decoder"], titles["encoder"]), run_time=beat.span(0.3))
             self.play(FadeOut(triangle), run_time=beat.span(0.4))
             beat.at("softmax")       # "the same softmax along each row … forward as well as back"
             # cells recolour in place; numbers that change fade across (morphing glyphs is unreadable)

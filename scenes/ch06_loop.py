@@ -15,7 +15,7 @@ from manim import Square as Square_
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
-from onepass.scenes.follow import Pointer, Swell, glow, glow_cells, say
+from onepass.scenes.follow import Pointer, Swell, change, glow, glow_cells, say
 from onepass.scenes.layout import GAP, above, below, columns, even_gaps, keep_inside, place_in, table
 from onepass.scenes.text import LEGIBLE, fit_lines, fit_width, label
 from onepass.scenes.widgets import NumberGrid, TokenChip, token_window
@@ -374,7 +374,7 @@ class Cache(LoopChapter):
                          for x in ("k", "v")}
                 say(self, beat, "rows", FadeIn(r["name"], shift=DOWN * GAP.xs),
                     FadeIn(r["k"], shift=DOWN * GAP.xs), FadeIn(r["v"], shift=DOWN * GAP.xs),
-                    *[Transform(t[x], grown[x]) for x in grown], FadeOut(count), FadeIn(nxt),
+                    *[change(t[x], grown[x]) for x in grown], FadeOut(count), FadeIn(nxt),
                     into=0.1 + 0.85 * j / n, run_time=min(1.0, beat.span(0.8 / n, mark="rows")))
                 count = nxt
             # "the old rows are never touched again": the prompt's rows, their numbers as they were

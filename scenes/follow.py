@@ -13,10 +13,11 @@ highlight behind the thing named (`glow`), a growing bar, an arrow or a column a
 from __future__ import annotations
 
 import numpy as np
-from manim import DecimalNumber, FadeIn, FadeOut, MarkupText, Polygon, SingleStringMathTex, SurroundingRectangle, \
+from manim import AnimationGroup, DecimalNumber, FadeIn, FadeOut, MarkupText, Polygon, SingleStringMathTex, SurroundingRectangle, \
     Text, Transform, VGroup, Wait
 
-from onepass.engine.animation import Indication
+from onepass.engine.animation import CrossFade, Indication
+from onepass.engine.text import string_of
 from onepass.scenes import style as S
 from onepass.scenes.layout import keep_inside
 
@@ -81,6 +82,20 @@ def glow_cells(grid, keys, color=S.TOKEN, buff: float = 0.0, opacity: float = 0.
             moved.append([*(p + buff * out), 0.0])
         outlines.append(Polygon(*moved, color=color, stroke_width=stroke, fill_color=color, fill_opacity=opacity))
     return outlines[0] if len(outlines) == 1 else VGroup(*outlines)
+
+
+def change(mob, target, **kwargs):
+    """`mob` turned into `target` (Transform's contract: `mob` stays on screen and ends looking like
+    `target`), piece by piece: a piece whose words stay (a bar, a box, a letter) moves and reshapes;
+    a piece whose words change cross-fades (CrossFade), since a Transform between two strings takes
+    the letters through shapes that are no letters. Pieces pair up where both have as many parts."""
+    def words(m):
+        return {string_of(t) for t in m.get_family() if isinstance(t, Text)}
+    if words(mob) == words(target):
+        return Transform(mob, target, **kwargs)
+    if not isinstance(mob, Text) and mob.submobjects and len(mob.submobjects) == len(target.submobjects):
+        return AnimationGroup(*[change(a, b) for a, b in zip(mob.submobjects, target.submobjects)], **kwargs)
+    return CrossFade(mob, target, **kwargs)
 
 
 # where a swelling label may reach: the frame less half the margin the layout keeps

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 from onepass.data import extract, home  # noqa: E402
 from onepass.data.files import remove_dead_owned  # noqa: E402
-from tests.helpers import after_every_beat, build_scene, crowding_check  # noqa: E402
+from tests.helpers import after_every_beat, build_scene, crowding_check, recording_morphs  # noqa: E402
 
 _OWN_CACHE = "ONEPASS_TEST_CACHE"      # set by the process that made this run's cache folder
 _CACHE_PREFIX = "onepass-test-cache-"
@@ -112,7 +112,8 @@ def built(tiny_bundle):
     """built(chapter, scene): that scene dry-run (draw=False) against the tiny bundle, once per test
     process: the tests that read the same scenes share them, so a test only reads a built scene, never
     changes it. `.arcs` lists every AttentionArcs it built,
-    `.crowded` the number labels that touched at the end of a beat (tests/helpers.crowded_numbers)."""
+    `.crowded` the number labels that touched at the end of a beat (tests/helpers.crowded_numbers),
+    `.morphs` the Transforms that morphed one string into another (tests/helpers.text_morphs)."""
     from onepass.scenes.widgets import AttentionArcs
     cache = {}
 
@@ -123,11 +124,12 @@ def built(tiny_bundle):
             def recording(self, *args, **kwargs):
                 original(self, *args, **kwargs)
                 arcs.append(self)
-            crowded = []
-            with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(crowded)):
+            crowded, morphs = [], []
+            with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(crowded)), \
+                    recording_morphs(mp, morphs):
                 mp.setattr(AttentionArcs, "__init__", recording)
                 scene = build_scene(tiny_bundle, chapter, name, draw=False)
-            scene.arcs, scene.crowded = arcs, crowded
+            scene.arcs, scene.crowded, scene.morphs = arcs, crowded, morphs
             cache[(chapter, name)] = scene
         return cache[(chapter, name)]
     return get

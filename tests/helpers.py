@@ -394,6 +394,52 @@ def crowded_pairs(labels, where: str = "") -> list[str]:
     return problems
 
 
+def text_morphs(animations, where: str = "") -> list[str]:
+    """The Transforms among `animations` (groups opened) that morph a Text into a Text of another string:
+    manim moves glyph outlines point by point, so on the way the letters pass through shapes that are no
+    letter at all. Between two strings the film fades (FadeTransform, or CrossFade where the mobject stays); a Transform may move,
+    recolour or resize words that stay the same, and turn shapes into shapes."""
+    from manim import FadeTransform, FadeTransformPieces, Text, Transform
+
+    from onepass.engine.animation import CrossFade
+
+    def strings(mob):
+        return [string_of(t) for t in mob.get_family() if isinstance(t, Text) and len(t.get_all_points())]
+    problems, todo = [], list(animations)
+    while todo:
+        a = todo.pop()
+        todo.extend(getattr(a, "animations", None) or [])
+        if not isinstance(a, Transform) or isinstance(a, (FadeTransform, FadeTransformPieces, CrossFade)):
+            continue
+        target = getattr(a, "target_copy", None) or a.target_mobject
+        before, after = set(strings(a.mobject)), set(strings(target)) if target is not None else set()
+        if before and after and before != after:
+            problems.append(f"{where}{type(a).__name__} morphs {sorted(before)} into {sorted(after)}")
+    return problems
+
+
+@contextmanager
+def recording_morphs(monkeypatch, found: list):
+    """Every play of the scenes built inside adds its text_morphs to `found`."""
+    import onepass.scenes.base as base
+    begin = base.ChapterScene.begin_animations
+
+    def checked(self):
+        begin(self)
+        frame, played = sys._getframe(), "?"        # the scene's line that played it
+        while frame is not None and played == "?":
+            name = frame.f_code.co_filename
+            if "/scenes/" in name and not name.endswith(("base.py", "follow.py")):
+                played = f"{Path(name).name}:{frame.f_lineno}"
+            frame = frame.f_back
+        found.extend(text_morphs(self.animations or [], f"{self.chapter} {type(self).__name__} ({played}): "))
+    monkeypatch.setattr(base.ChapterScene, "begin_animations", checked)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(base.ChapterScene, "begin_animations", begin)
+
+
 @contextmanager
 def after_every_beat(monkeypatch, check):
     """Call check(scene, key) at the end of every beat of the scenes built inside."""

@@ -6,6 +6,8 @@
   (tests/test_input.py, in the dry runs of its 64-token prompt).
 * A glow over some cells of a grid lights those cells and no other (a box around a triangle of the
   score grid lit its diagonal too).
+* Words change by a fade, never by a morph: a Transform of one string into another moves the glyphs'
+  outlines point by point through shapes that are no letters (ch01's and ch03's titles did).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from manim import RIGHT, Text, VGroup
 from onepass.scenes import style as S
 from onepass.scenes.registry import scenes_of
 from onepass.scenes.text import LEGIBLE
-from tests.helpers import build_scene, covered_cells, crowded_numbers
+from tests.helpers import build_scene, covered_cells, crowded_numbers, text_morphs
 
 SCENES = [(chapter, cls.__name__) for chapter in ("00", "01", "02", "03", "04", "05", "06", "07")
           for cls in scenes_of(chapter)]
@@ -124,3 +126,24 @@ def test_every_glow_over_a_grids_cells_lights_only_those(tiny_bundle, chapter, n
     assert glows, f"{name} glows over no grid's cells"
     for asked, covered in glows:
         assert covered == asked, f"{name}: a glow over {sorted(asked)} lights {sorted(covered)}"
+
+
+# ---------------------------------------------------------------------------------------
+# Words change by a fade
+
+def test_the_check_catches_a_morph_between_strings_and_lets_fades_and_moves_be():
+    from manim import FadeTransform, ReplacementTransform, Square, Transform
+    a, b = Text("scores"), Text("weights")
+    assert len(text_morphs([Transform(a, b)])) == 1
+    assert len(text_morphs([ReplacementTransform(VGroup(Square(), a), VGroup(Square(), b))])) == 1
+    from manim import AnimationGroup, LaggedStart
+    assert len(text_morphs([LaggedStart(AnimationGroup(Transform(a, b)))])) == 1      # inside groups too
+    assert text_morphs([FadeTransform(a, b)]) == []                                  # a fade: the right way
+    assert text_morphs([Transform(a, Text("scores").shift(RIGHT))]) == []            # the same words, moved
+    assert text_morphs([Transform(Square(), Square().shift(RIGHT))]) == []           # shapes, not words
+
+
+@pytest.mark.parametrize("chapter,name", SCENES)
+def test_no_play_morphs_one_string_into_another(built, chapter, name):
+    morphs = built(chapter, name).morphs
+    assert not morphs, "\n".join(morphs)
