@@ -7,6 +7,8 @@ BarRow         a row of attention weights as bars (the √d picture puts two sid
 BudgetBar      a row of attention as one unit spent across the tokens: a bar split into the weights.
 BlendStrips    the last token's output as the weighted sum of the value vectors: each value a strip
                of coloured cells, scaled by its weight, the strips summed into the output's strip.
+NormColumn     one head's query or key through the q/k norm (Qwen3): its numbers as bars before, the
+               division by their rms and the gain, the bars after, on one scale.
 
 Each takes the facts and the token texts and builds at its final size (labels at S.SMALL or above:
 nothing is scaled down after its text is set).
@@ -14,7 +16,7 @@ nothing is scaled down after its text is set).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, DashedLine, Dot, Line, ManimColor, Rectangle, VGroup,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Arc, Arrow, DashedLine, Dot, Line, ManimColor, Rectangle, VGroup,
                    interpolate_color)
 
 from onepass.scenes import style as S
@@ -426,3 +428,42 @@ class HeadGroups(VGroup):
             t.next_to(row, S.START, buff=GAP.m)
             self.names.add(t)
         self.add(self.links, self.queries, self.keys, self.values, self.names)
+
+
+def signed_bars(vec, scale: float, width: float, colour) -> VGroup:
+    """A vector as one thin bar per number about a baseline, up for positive, down for negative, a
+    bar `scale` high per unit: `[0]` the baseline, `[1]` the bars."""
+    pitch = width / max(len(vec), 1)
+    base = Line(LEFT * width / 2, RIGHT * width / 2, color=S.MUTED, stroke_width=1.5)
+    bars = VGroup()
+    for i, v in enumerate(vec):
+        h = max(abs(float(v)) * scale, 0.01)
+        bar = Rectangle(width=pitch * 0.7, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.9)
+        bars.add(bar.move_to([-width / 2 + pitch * (i + 0.5), h / 2 if v >= 0 else -h / 2, 0.0]))
+    return VGroup(base, bars)
+
+
+class NormColumn(VGroup):
+    """One head's row through the q/k norm (data/facts/ch02.py qknorm_facts), top to bottom: `.tag`,
+    `.before` (its d_head numbers as bars), `.rms` (its rms), `.arrow` and `.step` (÷ rms · × gain),
+    `.after` (the norm's output), `.rms_after`. Both rows share one scale, so the change of size shows;
+    the tallest bar of the two is `bar_h` high."""
+
+    def __init__(self, row: dict, tag: str, rms_text, step: str, colour, width: float, bar_h: float = 0.5):
+        super().__init__()
+        scale = bar_h / max(float(np.abs(row["before"]).max()), float(np.abs(row["after"]).max()), 1e-12)
+        self.tag = fit_lines(tag, S.SMALL, colour, width)
+        self.before = signed_bars(row["before"], scale, width, colour)
+        self.rms = label(rms_text(row["rms"][-1]), S.SMALL, S.INK, mono=True)
+        self.after = signed_bars(row["after"], scale, width, colour)
+        self.rms_after = label(rms_text(row["rms_after"][-1]), S.SMALL, S.INK, mono=True)
+        self.step = fit_lines(step, S.SMALL, S.MUTED, width * 0.6)
+        # both baselines at x = 0; each part spaced by the bars' reach (bar_h either side of a baseline)
+        self.tag.next_to(ORIGIN + UP * bar_h, UP, buff=GAP.s)
+        self.rms.next_to(ORIGIN + DOWN * bar_h, DOWN, buff=GAP.xs)
+        start = self.rms.get_bottom() + DOWN * GAP.xs
+        self.arrow = Arrow(start, start + DOWN * 0.7, buff=0, color=S.MUTED, stroke_width=4, tip_length=0.18)
+        self.step.next_to(self.arrow, S.END, buff=GAP.s)
+        self.after.shift(UP * (self.arrow.get_bottom()[1] - GAP.xs - bar_h))
+        self.rms_after.next_to(self.after[0].get_center() + DOWN * bar_h, DOWN, buff=GAP.xs)
+        self.add(self.tag, self.before, self.rms, self.arrow, self.step, self.after, self.rms_after)

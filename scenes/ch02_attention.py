@@ -12,13 +12,13 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, FadeTr
                    Write)
 
 from onepass.data.facts.ch02 import (
-    agreement_facts, blend_facts, budget_facts, cost_facts, gqa_facts, head_facts, projection_facts, rope_facts,
-    root_facts, softmax_row, softmax_row_index,
+    agreement_facts, blend_facts, budget_facts, cost_facts, gqa_facts, head_facts, projection_facts, qknorm_facts,
+    rope_facts, root_facts, softmax_row, softmax_row_index,
 )
 from onepass.scenes import style as S
 from onepass.scenes.attention_pictures_ch02 import (
     BLEND_W, BUDGET_W, COST_SIDE, PROJECTION_W, QUERY_GAP, SOFTMAX_W, AgreementFan, BarRow, BlendStrips, BudgetBar,
-    CostSquares, HeadGroups, ProjectionFan, RopeDials, SoftmaxRow,
+    CostSquares, HeadGroups, NormColumn, ProjectionFan, RopeDials, SoftmaxRow,
 )
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.follow import Swell, change, glow
@@ -221,6 +221,10 @@ class Scores(AttentionScene):
         b = self.bundle
         f = agreement_facts(b)
         with self.beat("agree") as beat:
+            qk = qknorm_facts(b)
+            if qk is not None:          # the q/k norm (Qwen3) acts first, before the turn
+                self.qknorm(beat, qk, note)
+                note = None             # on screen already
             rope = rope_facts(b)
             if rope is not None:        # RoPE: q and k turned by position before they meet
                 self.rope(beat, rope, note)
@@ -258,6 +262,68 @@ class Scores(AttentionScene):
                       Swell(fan.keys[fan.top], color=S.TOKEN, scale_factor=1.05),
                       Swell(fan.tags[fan.top], color=S.TOKEN), run_time=beat.span(0.6))
         return VGroup(fan, title, sub, panel)
+
+    def qknorm(self, beat, f: dict, note):
+        """The q/k norm, where it acts (before RoPE's turn): the last token's query in the featured head
+        and its key, each as bars before and after (÷ its rms, × the gain), then why: every shown
+        token's rms before the norm and after it, at one scale."""
+        b = self.bundle
+        title = fit_lines(self.text("qknorm-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
+        gains = np.concatenate([f["q"]["gain"], f["k"]["gain"]])
+        gain = fit_lines(self.text("qknorm-gain", low=N.fmt_fixed(float(gains.min()), 2),
+                                   high=N.fmt_fixed(float(gains.max()), 2)), S.SMALL, S.MUTED, TITLE_W)
+        room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)
+        rms_text = lambda v: self.text("qknorm-rms", rms=N.fmt_fixed(float(v), 2))
+        token = S.show_token(b.tokens[-1])
+        tags = (self.text("qknorm-query", token=token, head=self.h + 1),
+                self.text("qknorm-key", token=token, kv=f["kv_head"] + 1))
+        cols = [NormColumn(f[x], tag, rms_text, self.text("qknorm-divide", rms=N.fmt_fixed(float(f[x]["rms"][-1]), 2)),
+                           colour, width=min(5.0, r.width - GAP.xl))
+                for x, tag, colour, r in zip("qk", tags, (S.QUERY, S.KEY), columns(room, 2))]
+        pair = VGroup(*cols).arrange(RIGHT, buff=GAP.xl, aligned_edge=UP)
+        body = VGroup(pair, gain).arrange(DOWN, buff=GAP.m)
+        place_in(fit_to(body, room), room)
+        q, k = cols
+        # "each head's query and key are normed on their own": the two rows' places, named, still empty
+        self.play(FadeIn(title), *([FadeIn(note)] if note else []), run_time=beat.span(0.3))
+        self.play(LaggedStart(*[FadeIn(VGroup(c.tag, c.before[0]), shift=DOWN * GAP.xs) for c in cols],
+                              lag_ratio=0.5), run_time=beat.span(0.5))
+        beat.at("qk-row")        # "here is the last token's query in head …, before the norm"
+        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in q.before[1]], lag_ratio=0.01),
+                  run_time=beat.span(0.4))
+        self.play(FadeIn(q.rms, shift=UP * GAP.xs), run_time=beat.span(0.4))
+        beat.at("qk-divide")     # "divided by that, its rms is 1; then the gain scales it"
+        self.play(GrowArrow(q.arrow), FadeIn(q.step), FadeIn(q.after[0]), run_time=beat.span(0.25))
+        self.play(TransformFromCopy(q.before[1], q.after[1]), run_time=beat.span(0.35))
+        self.play(FadeIn(q.rms_after, shift=UP * GAP.xs), FadeIn(gain), run_time=beat.span(0.3))
+        beat.at("qk-key")        # "the key it reads goes the same way"
+        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in k.before[1]], lag_ratio=0.01), FadeIn(k.rms),
+                  run_time=beat.span(0.3))
+        self.play(GrowArrow(k.arrow), FadeIn(k.step), FadeIn(k.after[0]),
+                  TransformFromCopy(k.before[1], k.after[1]), run_time=beat.span(0.4))
+        self.play(FadeIn(k.rms_after, shift=UP * GAP.xs), run_time=beat.span(0.3))
+        # why: every shown token's query and key at one scale after the norm, whatever their size before
+        why = fit_lines(self.text("qknorm-why"), S.SMALL, S.INK, TITLE_W)
+        below(why, title, buff=GAP.xs)
+        values = np.stack([f["q"]["rms"], f["q"]["rms_after"], f["k"]["rms"], f["k"]["rms_after"]])   # [4, T]
+        names = [self.text(name, x=x) for x in "qk" for name in ("qknorm-before", "qknorm-after")]
+        table = NumberGrid(values, row_labels=names, col_labels=[S.show_token(t) for t in b.tokens],
+                           cols=self.rows, cell_w=1.1, cell_h=0.5, labels_are_tokens=False, label_color=S.INK)
+        for r, colour in zip(range(4), (S.QUERY, S.QUERY, S.KEY, S.KEY)):
+            table.row_label_mobs[r].set_color(colour)
+        table.col_label_mobs.set_color(S.TOKEN)
+        space = S.CONTENT.with_(top=why.get_bottom()[1] - GAP.m)
+        place_in(fit_to(table, space), space)
+        beat.at("qk-why")        # "why? … every token's query and key keep one scale"
+        self.play(FadeOut(VGroup(q, k, gain)), FadeIn(why), run_time=beat.span(0.15))
+        self.play(FadeIn(table.cell_group), FadeIn(table.row_label_mobs), FadeIn(table.col_label_mobs),
+                  FadeIn(table.ellipses), run_time=beat.span(0.2))
+        for r in (0, 2):         # before: each token its own size; after: all at one
+            self.play(FadeIn(table.row_values(r)), FadeIn(table.row_values(r + 1)), run_time=beat.span(0.15))
+        self.play(*[Swell(table.row_values(r), color=S.KEY, scale_factor=1.08) for r in (1, 3)],
+                  run_time=beat.span(0.3))
+        beat.at("qk-rope")       # "before a query meets the keys, both are turned"
+        self.play(FadeOut(VGroup(title, why, table)), run_time=beat.span(0.1))
 
     def rope(self, beat, r: dict, note):
         """RoPE: the last token's query pairs before and after their turn (fast, middle, slow), the

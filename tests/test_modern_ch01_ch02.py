@@ -12,7 +12,7 @@ import pytest
 from onepass.data import bundle as bundle_mod
 from onepass.data import extract, flops
 from onepass.data.facts.ch01 import rope_speeds, stretch_rule
-from onepass.data.facts.ch02 import gqa_facts, rope_facts, rotate
+from onepass.data.facts.ch02 import gqa_facts, qknorm_facts, rope_facts, rotate
 from onepass.scenes import attention_pictures_ch02 as pictures
 from onepass.scenes import ch01_embeddings
 from onepass.voiceover import script
@@ -215,9 +215,16 @@ def test_random_weight_llama_lines_keep_their_caveats(tmp_path):
 
 
 # -- Qwen3's q/k norm: shown where it acts, before the turn ---------------------------------------------
+@pytest.fixture(scope="module")
+def qwen_bundle(tmp_path_factory):
+    """'The cat sat on the' through Qwen3-0.6B's architecture at the tiny size (random weights)."""
+    return extract.extract("The cat sat on the", "tiny", model="qwen3-0.6b", root=tmp_path_factory.mktemp("qwen"),
+                           log=lambda m: None)
+
+
 @pytest.mark.parametrize("lang", ["en", "es", "ur"])
-def test_a_qk_norm_is_said_and_drawn_before_the_turn_only_where_the_model_has_one(smollm2_bundle, tmp_path, lang):
-    qwen = extract.extract("The cat sat on the", "tiny", model="qwen3-0.6b", root=tmp_path, log=lambda m: None)
+def test_a_qk_norm_is_said_and_drawn_before_the_turn_only_where_the_model_has_one(smollm2_bundle, qwen_bundle, lang):
+    qwen = qwen_bundle
     assert qwen.shape.qk_norm and not smollm2_bundle.shape.qk_norm
     words = Words.load(lang)
     label = words.text("ch02:rope-qknorm")
@@ -229,3 +236,84 @@ def test_a_qk_norm_is_said_and_drawn_before_the_turn_only_where_the_model_has_on
     shown = {b.shape.qk_norm: [plain(t) for t in build_scene(b, "02", "Scores", draw=False, lang=lang).built_texts]
              for b in (qwen, smollm2_bundle)}
     assert plain(label) in shown[True] and plain(label) not in shown[False]
+    title = plain(words.text("ch02:qknorm-title"))
+    assert title in shown[True] and title not in shown[False]
+
+
+def bar_heights(bars) -> np.ndarray:
+    """Signed heights of a signed_bars group's bars (up from the baseline positive)."""
+    base = bars[0].get_y()
+    return np.array([b.height if b.get_y() >= base else -b.height for b in bars[1]])
+
+
+def test_the_qk_norm_picture_draws_the_bundles_rows_and_changes_with_them(qwen_bundle, tmp_path, monkeypatch):
+    """The query's bars are its numbers before the norm (and after: the bundle's q_prerot), the rms under
+    them is the row's; a bundle whose pre-norm query is three times larger draws and says a three times
+    larger rms, and the same row after the norm."""
+    f = qknorm_facts(qwen_bundle)
+    assert f["q"]["check"] < 1e-5 and f["k"]["check"] < 1e-5        # row / rms × gain == the model's output
+    np.testing.assert_allclose(f["q"]["rms_unit"], 1.0, atol=1e-4)
+    h = f["head_index"]
+
+    def picture(bundle):
+        s = recorded(bundle, "02", "Scores", monkeypatch, ["NormColumn"])
+        q, k = s.pictures["NormColumn"]
+        return q, k, s.built_texts
+
+    q, k, texts = picture(qwen_bundle)
+    before = bar_heights(q.before)
+    scale = before[np.argmax(np.abs(before))] / f["q"]["before"][np.argmax(np.abs(before))]
+    np.testing.assert_allclose(before, f["q"]["before"] * scale, rtol=1e-3, atol=0.011)   # min bar 0.01
+    np.testing.assert_allclose(bar_heights(q.after), f["q"]["after"] * scale, rtol=1e-3, atol=0.011)
+    rms = N.fmt_fixed(float(f["q"]["rms"][-1]), 2)
+    assert q.rms.text.endswith(rms)
+
+    def triple(t):      # the featured head's last query, three times larger before the norm
+        t["q_prenorm"][0, h, -1] *= 3.0
+    bigger = copy_with(qwen_bundle, tmp_path / "big", triple)
+    g = qknorm_facts(bigger)
+    assert g["q"]["rms"][-1] == pytest.approx(3 * f["q"]["rms"][-1], rel=1e-4)   # ε inside the root
+    q3, _, texts3 = picture(bigger)
+    tripled = N.fmt_fixed(float(g["q"]["rms"][-1]), 2)
+    assert tripled != rms and q3.rms.text.endswith(tripled)
+    after3 = bar_heights(q3.after)                   # the row after the norm: the same numbers as before
+    i = int(np.argmax(np.abs(after3)))
+    np.testing.assert_allclose(g["q"]["after"], f["q"]["after"], rtol=1e-5, atol=1e-6)
+    # before and after on one scale: the bars before grew three times against the bars after
+    np.testing.assert_allclose(bar_heights(q3.before), g["q"]["before"] * after3[i] / g["q"]["after"][i],
+                               rtol=1e-3, atol=0.011)
+    said = script.chapter_lines("02", bigger, bigger.ledger(), Words.load("en"))["agree"].text
+    assert N.fmt_fixed(float(g["q"]["rms"][-1]), 2) in said
+
+
+@pytest.mark.parametrize("which", ["smollm2", "gpt2"])
+def test_a_model_without_a_qk_norm_has_no_qk_norm_beat(smollm2_bundle, tiny_bundle, which, monkeypatch):
+    b = smollm2_bundle if which == "smollm2" else tiny_bundle
+    assert qknorm_facts(b) is None and "q_prenorm" not in b.tensors
+    s = recorded(b, "02", "Scores", monkeypatch, ["NormColumn"])
+    assert s.pictures["NormColumn"] == []
+
+
+def test_the_captures_cross_check_fails_on_a_wrong_qk_norm_gain():
+    """capture.cross_check recomputes the q/k norm from the captured pre-norm rows and the gain: a
+    gain off by a little is a bug in the hooks, caught before a bundle is written."""
+    import torch
+    from onepass.data import models
+    from onepass.data.arch.base.spec import CaptureError
+    from onepass.data.arch.llama import capture
+    card = models.get("qwen3-0.6b")
+    model = capture.synthetic_model(card.tiny_config(), card.hf_class)
+    with torch.no_grad():                       # gains other than the init's ones, so a wrong one shows
+        for layer in model.model.layers:
+            layer.self_attn.q_norm.weight.uniform_(0.5, 2.0)
+            layer.self_attn.k_norm.weight.uniform_(0.5, 2.0)
+    c = capture.capture(model, [1, 2, 3, 4])
+    t = capture.derive(c, [1, 2, 3, 4], extract.model_shape(model, card)[0])
+    checks = capture.cross_check(t, c)
+    assert checks["qk_norm_q_vs_model"] < 1e-5 and checks["qk_norm_k_vs_model"] < 1e-5
+    assert t["q_prenorm"].shape == t["q_prerot"].shape                  # [L, H, T, dh]
+    assert t["k_prenorm"].shape == t["k_prerot"].shape and t["q_norm_w"].shape == (2, 16)   # [L, KV, T, dh], [L, dh]
+    for name in ("q_norm_w", "k_norm_w"):
+        wrong = dict(t, **{name: t[name] * 1.01})
+        with pytest.raises(CaptureError, match=f"qk_norm_{name[0]}_vs_model"):
+            capture.cross_check(wrong, c)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from onepass.data.facts.ch02 import (
-    agreement_facts, budget_facts, d_head, gqa_facts, head_facts, rope_facts, root_facts, softmax_row, softmax_row_index,
+    agreement_facts, budget_facts, d_head, gqa_facts, head_facts, qknorm_facts, rope_facts, root_facts, softmax_row,
+    softmax_row_index,
 )
 from onepass.data.visible import token_window
 from onepass.voiceover.scripts.lists import SAID_TOP, said_list
@@ -66,6 +67,10 @@ def values(bundle, ledger, words) -> dict:
         out.update({"kv_heads": spoken_count(g["KV"], words), "group": spoken_count(g["group"], words),
                     "qkv_full_flops": spoken_count(g["qkv_full"], words),
                     "cache": spoken_count(g["cache"], words), "cache_full": spoken_count(g["cache_full"], words)})
+    qk = qknorm_facts(bundle)
+    if qk is not None:                       # the q/k norm: the last token's query and key, rms before and after
+        out.update({f"{x}_rms{tail}": spoken_signed(float(qk[x][key][-1]), 2, words)
+                    for x in "qk" for tail, key in (("", "rms"), ("_after", "rms_after"))})
     r = rope_facts(bundle)
     if r is not None:                        # RoPE: the turn, and the score at positions moved on
         out.update({"pairs": spoken_count(len(r["inv_freq"]), words), "half": spoken_count(len(r["inv_freq"]), words),
