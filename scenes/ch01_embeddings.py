@@ -929,7 +929,7 @@ class Residual(EmbeddingScene):
             # "the word and its position ride all the way up": the start of the lane is still there
             say(self, beat, "erase", LaggedStart(*[Swell(p, color=S.RESIDUAL, scale_factor=1.6) for p in plus], lag_ratio=0.1),
                 FadeIn(glow(lane, color=S.RESIDUAL, buff=GAP.xxs, opacity=0.1)))
-            say(self, beat, "keep", FadeIn(glow(start, color=S.RESIDUAL, opacity=0.3)), FadeIn(kept, shift=DOWN * GAP.xs))
+            say(self, beat, "keep", FadeIn(glow(start, color=S.RESIDUAL)), FadeIn(kept, shift=DOWN * GAP.xs))
             say(self, beat, "path", GrowArrow(back))
             say(self, beat, "short", FadeIn(short, shift=UP * GAP.xs), FadeIn(glow(short, color=S.TOKEN, opacity=0.1)))
         with self.beat("handoff") as beat:

@@ -255,7 +255,7 @@ class LastRow(VoteScene):
             self.play(FadeIn(strips.sum, shift=UP * GAP.xs), FadeIn(glow(strips.sum, S.LOGIT)), run_time=beat.span(0.8))
             # "So one table of N numbers works both ways"
             beat.at("same")
-            self.play(FadeIn(tied), Swell(t_lines, color=S.TOKEN), FadeIn(glow(wte, S.TOKEN, opacity=0.15)),
+            self.play(FadeIn(tied), Swell(t_lines, color=S.TOKEN), FadeIn(glow(wte, S.TOKEN)),
                       run_time=beat.span(0.7))
             # "This last product costs N FLOPs"
             beat.at("cost")

@@ -283,25 +283,26 @@ class Cache(LoopChapter):
             # "an earlier token never attends to a later one": the head's weights, every later token at 0
             say(self, beat, "never-sees", FadeIn(p["w_title"]), FadeIn(VGroup(weights.cell_group, weights.text_group)))
             # lit in its own shape, along the cells' edges: the diagonal (a token's weight on itself) stays unlit
-            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.1)
+            lit = glow_cells(weights, p["upper_keys"], color=S.ATTENTION)
             say(self, beat, "never-sees", FadeIn(lit), into=0.45)
-            # "so its keys and values": the k and v blocks
+            # "so its keys and values": the k and v blocks. The lights over the grids are outlines, no tint: a
+            # cell's number takes S.ink_on(its cell) and a 5-8% tint over both took it to 4.0-4.5:1
             kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
-            say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)))
+            say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0)))
             # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
             stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
             say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
-                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION, opacity=0.08),
-                                      glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0.08))))
+                Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION),
+                                      glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0))))
             # "they come out exactly the same on every later pass"
             same = fit_width(label(self.text("same-later"), S.SMALL, S.INK), S.TEXT_W)
             place_in(same, S.TEXT, y=S.FOOTER_Y)
             say(self, beat, "exactly", FadeIn(same), Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs,
-                                                                         opacity=0.08)))
+                                                                         opacity=0)))
         with self.beat("cache") as beat:
             # "so they are computed once and kept: the KV cache": the queries and the weights go, k and v stay
             count = self.counter(f["cache"][0])
-            frame = glow(VGroup(kv_rows, t["k"], t["v"]), color=S.KEY, buff=GAP.s, opacity=0.05)
+            frame = glow(VGroup(kv_rows, t["k"], t["v"]), color=S.KEY, buff=GAP.s, opacity=0)
             say(self, beat, "kept", FadeOut(prompt_rows["q"]), FadeOut(t["q"]), FadeOut(p["w_title"]),
                 FadeOut(VGroup(weights.cell_group, weights.text_group)), FadeOut(p["zero"]), FadeOut(same),
                 FadeOut(stacks), FadeOut(lit), FadeIn(frame))
@@ -314,7 +315,7 @@ class Cache(LoopChapter):
             # "each token leaves one key row and one value row": the last prompt token's two rows
             last = p["shown"][-1]
             row = VGroup(g["k"].row_cells(last), g["v"].row_cells(last), names[-1])
-            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0.1)
+            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0)
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
             if sh.kv_heads < sh.n_head:
                 # "… for every key and value head in every layer": a longer sentence before "layers";
@@ -351,19 +352,19 @@ class Cache(LoopChapter):
                 beat.at("per-token")
                 rest = max(1.0, beat.mark("rows")[1] - beat.elapsed)
                 self.play(FadeOut(p["head"]), FadeIn(formula[0]),
-                          Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0.06)),
+                          Transform(lit, glow(VGroup(formula[0], count), color=S.INK, opacity=0)),
                           run_time=0.15 * rest)
                 # the per-token count is those blocks: the light goes from the line over the stacks it counts
-                self.play(Transform(lit, glow(VGroup(formula[0], stacks), color=S.INK, opacity=0.06)),
+                self.play(Transform(lit, glow(VGroup(formula[0], stacks), color=S.INK, opacity=0)),
                           run_time=0.2 * rest)
                 self.play(FadeIn(formula[1], shift=UP * GAP.xs), run_time=0.15 * rest)
                 self.wait(0.15 * rest)
                 self.play(FadeIn(formula[2], shift=UP * GAP.xs),
-                          Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)), run_time=0.15 * rest)
+                          Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0)), run_time=0.15 * rest)
                 self.play(Swell(formula[2], color=S.TOKEN), run_time=0.1 * rest)
             else:
                 say(self, beat, "per-token", FadeOut(p["head"]), FadeIn(formula),
-                    Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0.06)))
+                    Transform(lit, glow(VGroup(formula, count), color=S.INK, opacity=0)))
             # "each step adds one new row, for the new token alone": a row under k and v per pick fed back,
             # the blocks' shapes and the counter growing
             n = max(1, len(added))
@@ -380,14 +381,14 @@ class Cache(LoopChapter):
             # "the old rows are never touched again": the prompt's rows, their numbers as they were
             untouched = fit_width(label(self.text("untouched"), S.SMALL, S.KEY), S.TEXT_W)
             place_in(untouched, S.TEXT, y=S.HEADLINE_Y)
-            kept = glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0.08)
+            kept = glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0)
             say(self, beat, "untouched", FadeOut(formula), FadeIn(untouched), FadeIn(kept))
             said = glow(untouched, color=S.KEY, opacity=0.1)
             say(self, beat, "untouched", FadeIn(said), into=0.5)
         with self.beat("cached_step") as beat:
             # "with the cache, a step computes only the new token's row": its q, k and v, on the last row
             new = added[-1] if added else None
-            ptr = Pointer(S.QUERY, buff=GAP.xxs, opacity=0.1)
+            ptr = Pointer(S.QUERY, buff=GAP.xxs, opacity=0)      # over the grids: an outline (see "keys-values")
             reads = VGroup()
             if new is not None:
                 q_row, k_rows = new["q"], VGroup(*[g["k"].row_cells(r) for r in p["shown"]], *[a["k"] for a in added])

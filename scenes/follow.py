@@ -31,12 +31,13 @@ def glow(mob, color=S.TOKEN, buff: float = 0.1, opacity: float = 0.10, stroke: f
 
 
 
-def glow_cells(grid, keys, color=S.TOKEN, buff: float = 0.0, opacity: float = 0.10, stroke: float = 3.0):
+def glow_cells(grid, keys, color=S.TOKEN, buff: float = 0.0, opacity: float = 0.0, stroke: float = 3.0):
     """A glow in the shape of some of a NumberGrid's cells (`keys`: (row, col) of grid.cells): an outline
     along their edges (`buff` outside them: none by default, since grown outward it runs through the
     right-aligned numbers of the cells beside), so it lights those cells and no other (a triangle of a score
     grid stays a staircase; glow's box around it would light the diagonal too). One polygon per
-    connected patch of cells that share edges."""
+    connected patch of cells that share edges. No tint by default: a cell's number takes S.ink_on(the
+    cell), which may read at just 4.5:1, and any tint over both takes it below."""
     index = {key: (grid.rows.index(key[0]), grid.cols.index(key[1])) for key in keys}
     # the grid's column and row edges as drawn: column i spans xs[i]..xs[i + 1], row j ys[j]..ys[j + 1]
     first_row, first_col = grid.rows[0], grid.cols[0]
