@@ -80,7 +80,7 @@ class AgreementFan(VGroup):
             tag = VGroup(label(S.clip_token(tokens[j], 7), S.SMALL, S.TOKEN, mono=True, compact=True),
                          label(N.fmt_signed(float(facts["dots"][j]), 2), S.SMALL, S.INK, mono=True, compact=True)
                          ).arrange(RIGHT, buff=GAP.xs)
-            tag.next_to(tip, direction, buff=GAP.xs)
+            tag.next_to(tip, direction, buff=GAP.xs + self.keys[-1].tip.width)     # clear of the arrowhead
             self.tags.add(tag)
             self.drops.add(DashedLine(tip, [tip[0], 0.0, 0.0], color=S.KEY, stroke_width=2, dash_length=0.06))
         self._spread(self.tags)

@@ -397,7 +397,8 @@ class Meaning(EmbeddingScene):
                 hang = {"aligned_edge": UP} if abs(ray[0]) <= 0.5 else {}
                 stop = VGroup(DashedLine(origin, origin + ANGLE_R * ray, color=S.MUTED, stroke_width=2),
                               label(N.fmt_cos(cos), S.SMALL, S.MUTED, mono=True)
-                              .next_to(origin + ANGLE_R * ray, side, buff=GAP.s, **hang))
+                              # clear of b's arrowhead too, which stops on these rays (at 90° and 180°)
+                              .next_to(origin + ANGLE_R * ray, side, buff=GAP.s + vb.tip.width, **hang))
                 scale.add(stop)
                 say(self, beat, mark, Rotate(vb, np.radians(deg - at), about_point=origin),
                     change(state, self.angle_state(origin, deg, cos, spot)), FadeIn(stop))

@@ -458,10 +458,32 @@ def after_every_beat(monkeypatch, check):
         monkeypatch.setattr(base.ChapterScene, "beat", original)
 
 
+def tips_on_numbers(mobjects, where: str = "") -> list[str]:
+    """Arrowheads among `mobjects` that land on a number label: the tip's outline comes nearer its box
+    than the label's height (an arrow that points at a number stops clearly short of it)."""
+    from manim import TipableVMobject
+    labels = number_labels(mobjects)
+    problems = []
+    for mob in mobjects:
+        for arrow in mob.get_family():
+            if not isinstance(arrow, TipableVMobject) or not arrow.has_tip() or arrow.get_stroke_opacity() == 0:
+                continue
+            points = np.concatenate([t.points for t in arrow.get_tips() if len(t.points)] or [np.zeros((0, 3))])
+            for text, (left, right, bottom, top) in labels:
+                m = MIN_NUMBER_GAP * (top - bottom)      # as near as two numbers that read as one
+                inside = ((points[:, 0] > left - m) & (points[:, 0] < right + m) & (points[:, 1] > bottom - m)
+                          & (points[:, 1] < top + m))
+                if inside.any():
+                    problems.append(f"{where}an arrowhead lands on {text!r}")
+    return problems
+
+
 def crowding_check(found: list):
-    """A check for after_every_beat: the crowded number labels of each beat, added to `found`."""
+    """A check for after_every_beat: the crowded number labels of each beat and the arrowheads that land
+    on a number, added to `found`."""
     def check(scene, key):
-        found.extend(crowded_numbers(scene.mobjects, f"{scene.chapter} {type(scene).__name__}/{key}: "))
+        where = f"{scene.chapter} {type(scene).__name__}/{key}: "
+        found.extend(crowded_numbers(scene.mobjects, where) + tips_on_numbers(scene.mobjects, where))
     return check
 
 

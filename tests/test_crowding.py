@@ -18,7 +18,7 @@ from manim import RIGHT, Text, VGroup
 from onepass.scenes import style as S
 from onepass.scenes.registry import scenes_of
 from onepass.scenes.text import LEGIBLE
-from tests.helpers import build_scene, covered_cells, crowded_numbers, text_morphs
+from tests.helpers import build_scene, covered_cells, crowded_numbers, text_morphs, tips_on_numbers
 
 SCENES = [(chapter, cls.__name__) for chapter in ("00", "01", "02", "03", "04", "05", "06", "07")
           for cls in scenes_of(chapter)]
@@ -58,8 +58,20 @@ def test_a_grid_of_large_numbers_keeps_them_apart_and_legible(cell_w):
     assert crowded_numbers([small]) == []
 
 
+def test_the_check_catches_an_arrowhead_on_a_number():
+    from manim import LEFT, Arrow
+    value = Text("−1.00", font_size=S.NUMBER_SIZE)
+    arrow = Arrow(RIGHT * 3, value.get_right() + LEFT * 0.1, buff=0)        # its head on the number's last digit
+    assert len(tips_on_numbers([value, arrow])) == 1
+    arrow = Arrow(RIGHT * 3, value.get_right() + RIGHT * 0.1, buff=0)       # all but touching it
+    assert len(tips_on_numbers([value, arrow])) == 1
+    arrow = Arrow(RIGHT * 3, value.get_right() + RIGHT * 2 * value.height, buff=0)   # stops short of it
+    assert tips_on_numbers([value, arrow]) == []
+
+
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_no_two_numbers_touch_at_the_end_of_any_beat(built, chapter, name):
+    """(nor does an arrowhead land on a number: tests/helpers.crowding_check)"""
     assert built(chapter, name).crowded == []
 
 
