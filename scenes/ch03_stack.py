@@ -197,6 +197,10 @@ class Heads(StackScene):
                 members = Group(*[Group(cells[heads.index(h)].frame, cells[heads.index(h)].arcs,
                                         cells[heads.index(h)].title) for h in run])
                 boxes.add(SurroundingRectangle(members, color=S.KEY, buff=GAP.xs, stroke_width=2.5))
+            # one width for every outline: a longer title (Spanish 'primer token') widened only its own group's
+            left, right = min((x.get_left()[0] for x in boxes), default=0.0), max((x.get_right()[0] for x in boxes), default=0.0)
+            for x in boxes:
+                x.stretch_to_fit_width(right - left).set_x((left + right) / 2)
         group = Group(cells, labels, boxes)
         place_in(group, S.CONTENT.with_(bottom=S.CONTENT.bottom + 0.9 + extra))
         return group, {"featured": featured, "slot": heads.index(featured), "heads": heads,
@@ -869,6 +873,9 @@ class Lens(StackScene):
                 note.arrange(DOWN, buff=GAP.xs, aligned_edge=S.START)
             fit_width(note, room)
             note.next_to(box, RIGHT, buff=GAP.s)
+            if note.get_top()[1] > box.get_top()[1]:      # two lines beside one row rose into the header: hang
+                note.align_to(box, UP)                     # from the row's top instead
+            self.lens_parts = {"header": header, "box": box, "note": note}      # what tests read of the picture
             # "… is on top from layer k upward"
             # the floors that agree lit (a filled box: a visible step even when only the top floor agrees)
             self.play(pick.animate.become(box), FadeIn(glow(agree, S.LOGIT)), run_time=beat.span(0.35))

@@ -214,3 +214,17 @@ def test_the_reply_bills_start_on_the_reading_side_in_urdu(smollm2_bundle):
         assert bar.get_right()[0] == pytest.approx(S.TEXT.right, abs=1e-6)
         assert name.get_right()[0] == pytest.approx(bar.get_right()[0], abs=1e-6)
         assert num.get_right()[0] < bar.get_left()[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_group_outlines_share_one_width_and_the_settle_note_stays_under_the_header(smollm2_bundle, lang):
+    """SmolLM2's chapter 03: Spanish 'cabeza 9 · primer token' widened only its own group's outline (a group
+    that looked different), and the two-line '= final answer / layer 30' beside the lens's top row rose into
+    the header over it."""
+    heads = build_scene(smollm2_bundle, "03", "Heads", draw=False, lang=lang)
+    boxes = heads.panels()[1]["boxes"]
+    assert len(boxes) == smollm2_bundle.shape.kv_heads
+    assert len({round(x.width, 6) for x in boxes}) == 1
+    lens = build_scene(smollm2_bundle, "03", "Lens", draw=False, lang=lang).lens_parts
+    assert lens["note"].get_top()[1] < lens["header"].get_bottom()[1]
+    assert lens["note"].get_top()[1] <= lens["box"].get_top()[1] + 1e-6
