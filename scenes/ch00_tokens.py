@@ -398,8 +398,13 @@ class WhyPieces(TokensScene):
             say(self, beat, "common", FadeIn(rows[0], shift=RIGHT * GAP.s))
             say(self, beat, "common", FadeIn(rows[1], shift=RIGHT * GAP.s), into=0.45)
             say(self, beat, "bytes", FadeIn(right[0], shift=rise), FadeIn(glow(rows[1][2], buff=GAP.xs)))
-            say(self, beat, "bytes", FadeIn(right[1], shift=rise), FadeIn(glow(rows[1][0], buff=GAP.xs)), into=0.4)
-            say(self, beat, "bytes", FadeIn(glow(right[0], buff=GAP.xs, opacity=0.12)), into=0.75)
+            missing = f["missing_bytes"]
+            say(self, beat, "bytes", FadeIn(right[1], shift=rise), FadeIn(glow(rows[1][0], buff=GAP.xs)),
+                into=0.2 if missing else 0.4)
+            if missing:     # "...the N it lacks are rare control codes...": those cells of the grid, in red
+                say(self, beat, "bytes", *[right[0][b].animate.set_fill(S.WARNING, opacity=1) for b in missing],
+                    into=0.55)
+            say(self, beat, "bytes", FadeIn(glow(right[0], buff=GAP.xs, opacity=0.12)), into=0.8 if missing else 0.75)
 
 
 def symbol_text(symbol: str) -> str:
@@ -621,6 +626,9 @@ class Compression(TokensScene):
                 say(self, beat, "gpt2", FadeIn(bars[2], shift=RIGHT * GAP.s), FadeIn(theirs[0]))
                 say(self, beat, "gpt2", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in theirs[1]],
                                                     lag_ratio=0.2), into=0.4)
+                # "...so the ids differ" / "...more pieces": GPT-2's pieces and their ids, lit
+                theirs.add(glow(theirs[1], color=S.ATTENTION, buff=GAP.xs))     # faded out with them
+                say(self, beat, "gpt2", FadeIn(theirs[2]), into=0.75)
             lit = glow(bars[0], color=S.INK, opacity=0.12)
             say(self, beat, "letters", FadeIn(steps[0]), FadeIn(lit), into=0.1)
             say(self, beat, "letters", FadeIn(VGroup(*steps[1:])), Transform(lit, glow(bars[1], opacity=0.18)),
@@ -665,7 +673,15 @@ class Compression(TokensScene):
             say(self, beat, "loose", FadeIn(glow(tally, color=S.WARNING, buff=GAP.xs, opacity=0.12)),
                 into=0.0 if not loose_chips else 0.45)
             say(self, beat, "english", FadeIn(glow(compare[0])))
-            say(self, beat, "english", FadeIn(glow(chips, color=S.WARNING, buff=GAP.xs, opacity=0.1)), into=0.5)
+            if f["compare"]:
+                # another model's wording: "...this script was rare" (the greeting), "it was seldom merged"
+                # (its pieces), "so it breaks into more, smaller pieces" (the pieces, one by one)
+                say(self, beat, "english", FadeIn(glow(line, color=S.WARNING, buff=GAP.xs)), into=0.3)
+                say(self, beat, "seldom", FadeIn(glow(chips, color=S.WARNING, buff=GAP.xs, opacity=0.1)))
+                say(self, beat, "smaller", LaggedStart(*[Swell(c, color=S.WARNING, scale_factor=1.15) for c in chips],
+                                                       lag_ratio=0.15))
+            else:
+                say(self, beat, "english", FadeIn(glow(chips, color=S.WARNING, buff=GAP.xs, opacity=0.1)), into=0.5)
             # "more tokens: more to pay for, less of the context left"
             cost = fit_lines(self.text("cost-note"), S.SMALL, S.WARNING, S.CONTENT_W)
             keep_inside(below(cost, cmp_group, buff=GAP.s), S.CONTENT)
@@ -694,7 +710,7 @@ class Compression(TokensScene):
                                     n=N.fmt_int(cmp["table"])), S.SMALL, S.TOKEN),
                     label(self.text("table-size-gpt2", V=N.fmt_int(cmp["gpt2_vocab"]), d=N.fmt_int(cmp["gpt2_d"]),
                                     n=N.fmt_int(cmp["gpt2_table"])), S.SMALL, S.MUTED)).arrange(
-                    DOWN, buff=GAP.xs, aligned_edge=S.START)
+                    DOWN, buff=GAP.s, aligned_edge=S.START)     # room for the outline that lights each
                 fit_width(sizes, S.CONTENT_W / 2)
                 sizes.next_to(nxt, DOWN, buff=GAP.s, aligned_edge=S.START)
                 table_part.add(sizes)
@@ -711,8 +727,16 @@ class Compression(TokensScene):
             say(self, beat, "next", FadeIn(rows, shift=UP * GAP.xs), FadeIn(nxt))
             say(self, beat, "next", GrowArrow(drop), FadeIn(lit_row), into=0.5)
             if cmp:
-                say(self, beat, "table", FadeIn(sizes[0], shift=UP * GAP.xs), FadeIn(glow(rows, buff=GAP.xs, opacity=0.1)))
-                say(self, beat, "table", FadeIn(sizes[1], shift=UP * GAP.xs), into=0.5)
+                # "a row for every entry": the list and the table lit together; "a bigger vocabulary costs a
+                # bigger table": both swell; then this model's size, then GPT-2 small's, each as it is read
+                say(self, beat, "table", FadeIn(glow(rows, buff=GAP.xs, opacity=0.1)),
+                    FadeIn(glow(strip.parts, buff=GAP.xs, opacity=0.1)))
+                say(self, beat, "bigger", Swell(strip.parts, color=S.TOKEN, scale_factor=1.05),
+                    Swell(VGroup(rows, lit_row, drop), color=S.TOKEN, scale_factor=1.1))   # the arrow stays on top
+                lit = glow(sizes[0], buff=GAP.xxs)
+                say(self, beat, "here", FadeIn(sizes[0], shift=UP * GAP.xs), FadeIn(lit))
+                say(self, beat, "gpt2", FadeIn(sizes[1], shift=UP * GAP.xs),
+                    Transform(lit, glow(sizes[1], color=S.ATTENTION, buff=GAP.xxs)))
 
 
 SCENES = [Prompt, SameWord, WhyPieces, Merges, Compression]

@@ -468,6 +468,9 @@ class Meaning(EmbeddingScene):
             else:
                 say(self, beat, "meaning", FadeIn(src), FadeIn(src_lit))
                 say(self, beat, "pulled", *[FadeIn(glow(r, color=S.POSITIVE, opacity=0.15)) for r in (related or rows)])
+                # "...toward similar rows": the cosines that training raised, each bar in turn
+                say(self, beat, "pulled", LaggedStart(*[Swell(r[1][2], color=S.POSITIVE, scale_factor=1.15)
+                                                        for r in (related or rows)], lag_ratio=0.2), into=0.5)
 
 
 def grow_cosine(row):
@@ -799,10 +802,15 @@ class Positions(EmbeddingScene):
             say(self, beat, "rotate", LaggedStart(*[FadeIn(c, shift=DOWN * GAP.xs) for c in chips], lag_ratio=0.1),
                 LaggedStart(*[Create(dl) for dl in dial_rows[0][0]], lag_ratio=0.15), FadeIn(slots),
                 FadeIn(dial_rows[0][1]))
+            # "...turned by an angle set by its token's position": each dial with its position, in turn
+            say(self, beat, "rotate", LaggedStart(*[AnimationGroup(Swell(dl, color=S.QUERY, scale_factor=1.15),
+                                                                   Swell(sl, color=S.QUERY, scale_factor=1.15))
+                                                    for dl, sl in zip(dial_rows[0][0], slots)], lag_ratio=0.25),
+                into=0.4)
             say(self, beat, "pairs", LaggedStart(*[Create(dl) for dl in dial_rows[1][0]], lag_ratio=0.15),
                 FadeIn(dial_rows[1][1]))
             say(self, beat, "next", FadeIn(turn_note, shift=UP * GAP.xs), FadeIn(glow(turn_note, color=S.INK, opacity=0.1)))
-            shown = VGroup(*(self._picture() or []))
+            shown = Group(*(self._picture() or []))     # a Group: a play of Swells leaves one on screen
         with self.beat("tables") as beat:
             self.play(FadeOut(shown), run_time=beat.share(0.1))
             chart = self.speed_chart(r)
@@ -810,15 +818,24 @@ class Positions(EmbeddingScene):
             self.play(Create(chart.axis), FadeIn(chart.ticks), FadeIn(chart.name), run_time=beat.span(0.4))
             say(self, beat, "speeds", LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in chart.bars], lag_ratio=0.03),
                 FadeIn(chart.pair_axis))
+            # "...each by how many tokens it takes to turn once": the axis that counts them
+            say(self, beat, "speeds", FadeIn(glow(VGroup(chart.name, chart.ticks), color=S.INK, buff=GAP.xs, opacity=0.08)),
+                into=0.3)
             say(self, beat, "fast", FadeIn(chart.fast), FadeIn(glow(chart.bars[0], color=S.QUERY, opacity=0.2)))
             say(self, beat, "slow", FadeIn(chart.slow), FadeIn(glow(chart.bars[-1], color=S.KEY, opacity=0.2)))
             say(self, beat, "trained", Create(chart.line), FadeIn(chart.line_name))
             say(self, beat, "unfinished", *[bar.animate.set_fill(S.WARNING, opacity=0.85) for bar in chart.over],
                 FadeIn(chart.over_note))
             say(self, beat, "cap", Swell(chart.line_name, color=S.FLOPS, scale_factor=1.1))
+            # "...nothing stops it at token P": the trained length is a mark on the chart, not a wall
+            say(self, beat, "cap", chart.line.animate.set_stroke(opacity=0.35), into=0.5)
             say(self, beat, "past", FadeIn(chart.beyond), FadeIn(glow(chart.beyond, color=S.WARNING, opacity=0.12)))
-            say(self, beat, "stretch", LaggedStart(*[Create(g) for g in chart.ghosts], lag_ratio=0.05),
-                FadeIn(chart.ghost_note))
+            # "...the pairs reach angles it never met in training": the slow pairs past the line, lit
+            say(self, beat, "past", FadeIn(glow(chart.over, color=S.WARNING, buff=GAP.xs, opacity=0.12)), into=0.45)
+            say(self, beat, "stretch", LaggedStart(*[Create(g) for g in chart.ghosts], lag_ratio=0.05))
+            # "...Llama 3.2 slows its slow pairs N times": how many times, beside the outlines
+            say(self, beat, "stretch", FadeIn(chart.ghost_note), FadeIn(glow(chart.ghost_note, color=S.INK, opacity=0.1)),
+                into=0.5)
 
     def speed_chart(self, r: dict) -> SimpleNamespace:
         """Each pair's tokens per full turn as a bar on a log scale (pair 0 the fastest, on the left), a

@@ -114,3 +114,14 @@ def test_tiny_llama_synthetic_wording(tmp_path):
     lines = script.chapter_lines("04", b, b.ledger(), Words.load("en"))
     assert "none of this is SmolLM2-135M-Instruct's opinion" in lines["softmax"].text
 
+
+
+def test_the_bytes_a_vocabulary_lacks_are_the_ones_it_has_no_single_token_for():
+    """The grid of 256 bytes lights in red the ones the model's vocabulary lacks (SmolLM2: control codes and
+    bytes UTF-8 never uses); they are as many as the narration says, and GPT-2 lacks none."""
+    from onepass.data.facts.ch00 import missing_bytes
+    smol = model_tokenizer("smollm2-135m-instruct")
+    missing = missing_bytes(smol)
+    assert len(missing) == 256 - smol.vocab_facts().byte_tokens == 21
+    assert {0xC0, 0xC1, 0xFF} <= set(missing) and not {ord(" "), ord("a"), 0xE2} & set(missing)
+    assert missing_bytes(tokenizer) == []

@@ -21,3 +21,27 @@ def test_every_sentence_brings_its_own_step_and_no_picture_is_held_for_long(buil
     scene = built(chapter, name)
     assert_picture_follows_words(scene, name)
 
+
+
+# The modern decoder's wording (`chNN-<beat>.rope`) and pictures: SmolLM2-135M-Instruct's real bundle
+MODERN = [("00", "Prompt"), ("00", "SameWord"), ("00", "WhyPieces"), ("00", "Merges"), ("00", "Compression"),
+          ("01", "Lookup"), ("01", "Meaning"), ("01", "Positions"), ("01", "Residual")]
+
+
+@pytest.fixture(scope="module")
+def built_smollm2(smollm2_bundle):
+    """built_smollm2(chapter, scene): that scene dry-run against SmolLM2's bundle, once per module."""
+    from tests.helpers import build_scene
+    cache = {}
+
+    def get(chapter, name):
+        if (chapter, name) not in cache:
+            cache[(chapter, name)] = build_scene(smollm2_bundle, chapter, name, draw=False)
+        return cache[(chapter, name)]
+    return get
+
+
+@pytest.mark.parametrize("chapter,name", MODERN)
+def test_the_modern_decoders_sentences_each_bring_a_step_and_no_picture_is_held_for_long(built_smollm2, chapter,
+                                                                                          name):
+    assert_picture_follows_words(built_smollm2(chapter, name), f"smollm2 {chapter} {name}")

@@ -87,6 +87,19 @@ def partial_byte_tokens(ids: list[int], tok=tokenizer) -> int:
     return n
 
 
+def missing_bytes(tok=tokenizer) -> list[int]:
+    """The byte values the vocabulary has no single-byte token for, in order (none for GPT-2; SmolLM2 lacks
+    control codes and bytes UTF-8 never uses)."""
+    have = set()
+    for symbol in tok.byte_vocab():
+        if len(symbol) == 1:
+            try:
+                have.add(tok.symbol_bytes(symbol)[0])
+            except KeyError:        # a one-character token outside the byte alphabet: not a byte
+                pass
+    return [b for b in range(256) if b not in have]
+
+
 def typo_of(word: str, tok=tokenizer) -> str:
     """A word no word list would hold: `word` with its last letter doubled (again, while GPT-2 still has
     the result as one token), so that byte-pair encoding must spell it from pieces."""
@@ -183,6 +196,7 @@ def token_facts(bundle) -> dict:
         # the ids are places in the vocabulary's list: the merges come in the order they were learned
         "id_ranks": [merge_rank_of(i, tok) for i in bundle.ids],
         "vocab": vf,
+        "missing_bytes": missing_bytes(tok),
         "vocab_order": vocab_order(tok),
         "other_text": OTHER_LANGUAGE,
         "other_ids": other_ids,
