@@ -21,7 +21,7 @@ its folder printed: pass it as --bundle to the other tree's run, so both draw th
 Method used for issue 42 (frames identical before and after the engine boundary): the baseline
 commit in a worktree, `--tree WORKTREE`, then this tree with `--bundle` of that run.
 Issue 50 (engine/copies.py's mobject copies): this tree with `--manim-copies`, then without it,
-with `--bundle` of the first run.
+with `--bundle` of the first run; engine/glyphs.py's Text the same way, with `--manim-text`.
 """
 from __future__ import annotations
 
@@ -102,6 +102,11 @@ def render_job_module(tree: Path) -> str:
 MANIM_COPIES = ("import contextlib, runpy, sys; from onepass.engine import frames; "
                 "frames.faster_copies = contextlib.nullcontext; del sys.argv[0]; "
                 "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)")
+# --manim-text: the scene process with manim's own parse of a Text's whole SVG (faster_manim()
+# without engine/glyphs.py's glyph-by-glyph reading)
+MANIM_TEXT = ("import runpy, sys; from manim import SVGMobject; from onepass.engine import frames; "
+              "frames.glyph_svg_mobject = SVGMobject.generate_mobject; del sys.argv[0]; "
+              "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)")
 
 
 def audio_md5(video: Path) -> str | None:
@@ -142,7 +147,8 @@ def hash_tree(a) -> dict:
     def one(job):
         chapter, name = job
         out = work / f"ch{chapter}-{name}.mp4"
-        run = ["-c", MANIM_COPIES, module] if a.manim_copies else ["-m", module]
+        run = (["-c", MANIM_COPIES, module] if a.manim_copies else ["-c", MANIM_TEXT, module] if a.manim_text
+               else ["-m", module])
         cmd = ["nice", "-n", "10", a.python, *run, "--bundle", bundle, "--chapter", chapter, "--scene", name,
                "--quality", "low", "--out", str(out), "--voice", a.voice, "--lang", a.lang]
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
@@ -168,7 +174,7 @@ def hash_tree(a) -> dict:
     if not a.bundle:
         print(f"bundle: {bundle}", flush=True)
     return {"tree": str(tree), "bundle": bundle, "voice": a.voice, "lang": a.lang, "manim_copies": a.manim_copies,
-            "scenes": results}
+            "manim_text": a.manim_text, "scenes": results}
 
 
 def compare(before: dict, after: dict) -> list[str]:
@@ -205,6 +211,8 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--manim-copies", action="store_true",
                    help="scene processes copy mobjects with manim's own Mobject.__deepcopy__, not engine/copies.py's")
+    p.add_argument("--manim-text", action="store_true",
+                   help="scene processes build Text with manim's own SVG parse, not engine/glyphs.py's")
     p.add_argument("--json", help="write the hashes here")
     p.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two --json files")
     a = p.parse_args(argv)

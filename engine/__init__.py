@@ -12,6 +12,7 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     frames.py           the scene process's renderer, camera, file writer and segment encoder
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
     copies.py           a mobject's deep copy as manim makes it, without copy.deepcopy's machinery
+    glyphs.py           a Text's SVG read glyph by glyph, each outline parsed once per process
     text.py             what onepass does to a Text beyond its arguments
     dry_run.py          dry_run(): a scene run with nothing written and nothing drawn (tests, bench)
     stored.py           a built Text as data only (JSON and arrays), for the label shelf
@@ -55,6 +56,10 @@ INTERNALS = (
     ("VMobject.get_subpaths_from_points, Mobject.get_family (replaced while a scene renders)",
      "faster_manim(): subpaths_from_points, family_of", "engine/frames.py",
      ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family")),
+    ("SVGMobject.generate_mobject (replaced for a Text while a scene renders or runs dry), its "
+     "modify_xml_tree and get_mobjects_from; cairo's SVG of a Text (glyph symbols placed by uses)",
+     "faster_manim(): glyph_svg_mobject, each glyph parsed once per process", "engine/glyphs.py",
+     ("generate_mobject", "modify_xml_tree", "get_mobjects_from")),
     ("a copy of Mobject's _iter_family order (remove_list_redundancies)", "family_of", "engine/frames.py",
      ("_iter_family", "remove_list_redundancies")),
     ("Mobject.__deepcopy__ (replaced while a scene renders or runs dry), restated with copy.deepcopy's "

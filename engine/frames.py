@@ -36,12 +36,13 @@ import cv2
 import numpy as np
 from PIL import Image
 from av.video.reformatter import VideoReformatter
-from manim import Camera, CairoRenderer, Mobject, SceneFileWriter, VMobject
+from manim import Camera, CairoRenderer, Mobject, SceneFileWriter, SVGMobject, VMobject
 from manim.utils.iterables import list_update, remove_list_redundancies
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from onepass.engine.copies import faster_copies
+from onepass.engine.glyphs import glyph_svg_mobject
 from onepass.engine.still_layer import StillLayer
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
@@ -463,16 +464,17 @@ def _gather(mobject, path: set, found: list) -> None:
 @contextlib.contextmanager
 def faster_manim():
     """While the block runs (a scene's render or dry run), VMobject.get_subpaths_from_points is
-    subpaths_from_points, Mobject.get_family is family_of and Mobject.__deepcopy__ is
-    engine/copies.py's mobject_deepcopy; what they were before again after it (manim's own, unless
-    the block is inside another)."""
-    before = VMobject.get_subpaths_from_points, Mobject.get_family
+    subpaths_from_points, Mobject.get_family is family_of, Mobject.__deepcopy__ is
+    engine/copies.py's mobject_deepcopy and a Text's SVG is read glyph by glyph (engine/glyphs.py);
+    what they were before again after it (manim's own, unless the block is inside another)."""
+    before = VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
+    SVGMobject.generate_mobject = glyph_svg_mobject
     try:
         with faster_copies():
             yield
     finally:
-        VMobject.get_subpaths_from_points, Mobject.get_family = before
+        VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject = before
 
 
 class FilmRenderer(CairoRenderer):

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from manim import DOWN, RIGHT, Text, VGroup
 
-from onepass.engine import stored, text as engine_text
+from onepass.engine import glyphs, stored, text as engine_text
 from onepass.engine.text import compact_text, composed, glyphs_of, light, set_glyphs, set_string
 from onepass.scenes import style as S
 
@@ -106,6 +106,7 @@ class Shelf:
             h = hashlib.sha256()
             h.update(Path(__file__).read_bytes())
             h.update(Path(engine_text.__file__).read_bytes())     # what it does to a Text's internals
+            h.update(Path(glyphs.__file__).read_bytes())          # how a Text's SVG is read
             h.update(Path(stored.__file__).read_bytes())          # how a label is written down
             h.update(repr((manim.__version__, manimpango.__version__, S.SANS, S.MONO, S.RTL_FACE, S.SMALL)).encode())
             for root in self.FONT_DIRS:

@@ -14,6 +14,7 @@ import hashlib
 import subprocess
 import types
 from pathlib import Path
+from unittest import mock
 
 import av
 import numpy as np
@@ -632,6 +633,12 @@ def test_the_patched_methods_are_manims_and_come_back():
     with dry_run(faster=False):
         assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
     assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
+    from manim import SVGMobject
+
+    from onepass.engine.glyphs import glyph_svg_mobject
+    with dry_run():
+        assert SVGMobject.generate_mobject is glyph_svg_mobject
+    assert SVGMobject.generate_mobject is not glyph_svg_mobject
 
 
 def test_the_text_internals_engine_relies_on():
@@ -737,3 +744,42 @@ def test_a_narrated_scene_keeps_manim_voiceovers_time(tmp_path, monkeypatch):
             cls().render()
     assert results["ours"] == results["theirs"]
     assert results["ours"][1][3] > results["ours"][1][1]          # the long block ran past its clip
+
+
+GLYPH_CASES = [("The cat sat on the", {}), ("−1.57 0.25", {"font": S.MONO}), ("Hi 0.25 ab", {"t2c": {"0.25": "#FF0000"}}),
+               ("two\nlines", {}), ("بلی بیٹھی \u2066768\u2069 کی", {"font": S.RTL_FACE}), ("naïve ✓ → Σ 😀 漢字", {}),
+               ("bold", {"weight": "BOLD"}), (" ", {})]
+
+
+@pytest.mark.parametrize("text,kw", GLYPH_CASES, ids=range(len(GLYPH_CASES)))
+def test_a_text_read_glyph_by_glyph_is_the_text_manim_parses(text, kw):
+    """engine/glyphs.py (faster_manim's Text): the same glyphs, in the same order, with the same fills
+    and strokes, at the same points (to rounding) as manim's parse of the whole SVG, in every script the
+    film writes (Latin, numbers in the mono face, a coloured run, two lines, Urdu, symbols, emoji, CJK,
+    bold, a space), and with no fallback to the whole parse on the way."""
+    from manim import SVGMobject, Text
+
+    from onepass.engine import glyphs
+    whole = []
+    manims = Text(text, **kw)
+    with mock.patch.object(SVGMobject, "generate_mobject",
+                           lambda self: glyphs.glyph_svg_mobject(self, parse_whole=lambda m: whole.append(m))):
+        placed = Text(text, **kw)
+    assert whole == []
+    a, b = manims.family_members_with_points(), placed.family_members_with_points()
+    assert len(a) == len(b) and placed.original_text == manims.original_text
+    for x, y in zip(a, b):
+        assert x.points.shape == y.points.shape and np.allclose(x.points, y.points, rtol=0, atol=1e-9)
+        assert np.array_equal(x.get_fill_rgbas(), y.get_fill_rgbas())
+        assert x.get_stroke_width() == y.get_stroke_width()
+    assert np.allclose(manims.get_center(), placed.get_center()) and manims.height == pytest.approx(placed.height)
+
+
+def test_an_svg_the_glyph_reader_does_not_know_is_parsed_whole():
+    """A shape of cairo's SVG other than glyphs placed by uses (here a rectangle) is left to manim's parse."""
+    from onepass.engine import glyphs
+    svg = ('<svg width="10pt" height="10pt" viewBox="0 0 10 10">\n<defs>\n<g>\n<symbol overflow="visible" id="g0">\n'
+           '<path style="stroke:none;" d="M 0 0 L 1 0 L 1 1 Z"/>\n</symbol>\n</g>\n</defs>\n<g id="surface1">\n'
+           '<g style="fill:rgb(0%,0%,0%);fill-opacity:1;">\n  <use xlink:href="#g0" x="1" y="2"/>\n</g>\n{}</g>\n</svg>\n')
+    assert glyphs._layout(svg.format("")) is not None
+    assert glyphs._layout(svg.format('<rect x="0" y="0" width="1" height="1"/>\n')) is None
