@@ -55,9 +55,19 @@ class AgreementFan(VGroup):
     tip down to the query's line: where it lands is k · q / |q|), `.angle` (the arc and degrees between
     the query and the best-agreeing key), `.query_tag`."""
 
-    def __init__(self, facts: dict, tokens, positions, last: int, radius: float = 2.0):
+    def __init__(self, facts: dict, tokens, positions, last: int, radius: float = 2.0, height: float | None = None):
+        """`height`: the most the picture may stand, tags included (tags stacked clear of each other can
+        stand taller than the arrows: the fan is drawn smaller until they fit)."""
         super().__init__()
         self.positions = list(positions)
+        for _ in range(4):
+            self._draw(facts, tokens, last, radius)
+            if height is None or self.height <= height:
+                break
+            radius -= (self.height - height) / 2 + GAP.xs
+            self.remove(*self.submobjects)
+
+    def _draw(self, facts: dict, tokens, last: int, radius: float):
         longest = max(facts["q_norm"], float(max(facts["k_norm"][j] for j in self.positions)))
         scale = radius / longest if longest > 0 else 1.0
         origin = np.zeros(3)
@@ -83,7 +93,7 @@ class AgreementFan(VGroup):
             tag.next_to(tip, direction, buff=GAP.xs + self.keys[-1].tip.width)     # clear of the arrowhead
             self.tags.add(tag)
             self.drops.add(DashedLine(tip, [tip[0], 0.0, 0.0], color=S.KEY, stroke_width=2, dash_length=0.06))
-        self._spread(self.tags)
+        self._spread(self.tags, [k.tip for k in self.keys])
         top = self.positions.index(facts["top_index"]) if facts["top_index"] in self.positions else 0
         self.top = top
         theta = float(np.radians(facts["angle"][self.positions[top]]))
@@ -98,20 +108,25 @@ class AgreementFan(VGroup):
 
 
     @staticmethod
-    def _spread(tags):
-        """Tags whose boxes overlap are moved apart, away from the query's line (up above it, down
-        below it), one after another from the line outwards."""
+    def _spread(tags, heads=()):
+        """Tags that overlap an earlier tag or another key's arrowhead are moved apart, away from the query's
+        line (up above it, down below it), one after another from the line outwards (keys pointing nearly
+        the same way put a tag on a neighbour's arrowhead: SmolLM2's '·on' sat on 'The''s)."""
+        def clear(a, b):
+            return (a.get_left()[0] >= b.get_right()[0] or a.get_right()[0] <= b.get_left()[0]
+                    or a.get_bottom()[1] >= b.get_top()[1] or a.get_top()[1] <= b.get_bottom()[1])
         for sign in (1.0, -1.0):
             side = sorted((t for t in tags if np.sign(t.get_y()) == sign or (sign > 0 and t.get_y() == 0)),
                           key=lambda t: sign * t.get_y())
             for i, tag in enumerate(side):
-                for other in side[:i]:
-                    apart_x = tag.get_left()[0] >= other.get_right()[0] or tag.get_right()[0] <= other.get_left()[0]
-                    apart_y = tag.get_bottom()[1] >= other.get_top()[1] or tag.get_top()[1] <= other.get_bottom()[1]
-                    if not (apart_x or apart_y):
+                own = heads[list(tags).index(tag)] if len(heads) == len(tags) else None
+                obstacles = sorted([*side[:i], *[h for h in heads if h is not own]], key=lambda m: sign * m.get_y())
+                for other in obstacles:
+                    if not clear(tag, other):
                         edge = other.get_top()[1] if sign > 0 else other.get_bottom()[1]
                         target = edge + sign * (GAP.xs + tag.height / 2)
-                        tag.shift(UP * (target - tag.get_y()))
+                        if sign * (target - tag.get_y()) > 0:      # only ever outwards
+                            tag.shift(UP * (target - tag.get_y()))
 
 
 class BarRow(VGroup):
@@ -400,7 +415,11 @@ class HeadGroups(VGroup):
         super().__init__()
         H, KV = len(kv_head), max(kv_head) + 1
         gap_groups = 0.35
-        box = min(0.55, (width - 1.8 - gap_groups * (KV - 1)) / H)
+        # the rows' names at the film's size: the boxes give way to a longer name (Spanish 'cabezas de
+        # consulta' squeezed into 1.6 read at about 60% of S.SMALL)
+        made = [label(text, S.SMALL, colour) for text, colour in zip(names, (S.QUERY, S.KEY, S.VALUE))]
+        names_w = min(max(m.width for m in made), 0.4 * width)
+        box = min(0.55, (width - max(1.8, names_w + 0.2) - gap_groups * (KV - 1)) / H)
         xs, x = [], 0.0
         for h in range(H):
             if h and kv_head[h] != kv_head[h - 1]:
@@ -422,9 +441,8 @@ class HeadGroups(VGroup):
         self.links = VGroup(*[Line(self.queries[h].get_bottom(), self.keys[kv_head[h]].get_top(), color=S.MUTED,
                                    stroke_width=2) for h in range(H)])
         self.names = VGroup()
-        for row, (text, colour) in zip((self.queries, self.keys, self.values), zip(names, (S.QUERY, S.KEY, S.VALUE))):
-            t = label(text, S.SMALL, colour)
-            fit_width(t, 1.6)
+        for row, t in zip((self.queries, self.keys, self.values), made):
+            fit_width(t, names_w)
             t.next_to(row, S.START, buff=GAP.m)
             self.names.add(t)
         self.add(self.links, self.queries, self.keys, self.values, self.names)

@@ -233,7 +233,8 @@ class Scores(AttentionScene):
             below(sub, title, buff=GAP.xs)
             left, right = columns(S.CONTENT.with_(top=sub.get_bottom()[1] - GAP.s), 2)
             fan = AgreementFan(f, b.tokens, self.rows, b.T - 1,
-                               radius=min(2.0, (left.height - GAP.xl) / 2, (left.width - GAP.xl) / 1.9))
+                               radius=min(2.0, (left.height - GAP.xl) / 2, (left.width - GAP.xl) / 1.9),
+                               height=left.height)
             place_in(fan, left)
             rules = VGroup(*[fit_lines(self.text(name), S.SMALL, colour, right.width - GAP.l)
                              for name, colour in (("agree-same", S.KEY), ("agree-right", S.MUTED),

@@ -317,3 +317,32 @@ def test_the_captures_cross_check_fails_on_a_wrong_qk_norm_gain():
         wrong = dict(t, **{name: t[name] * 1.01})
         with pytest.raises(CaptureError, match=f"qk_norm_{name[0]}_vs_model"):
             capture.cross_check(wrong, c)
+
+
+def test_the_agreement_fan_keeps_each_tag_off_other_arrowheads_and_inside_its_height(smollm2_bundle):
+    """SmolLM2's keys 'The', '·sat' and '·on' point nearly the same way: '·on''s tag sat on the arrowhead of
+    'The', and the tags stacked above them rose into the subtitle over the picture."""
+    from onepass.data.facts.ch02 import agreement_facts
+    b = smollm2_bundle
+    f, rows = agreement_facts(b), list(range(b.T))
+    free = pictures.AgreementFan(f, b.tokens, rows, b.T - 1, radius=2.0)
+
+    def apart(a, c):
+        return (a.get_left()[0] >= c.get_right()[0] or a.get_right()[0] <= c.get_left()[0]
+                or a.get_bottom()[1] >= c.get_top()[1] or a.get_top()[1] <= c.get_bottom()[1])
+    for i, tag in enumerate(free.tags):
+        assert all(apart(tag, key.tip) for j, key in enumerate(free.keys) if j != i), i
+    fitted = pictures.AgreementFan(f, b.tokens, rows, b.T - 1, radius=2.0, height=free.height - 0.5)
+    assert fitted.height <= free.height - 0.5
+    assert all(apart(tag, key.tip) for i, tag in enumerate(fitted.tags) for j, key in enumerate(fitted.keys) if j != i)
+
+
+def test_the_head_groups_names_keep_the_films_size_in_spanish():
+    """'cabezas de consulta' was squeezed into the 1.6 an English name fits, to about 60% of S.SMALL."""
+    from onepass.scenes import style as S
+    from onepass.scenes.text import label
+    names = ("cabezas de consulta", "cabezas de clave", "cabezas de valor")
+    picture = pictures.HeadGroups([0, 0, 0, 1, 1, 1, 2, 2, 2], 8, names, width=S.TEXT_W * 0.6)
+    for shown, text in zip(picture.names, names):
+        assert shown.height == pytest.approx(label(text, S.SMALL, S.QUERY).height, rel=0.01)
+    assert picture.width <= S.TEXT_W * 0.6 + 1e-6
