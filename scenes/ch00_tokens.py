@@ -711,8 +711,9 @@ class Compression(TokensScene):
                     label(self.text("table-size-gpt2", V=N.fmt_int(cmp["gpt2_vocab"]), d=N.fmt_int(cmp["gpt2_d"]),
                                     n=N.fmt_int(cmp["gpt2_table"])), S.SMALL, S.MUTED)).arrange(
                     DOWN, buff=GAP.s, aligned_edge=S.START)     # room for the outline that lights each
-                fit_width(sizes, S.CONTENT_W / 2)
-                sizes.next_to(nxt, DOWN, buff=GAP.s, aligned_edge=S.START)
+                # under the rows and their note, the whole width: beside the rows only, they shrank below legible
+                fit_width(sizes, S.CONTENT_W)
+                sizes.next_to(VGroup(rows, nxt), DOWN, buff=GAP.m, aligned_edge=S.START)
                 table_part.add(sizes)
             below(table_part, list_name, buff=GAP.l)
             keep_inside(table_part, S.CONTENT)

@@ -16,7 +16,7 @@ from onepass.data.facts.ch01 import SHOWN_TOKENS, dial_angles, embed_facts, orde
 from onepass.scenes import style as S
 from onepass.scenes.base import ChapterScene
 from onepass.scenes.ch00_tokens import accent_room
-from onepass.scenes.follow import Swell, change, glow, say
+from onepass.scenes.follow import Swell, change, glow, glow_cells, say
 from onepass.scenes.layout import GAP, above, below, fit_to, keep_inside, place_in, table
 from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.scenes.widgets import DivergingLegend, NumberGrid, TokenChip, layer_window
@@ -285,7 +285,8 @@ class Lookup(EmbeddingScene):
                 FadeIn(guess))
             say(self, beat, "nudge", GrowArrow(nudge), FadeIn(nudge_words, shift=UP * GAP.xs))
             say(self, beat, "little", Swell(VGroup(icon[0], icon[1]), color=S.TOKEN, scale_factor=1.08))
-            lit = glow(icon[0], color=S.TOKEN, opacity=0.2)
+            # hugging the table: the default buff took the outline into its name just above
+            lit = glow(icon[0], color=S.TOKEN, buff=GAP.xxs, opacity=0.2)
             say(self, beat, "every", FadeIn(lit), Swell(icon[1], color=S.TOKEN, scale_factor=1.1))
             all_lit = glow(learned_all, color=S.INK, opacity=0.1)
             say(self, beat, "all", FadeIn(learned_all, shift=DOWN * GAP.xs), FadeIn(all_lit))
@@ -293,7 +294,7 @@ class Lookup(EmbeddingScene):
             if self.bundle.synthetic:     # random weights: nothing here was trained
                 never = label(self.text("never-trained"), S.SMALL, S.WARNING).move_to(learned_all).align_to(learned_all, S.END)
                 keep_inside(never, S.CONTENT)
-                say(self, beat, "random", Transform(lit, glow(icon[0], color=S.WARNING, opacity=0.3)))
+                say(self, beat, "random", Transform(lit, glow(icon[0], color=S.WARNING, buff=GAP.xxs, opacity=0.3)))
                 # replaced by a fade, not morphed: the words on screen are then the warning's own (its size its own)
                 say(self, beat, "never", FadeTransform(learned_all, never),
                     Transform(all_lit, glow(never, color=S.WARNING, opacity=0.15)))
@@ -316,7 +317,8 @@ class Lookup(EmbeddingScene):
             self.play(LaggedStart(*[AnimationGroup(TransformFromCopy(stripes[k], g.row_cells(r)), FadeIn(g.row_values(r)))
                                     for k, r in enumerate(g.rows)], lag_ratio=0.5),
                       FadeIn(g.ellipses), run_time=beat.span(0.7))
-            say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow(g.cell_group, opacity=0)))
+            # the frame on the cells' own edges: grown outward it ran into the row labels beside them
+            say(self, beat, "grid", FadeIn(g.shape_mob), FadeIn(glow_cells(g, list(g.cells))))
             # outlines only: a tint over the grid takes its numbers under 4.5:1
             say(self, beat, "copying", *[TransformFromCopy(stripes[k], glow(g.row_cells(r), color=S.TOKEN, buff=GAP.xxs,
                                                                              opacity=0))
@@ -434,7 +436,8 @@ class Meaning(EmbeddingScene):
             # columns: the two words | their cosine on an axis from −1 to 1 | its value
             table(rows, "LLL", gaps=GAP.l, row_gap=GAP.s)
             last_axis = rows[-1][1][0]
-            ticks = VGroup(*[below(label(t, S.SMALL, S.MUTED, mono=True), last_axis)
+            # under the whole last row, not its axis: the glow around that row stays clear of them
+            ticks = VGroup(*[below(label(t, S.SMALL, S.MUTED, mono=True), rows[-1])
                              .set_x(last_axis.get_left()[0] + frac * axis_w)
                              for t, frac in (("−1", 0.0), ("0", 0.5), ("1", 1.0))])
             block = VGroup(rows, ticks)
@@ -819,8 +822,7 @@ class Positions(EmbeddingScene):
             say(self, beat, "speeds", LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in chart.bars], lag_ratio=0.03),
                 FadeIn(chart.pair_axis))
             # "...each by how many tokens it takes to turn once": the axis that counts them
-            say(self, beat, "speeds", FadeIn(glow(VGroup(chart.name, chart.ticks), color=S.INK, buff=GAP.xs, opacity=0.08)),
-                into=0.3)
+            say(self, beat, "speeds", FadeIn(glow(chart.ticks, color=S.INK, buff=GAP.xs, opacity=0.08)), into=0.3)
             say(self, beat, "fast", FadeIn(chart.fast), FadeIn(glow(chart.bars[0], color=S.QUERY, opacity=0.2)))
             say(self, beat, "slow", FadeIn(chart.slow), FadeIn(glow(chart.bars[-1], color=S.KEY, opacity=0.2)))
             say(self, beat, "trained", Create(chart.line), FadeIn(chart.line_name))
@@ -831,7 +833,7 @@ class Positions(EmbeddingScene):
             say(self, beat, "cap", chart.line.animate.set_stroke(opacity=0.35), into=0.5)
             say(self, beat, "past", FadeIn(chart.beyond), FadeIn(glow(chart.beyond, color=S.WARNING, opacity=0.12)))
             # "...the pairs reach angles it never met in training": the slow pairs past the line, lit
-            say(self, beat, "past", FadeIn(glow(chart.over, color=S.WARNING, buff=GAP.xs, opacity=0.12)), into=0.45)
+            say(self, beat, "past", FadeIn(glow(chart.over, color=S.WARNING, buff=GAP.xxs, opacity=0.12)), into=0.45)
             say(self, beat, "stretch", LaggedStart(*[Create(g) for g in chart.ghosts], lag_ratio=0.05))
             # "...Llama 3.2 slows its slow pairs N times": how many times, beside the outlines
             say(self, beat, "stretch", FadeIn(chart.ghost_note), FadeIn(glow(chart.ghost_note, color=S.INK, opacity=0.1)),
@@ -861,7 +863,6 @@ class Positions(EmbeddingScene):
         fast = label(self.text("turn-fast", tokens=N.fmt_int(int(round(r["fast"])))), S.SMALL, S.QUERY)
         fast.move_to([0, y_of(r["P"]) + 0.9, 0], aligned_edge=LEFT).shift(RIGHT * GAP.s)   # clear of the short bars
         slow = label(self.text("turn-slow", tokens=N.fmt_int(int(round(r["slow"])))), S.SMALL, S.KEY)
-        slow.next_to(bars[-1], UP, buff=GAP.s).align_to(bars[-1], RIGHT)
         y_line = y_of(r["P"])
         line = DashedLine([0, y_line, 0], [W, y_line, 0], color=S.FLOPS, stroke_width=3)
         line_name = label(self.text("trained-length", P=N.fmt_int(r["P"])), S.SMALL, S.FLOPS)
@@ -873,6 +874,8 @@ class Positions(EmbeddingScene):
         ghosts = VGroup(*[Rectangle(width=pitch * 0.7, height=y_of(g), stroke_color=S.INK, stroke_width=2,
                                     fill_opacity=0).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
                           for i, (g, t) in enumerate(zip(r["stretched"], r["turn"])) if g > t * 1.0001])
+        # above the last bar and the outlines that rise over it later (under them, their edges crossed its words)
+        slow.next_to(VGroup(bars[-1], *ghosts), UP, buff=GAP.s).align_to(bars[-1], RIGHT)
         ghost_note = fit_lines(self.text("stretched", factor=N.fmt_int(int(round(r["stretch_factor"])))), S.SMALL, S.INK,
                                3.4)
         chart = VGroup(axis, ticks, bars, line, ghosts)
