@@ -32,6 +32,7 @@ from onepass.words import numbers as N
 # prompt's window note (heading, mark, note stack down the left); wide enough for a sentence at full size
 TITLE_W = S.TEXT_W
 TITLE_Y = S.CONTENT_TOP + 0.05
+AFTER_NORM = S.PANEL        # the q/k norm's table: the cells after the norm, every token at one scale
 
 
 class AttentionScene(ChapterScene):
@@ -271,7 +272,9 @@ class Scores(AttentionScene):
         b = self.bundle
         title = fit_lines(self.text("qknorm-title"), S.BODY_SIZE, S.INK, TITLE_W).move_to(UP * TITLE_Y)
         gains = np.concatenate([f["q"]["gain"], f["k"]["gain"]])
-        gain = fit_lines(self.text("qknorm-gain", low=N.fmt_fixed(float(gains.min()), 2),
+        # synthetic weights' gains are all 1, never trained: "from 1.00 to 1.00" says so where it is shown
+        gain_key = "qknorm-gain-synthetic" if b.synthetic else "qknorm-gain"
+        gain = fit_lines(self.text(gain_key, low=N.fmt_fixed(float(gains.min()), 2),
                                    high=N.fmt_fixed(float(gains.max()), 2)), S.SMALL, S.MUTED, TITLE_W)
         room = S.CONTENT.with_(top=title.get_bottom()[1] - GAP.s)
         rms_text = lambda v: self.text("qknorm-rms", rms=N.fmt_fixed(float(v), 2))
@@ -290,16 +293,14 @@ class Scores(AttentionScene):
         self.play(LaggedStart(*[FadeIn(VGroup(c.tag, c.before[0]), shift=DOWN * GAP.xs) for c in cols],
                               lag_ratio=0.5), run_time=beat.span(0.5))
         beat.at("qk-row")        # "here is the last token's query in head …, before the norm"
-        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in q.before[1]], lag_ratio=0.01),
-                  run_time=beat.span(0.4))
-        self.play(FadeIn(q.rms, shift=UP * GAP.xs), run_time=beat.span(0.4))
+        self.play(LaggedStart(*grow_from_base(q.before), lag_ratio=0.01), run_time=beat.span(0.5))
+        self.play(FadeIn(q.rms, shift=UP * GAP.xs), run_time=beat.span(0.5))
         beat.at("qk-divide")     # "divided by that, its rms is 1; then the gain scales it"
         self.play(GrowArrow(q.arrow), FadeIn(q.step), FadeIn(q.after[0]), run_time=beat.span(0.25))
         self.play(TransformFromCopy(q.before[1], q.after[1]), run_time=beat.span(0.35))
         self.play(FadeIn(q.rms_after, shift=UP * GAP.xs), FadeIn(gain), run_time=beat.span(0.3))
         beat.at("qk-key")        # "the key it reads goes the same way"
-        self.play(LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in k.before[1]], lag_ratio=0.01), FadeIn(k.rms),
-                  run_time=beat.span(0.3))
+        self.play(LaggedStart(*grow_from_base(k.before), lag_ratio=0.01), FadeIn(k.rms), run_time=beat.span(0.3))
         self.play(GrowArrow(k.arrow), FadeIn(k.step), FadeIn(k.after[0]),
                   TransformFromCopy(k.before[1], k.after[1]), run_time=beat.span(0.4))
         self.play(FadeIn(k.rms_after, shift=UP * GAP.xs), run_time=beat.span(0.3))
@@ -312,19 +313,28 @@ class Scores(AttentionScene):
                            cols=self.rows, cell_w=1.1, cell_h=0.5, labels_are_tokens=False, label_color=S.INK)
         for r, colour in zip(range(4), (S.QUERY, S.QUERY, S.KEY, S.KEY)):
             table.row_label_mobs[r].set_color(colour)
+        for r in (1, 3):         # after the norm: one quiet fill, no size to read from it (not the signed scale's top)
+            table.row_cells(r).set_fill(AFTER_NORM, opacity=1)
+            table.row_values(r).set_color(S.ink_on(AFTER_NORM))
         table.col_label_mobs.set_color(S.TOKEN)
+        # the gain again, under the table, for "only the gain can change it"
+        gain_again = gain.copy().next_to(table, DOWN, buff=GAP.m)
         space = S.CONTENT.with_(top=why.get_bottom()[1] - GAP.m)
-        place_in(fit_to(table, space), space)
-        beat.at("qk-why")        # "why? … every token's query and key keep one scale"
-        self.play(FadeOut(VGroup(q, k, gain)), FadeIn(why), run_time=beat.span(0.15))
-        self.play(FadeIn(table.cell_group), FadeIn(table.row_label_mobs), FadeIn(table.col_label_mobs),
-                  FadeIn(table.ellipses), run_time=beat.span(0.2))
-        for r in (0, 2):         # before: each token its own size; after: all at one
-            self.play(FadeIn(table.row_values(r)), FadeIn(table.row_values(r + 1)), run_time=beat.span(0.15))
-        self.play(*[Swell(table.row_values(r), color=S.KEY, scale_factor=1.08) for r in (1, 3)],
+        place_in(fit_to(VGroup(table, gain_again), space), space)
+        beat.at("qk-why")        # "why?"
+        self.play(FadeOut(VGroup(q, k, gain)), FadeIn(why), FadeIn(table.cell_group), FadeIn(table.row_label_mobs),
+                  FadeIn(table.col_label_mobs), FadeIn(table.ellipses), run_time=beat.span(0.7))
+        beat.at("qk-grow")       # "in training, queries and keys can grow": before the norm, each token its own size
+        before = [VGroup(*[table.values_mobs[(r, c)] for r in (0, 2)]) for c in table.cols]
+        self.play(LaggedStart(*[FadeIn(v, shift=UP * GAP.xs) for v in before], lag_ratio=0.6), run_time=beat.span(0.75))
+        beat.at("qk-scale")      # "every token's query and key keep one scale, … only the gain can change it"
+        after = [VGroup(*[table.values_mobs[(r, c)] for r in (1, 3)]) for c in table.cols]
+        self.play(LaggedStart(*[FadeIn(v) for v in after], lag_ratio=0.6), run_time=beat.span(0.35))
+        self.play(*[Swell(table.row_values(r), color=colour, scale_factor=1.08) for r, colour in ((1, S.QUERY), (3, S.KEY))],
                   run_time=beat.span(0.3))
+        self.play(FadeIn(gain_again, shift=UP * GAP.xs), run_time=beat.span(0.4))
         beat.at("qk-rope")       # "before a query meets the keys, both are turned"
-        self.play(FadeOut(VGroup(title, why, table)), run_time=beat.span(0.1))
+        self.play(FadeOut(VGroup(title, why, table, gain_again)), run_time=beat.span(0.1))
 
     def rope(self, beat, r: dict, note):
         """RoPE: the last token's query pairs before and after their turn (fast, middle, slow), the
@@ -660,6 +670,13 @@ class Scores(AttentionScene):
         j = self.rows.index(f["divided_top"]) if f["divided_top"] in self.rows else len(self.rows) - 1
         self.play(FadeIn(glow(left, color=S.ATTENTION, buff=GAP.s, opacity=0.12)),
                   Swell(l_bars.pcts[j], color=S.ATTENTION), run_time=beat.span(0.6))
+
+
+def grow_from_base(bars) -> list:
+    """Each bar of signed_bars' `bars` growing out of its baseline: up for a positive number, down for
+    a negative one (grown from its own bottom edge, a negative bar came down from its far end)."""
+    base_y = bars[0].get_center()[1]
+    return [GrowFromEdge(bar, DOWN if bar.get_center()[1] >= base_y else UP) for bar in bars[1]]
 
 
 class Mixing(AttentionScene):

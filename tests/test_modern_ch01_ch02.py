@@ -286,6 +286,70 @@ def test_the_qk_norm_picture_draws_the_bundles_rows_and_changes_with_them(qwen_b
     assert N.fmt_fixed(float(g["q"]["rms"][-1]), 2) in said
 
 
+def test_the_qk_norm_bars_grow_out_of_their_baseline_both_ways():
+    """Each bar grows from the baseline: a positive one upward, a negative one downward (grown from its
+    own bottom edge, a negative bar came down from its far end)."""
+    from onepass.scenes.ch02_attention import grow_from_base
+    vec = np.array([0.5, -0.8, 0.0, -0.01, 1.0])
+    bars = pictures.signed_bars(vec, scale=1.0, width=2.0, colour=pictures.S.QUERY)
+    base = bars[0].get_y()
+    grows = grow_from_base(bars)
+    assert len(grows) == len(vec)
+    for g, bar, v in zip(grows, bars[1], vec):
+        assert g.point[1] == pytest.approx(base, abs=1e-9)          # every bar starts on the baseline
+        assert (bar.get_y() > base) == (v >= 0)                      # and grows away from it, its own way
+
+
+def qknorm_table(scene, f):
+    """The q/k norm's 'why' table among the NumberGrids a Scores dry run built: rms before and after."""
+    grids = [g for g in scene.pictures["NumberGrid"] if g.values.shape[0] == 4
+             and np.allclose(g.values[1], f["q"]["rms_after"]) and np.allclose(g.values[2], f["k"]["rms"])]
+    assert len(grids) == 1
+    return grids[0]
+
+
+def test_the_qk_norm_table_draws_after_the_norm_in_one_quiet_fill_its_numbers_readable(qwen_bundle, monkeypatch):
+    """Before the norm each token's rms takes the signed scale's colour (its own size); after it, every
+    cell one fill, not the scale's loud top (every rms after a synthetic norm is 1, the table's largest),
+    and its numbers read on it at 4.5:1 (WCAG 1.4.3)."""
+    from onepass.scenes import ch02_attention, widgets
+    f = qknorm_facts(qwen_bundle)
+    s = recorded(qwen_bundle, "02", "Scores", monkeypatch, ["NumberGrid"], module=widgets)
+    table = qknorm_table(s, f)
+    after = ch02_attention.AFTER_NORM
+    assert after not in (pictures.S.POSITIVE, pictures.S.NEGATIVE)
+    ground = pictures.S._luminance(after)
+    for r in (1, 3):
+        for cell in table.row_cells(r):
+            assert cell.get_fill_color().to_hex() == after.to_hex()
+        for number in table.row_values(r):
+            ink = pictures.S._luminance(number.get_color())
+            assert (max(ink, ground) + 0.05) / (min(ink, ground) + 0.05) >= 4.5
+    fills = {c.get_fill_color().to_hex() for r in (0, 2) for c in table.row_cells(r)}
+    assert after.to_hex() not in fills                               # before: the scale's colours, not the quiet one
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_the_qk_norm_gain_says_synthetic_gains_are_untrained_only_for_synthetic_weights(qwen_bundle, tmp_path, lang):
+    """Synthetic weights' gains are all 1: the gain line says they were never trained; the same bundle
+    marked as real weights shows the plain line."""
+    plain = lambda t: "".join(c for c in t if c not in "\u200e\u200f\u2066\u2067\u2068\u2069")   # bidi isolates
+    words = Words.load(lang)
+    gains = np.concatenate([qknorm_facts(qwen_bundle)[x]["gain"] for x in "qk"])
+    with N.language(lang):
+        low, high = (N.fmt_fixed(float(v), 2) for v in (gains.min(), gains.max()))
+    t = {k: np.array(v) for k, v in qwen_bundle.tensors.items()}
+    meta = {k: v for k, v in qwen_bundle.meta.items() if k not in ("schema_version", "tensors_sha256")}
+    meta["weights"] = dict(meta["weights"], synthetic=False)
+    real = bundle_mod.load(bundle_mod.save(tmp_path / "real", t, meta))
+    assert qwen_bundle.synthetic and not real.synthetic
+    shown = {b.synthetic: [plain(x) for x in build_scene(b, "02", "Scores", draw=False, lang=lang).built_texts]
+             for b in (qwen_bundle, real)}
+    for key, synthetic in (("ch02:qknorm-gain-synthetic", True), ("ch02:qknorm-gain", False)):
+        line = plain(words.text(key, low=low, high=high))
+        assert line in shown[synthetic] and line not in shown[not synthetic]
+
+
 @pytest.mark.parametrize("which", ["smollm2", "gpt2"])
 def test_a_model_without_a_qk_norm_has_no_qk_norm_beat(smollm2_bundle, tiny_bundle, which, monkeypatch):
     b = smollm2_bundle if which == "smollm2" else tiny_bundle
