@@ -142,6 +142,31 @@ def built(tiny_bundle):
 # both workers. Files are the unit xdist still schedules by.)
 
 
+# The files that read the `built` fixture's scenes run on one worker (one scope of `--dist loadfile`):
+# every scene is dry-run once per run, not once per worker their files land on (test_crowding reads all
+# of them, the steps files most).
+BUILT_SCENES_FILES = ("tests/test_crowding.py", "tests/test_steps_ch00_ch01_ch06.py", "tests/test_steps_ch02_ch05.py",
+                      "tests/test_steps_ch03_ch04.py", "tests/test_ch02.py", "tests/test_ch03_ch04.py")
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work `--dist loadfile` gives a test to: its file, or "built scenes"."""
+    file = nodeid.split("::", 1)[0]
+    return "built scenes" if file in BUILT_SCENES_FILES else file
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with BUILT_SCENES_FILES as one unit of work."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesSharingScenes(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+    return FilesSharingScenes(config, log)
+
+
 # What needs a program that takes minutes to start or to finish (marked `slow`; README's Tests says
 # how to leave them out): Chromium (the deck's browser tests), LibreOffice, a dask cluster.
 SLOW_FIXTURES = {"browser", "a11y_decks", "cluster"}
