@@ -284,7 +284,8 @@ class Scores(AttentionScene):
         cols = [NormColumn(f[x], tag, rms_text, self.text("qknorm-divide", rms=N.fmt_fixed(float(f[x]["rms"][-1]), 2)),
                            colour, width=min(5.0, r.width - GAP.xl))
                 for x, tag, colour, r in zip("qk", tags, (S.QUERY, S.KEY), columns(room, 2))]
-        pair = VGroup(*cols).arrange(RIGHT, buff=GAP.xl, aligned_edge=UP)
+        pair = VGroup(*cols).arrange(S.END, buff=GAP.xl, aligned_edge=UP)     # the query where reading starts
+        cols[1].shift(UP * (cols[0].before[0].get_y() - cols[1].before[0].get_y()))   # one baseline (a tag on two lines)
         body = VGroup(pair, gain).arrange(DOWN, buff=GAP.m)
         place_in(fit_to(body, room), room)
         q, k = cols
@@ -310,7 +311,8 @@ class Scores(AttentionScene):
         values = np.stack([f["q"]["rms"], f["q"]["rms_after"], f["k"]["rms"], f["k"]["rms_after"]])   # [4, T]
         names = [self.text(name, x=x) for x in "qk" for name in ("qknorm-before", "qknorm-after")]
         table = NumberGrid(values, row_labels=names, col_labels=[S.show_token(t) for t in b.tokens],
-                           cols=self.rows, cell_w=1.1, cell_h=0.5, labels_are_tokens=False, label_color=S.INK)
+                           cols=self.rows, cell_w=1.1, cell_h=0.5, labels_are_tokens=False, label_color=S.INK,
+                           label_w=3.5)     # words, not tokens: each at full size ("q: rms después")
         for r, colour in zip(range(4), (S.QUERY, S.QUERY, S.KEY, S.KEY)):
             table.row_label_mobs[r].set_color(colour)
         for r in (1, 3):         # after the norm: one quiet fill, no size to read from it (not the signed scale's top)

@@ -92,10 +92,11 @@ class NumberGrid(VGroup):
                  vmax: float | None = None, show_values: bool = True, shape_text: str | None = None,
                  label_color=S.TOKEN, number_size: int = S.NUMBER_SIZE, percent: bool = False,
                  rows: Sequence[int] | None = None, cols: Sequence[int] | None = None,
-                 labels_are_tokens: bool = True):
+                 labels_are_tokens: bool = True, label_w: float = 1.8):
         """labels_are_tokens: the row/column labels are the model's tokens, drawn visible
         (S.show_token: a leading space as '·'); False for labels that are words ("pos 0"), whose
-        no-break space show_token would draw as '␣'."""
+        no-break space show_token would draw as '␣'. label_w: the widest a row label is drawn (a longer
+        one is scaled down to it)."""
         super().__init__()
         shown = S.show_token if labels_are_tokens else str
         values = np.asarray(values, dtype=np.float64)
@@ -142,7 +143,7 @@ class NumberGrid(VGroup):
         self.row_label_mobs = VGroup()
         if row_labels is not None:
             for r_i, r in enumerate(rows):
-                t = fit_width(label(shown(row_labels[r]), S.SMALL, label_color, mono=True, compact=True), 1.8)
+                t = fit_width(label(shown(row_labels[r]), S.SMALL, label_color, mono=True, compact=True), label_w)
                 gap = 0.5 if (self.more_cols and cols[0] > 0) else 0.12  # room for a left '…'
                 t.next_to(cell_group[r_i * len(cols)], LEFT, buff=gap)
                 self.row_label_mobs.add(t)

@@ -350,6 +350,17 @@ def test_the_qk_norm_gain_says_synthetic_gains_are_untrained_only_for_synthetic_
         assert line in shown[synthetic] and line not in shown[not synthetic]
 
 
+@pytest.mark.parametrize("lang", ["es", "ur"])
+def test_the_qk_norm_beat_reads_on_frame_in_spanish_and_urdu_with_no_english(qwen_bundle, lang, monkeypatch):
+    """Qwen3's chapter 02 (the q/k norm's bars, steps, gain line and table) in Spanish and Urdu: nothing
+    off-frame, too small or touching at any beat's end, and no English word on screen."""
+    from tests.helpers import english_on_screen, frame_checks
+    built = []
+    problems = frame_checks(qwen_bundle, "02", "Scores", monkeypatch, lang=lang, built=built)
+    assert problems == [], "\n".join(problems)
+    assert english_on_screen(built[0], qwen_bundle, lang) == []
+
+
 @pytest.mark.parametrize("which", ["smollm2", "gpt2"])
 def test_a_model_without_a_qk_norm_has_no_qk_norm_beat(smollm2_bundle, tiny_bundle, which, monkeypatch):
     b = smollm2_bundle if which == "smollm2" else tiny_bundle
