@@ -388,7 +388,8 @@ class WhyPieces(TokensScene):
             say(self, beat, "square", GrowFromEdge(pairs[0][2], UP), FadeIn(pairs[0][3], shift=rise))
             say(self, beat, "square", GrowFromEdge(pairs[1][2], UP), into=0.3)
             say(self, beat, "square", FadeIn(pairs[1][3], shift=rise),
-                FadeIn(glow(pairs[1][2], color=S.WARNING, buff=GAP.xs, opacity=0.12)), into=0.65)
+                # hugging the square: GAP.xs out, its edge ran along the count under it
+                FadeIn(glow(pairs[1][2], color=S.WARNING, buff=GAP.xxs, opacity=0.12)), into=0.65)
         # subwords: common words whole, rare ones in pieces, and bytes underneath everything
         with self.beat("subwords") as beat:
             title = self.headline("subwords-title")

@@ -223,7 +223,8 @@ class Heads(StackScene):
             cells, f = parts["cells"], parts["featured"]
             one = cells[parts["slot"]]
             place_in(key, S.CONTENT, DOWN)
-            mark = SurroundingRectangle(Group(one.frame, one.arcs), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
+            # the head's name inside the mark: around the picture alone its edge ran along the name's foot
+            mark = SurroundingRectangle(Group(one.frame, one.arcs, one.title), color=S.TOKEN, buff=GAP.xs, stroke_width=4)
             note = label(self.text("followed-note", head=f + 1), S.SMALL, S.TOKEN)
             legend = self.sequential_legend()
             shown = parts["heads"]

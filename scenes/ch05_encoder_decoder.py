@@ -472,12 +472,14 @@ class Families(EncoderDecoderScene):
             room = dec.get_bottom()[1] - verdict.get_top()[1]
             frame = SurroundingRectangle(dec, color=S.WARNING, buff=min(GAP.s, max(GAP.xxs, room - GAP.xs)),
                                          corner_radius=0.1)
-            self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.4))
-            self.play(Swell(dec.icon, color=S.WARNING, scale_factor=1.1), run_time=beat.span(0.6))
-            beat.at("same")          # "the arithmetic, and its cost, is the same"
-            self.play(FadeIn(verdict, shift=UP * GAP.xs), *[c.name.animate.set_opacity(1) for c in cols],
+            self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.3))
+            # "… the difference is a single triangle of minus infinity": the verdict's line comes in as it
+            # is said, not at "same" (it came in over the chapter's last 3 s, too late to be read)
+            self.play(FadeIn(verdict, shift=UP * GAP.xs), Swell(dec.icon, color=S.WARNING, scale_factor=1.1),
                       run_time=beat.span(0.5))
-            self.play(Swell(verdict, color=S.WARNING, scale_factor=1.05), run_time=beat.span(0.8))
+            beat.at("same")          # "the arithmetic, and its cost, is the same"
+            self.play(*[c.name.animate.set_opacity(1) for c in cols], Swell(verdict, color=S.WARNING, scale_factor=1.05),
+                      run_time=beat.span(0.8))
 
 
 SCENES = [MaskOff, Towers, Families]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UL, UP, Create, DashedLine, DashedVMobject, FadeIn, FadeOut,
                    Group, GrowFromEdge, GrowFromPoint, LaggedStart, Line, Rectangle, Transform,
-                   TransformFromCopy, VGroup)
+                   TransformFromCopy, VGroup, VMobject)
 from manim import Square as Square_
 
 from onepass.data.facts.ch06 import WHOLE_FROM, family_facts, kv_facts, loop_facts, serve_facts
@@ -263,10 +263,16 @@ class Cache(LoopChapter):
         return parts
 
     def stack(self, mob, colour) -> VGroup:
-        """The same block in the other heads and layers: outlines stacked behind it, up and to the right."""
-        return VGroup(*[Rectangle(width=mob.width, height=mob.height, stroke_width=1.5, stroke_color=colour,
-                                  stroke_opacity=0.75 - 0.15 * k, fill_opacity=0).move_to(mob).shift((UP + RIGHT) * STACK_STEP * k)
-                        for k in range(1, STACK_DEPTH + 1)])
+        """The same block in the other heads and layers: outlines stacked behind it, up and to the right,
+        each drawn only where it shows past the block (a whole outline ran over the block's numbers)."""
+        left, bottom, right, top = *mob.get_corner(DOWN + LEFT)[:2], *mob.get_corner(UP + RIGHT)[:2]
+        out = VGroup()
+        for k in range(1, STACK_DEPTH + 1):
+            s = STACK_STEP * k
+            out.add(VMobject(stroke_width=1.5, stroke_color=colour, stroke_opacity=0.75 - 0.15 * k, fill_opacity=0)
+                    .set_points_as_corners([at(left + s, top), at(left + s, top + s), at(right + s, top + s),
+                                            at(right + s, bottom + s), at(right, bottom + s)]))
+        return out
 
     def build(self):
         b, f, kv = self.bundle, self.f, self.kv
@@ -290,7 +296,9 @@ class Cache(LoopChapter):
             kv_rows = VGroup(prompt_rows["k"], prompt_rows["v"])
             say(self, beat, "keys-values", Transform(lit, glow(kv_rows, color=S.KEY, buff=GAP.xs, opacity=0)))
             # "in every layer": the same blocks in every head of every layer, and the mask's zeros in all of them
-            stacks = VGroup(self.stack(g["k"].cell_group, S.KEY), self.stack(g["v"].cell_group, S.VALUE))
+            # behind the whole block, its '…' included: an edge through the '…' read as a glow through it
+            stacks = VGroup(*[self.stack(VGroup(g[n].cell_group, g[n].ellipses), colour)
+                              for n, colour in (("k", S.KEY), ("v", S.VALUE))])
             say(self, beat, "every-layer", FadeIn(stacks), FadeIn(p["zero"], shift=UP * GAP.xs),
                 Transform(lit, VGroup(glow_cells(weights, p["upper_keys"], color=S.ATTENTION),
                                       glow(p["zero"], color=S.ATTENTION, buff=GAP.xs, opacity=0))))
@@ -314,8 +322,9 @@ class Cache(LoopChapter):
             say(self, beat, "kept", moving.animate.shift(p["centre"]), FadeIn(count, shift=UP * GAP.xs), into=0.5)
             # "each token leaves one key row and one value row": the last prompt token's two rows
             last = p["shown"][-1]
-            row = VGroup(g["k"].row_cells(last), g["v"].row_cells(last), names[-1])
-            lit = glow(row, color=S.TOKEN, buff=GAP.xxs, opacity=0)
+            # along the rows' own edges (glow_cells): a box grown around them ran through the row above's numbers
+            lit = VGroup(*[glow_cells(g[n], [(last, c) for c in g[n].cols], color=S.TOKEN) for n in ("k", "v")],
+                         glow(names[-1], color=S.TOKEN, buff=GAP.xxs, opacity=0))
             say(self, beat, "leaves", FadeOut(frame), FadeIn(lit))
             if sh.kv_heads < sh.n_head:
                 # "… for every key and value head in every layer": a longer sentence before "layers";
@@ -670,7 +679,8 @@ class Square(LoopChapter):
         for t in ticks:
             x = x_of(t)
             m = label(N.fmt_int(t), S.SMALL, S.MUTED, mono=True)
-            below(m, Line(at(x, axis_y), at(x, axis_y)), buff=GAP.xs).set_x(x)
+            # GAP.s under the axis: a pointer's outline around a bar and the balance line (GAP.xs out) clears them
+            below(m, Line(at(x, axis_y), at(x, axis_y)), buff=GAP.s).set_x(x)
             tick_labels.add(VGroup(m, Line(at(x, axis_y), at(x, top_y), color=S.MUTED, stroke_width=0.5,
                                            stroke_opacity=0.4)))
         line = DashedLine(at(line_x, top_y), at(line_x, axis_y), color=S.FLOPS, stroke_width=3)
@@ -970,9 +980,10 @@ class Scale(LoopChapter):
                 run_time=beat.span(0.5))
             say(self, beat, "prices", FadeIn(bp["ours_bill"]), FadeIn(bp["ours_price"]),
                 ptr.to(VGroup(bp["ours_bill"], bp["ours_price"]), color=S.TOKEN), into=0.6)
-            # as the sentence ends, the two prices the ratio divides, together
-            say(self, beat, "prices", ptr.to(bp["g3_bill"], color=S.FLOPS), into=0.97)
-            say(self, beat, "times-bill", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(ratio, color=S.FLOPS))
+            # as the sentence ends, the ratio of the two prices comes in; "that is … times the bill" lights it
+            # (brought in only at its last words, it was gone 1.2 s later, too soon to be read)
+            say(self, beat, "prices", FadeIn(ratio, shift=UP * GAP.xs), ptr.to(bp["g3_bill"], color=S.FLOPS), into=0.9)
+            say(self, beat, "times-bill", ptr.to(ratio, color=S.FLOPS))
         name2 = self.words.model_name(self.bundle.model)
         with self.beat("reply") as beat:
             self.play(self.clear_content(), run_time=beat.share(0.1))

@@ -478,12 +478,90 @@ def tips_on_numbers(mobjects, where: str = "") -> list[str]:
     return problems
 
 
+# an outline passes a text no nearer than this share of a line's height, plus half its stroke
+MIN_FRAME_GAP = 0.1
+
+
+def outlines(mobjects):
+    """(polyline [n, 2], stroke width) of every outlined frame among `mobjects`: a glow (follow.glow's
+    rounded box, glow_cells' polygon) or a panel: a shape with visible stroke that is not a grid's cell (a
+    cell's stroke is the background's colour, drawn as the gap between cells). Each Bézier curve of the
+    outline sampled at quarters, so a rounded corner is its arc, not its chord."""
+    from manim import Polygram, RoundedRectangle
+    t = np.linspace(0.0, 0.75, 4)[:, None]
+    weights = np.hstack([(1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3])      # [4 samples, 4 handles]
+    out = []
+    for mob in mobjects:
+        for shape in mob.get_family():
+            if not isinstance(shape, (Polygram, RoundedRectangle)) or not len(shape.points) \
+                    or shape.get_stroke_opacity() == 0 or shape.get_stroke_width() == 0 \
+                    or shape.get_stroke_color().to_hex().lower() == str(S.BACKGROUND).lower():
+                continue
+            for path in shape.get_subpaths():
+                curves = path[: len(path) // 4 * 4, :2].reshape(-1, 4, 2)
+                line = np.vstack([np.einsum("sh,chd->csd", weights, curves).reshape(-1, 2), path[-1:, :2]])
+                out.append((line, shape.get_stroke_width()))
+    return out
+
+
+def _distance(line, left, right, bottom, top) -> float:
+    """The least distance from the polyline `line` ([n, 2]) to the box (0 where it enters it)."""
+    a, b = line[:-1], line[1:]
+    lo, hi = np.array([left, bottom]), np.array([right, top])
+
+    def to_box(p):                                         # points to the box
+        return np.linalg.norm(np.maximum(lo - p, 0) + np.maximum(p - hi, 0), axis=-1)
+
+    d = np.minimum(to_box(a), to_box(b))
+    corners = np.array([[left, bottom], [left, top], [right, bottom], [right, top]])
+    ab = b - a
+    length2 = np.maximum((ab ** 2).sum(-1), 1e-18)
+    for c in corners:                                      # the box's corners to the segments
+        s = np.clip(((c - a) * ab).sum(-1) / length2, 0, 1)
+        d = np.minimum(d, np.linalg.norm(a + s[:, None] * ab - c, axis=-1))
+    # a segment that crosses the box from side to side passes near no corner and has no end in it
+    for axis, (low, high) in enumerate(((left, right), (bottom, top))):
+        other, (olow, ohigh) = 1 - axis, ((bottom, top), (left, right))[axis]
+        for edge in (low, high):
+            # where each segment meets the line through the box's edge: within the edge, it crosses
+            da, db = a[:, axis] - edge, b[:, axis] - edge
+            meets = (da * db <= 0) & (da != db)
+            s = np.divide(da, da - db, out=np.zeros_like(da), where=meets)
+            at = a[:, other] + s * ab[:, other]
+            d = np.where(meets & (at >= olow) & (at <= ohigh), 0.0, d)
+    return float(d.min()) if len(d) else np.inf
+
+
+def texts_across_frames(mobjects, where: str = "") -> list[str]:
+    """Texts among `mobjects` that a frame's outline runs across or touches: a text is inside a frame or
+    highlight, its ink clear of the outline's stroke, or outside it, clear of its edges by half the stroke and
+    MIN_FRAME_GAP of a line's height (ch01's row labels ran into the left edge of the glow around their grid's
+    cells; a glow's outline through a number)."""
+    from bench.accessibility import _inside          # the even-odd test the contrast check uses
+    frames = outlines(mobjects)
+    problems = []
+    for mob in mobjects:
+        for sub in shown_texts(mob):
+            left, right, bottom, top = box(sub)
+            text = string_of(sub)
+            line_h = (top - bottom) / (1 + text.strip().count("\n"))       # one line's height
+            centre = np.array([(left + right) / 2, (bottom + top) / 2])
+            for line, width in frames:
+                # inside a glow made around it, a hairline's buff will do: its outline just must not touch it
+                gap = 0 if _inside(centre, line) else MIN_FRAME_GAP * line_h
+                if _distance(line, left, right, bottom, top) < 0.005 * width + gap:
+                    problems.append(f"{where}a frame's edge runs across {text!r}")
+                    break
+    return problems
+
+
 def crowding_check(found: list):
-    """A check for after_every_beat: the crowded number labels of each beat and the arrowheads that land
-    on a number, added to `found`."""
+    """A check for after_every_beat: the crowded number labels of each beat, the arrowheads that land
+    on a number and the frames whose edge runs across a text, added to `found`."""
     def check(scene, key):
         where = f"{scene.chapter} {type(scene).__name__}/{key}: "
-        found.extend(crowded_numbers(scene.mobjects, where) + tips_on_numbers(scene.mobjects, where))
+        found.extend(crowded_numbers(scene.mobjects, where) + tips_on_numbers(scene.mobjects, where)
+                     + texts_across_frames(scene.mobjects, where))
     return check
 
 

@@ -6,6 +6,10 @@
   (tests/test_input.py, in the dry runs of its 64-token prompt).
 * A glow over some cells of a grid lights those cells and no other (a box around a triangle of the
   score grid lit its diagonal too).
+* A text is inside a frame or highlight, or clear of its edges: never across one (ch01's row labels ran into
+  the glow around their grid; ch06's stacked outlines ran through the k and v grids' numbers).
+* What comes on screen stays long enough to read (ch06's ratio line went after 1.2 s, ch05's verdict came in
+  over the chapter's last 3 s).
 * Words change by a fade, never by a morph: a Transform of one string into another moves the glyphs'
   outlines point by point through shapes that are no letters (ch01's and ch03's titles did).
 """
@@ -18,7 +22,8 @@ from manim import RIGHT, Text, VGroup
 from onepass.scenes import style as S
 from onepass.scenes.registry import scenes_of
 from onepass.scenes.text import LEGIBLE
-from tests.helpers import build_scene, covered_cells, crowded_numbers, text_morphs, tips_on_numbers
+from tests.helpers import (build_scene, covered_cells, crowded_numbers, shown_texts, string_of, text_morphs,
+                           texts_across_frames, tips_on_numbers)
 
 SCENES = [(chapter, cls.__name__) for chapter in ("00", "01", "02", "03", "04", "05", "06", "07")
           for cls in scenes_of(chapter)]
@@ -69,9 +74,27 @@ def test_the_check_catches_an_arrowhead_on_a_number():
     assert tips_on_numbers([value, arrow]) == []
 
 
+def test_the_check_catches_a_frame_across_a_text_and_lets_texts_in_or_clear_of_it_be():
+    from manim import LEFT, Square
+
+    from onepass.scenes.follow import glow, glow_cells
+    from onepass.scenes.widgets import NumberGrid
+    grid = NumberGrid(np.arange(12.0).reshape(3, 4), row_labels=["The", " cat", " sat"])
+    around = glow(grid.cell_group, opacity=0)           # grown 0.1 out: into the labels 0.12 to the left
+    assert len(texts_across_frames([grid, around])) == 3
+    assert texts_across_frames([grid, glow_cells(grid, list(grid.cells))]) == []     # on the cells' edges
+    # a text inside a glow made around it is fine; one its edge runs through is not
+    word = Text("scores", font_size=S.NUMBER_SIZE)
+    assert texts_across_frames([word, glow(word, buff=0.05)]) == []
+    box = Square(side_length=1.0).next_to(word, LEFT, buff=-0.2)
+    assert len(texts_across_frames([word, box])) == 1
+    assert texts_across_frames([word, box.next_to(word, LEFT, buff=word.height)]) == []
+
+
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_no_two_numbers_touch_at_the_end_of_any_beat(built, chapter, name):
-    """(nor does an arrowhead land on a number: tests/helpers.crowding_check)"""
+    """(nor does an arrowhead land on a number, nor a frame's edge run across a text:
+    tests/helpers.crowding_check)"""
     assert built(chapter, name).crowded == []
 
 
@@ -159,3 +182,48 @@ def test_the_check_catches_a_morph_between_strings_and_lets_fades_and_moves_be()
 def test_no_play_morphs_one_string_into_another(built, chapter, name):
     morphs = built(chapter, name).morphs
     assert not morphs, "\n".join(morphs)
+
+
+# ---------------------------------------------------------------------------------------
+# Long enough to read
+
+# a line on screen stays at least this long; one still there at the scene's end came in at least as long
+# before it as its words take to read at READ_WORDS_S a second
+READ_S, READ_WORDS_S = 2.0, 3.0
+
+
+def on_screen(bundle, chapter, name, lang="en"):
+    """Each text the scene shows (by string): (first seen, last seen) in scene time, the scene's end
+    counting as the last; and the scene's end."""
+    import onepass.scenes.base as base
+    seen = {}
+
+    def note(scene):
+        for mob in scene.mobjects:
+            for t in shown_texts(mob):
+                first, _ = seen.get(string_of(t), (scene.time, 0))
+                seen[string_of(t)] = (first, scene.time)
+    play = base.ChapterScene.play
+
+    def played(self, *args, **kwargs):
+        note(self)
+        out = play(self, *args, **kwargs)
+        note(self)
+        return out
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(base.ChapterScene, "play", played)
+        scene = build_scene(bundle, chapter, name, draw=False, lang=lang)
+    return seen, scene.time
+
+
+# the scenes whose lines came and went (or came at the end) too fast to read
+@pytest.mark.parametrize("chapter,name", [("05", "Families"), ("06", "Scale")])
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_every_line_stays_long_enough_to_read(tiny_bundle, chapter, name, lang):
+    seen, end = on_screen(tiny_bundle, chapter, name, lang)
+    assert seen
+    for text, (first, last) in seen.items():
+        need = READ_S
+        if last >= end - 1e-6:
+            last, need = end, max(READ_S, len(text.split()) / READ_WORDS_S)
+        assert last - first >= need - 0.05, f"{chapter} {name} ({lang}): {text!r} on screen {last - first:.1f} s, under {need:.1f}"
