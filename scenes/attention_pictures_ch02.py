@@ -52,9 +52,8 @@ class AgreementFan(VGroup):
 
     `radius` is the drawn length of the longest vector. `.query`, `.keys[i]` (arrows, in the order of
     `positions`), `.tags[i]` (token and dot product beside each tip), `.drops[i]` (dashed line from a
-    tip down to the query's line: where it lands is k · q / |q|), `.leaders` (a thin line from a tip to its
-    tag where the tag had to move off it), `.angle` (the arc and degrees between the query and the
-    best-agreeing key), `.query_tag`."""
+    tip down to the query's line: where it lands is k · q / |q|), `.angle` (the arc and degrees between
+    the query and the best-agreeing key), `.query_tag`."""
 
     def __init__(self, facts: dict, tokens, positions, last: int, radius: float = 2.0, height: float | None = None):
         """`height`: the most the picture may stand, tags included (tags stacked clear of each other can
@@ -94,16 +93,7 @@ class AgreementFan(VGroup):
             tag.next_to(tip, direction, buff=GAP.xs + self.keys[-1].tip.width)     # clear of the arrowhead
             self.tags.add(tag)
             self.drops.add(DashedLine(tip, [tip[0], 0.0, 0.0], color=S.KEY, stroke_width=2, dash_length=0.06))
-        placed = [t.get_center().copy() for t in self.tags]
         self._spread(self.tags, [k.tip for k in self.keys])
-        # a tag moved off its tip gets a thin line back to it: stacked tags no longer say whose they are
-        self.leaders = VGroup()
-        for tag, key, at in zip(self.tags, self.keys, placed):
-            if np.linalg.norm(tag.get_center() - at) > 1e-6:
-                tip = key.get_end()
-                edge = tag.get_bottom()[1] if tag.get_y() > tip[1] else tag.get_top()[1]
-                x = float(np.clip(tip[0], tag.get_left()[0], tag.get_right()[0]))
-                self.leaders.add(Line(tip, [x, edge, 0.0], color=S.KEY, stroke_width=1.5, stroke_opacity=0.7))
         top = self.positions.index(facts["top_index"]) if facts["top_index"] in self.positions else 0
         self.top = top
         theta = float(np.radians(facts["angle"][self.positions[top]]))
@@ -114,8 +104,7 @@ class AgreementFan(VGroup):
         deg = label(degrees(np.degrees(theta)), S.SMALL, S.INK, mono=True, compact=True)
         deg.move_to(where * (radius * 0.28 + GAP.l))
         self.angle = VGroup(arc, deg)
-        self.add(self.axis, self.origin, self.keys, self.query, self.query_tag, self.tags, self.leaders, self.drops,
-                 self.angle)
+        self.add(self.axis, self.origin, self.keys, self.query, self.query_tag, self.tags, self.drops, self.angle)
 
 
     @staticmethod

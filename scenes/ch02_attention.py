@@ -251,9 +251,7 @@ class Scores(AttentionScene):
             self.play(GrowArrow(fan.query), FadeIn(fan.query_tag), run_time=beat.span(0.5))
             beat.at("arrows")        # "the last token's query, with every key at its true angle to it"
             self.play(LaggedStart(*[GrowArrow(k) for k in fan.keys], lag_ratio=0.15),
-                      LaggedStart(*[FadeIn(t[0]) for t in fan.tags], lag_ratio=0.15),
-                      *([LaggedStart(*[Create(x) for x in fan.leaders], lag_ratio=0.15)] if len(fan.leaders) else []),
-                      run_time=beat.span(0.6))
+                      LaggedStart(*[FadeIn(t[0]) for t in fan.tags], lag_ratio=0.15), run_time=beat.span(0.6))
             beat.at("dot")           # "their dot product … large, zero at a right angle, negative"
             self.play(FadeIn(formula, shift=S.START * GAP.s), LaggedStart(*[Create(d) for d in fan.drops],
                                                                          lag_ratio=0.1), run_time=beat.span(0.3))

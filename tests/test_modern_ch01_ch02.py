@@ -407,10 +407,6 @@ def test_the_agreement_fan_keeps_each_tag_off_other_arrowheads_and_inside_its_he
                 or a.get_bottom()[1] >= c.get_top()[1] or a.get_top()[1] <= c.get_bottom()[1])
     for i, tag in enumerate(free.tags):
         assert all(apart(tag, key.tip) for j, key in enumerate(free.keys) if j != i), i
-    # the tags stacked off their tips each keep a line back to their own key's tip
-    assert len(free.leaders) >= 1
-    tips = [key.get_end() for key in free.keys]
-    assert all(min(np.linalg.norm(leader.get_start() - t) for t in tips) < 1e-6 for leader in free.leaders)
     fitted = pictures.AgreementFan(f, b.tokens, rows, b.T - 1, radius=2.0, height=free.height - 0.5)
     assert fitted.height <= free.height - 0.5
     assert all(apart(tag, key.tip) for i, tag in enumerate(fitted.tags) for j, key in enumerate(fitted.keys) if j != i)
