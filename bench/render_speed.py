@@ -150,7 +150,7 @@ def run_child(kind: str, quality: str, media: Path) -> dict:
     from onepass.scenes import style as S
     media.mkdir(parents=True, exist_ok=True)
     cls = comparison_scene(kind)
-    with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
+    with tempconfig({**QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
                      "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
                      "output_file": f"bench-{kind}", "background_color": S.BACKGROUND,
                      "video_encoder_options": ENCODER_OPTIONS}):

@@ -80,7 +80,7 @@ EXPECTED_PROBLEMS = [
     "job 1, voise: unknown key (did you mean 'voice'?)",
     "job 1, chapters: there is no chapter '99'",
     "job 1, chapters: chapter 02 is listed twice",
-    "job 1, quality: must be one of low, medium, high, 4k (got 'ultra')",
+    "job 1, quality: must be one of draft, low, medium, high, 4k (got 'ultra')",
     "job 1, burn_captions: must be true or false (got 'yes')",
     "job 2, prompt: must be a non-empty string",
     "job 2, chapters: missing",
@@ -226,7 +226,7 @@ def test_a_bundle_the_cluster_lost_is_sent_again(cluster, tiny_bundle, tmp_path)
     tasks that need it. The executor scatters the bundle anew and sends the scene once more."""
     _, lost = cluster._bundle(tiny_bundle.path)
     cluster.client.cancel(lost)                 # as if every worker holding it had died
-    runner = Runner(tiny_bundle.path, "low", "none", None)
+    runner = Runner(tiny_bundle.path, "draft", "none", None)
     job = SceneJob("00", "SameWord", 1, "0" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'0' * 16}")
     result = cluster.submit(runner, job).result(timeout=300)
     assert result.frames > 0 and job.mp4.is_file() and job.damage() is None
@@ -241,7 +241,7 @@ def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, t
     with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
             Client(lc, set_as_default=False, timeout=3) as client, \
             film_cluster.DaskExecutor(lc.scheduler_address, client=client) as ex:
-        runner = Runner(tiny_bundle.path, "low", "none", None)
+        runner = Runner(tiny_bundle.path, "draft", "none", None)
         job = SceneJob("00", "SameWord", 1, "1" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'1' * 16}")
         # later than the client's own wait (its timeout) and one wait_for_workers round
         threading.Timer(6, lambda: lc.scale(1)).start()
@@ -254,11 +254,11 @@ CLUSTER_CHAPTER = "00"     # the shortest chapter: what is checked is how scenes
 
 @pytest.mark.render
 def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill_marker, tiny_bundle, tmp_path):
-    local = build.render([CLUSTER_CHAPTER], tiny_bundle, build.BuildOptions(quality="low", out=tmp_path / "local"))
+    local = build.render([CLUSTER_CHAPTER], tiny_bundle, build.BuildOptions(quality="draft", out=tmp_path / "local"))
 
     kill_marker.write_text("")                  # the first scene task to start kills its worker
     sent = cluster.started
-    options = build.BuildOptions(quality="low", out=tmp_path / "cluster", executor=cluster)
+    options = build.BuildOptions(quality="draft", out=tmp_path / "cluster", executor=cluster)
     remote = build.render([CLUSTER_CHAPTER], tiny_bundle, options)
     assert not kill_marker.exists(), "no task killed its worker"
     n = len(remote[0].scenes)

@@ -186,10 +186,10 @@ def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_
     from onepass.voiceover import audio, media
     monkeypatch.setenv(services.CACHE_ENV, str(tmp_path / "voice-cache"))
     args = ("--chapter", CUT_CHAPTER, "--lang", "ur", "--bundle", str(tiny_bundle.path), "--voice", "espeak",
-            "--quality", "low", "--out", str(tmp_path / "out"))
+            "--quality", "draft", "--out", str(tmp_path / "out"))
     rc, out, err = run_main(*args, "--described")
     assert rc == 0, err
-    [final] = [p for p in (tmp_path / "out").glob(f"*/ur/low/ch{CUT_CHAPTER}-*.mp4") if ".described" not in p.name]
+    [final] = [p for p in (tmp_path / "out").glob(f"*/ur/draft/ch{CUT_CHAPTER}-*.mp4") if ".described" not in p.name]
     # the standard cut: sound, captions and picture together, right to left (test_languages' checks)
     from tests.test_languages import check_urdu_chapter_keeps_audio_captions_and_picture_together
     check_urdu_chapter_keeps_audio_captions_and_picture_together(final, out + err)
@@ -200,8 +200,10 @@ def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_
     assert cut.name in out + err
     fps = media.frame_rate(final)
     streams = json.loads(subprocess.run(
-        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "json", str(cut)],
+        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration,width,height", "-of", "json", str(cut)],
         capture_output=True, text=True, check=True).stdout)["streams"]
+    # --quality draft: 270p10, the same film's layout at a quarter of low's pixels and two thirds of its frames
+    assert fps == 10 and [(s["width"], s["height"]) for s in streams if s["codec_type"] == "video"] == [(480, 270)]
     kinds = {s["codec_type"]: float(s["duration"]) for s in streams}
     assert abs(kinds["audio"] - kinds["video"]) <= 1 / fps + 0.03       # AAC ends on a whole packet
     holds = json.loads((final.parent / ".scenes" / f"{cut.stem}.json").read_text(encoding="utf-8"))["holds"]

@@ -92,10 +92,10 @@ def test_onepass_renders_chapter_00_from_an_empty_folder(installed, tmp_path):
     into the package (data/home.py's promise, tests/test_home.py; one render shows both)."""
     _, package, _, env = installed
     before = snapshot(package)
-    r = run(installed, tmp_path, "--chapter", "00", "--weights", "tiny", "--quality", "low", "--voice", "none")
+    r = run(installed, tmp_path, "--chapter", "00", "--weights", "tiny", "--quality", "draft", "--voice", "none")
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     work = tmp_path / "empty"
-    assert list((work / "out").glob("*/low/ch00-*.mp4"))
+    assert list((work / "out").glob("*/draft/ch00-*.mp4"))
     assert sorted(p.name for p in work.iterdir()) == ["out"]
     cache = Path(env["XDG_CACHE_HOME"]) / DIST
     assert list((cache / "bundles").glob("the-cat-sat-on-the-*/meta.json"))

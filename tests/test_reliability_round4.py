@@ -64,7 +64,7 @@ RECORDED_CHAPTER = "05"
 def _start_recorded_render(tiny_bundle, tmp_path, folder):
     env = _env(tmp_path)
     cmd = [sys.executable, str(ROOT / "render.py"), "--chapter", RECORDED_CHAPTER, "--bundle", str(tiny_bundle.path),
-           "--voice", f"recorded:{folder}", "--quality", "low", "--out", str(tmp_path / "out")]
+           "--voice", f"recorded:{folder}", "--quality", "draft", "--out", str(tmp_path / "out")]
     return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True), Path(env["TMPDIR"])
 
@@ -104,7 +104,7 @@ def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path,
 @pytest.mark.render
 def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     """The repro of issue 41: the script sheet, every line recorded, chapter 05 rendered with
-    --voice recorded:DIR (the fewest lines and scenes, tiny weights, low quality). aeneas's espeak-ng extension
+    --voice recorded:DIR (the fewest lines and scenes, tiny weights, draft quality). aeneas's espeak-ng extension
     hung for ever on a process's second alignment: the render's check aligns every line of the chapter
     in its one process before anything renders (onepass/cli.py; film/make/api.py check_recordings for
     onepass.render), and now finishes,

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from onepass.engine.text import glyphs_of, string_of  # noqa: E402
 from tests.helpers import frame_checks, one_clear_line, run_main  # noqa: E402
 
-TINY = ["--chapter", "00", "--weights", "tiny", "--voice", "none", "--quality", "low"]
+TINY = ["--chapter", "00", "--weights", "tiny", "--voice", "none", "--quality", "draft"]
 
 
 class _Payload:
@@ -116,7 +116,7 @@ _RENDERED: list[Path] = []
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """Chapter 00 rendered once (tiny weights, no voice, low quality) into a folder of this module. Kept
+    """Chapter 00 rendered once (tiny weights, no voice, draft quality: its files are what is checked) into a folder of this module. Kept
     for the process too: an xdist worker that ran out of queued tests between two of this module's tears
     the module's fixtures down, and the render (20 s) was made twice."""
     if not _RENDERED:
@@ -212,7 +212,7 @@ def test_a_waiting_render_never_removes_the_first_ones_files(rendered, tmp_path,
         try:
             if not first:
                 writing.wait(120)
-            onepass.render(chapters="00", weights="tiny", voice="none", quality="low", out=out, progress=False)
+            onepass.render(chapters="00", weights="tiny", voice="none", quality="draft", out=out, progress=False)
         except Exception as exc:            # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -340,7 +340,7 @@ def test_a_manifest_of_many_jobs_checks_each_catalog_once(tmp_path, monkeypatch)
     (tmp_path / "course.toml").write_text(jobs, encoding="utf-8")
     with pytest.raises(batch.ManifestError) as e:
         batch.load_manifest(tmp_path / "course.toml")
-    assert e.value.problems == ["job 150, quality: must be one of low, medium, high, 4k (got 'ultra')"]
+    assert e.value.problems == ["job 150, quality: must be one of draft, low, medium, high, 4k (got 'ultra')"]
     assert len(checked) == 1, "English's descriptions are checked once, not once per job"
 
 
@@ -364,7 +364,7 @@ def test_described_with_a_recorded_voice_is_one_clear_line_before_anything_rende
     from onepass.film.make import build
     monkeypatch.setattr(build, "render", lambda *a, **k: pytest.fail("the build was reached"))
     (tmp_path / "rec").mkdir()
-    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--quality", "low", "--described",
+    rc, _, err = run_main("--chapter", "00", "--weights", "tiny", "--quality", "draft", "--described",
                           "--voice", f"recorded:{tmp_path / 'rec'}", "--out", str(tmp_path / "out"))
     line = one_clear_line(err)
     assert rc == 2 and "--described" in line and "recordings hold only the narration" in line

@@ -52,7 +52,7 @@ def test_every_problem_of_a_command_line_is_reported_at_once(monkeypatch):
     assert rc == 2 and "Traceback" not in err
     line = " ".join(err.split())
     assert "7 problems, nothing rendered" in line, line
-    for part in ("there is no chapter '99'", "--quality: must be one of low, medium, high, 4k (got 'ultra')",
+    for part in ("there is no chapter '99'", "--quality: must be one of draft, low, medium, high, 4k (got 'ultra')",
                  "--weights: must be auto, gpt2", "--watch: ", "single token", "--clip-format: needs --clips or --slides",
                  "--voice: no-such-voice", "--jobs: must be at least 1"):
         assert part in line, (part, line)
@@ -61,7 +61,7 @@ def test_every_problem_of_a_command_line_is_reported_at_once(monkeypatch):
 def test_one_problem_is_one_line():
     rc, _, err = run_main("--inspect", "--weights", "tiny", "--quality", "ultra")
     assert rc == 2 and err.strip().splitlines()[-1] == \
-        "error: --quality: must be one of low, medium, high, 4k (got 'ultra')"
+        "error: --quality: must be one of draft, low, medium, high, 4k (got 'ultra')"
 
 
 def test_readme_option_table_is_made_from_the_options():

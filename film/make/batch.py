@@ -4,7 +4,7 @@
     name = "lecture 3"                 # optional: how the summary names the job
     prompt = "The cat sat on the"
     chapters = ["00", "02"]            # or "all" (also joins the film with chapter markers)
-    quality = "low"                    # low | medium | high | 4k          (default low)
+    quality = "low"                    # draft | low | medium | high | 4k  (default low)
     voice = "none"                     # any --voice                       (default auto)
     model = "gpt2-medium"              # distilgpt2 | gpt2 | gpt2-medium | gpt2-large | gpt2-xl
                                        # (default: the weights' own, else gpt2)

@@ -15,9 +15,12 @@ from pathlib import Path
 from onepass.data import home
 from onepass.data.files import remove_dead_owned
 
-# --quality name -> (manim's quality setting, what it is); the one list of qualities
-QUALITIES = {"low": ("low_quality", "480p15"), "medium": ("medium_quality", "720p30"),
-             "high": ("high_quality", "1080p60"), "4k": ("fourk_quality", "2160p60")}
+# --quality name -> (manim's config for it, what it is); the one list of qualities. draft is a quick
+# look at the timing and the layout (the same frame in manim's units, so the same layout, at 270p10:
+# small numbers blur), about half of low's CPU per scene; low is the default
+QUALITIES = {"draft": ({"quality": "low_quality", "pixel_width": 480, "pixel_height": 270, "frame_rate": 10}, "270p10 (a quick look)"),
+             "low": ({"quality": "low_quality"}, "480p15"), "medium": ({"quality": "medium_quality"}, "720p30"),
+             "high": ({"quality": "high_quality"}, "1080p60"), "4k": ({"quality": "fourk_quality"}, "2160p60")}
 
 MEDIA_PREFIX = home.MEDIA_PREFIX     # manim's media folder of a scene render, in the system temp folder
 _MEDIA_OWNER = re.compile(r"(?:^|-)p([0-9]+)-[A-Za-z0-9_]+$")     # media_folder's <PID> (mkdtemp's end: no "-")

@@ -38,6 +38,7 @@ from onepass.engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRender
 from onepass.film.frames import holds  # noqa: E402
 from onepass.film.run.media import QUALITIES, media_folder  # noqa: E402
 from onepass.scenes.base import SceneInputs  # noqa: E402
+from onepass.scenes import style  # noqa: E402
 from onepass.scenes.registry import scenes_of  # noqa: E402
 from onepass.scenes.text import enable_text_cache  # noqa: E402
 from onepass.voiceover.media import packet_hash, packets_digest  # noqa: E402
@@ -88,9 +89,9 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
     try:
         # caching off: a cache hit advances scene time by the exact run_time instead of whole
         # frames, which would shift narration and captions against the picture
-        with tempconfig({"quality": QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
+        with tempconfig({**QUALITIES[quality][0], "media_dir": str(media), "disable_caching": True,
                          "progress_bar": "none", "verbosity": "WARNING", "write_to_movie": True,
-                         "output_file": scene, "background_color": "#0E1117",
+                         "output_file": scene, "background_color": style.BACKGROUND,
                          "video_encoder_options": ENCODER_OPTIONS,
                          "max_inflight_encoders": INFLIGHT_ENCODERS}):
             instance = classes[scene](inputs, renderer=film_renderer(times))
