@@ -567,7 +567,8 @@ class Scores(AttentionScene):
         with self.beat("arcs") as beat:
             # the lines leave each row of the grid (its queries) for a column of the keys beside it
             cells = grid.cell_group
-            arcs = AttentionArcs(probs, labels=b.tokens, layout="columns", width=1.4, clip=7,
+            # the lane as wide as two cells: T*(T+1)/2 lines (15 for 5 tokens) were squeezed into 1.4 (70 px at 480p)
+            arcs = AttentionArcs(probs, labels=b.tokens, layout="columns", width=2 * self.cell_w + GAP.s, clip=7,
                                  anchors=[VGroup(*[grid.cells[(r, c)] for c in self.rows]) for r in self.rows])
             whole = VGroup(grid.row_label_mobs, cells, arcs)
             shift = S.CONTENT.x - whole.get_center()[0]
