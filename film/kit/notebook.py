@@ -31,6 +31,7 @@ from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.data.files import FolderLock, write_text_if_changed
 from onepass.film.kit import notebook_llama
+from onepass.film.kit.notebook_shared import MASK_OFF, SAMPLING
 from onepass.film.kit.publish import cite_line, synthetic_mark
 from onepass.voiceover import script
 
@@ -300,15 +301,7 @@ mine = torch.argsort(-probs, stable=True)[: len(top)].tolist()
 print([decode([i]) for i in mine])
 assert mine == top, "the top next tokens differ"
 same(probs[top], BUNDLE["top_probs"], atol=0, label="their probabilities")
-''', '''\
-for t, want in zip(BUNDLE["temperatures"], BUNDLE["temp_top"]):
-    same(torch.softmax(logits / t, -1).max(), want, atol=0, label=f"top-1 at temperature {t}")
-cum = torch.cumsum(torch.sort(probs, descending=True).values, 0)
-n_p = int(torch.searchsorted(cum, torch.tensor(BUNDLE["top_p"] - 1e-12, dtype=cum.dtype))) + 1
-print("top-p set:", n_p, "tokens")
-assert n_p == BUNDLE["n_p"]
-assert BUNDLE["ledger"]["unembed"] == 2 * d * V, "the unembedding of the last row costs 2·d·V"
-'''],
+''', SAMPLING],
     "05": ['''\
 h = BUNDLE["head"]
 b = tf.h[0]
@@ -316,13 +309,7 @@ x = layer_norm(tf.wte.weight[ids] + tf.wpe.weight[:T], b.ln_1)
 q, k, _ = (m[:, h * dh:(h + 1) * dh] for m in (x @ b.attn.c_attn.weight + b.attn.c_attn.bias).split(d, dim=-1))
 scores = q @ k.T / math.sqrt(dh)
 causal = torch.softmax(scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf")), -1)
-full = torch.softmax(scores, -1)            # the encoder's view: nothing masked
-same(causal, BUNDLE["probs"], label="decoder (masked)")
-same(full, BUNDLE["full"], label="encoder (unmasked)")
-changed = [r for r in range(T) if float((full[r] - causal[r]).abs().max()) >= 0.0005]
-print("rows that change:", changed)
-assert changed == BUNDLE["changed"]
-''', '''\
+''' + MASK_OFF, '''\
 # the same scores either way: the mask changes no arithmetic
 led = BUNDLE["ledger"]
 assert led["L0.scores"] == 2 * T * T * d

@@ -18,6 +18,7 @@ from onepass.data.facts.ch03 import mlp_facts, param_facts
 from onepass.data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
 from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
+from onepass.film.kit.notebook_shared import MASK_OFF, SAMPLING
 
 
 def expected(chapter: str, bundle, common: dict, shown) -> dict:
@@ -281,27 +282,13 @@ mine = torch.argsort(-probs, stable=True)[: len(top)].tolist()
 print([tok.decode([i]) for i in mine])
 assert mine == top, "the top next tokens differ"
 same(probs[top], BUNDLE["top_probs"], atol=0, label="their probabilities")
-''', '''\
-for t, want in zip(BUNDLE["temperatures"], BUNDLE["temp_top"]):
-    same(torch.softmax(logits / t, -1).max(), want, atol=0, label=f"top-1 at temperature {t}")
-cum = torch.cumsum(torch.sort(probs, descending=True).values, 0)
-n_p = int(torch.searchsorted(cum, torch.tensor(BUNDLE["top_p"] - 1e-12, dtype=cum.dtype))) + 1
-print("top-p set:", n_p, "tokens")
-assert n_p == BUNDLE["n_p"]
-assert BUNDLE["ledger"]["unembed"] == 2 * d * V, "the unembedding of the last row costs 2·d·V"
-'''],
+''', SAMPLING],
     "05": ['''\
 h = BUNDLE["head"]
 layer = tf.layers[0]
 _, scores, causal = attention(rms_norm(embed[ids], layer.input_layernorm), layer.self_attn)
 scores, causal = scores[h], causal[h]       # [T, T]: the featured head, its mask applied
-full = torch.softmax(scores, -1)            # the encoder's view: nothing masked
-same(causal, BUNDLE["probs"], label="decoder (masked)")
-same(full, BUNDLE["full"], label="encoder (unmasked)")
-changed = [r for r in range(T) if float((full[r] - causal[r]).abs().max()) >= 0.0005]
-print("rows that change:", changed)
-assert changed == BUNDLE["changed"]
-''', '''\
+''' + MASK_OFF, '''\
 # the same scores either way: the mask changes no arithmetic
 assert BUNDLE["ledger"]["L0.scores"] == 2 * T * T * H * dh
 '''],

@@ -1,0 +1,25 @@
+"""Notebook cells whose arithmetic is the same for every architecture: GPT-2's notebooks
+(film/kit/notebook.py) and the Llama-style family's (film/kit/notebook_llama.py) both run them, after
+their own code has made the names each one reads."""
+from __future__ import annotations
+
+# chapter 04, after `logits` and `probs` of the last row, `d` and `V`: temperatures, top-p, the bill
+SAMPLING = '''\
+for t, want in zip(BUNDLE["temperatures"], BUNDLE["temp_top"]):
+    same(torch.softmax(logits / t, -1).max(), want, atol=0, label=f"top-1 at temperature {t}")
+cum = torch.cumsum(torch.sort(probs, descending=True).values, 0)
+n_p = int(torch.searchsorted(cum, torch.tensor(BUNDLE["top_p"] - 1e-12, dtype=cum.dtype))) + 1
+print("top-p set:", n_p, "tokens")
+assert n_p == BUNDLE["n_p"]
+assert BUNDLE["ledger"]["unembed"] == 2 * d * V, "the unembedding of the last row costs 2·d·V"
+'''
+
+# chapter 05, after one head's `scores` and its masked softmax `causal` [T, T]: the encoder's view beside it
+MASK_OFF = '''\
+full = torch.softmax(scores, -1)            # the encoder's view: nothing masked
+same(causal, BUNDLE["probs"], label="decoder (masked)")
+same(full, BUNDLE["full"], label="encoder (unmasked)")
+changed = [r for r in range(T) if float((full[r] - causal[r]).abs().max()) >= 0.0005]
+print("rows that change:", changed)
+assert changed == BUNDLE["changed"]
+'''
