@@ -66,6 +66,37 @@ def test_a_narration_caption_a_hold_interrupts_resumes_after_it():
     assert all(a["end"] <= b["start"] + 1e-6 for a, b in zip(cues, cues[1:])), cues
 
 
+def test_a_leftover_part_after_a_hold_is_merged_or_held_never_too_short_or_too_fast():
+    """The described cut's captions of chapters 01, 04, 05, 06 (issue 53 item 4): a hold near a
+    caption's end left "“The”." shown 0.3 s after it; a hold near its start gave the scrap
+    before it to the part after, read at 21 characters a second; a hold inside a 1 s caption
+    left two scraps. Each part too short or too fast is merged with a neighbour or held longer."""
+    rate = Fraction(15)
+    standard = [
+        {"start": 7.0, "end": 9.7, "text": "These weights are random, so the pattern\nis chance."},
+        {"start": 10.0, "end": 12.0, "text": "The biggest shift is in the row of “The”."},        # hold near its end
+        {"start": 12.1, "end": 17.0, "text": "Its weight on “The” goes from 100 percent\nto 16.1 percent."},
+        {"start": 27.5, "end": 30.0, "text": "After every guess, each number\nin the model"},
+        {"start": 30.0, "end": 32.2, "text": "was nudged a little toward a better one."},          # hold near its start
+        {"start": 32.5, "end": 34.0, "text": "That is what learned means"},
+        {"start": 50.0, "end": 51.0, "text": "And “mat”?"},                                        # a hold in a 1 s caption
+        {"start": 51.05, "end": 55.3, "text": "With random weights it ranks 46,718th,"},
+    ]
+    holds = [_hold(11.75, 2.0, "The row of “The” pulses.", rate),
+             _hold(30.6, 3.0, "A gold arrow runs from the box to the table.", rate),
+             _hold(50.7, 2.5, "The row for “mat” lights in yellow.", rate)]
+    cues = describe.described_cues(standard, holds, rate, LABEL, until=80.0)
+    assert captions_check.failures(cues) == [], [str(p) for p in captions_check.check(cues)]
+    assert all(a["end"] <= b["start"] + 1e-6 for a, b in zip(cues, cues[1:])), cues
+    narration = [c for c in cues if not c.get("description")]
+    assert " ".join(c["text"] for c in narration).split() == " ".join(c["text"] for c in standard).split()
+    assert all(len(c["text"].split("\n")) <= captions.MAX_LINES for c in cues)
+    described = [c for c in cues if c.get("description")]
+    assert len(described) >= 3 and all(c["text"].startswith("[Description]") for c in described)
+    # no narration caption starts more than LEAD before its words, nor later than the voice says the next
+    assert all(c["end"] - c["start"] >= captions.MIN_SECONDS - 1e-6 for c in cues)
+
+
 def test_every_block_of_a_long_description_is_marked_and_read_under_20_characters_a_second():
     """A description too long for one caption is cut into blocks that each carry the mark (not
     just the first), each fits 2 x 42 with it, and the hold lasts until they can be read: none at

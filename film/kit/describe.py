@@ -314,23 +314,99 @@ def cut_audio(src: Path, out_wav: Path, holds: list[Hold], rate: Fraction) -> No
     audio.write_wav(out_wav, np.concatenate(parts) if parts else track)
 
 
+LEAD = 0.5      # seconds a narration caption may come before its words, into silence, when it cannot be read otherwise
+
+
+def _need(text: str) -> float:
+    return max(captions.MIN_SECONDS, captions.reading_chars(text) / captions.READ_CPS)
+
+
+def _room(cues: list[dict], i: int, until: float) -> float:
+    """The seconds cue i could be on screen: from LEAD before it (not before the cue ahead of it)
+    to the next cue's start (`until`), at most MAX_SECONDS."""
+    c = cues[i]
+    lo = max(cues[i - 1]["end"] if i else 0.0, c["start"] - LEAD)
+    hi = cues[i + 1]["start"] if i + 1 < len(cues) else until
+    return min(hi, lo + captions.MAX_SECONDS) - min(lo, c["start"])
+
+
+def _join(a: dict, b: dict) -> str:
+    return "\n".join(captions.wrap(" ".join(a["text"].split() + b["text"].split())))
+
+
+def _mend(cues: list[dict], until: float) -> list[dict]:
+    """Every narration part too short or too fast to read where it stands is merged with a
+    neighbour: another part of its own caption (across the hold), else the narration caption it
+    touches; the first such merge that is readable, fits MAX_LINES lines and MAX_SECONDS."""
+    cues = [dict(c) for c in cues]
+
+    def readable_at(i: int) -> bool:
+        return _room(cues, i, until) >= _need(cues[i]["text"]) - 1e-9
+
+    while True:
+        for i, c in enumerate(cues):
+            if c.get("description") or readable_at(i):
+                continue
+            kin = [j for j in range(len(cues)) if j != i and cues[j].get("part") is not None
+                   and cues[j].get("part") == c.get("part")]
+            siblings = sorted(kin, key=lambda j: (j < i, abs(j - i)))          # the next part first
+            touching = [j for j in (i - 1, i + 1) if 0 <= j < len(cues) and not cues[j].get("description")
+                        and j not in kin]
+            for j in siblings + touching:
+                first, second = sorted((cues[i], cues[j]), key=lambda x: x["start"])
+                text = _join(first, second)
+                if j in kin:            # across a hold: the words join the other part, in its time
+                    merged = dict(cues[j], text=text)
+                else:                   # side by side: one caption over both
+                    merged = dict(first, text=text, end=second["end"])
+                    if merged["end"] - merged["start"] > captions.MAX_SECONDS:
+                        continue
+                if len(text.split("\n")) > captions.MAX_LINES:
+                    continue
+                trial = [x for k, x in enumerate(cues) if k not in (i, j)] + [merged]
+                trial.sort(key=lambda x: x["start"])
+                if _room(trial, trial.index(merged), until) >= _need(text) - 1e-9:
+                    cues = trial
+                    break
+            else:
+                continue
+            break
+        else:
+            return cues
+
+
+def _lead(cues: list[dict], until: float) -> list[dict]:
+    """A caption that its time and the silence after it cannot make readable starts up to LEAD
+    earlier, into the silence before it."""
+    out = [dict(c) for c in cues]
+    for i, c in enumerate(out):
+        hi = min(out[i + 1]["start"] if i + 1 < len(out) else until, c["start"] + captions.MAX_SECONDS)
+        need = _need(c["text"])
+        if hi - c["start"] < need:
+            lo = max(out[i - 1]["end"] if i else 0.0, c["start"] - LEAD)
+            c["start"] = min(c["start"], max(lo, hi - need))
+    return out
+
+
 def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, label=None,
                    until: float | None = None) -> list[dict]:
     """The described cut's captions: the standard captions moved by the holds before them, and
     each hold's description (its `captions`, hold_captions; else its sentences, marked by
     `label(text)`), every block marked `description`.
 
-    A caption that a hold interrupts resumes after it: its time is cut at the hold, its words
-    shared between the parts by time, and a part shorter than MIN_SECONDS gives its words to the
-    part after it (so no 0.04 s scrap before a hold, and the voice's words after it are captioned).
-    Then every caption stays on into the silence after it as far as it needs to be read
-    (captions.readable; `until`: the cut's end)."""
+    A caption that a hold interrupts resumes after it: its time is cut at the hold and its words
+    shared between the parts by time. A part too short or too fast to read where it stands (a
+    0.04 s scrap before a hold, a last word after it) is merged with a neighbour (_mend): another
+    part of its caption across the hold, else the narration caption it touches. Then a caption
+    still short of its reading time may start up to LEAD earlier, into silence (_lead), and every
+    caption stays on into the silence after it as far as it needs to be read (captions.readable;
+    `until`: the cut's end)."""
     cuts = sorted((h.at, h.frames / rate) for h in holds)
 
     def moved(t: float) -> float:              # a hold at t comes before what starts at t
         return t + float(sum(d for at, d in cuts if at <= t + 1e-6))
     out = []
-    for c in standard:
+    for n, c in enumerate(standard):
         inside = [at for at, _ in cuts if c["start"] + 1e-6 < at < c["end"] - 1e-6]
         bounds = [c["start"], *inside, c["end"]]
         spans = list(zip(bounds, bounds[1:]))
@@ -339,17 +415,14 @@ def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, labe
         # each part's words, by the share of the cue's time spoken before its end
         marks = [round(len(words) * (b - c["start"]) / max(total, 1e-9)) for _, b in spans]
         marks[-1] = len(words)
-        carried, taken = [], 0
+        taken = 0
         for i, (a, b) in enumerate(spans):
-            carried += words[taken:marks[i]]
-            taken = marks[i]
-            last = i == len(spans) - 1
-            if not carried or (not last and b - a < captions.MIN_SECONDS):
-                continue                         # too short to read: its words go on to the next part
-            text = "\n".join(textwrap.wrap(" ".join(carried), captions.LINE_CHARS)) if len(spans) > 1 else c["text"]
+            part, taken = words[taken:marks[i]], marks[i]
+            if not part:
+                continue
+            text = "\n".join(captions.wrap(" ".join(part))) if len(spans) > 1 else c["text"]
             start = moved(a)
-            out.append(dict(c, start=start, end=start + (b - a), text=text))
-            carried = []
+            out.append(dict(c, start=start, end=start + (b - a), text=text, part=n if len(spans) > 1 else None))
     shift = 0.0
     for h in sorted(holds, key=lambda h: h.frame):
         begin = h.at + shift
@@ -359,6 +432,9 @@ def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, labe
         shift += float(h.frames / rate)
     out.sort(key=lambda c: c["start"])
     end = until if until is not None else max((c["end"] for c in out), default=0.0)
+    out = _lead(_mend(out, end), end)
+    for c in out:
+        c.pop("part", None)
     return captions.readable(out, end)
 
 
