@@ -719,7 +719,9 @@ class Positions(EmbeddingScene):
                 warn = glow(ours, color=S.WARNING, buff=GAP.xxs, opacity=0.2)
                 say(self, beat, "noise", FadeIn(warn))
                 # on the warning plate (WARNING at 85%): near-black, as INK read at 2.7:1 there (WCAG 1.4.3)
-                trained = fit_lines(self.text("trained-note"), S.SMALL, S.ink_on(S.WARNING, 0.85), panels[0].width - 0.4)
+                # as wide as the picture less the plate's margin: at the panel's width the plate ran past the
+                # picture over the position axis's outline (en, one line)
+                trained = fit_lines(self.text("trained-note"), S.SMALL, S.ink_on(S.WARNING, 0.85), ours.width - GAP.xl)
                 trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
                     Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))

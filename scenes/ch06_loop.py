@@ -597,7 +597,8 @@ class Square(LoopChapter):
                 say(self, beat, "longer", FadeIn(p["share"]), GrowFromEdge(p["fill"], S.START),
                     ptr.to(VGroup(p["track"], p["share"])), into=0.5 * k)
             say(self, beat, "long-contexts", FadeOut(causal), FadeIn(bound),
-                ptr.to(VGroup(*[VGroup(p["square"], p["fill"]) for p in rest]), color=S.ATTENTION))
+                # the pairs' counts too: wider than their squares, they lay across the pointer's sides
+                ptr.to(VGroup(*[VGroup(p["square"], p["pairs"], p["fill"]) for p in rest]), color=S.ATTENTION))
             if self.bundle.shape.has_position_table:
                 say(self, beat, "long-contexts", ptr.to(bound, color=S.MUTED), into=0.55)
             else:    # a longer sentence (no table to run out of, quality past the trained length): the
