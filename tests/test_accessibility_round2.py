@@ -93,7 +93,7 @@ def test_a_leftover_part_after_a_hold_is_merged_or_held_never_too_short_or_too_f
     assert all(len(c["text"].split("\n")) <= captions.MAX_LINES for c in cues)
     described = [c for c in cues if c.get("description")]
     assert len(described) >= 3 and all(c["text"].startswith("[Description]") for c in described)
-    # no narration caption starts more than LEAD before its words, nor later than the voice says the next
+    # every cue, narration and description, on screen at least MIN_SECONDS
     assert all(c["end"] - c["start"] >= captions.MIN_SECONDS - 1e-6 for c in cues)
 
 
