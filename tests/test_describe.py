@@ -233,3 +233,19 @@ def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_
         assert abs(onset - first["start"]) <= audio.EDGE + 1 / fps, (h, onset, first["start"])
         shift += h["frames"] / fps
     check_transcript(final, "ur", tiny_bundle, words)
+
+
+def test_a_change_to_the_code_that_holds_and_captions_the_cut_makes_the_cut_again(tmp_path, monkeypatch):
+    """The described cut is kept while its key holds; the key covers the code that makes its holds and
+    captions, so a fix there reaches cuts already made (a cut made by older code is not kept)."""
+    from onepass.film.kit import describe
+    from onepass.voiceover import captions
+    final = tmp_path / "ch05.mp4"
+    final.write_bytes(b"a chapter")
+    result, service = SimpleNamespace(final=final), SimpleNamespace(spec="espeak")
+    before = describe.described_key(result, [], service)
+    assert describe.described_key(result, [], service) == before
+    changed = tmp_path / "captions.py"
+    changed.write_text(Path(captions.__file__).read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
+    monkeypatch.setattr(captions, "__file__", str(changed))
+    assert describe.described_key(result, [], service) != before

@@ -439,9 +439,13 @@ def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, labe
 
 
 def described_key(result, pieces: list[Piece], service) -> str:
+    """What the described cut and its captions depend on: the chapter's file, the voice, the pieces said,
+    and the code that holds, mixes and captions them (this module, captions, mixdown), so a change there
+    makes the cut again instead of keeping one made the old way."""
+    code = hashlib.sha256(b"".join(Path(f).read_bytes() for f in (__file__, captions.__file__, mixdown.__file__))).hexdigest()
     return hashlib.sha256(json.dumps({"chapter": sha256_file(result.final), "voice": service.spec,
                                       "pieces": [[p.beat, p.mark, p.text, p.at] for p in pieces],
-                                      "version": 2}, ensure_ascii=False).encode()).hexdigest()
+                                      "code": code}, ensure_ascii=False).encode()).hexdigest()
 
 
 def write_described(result, bundle, words, service, force: bool = False) -> Path:
