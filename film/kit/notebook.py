@@ -46,6 +46,30 @@ def _list(a, n: int | None = SHOWN) -> list:
     return a.astype(float).tolist() if a.dtype.kind == "f" else a.tolist()
 
 
+def _any_architecture(chapter: str, bundle) -> dict:
+    """The values every architecture's notebook checks the same way: the masked and unmasked head (05),
+    the residual stream and the logit lens (03, 04, 06), the vote and its sampling (04), the loop (06)."""
+    out, last = {}, bundle.T - 1
+    if chapter == "05":
+        m = mask_facts(bundle)
+        out.update(full=_list(m["full"], None), changed=m["changed"])
+    if chapter in ("03", "04", "06"):
+        out.update(resid_post_last=[_list(r[last]) for r in bundle["resid_post"]],
+                   lens_ids=_list(bundle["lens_ids"][:, 0], None), lens_probs=_list(bundle["lens_probs"][:, 0], None))
+    if chapter == "04":
+        v = vote_facts(bundle)
+        top = [c["id"] for c in v["top"]]
+        out.update(top_ids=top, top_probs=[c["prob"] for c in v["top"]],
+                   top_logits=_list(bundle["logits"][last][top], None), n_p=v["n_p"], top_p=TOP_P,
+                   temperatures=list(TEMPERATURES), temp_top=[t["top"] for t in v["temps"]])
+    if chapter == "06":
+        f = loop_facts(bundle)
+        out.update(generated=[s["id"] for s in f["steps"]], generated_probs=[s["prob"] for s in f["steps"]],
+                   per_token=f["per_token"], steps_full=[s["full"] for s in f["steps"]],
+                   steps_cached=[s["cached"] for s in f["steps"]])
+    return out
+
+
 def expected(chapter: str, bundle) -> dict:
     """The bundle's values the chapter's notebook checks (written into it)."""
     ledger = bundle.ledger()
@@ -54,6 +78,7 @@ def expected(chapter: str, bundle) -> dict:
            "config": bundle.config, "weights": {"synthetic": bool(w["synthetic"]), "spec": w["spec"],
                                                 "seed": w.get("seed"), "sha256": w["sha256"]},
            "ledger": {e.key: e.flops for e in ledger.entries}, "ledger_total": ledger.total}
+    out.update(_any_architecture(chapter, bundle))
     if bundle.arch != "gpt2":
         out["weights"]["hub_id"] = bundle.meta["model_card"]["hub"]
         return notebook_llama.expected(chapter, bundle, out, _list)
@@ -73,27 +98,10 @@ def expected(chapter: str, bundle) -> dict:
                    scores_last=_list(bundle["scores_scaled"][0, h, last], None),
                    probs=_list(bundle["probs"][0, h], None), head_out_last=_list(bundle["head_out"][0, h, last]),
                    top_index=head_facts(bundle)["top_index"])
-    if chapter == "05":
-        m = mask_facts(bundle)
-        out.update(full=_list(m["full"], None), changed=m["changed"])
-    if chapter in ("03", "04", "06"):
-        out.update(resid_post_last=[_list(r[last]) for r in bundle["resid_post"]],
-                   lens_ids=_list(bundle["lens_ids"][:, 0], None), lens_probs=_list(bundle["lens_probs"][:, 0], None))
     if chapter == "03":
         m, p = mlp_facts(bundle), param_facts(bundle)
         out.update(mlp_hidden_last=_list(m["hidden"]), n_pos=m["n_pos"], n_neg=m["n_neg"],
                    attention_params=p["attention"], mlp_params=p["mlp"])
-    if chapter == "04":
-        v = vote_facts(bundle)
-        top = [c["id"] for c in v["top"]]
-        out.update(top_ids=top, top_probs=[c["prob"] for c in v["top"]],
-                   top_logits=_list(bundle["logits"][last][top], None), n_p=v["n_p"], top_p=TOP_P,
-                   temperatures=list(TEMPERATURES), temp_top=[t["top"] for t in v["temps"]])
-    if chapter == "06":
-        f = loop_facts(bundle)
-        out.update(generated=[s["id"] for s in f["steps"]], generated_probs=[s["prob"] for s in f["steps"]],
-                   per_token=f["per_token"], steps_full=[s["full"] for s in f["steps"]],
-                   steps_cached=[s["cached"] for s in f["steps"]])
     return out
 
 

@@ -15,15 +15,14 @@ from __future__ import annotations
 from onepass.data.facts.ch01 import embed_facts
 from onepass.data.facts.ch02 import head_facts
 from onepass.data.facts.ch03 import mlp_facts, param_facts
-from onepass.data.facts.ch04 import TEMPERATURES, TOP_P, vote_facts
-from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.film.kit.notebook_shared import MASK_OFF, SAMPLING
 
 
 def expected(chapter: str, bundle, common: dict, shown) -> dict:
     """The bundle's values chapter `chapter`'s notebook checks; `common` holds the prompt, ids, config,
-    weights and ledger; shown(a, n) lists a vector's first numbers."""
+    weights, ledger and what every architecture checks alike (notebook._any_architecture); shown(a, n)
+    lists a vector's first numbers."""
     out = dict(common, bos=bundle.tokenizer.bos_id,
                weights=dict(common["weights"], model=bundle.meta["model_card"]["name"]))
     shape, T, last = bundle.shape, bundle.T, bundle.T - 1
@@ -43,29 +42,14 @@ def expected(chapter: str, bundle, common: dict, shown) -> dict:
                    scores_last=shown(bundle["scores_scaled"][0, h, last], None),
                    probs=shown(bundle["probs"][0, h], None), head_out_last=shown(bundle["head_out"][0, h, last]),
                    top_index=head_facts(bundle)["top_index"])
-    if chapter == "05":
-        m = mask_facts(bundle)
-        out.update(full=shown(m["full"], None), changed=m["changed"])
-    if chapter in ("03", "04", "06"):
-        out.update(resid_post_last=[shown(r[last]) for r in bundle["resid_post"]],
-                   lens_ids=shown(bundle["lens_ids"][:, 0], None), lens_probs=shown(bundle["lens_probs"][:, 0], None))
     if chapter == "03":
         m, p = mlp_facts(bundle), param_facts(bundle)
         out.update(mlp_gate_last=shown(bundle["mlp_gate"][0, last]), mlp_up_last=shown(m["pre"]),
                    mlp_hidden_last=shown(m["hidden"]), mlp_out_last=shown(m["out"]), n_pos=m["n_pos"],
                    n_neg=m["n_neg"], attention_params=p["attention"], mlp_params=p["mlp"],
                    rms_f_last=float(bundle["rms_f"][last]), ln_f_last=shown(bundle["ln_f"][last]))
-    if chapter == "04":
-        v = vote_facts(bundle)
-        top = [c["id"] for c in v["top"]]
-        out.update(top_ids=top, top_probs=[c["prob"] for c in v["top"]],
-                   top_logits=shown(bundle["logits"][last][top], None), n_p=v["n_p"], top_p=TOP_P,
-                   temperatures=list(TEMPERATURES), temp_top=[t["top"] for t in v["temps"]])
     if chapter == "06":
-        f = loop_facts(bundle)
-        out.update(generated=[s["id"] for s in f["steps"]], generated_probs=[s["prob"] for s in f["steps"]],
-                   per_token=f["per_token"], per_token_full=f["per_token_full"],
-                   steps_full=[s["full"] for s in f["steps"]], steps_cached=[s["cached"] for s in f["steps"]])
+        out.update(per_token_full=loop_facts(bundle)["per_token_full"])     # the cache without GQA
     return out
 
 
