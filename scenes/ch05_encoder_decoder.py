@@ -469,9 +469,12 @@ class Families(EncoderDecoderScene):
         with self.beat("verdict") as beat:
             # "take the names away and the difference is a single triangle of minus infinity"
             # the frame keeps off the verdict's line: a longer language's column reaches nearly down to it
+            # only its bottom gives way: with one buff all round, Spanish's hairline frame touched the ✗ and
+            # the last letter of '✗ nunca ve un token posterior' on its sides (and the name at its top)
             room = dec.get_bottom()[1] - verdict.get_top()[1]
-            frame = SurroundingRectangle(dec, color=S.WARNING, buff=min(GAP.s, max(GAP.xxs, room - GAP.xs)),
-                                         corner_radius=0.1)
+            bottom = min(GAP.s, max(GAP.xxs, room - GAP.xs))
+            frame = SurroundingRectangle(dec, color=S.WARNING, buff=(GAP.s, (GAP.s + bottom) / 2), corner_radius=0.1)
+            frame.shift(UP * (GAP.s - bottom) / 2)
             self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.3))
             # "… the difference is a single triangle of minus infinity": the verdict's line comes in as it
             # is said, not at "same" (it came in over the chapter's last 3 s, too late to be read)
