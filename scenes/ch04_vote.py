@@ -151,7 +151,8 @@ class LastRow(VoteScene):
                                                    n_layer=b.shape.n_layer, T=b.T, d=d))
             fit_width(grid, S.TEXT_W - 2.4)
             place_in(grid, S.CONTENT, LEFT, y=S.CONTENT_Y + GAP.s)   # a step up: the row's note goes under it
-            self.play(FadeOut(opening), FadeIn(grid), run_time=beat.span(0.7))
+            # one after the other: at once, the prompt's chips and ids lay over the grid's numbers in one place
+            self.play(LaggedStart(FadeOut(opening), FadeIn(grid), lag_ratio=1.0), run_time=beat.span(0.7))
             # "Each row guesses the token that follows its own … you already know the answer": each
             # earlier row's next token, already in the prompt
             beat.at("only")
