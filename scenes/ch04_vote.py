@@ -58,6 +58,20 @@ def lines_within(texts: list[tuple[str, int, object]], width: float, buff: float
     return fit_width(g, width)
 
 
+def under_lead(mob, lead: Line, floor: float, pad: float = GAP.xs) -> None:
+    """Move mob down (never up, never below `floor`) until the straight line `lead` passes above it: the
+    lowest the line gets over mob's width, less a pad."""
+    (ax, ay, _), (bx, by, _) = lead.get_start(), lead.get_end()
+    left, right = max(mob.get_left()[0] - pad, min(ax, bx)), min(mob.get_right()[0] + pad, max(ax, bx))
+    if left > right or abs(bx - ax) < 1e-9:
+        return
+    low = min(ay + (by - ay) * (x - ax) / (bx - ax) for x in (left, right))
+    bottom, top = mob.get_bottom()[1], mob.get_top()[1]
+    drop = min(top - (low - pad), bottom - floor)
+    if bottom - pad < max(ay, by) and top + pad > low and drop > 0:
+        mob.shift(DOWN * drop)
+
+
 class VoteScene(ChapterScene):
     chapter = "04"
 
@@ -387,12 +401,19 @@ class Softmax(VoteScene):
             if at[0] - plot.point(1, TOP_P)[0] > 0.1:        # a 1-token nucleus sits on the axis: no line
                 lines.add(DashedLine(plot.point(1, TOP_P), at, color=S.INK, stroke_width=2))
             lines.add(DashedLine(at, plot.point(n_p, 0), color=S.INK, stroke_width=2))
-            note = label(self.text("nucleus-note", count=n_p, n=N.fmt_int(n_p), p=N.fmt_pct_short(TOP_P)), S.SMALL, S.INK)
+            words = self.text("nucleus-note", count=n_p, n=N.fmt_int(n_p), p=N.fmt_pct_short(TOP_P))
+            note = label(words, S.SMALL, S.INK)
+            # the token of interest's tag and its leader line (shown in the next beat): the note keeps clear of it
+            tag, lead = self.interest_tag(w, plot, p_title) if w is not None else (None, None)
             # left of n_p the curve is below the line, right of it above: either side has a free corner
             if at[0] - plot.origin()[0] > note.width + 0.2:
                 note.next_to(at, UP + LEFT, buff=GAP.s)
             else:
+                # the corner between the dashed line and the frame's edge: in lines where one would leave the frame
+                note = fit_lines(words, S.SMALL, S.INK, S.RIGHT_EDGE - at[0] - GAP.s)
                 note.next_to(at, DOWN + RIGHT, buff=GAP.s)
+                if lead is not None:
+                    under_lead(note, lead, floor=plot.point(n_p, 0)[1] + GAP.xs)
             # the ranks that hold p, shaded under the line (a one-token nucleus has no width: its note lights)
             o, span = plot.origin(), at - plot.origin()
             shade = Polygon(o, o + span * RIGHT, at, o + span * UP, stroke_width=0, fill_color=S.LOGIT,
@@ -410,19 +431,24 @@ class Softmax(VoteScene):
                 self.play(FadeIn(extra, shift=UP * GAP.xs), FadeIn(glow(extra[1], S.TOKEN)), run_time=beat.span(0.9))
             # "It ranks …": its place on the curve
             beat.at("ranks")
-            where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
+            where = lead.get_end()
             pin = Dot(where, color=S.TOKEN, radius=0.07)
-            # the tag sits above the plot (never on the curve), joined to its point by a thin line
-            tag = label(f"{S.clip_token(w['text'])} #{N.fmt_int(w['rank'])}", S.SMALL, S.TOKEN, mono=True)
-            fit_width(tag, 3.0)
-            x = min(max(where[0], p_title.get_right()[0] + GAP.m + tag.width / 2),
-                    S.RIGHT_EDGE - tag.width / 2)
-            tag.match_y(p_title).set_x(x)
-            lead = Line(tag.get_bottom() + DOWN * GAP.xxs, where, color=S.TOKEN, stroke_width=1.5)
             others = [r for j, r in enumerate(bars.rows) if j != w["rank"] - 1]
             self.play(FadeIn(pin, scale=2), FadeIn(tag), Create(lead), FadeIn(glow(tag, S.TOKEN, opacity=0.35)),
                       *[r.animate.set_opacity(0.3) for r in others], run_time=beat.span(0.6))
             self.point_at_mark(beat, "caveat")   # random weights: "the rank carries no meaning here"
+
+    @staticmethod
+    def interest_tag(w: dict, plot, p_title) -> tuple[VMobject, Line]:
+        """The token of interest's tag and the thin line from it to its point on the curve: the tag sits
+        above the plot (never on the curve), right of the plot's title and inside the frame."""
+        where = plot.point(w["rank"], plot.cum[w["rank"] - 1])
+        tag = label(f"{S.clip_token(w['text'])} #{N.fmt_int(w['rank'])}", S.SMALL, S.TOKEN, mono=True)
+        fit_width(tag, 3.0)
+        x = min(max(where[0], p_title.get_right()[0] + GAP.m + tag.width / 2),
+                S.RIGHT_EDGE - tag.width / 2)
+        tag.match_y(p_title).set_x(x)
+        return tag, Line(tag.get_bottom() + DOWN * GAP.xxs, where, color=S.TOKEN, stroke_width=1.5)
 
     @staticmethod
     def even_mark(bars: ProbBars, even: float, under, text: str) -> VGroup:
