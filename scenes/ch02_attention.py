@@ -282,10 +282,11 @@ class Scores(AttentionScene):
         tags = (self.text("qknorm-query", token=token, head=self.h + 1),
                 self.text("qknorm-key", token=token, kv=f["kv_head"] + 1))
         cols = [NormColumn(f[x], tag, rms_text, self.text("qknorm-divide", rms=N.fmt_fixed(float(f[x]["rms"][-1]), 2)),
-                           colour, width=min(5.0, r.width - GAP.xl))
+                           colour, width=r.width - GAP.xl)
                 for x, tag, colour, r in zip("qk", tags, (S.QUERY, S.KEY), columns(room, 2))]
         pair = VGroup(*cols).arrange(S.END, buff=GAP.xl, aligned_edge=UP)     # the query where reading starts
-        cols[1].shift(UP * (cols[0].before[0].get_y() - cols[1].before[0].get_y()))   # one baseline (a tag on two lines)
+        query_row, key_row = (c.before[0] for c in cols)
+        cols[-1].shift(UP * (query_row.get_y() - key_row.get_y()))   # one baseline (a tag on two lines)
         body = VGroup(pair, gain).arrange(DOWN, buff=GAP.m)
         place_in(fit_to(body, room), room)
         q, k = cols

