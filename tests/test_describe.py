@@ -202,8 +202,8 @@ def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_
     streams = json.loads(subprocess.run(
         ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration,width,height", "-of", "json", str(cut)],
         capture_output=True, text=True, check=True).stdout)["streams"]
-    # --quality draft: 270p10, the same film's layout at a quarter of low's pixels and two thirds of its frames
-    assert fps == 10 and [(s["width"], s["height"]) for s in streams if s["codec_type"] == "video"] == [(480, 270)]
+    # --quality draft: 288p10, the same film's layout at a third of low's pixels and two thirds of its frames
+    assert fps == 10 and [(s["width"], s["height"]) for s in streams if s["codec_type"] == "video"] == [(512, 288)]
     kinds = {s["codec_type"]: float(s["duration"]) for s in streams}
     assert abs(kinds["audio"] - kinds["video"]) <= 1 / fps + 0.03       # AAC ends on a whole packet
     holds = json.loads((final.parent / ".scenes" / f"{cut.stem}.json").read_text(encoding="utf-8"))["holds"]

@@ -783,3 +783,28 @@ def test_an_svg_the_glyph_reader_does_not_know_is_parsed_whole():
            '<g style="fill:rgb(0%,0%,0%);fill-opacity:1;">\n  <use xlink:href="#g0" x="1" y="2"/>\n</g>\n{}</g>\n</svg>\n')
     assert glyphs._layout(svg.format("")) is not None
     assert glyphs._layout(svg.format('<rect x="0" y="0" width="1" height="1"/>\n')) is None
+
+
+def test_every_quality_converts_to_the_videos_colours_whole():
+    """rgba_to_i420 hands x264 OpenCV's I420 buffer as av's yuv420p frame: av finds the two quarter-size
+    colour planes by whole rows of the frame's width, so a height that is not a multiple of 4 reads the
+    second plane half a row off (a draft at 480x270 drew every colour shifted under its shape; av even
+    reads a 268-row frame from it). Each quality's frame, coloured in bands, comes back in its own colours."""
+    from manim.constants import QUALITIES as MANIMS
+    from onepass.engine.frames import rgba_to_i420
+    from onepass.film.run.media import QUALITIES
+
+    def round_trip_error(width: int, height: int) -> int:
+        pixels = np.zeros((height, width, 4), np.uint8)
+        pixels[..., 3] = 255
+        for band, colour in enumerate([(230, 60, 60), (60, 200, 90), (70, 90, 230), (240, 200, 40)]):
+            pixels[band * height // 4:(band + 1) * height // 4, :, :3] = colour
+        back = rgba_to_i420(pixels).to_ndarray(format="rgb24").astype(int)
+        if back.shape != pixels[..., :3].shape:
+            return 255                                    # av made another frame of the buffer
+        return int(np.abs(back - pixels[..., :3]).max())
+    assert round_trip_error(480, 270) > 40                # the class: colours a row off
+    for name, (settings, _) in QUALITIES.items():
+        base = MANIMS[settings["quality"]]
+        size = settings.get("pixel_width", base["pixel_width"]), settings.get("pixel_height", base["pixel_height"])
+        assert size[1] % 4 == 0 and round_trip_error(*size) <= 40, (name, size)
