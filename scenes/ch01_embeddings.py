@@ -824,7 +824,7 @@ class Positions(EmbeddingScene):
             say(self, beat, "speeds", LaggedStart(*[GrowFromEdge(bar, DOWN) for bar in chart.bars], lag_ratio=0.03),
                 FadeIn(chart.pair_axis))
             # "...each by how many tokens it takes to turn once": the axis that counts them
-            say(self, beat, "speeds", FadeIn(glow(chart.ticks, color=S.INK, buff=GAP.xs, opacity=0.08)), into=0.3)
+            say(self, beat, "speeds", FadeIn(chart.tick_frame), into=0.3)
             say(self, beat, "fast", FadeIn(chart.fast), FadeIn(glow(chart.bars[0], color=S.QUERY, opacity=0.2)))
             say(self, beat, "slow", FadeIn(chart.slow), FadeIn(glow(chart.bars[-1], color=S.KEY, opacity=0.2)))
             say(self, beat, "trained", Create(chart.line), FadeIn(chart.line_name))
@@ -833,13 +833,12 @@ class Positions(EmbeddingScene):
             say(self, beat, "cap", Swell(chart.line_name, color=S.FLOPS, scale_factor=1.1))
             # "...nothing stops it at token P": the trained length is a mark on the chart, not a wall
             say(self, beat, "cap", chart.line.animate.set_stroke(opacity=0.35), into=0.5)
-            say(self, beat, "past", FadeIn(chart.beyond), FadeIn(glow(chart.beyond, color=S.WARNING, opacity=0.12)))
+            say(self, beat, "past", FadeIn(chart.beyond), FadeIn(chart.beyond_glow))
             # "...the pairs reach angles it never met in training": the slow pairs past the line, lit
             say(self, beat, "past", FadeIn(glow(chart.over, color=S.WARNING, buff=GAP.xxs, opacity=0.12)), into=0.45)
             say(self, beat, "stretch", LaggedStart(*[Create(g) for g in chart.ghosts], lag_ratio=0.05))
             # "...Llama 3.2 slows its slow pairs N times": how many times, beside the outlines
-            say(self, beat, "stretch", FadeIn(chart.ghost_note), FadeIn(glow(chart.ghost_note, color=S.INK, opacity=0.1)),
-                into=0.5)
+            say(self, beat, "stretch", FadeIn(chart.ghost_note), FadeIn(chart.ghost_glow), into=0.5)
 
     def speed_chart(self, r: dict) -> SimpleNamespace:
         """Each pair's tokens per full turn as a bar on a log scale (pair 0 the fastest, on the left), a
@@ -857,18 +856,18 @@ class Positions(EmbeddingScene):
             y = e / (top - bottom) * H
             ticks.add(Line([-0.08, y, 0], [0, y, 0], color=S.MUTED, stroke_width=2),
                       label(N.fmt_int(10 ** e), S.SMALL, S.MUTED, mono=True).next_to([-0.08, y, 0], LEFT, buff=GAP.xs))
-        name = label(self.text("turn-axis"), S.SMALL, S.INK).next_to(axis, UP, buff=GAP.s).align_to(axis, LEFT)
+        # the glow the axis's counting lights: its labels inside with room; the title above it, the labels right of it
+        tick_frame = glow(ticks, color=S.INK, buff=GAP.m, opacity=0.08)
+        name = label(self.text("turn-axis"), S.SMALL, S.INK).next_to(VGroup(axis, tick_frame), UP, buff=GAP.s)
+        name.align_to(axis, LEFT)
+        x0 = tick_frame.get_right()[0] + GAP.m          # where the labels inside the chart start
         bars = VGroup(*[Rectangle(width=pitch * 0.7, height=max(0.02, y_of(t)), stroke_width=0, fill_color=S.QUERY,
                                   fill_opacity=0.85).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
                         for i, t in enumerate(r["turn"])])
         pair_axis = label(self.text("pair-axis", last=n - 1), S.SMALL, S.MUTED).next_to(axis[0], DOWN, buff=GAP.s)
-        fast = label(self.text("turn-fast", tokens=N.fmt_int(int(round(r["fast"])))), S.SMALL, S.QUERY)
-        fast.move_to([0, y_of(r["P"]) + 0.9, 0], aligned_edge=LEFT).shift(RIGHT * GAP.s)   # clear of the short bars
         slow = label(self.text("turn-slow", tokens=N.fmt_int(int(round(r["slow"])))), S.SMALL, S.KEY)
         y_line = y_of(r["P"])
         line = DashedLine([0, y_line, 0], [W, y_line, 0], color=S.FLOPS, stroke_width=3)
-        line_name = label(self.text("trained-length", P=N.fmt_int(r["P"])), S.SMALL, S.FLOPS)
-        line_name.next_to(line, UP, buff=GAP.xs).align_to(line, LEFT).shift(RIGHT * GAP.s)
         over = VGroup(*[bar for bar, t in zip(bars, r["turn"]) if t > r["P"]])
         over_note = fit_lines(self.text("unfinished", count=r["unfinished"], P=N.fmt_int(r["P"])), S.SMALL, S.WARNING,
                               3.4)
@@ -876,17 +875,31 @@ class Positions(EmbeddingScene):
         ghosts = VGroup(*[Rectangle(width=pitch * 0.7, height=y_of(g), stroke_color=S.INK, stroke_width=2,
                                     fill_opacity=0).move_to([pitch * (i + 0.5), 0, 0], aligned_edge=DOWN)
                           for i, (g, t) in enumerate(zip(r["stretched"], r["turn"])) if g > t * 1.0001])
+        # the line's name and the fast pair's words over the line, left of the first column that rises past it
+        # (the bars' or the outlines'): in Spanish the name ran over the slowed pairs' outlines and the red frame
+        tall = [i for i, (g, t) in enumerate(zip(r["stretched"], r["turn"])) if max(g, t) > r["P"]]
+        room = (bars[tall[0]].get_left()[0] if tall else W) - GAP.m - x0
+        line_name = fit_lines(self.text("trained-length", P=N.fmt_int(r["P"])), S.SMALL, S.FLOPS, room)
+        line_name.next_to(line, UP, buff=GAP.xs)
+        line_name.shift(RIGHT * (x0 - line_name.get_left()[0]))
+        fast = fit_lines(self.text("turn-fast", tokens=N.fmt_int(int(round(r["fast"])))), S.SMALL, S.QUERY, room)
+        fast.next_to(line_name, UP, buff=GAP.l).align_to(line_name, LEFT)        # clear of the short bars
         # above the last bar and the outlines that rise over it later (under them, their edges crossed its words)
         slow.next_to(VGroup(bars[-1], *ghosts), UP, buff=GAP.s).align_to(bars[-1], RIGHT)
         ghost_note = fit_lines(self.text("stretched", factor=N.fmt_int(int(round(r["stretch_factor"])))), S.SMALL, S.INK,
                                3.4)
         chart = VGroup(axis, ticks, bars, line, ghosts)
-        side = VGroup(over_note, beyond, ghost_note).arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
+        # the notes' boxes made here, so the column keeps its gap between the boxes, not just their words
+        beyond_glow = glow(beyond, color=S.WARNING, opacity=0.12)
+        ghost_glow = glow(ghost_note, color=S.INK, opacity=0.1)
+        side = VGroup(over_note, VGroup(beyond, beyond_glow), VGroup(ghost_note, ghost_glow))
+        side.arrange(DOWN, buff=GAP.m, aligned_edge=S.START)
         side.next_to(chart, S.END, buff=GAP.l)
-        extras = VGroup(name, pair_axis, fast, slow, line_name, side)
+        extras = VGroup(tick_frame, name, pair_axis, fast, slow, line_name, side)
         return SimpleNamespace(axis=axis, ticks=ticks, name=name, bars=bars, pair_axis=pair_axis, fast=fast, slow=slow,
                                line=line, line_name=line_name, over=over, over_note=over_note, beyond=beyond,
-                               ghosts=ghosts, ghost_note=ghost_note, all=VGroup(chart, extras))
+                               ghosts=ghosts, ghost_note=ghost_note, tick_frame=tick_frame, beyond_glow=beyond_glow,
+                               ghost_glow=ghost_glow, all=VGroup(chart, extras))
 
 
 class Residual(EmbeddingScene):

@@ -423,3 +423,18 @@ def test_the_head_groups_names_keep_the_films_size_in_spanish():
     for shown, text in zip(picture.names, names):
         assert shown.height == pytest.approx(label(text, S.SMALL, S.QUERY).height, rel=0.01)
     assert picture.width <= S.TEXT_W * 0.6 + 1e-6
+
+
+def test_the_speed_charts_labels_and_note_boxes_keep_clear_of_the_frames(smollm2_bundle, monkeypatch):
+    """The review (issue 49): the axis title on the tick labels' glow, 'a turn every 6 tokens' and the trained
+    length's name starting on its edge, the Llama 3.2 note's box on the box above it. Frames against frames
+    are not in tests/helpers.texts_across_frames (it checks texts against frames), so here: a gap of GAP.s
+    (the chart's GAP.m, fit to the content)."""
+    from onepass.scenes.layout import GAP
+    _, c = chart_heights(smollm2_bundle, monkeypatch)
+    frame = c.tick_frame
+    assert c.name.get_bottom()[1] - frame.get_top()[1] >= GAP.xs
+    for words in (c.fast, c.line_name):
+        assert words.get_left()[0] - frame.get_right()[0] >= GAP.s
+    assert c.beyond_glow.get_bottom()[1] - c.ghost_glow.get_top()[1] >= GAP.s
+    assert c.line_name.get_right()[0] < min(bar.get_left()[0] for bar in c.over)

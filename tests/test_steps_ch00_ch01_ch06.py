@@ -45,3 +45,17 @@ def built_smollm2(smollm2_bundle):
 def test_the_modern_decoders_sentences_each_bring_a_step_and_no_picture_is_held_for_long(built_smollm2, chapter,
                                                                                           name):
     assert_picture_follows_words(built_smollm2(chapter, name), f"smollm2 {chapter} {name}")
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_the_modern_speed_chart_gives_its_labels_and_notes_room(smollm2_bundle, lang):
+    """Chapter 01's Positions with SmolLM2 (the speed chart of the RoPE pairs): at the end of every beat no
+    frame's edge runs across or touches a text, no two number labels touch (tests/helpers.crowding_check), in
+    each language; the tiny bundle's run (test_crowding) never draws this chart. The review found the tick
+    labels, 'a turn every 6 tokens' and the trained length's name on the ticks' glow, the trained length's name
+    over the outlines of the slowed pairs (es), and the Llama 3.2 note's box on the box above it."""
+    from tests.helpers import after_every_beat, build_scene, crowding_check
+    found = []
+    with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(found)):
+        build_scene(smollm2_bundle, "01", "Positions", draw=False, lang=lang)
+    assert found == []
