@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -220,15 +221,48 @@ def has_rtl(text: str) -> bool:
     return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
 
 
+# a number among words: its sign or percent sign (not a hyphen after a word), its digits with
+# their separators, its percent sign
+_NUMBER = re.compile(r"(?:(?<!\w)[−+\-%٪])?[0-9]+(?:[.,:/][0-9]+)*(?:[\u00a0\u202f]?[%٪‰])?")
+LRI, RLI, FSI, PDI = "\u2066", "\u2067", "\u2068", "\u2069"
+
+
+def isolate_numbers(line: str) -> str:
+    """`line` with each number that follows Arabic-script words set in a LEFT-TO-RIGHT ISOLATE.
+
+    The bidi algorithm reads European digits after an Arabic letter as Arabic numbers (rule W2),
+    and an Arabic number does not take its percent sign or sign along (W5 is for European numbers
+    only): among Urdu words "35.1%" drew as "%35.1" and "−5" as "5−". Inside an isolate the digits
+    are European again and keep their signs, as the catalogs' own isolates (⁦−∞⁩) do. Numbers
+    already in an isolate, or after a Latin word (GPT-2), are left as they are."""
+    out, last, depth, strong = [], 0, 0, None
+    for m in _NUMBER.finditer(line):
+        for c in line[last:m.start()]:
+            if c in (LRI, RLI, FSI):
+                depth += 1
+            elif c == PDI:
+                depth = max(depth - 1, 0)
+            elif depth == 0 and unicodedata.bidirectional(c) in ("L", "R", "AL"):
+                strong = unicodedata.bidirectional(c)
+        out.append(line[last:m.start()])
+        nxt = line[m.end():m.end() + 1]
+        bare = depth == 0 and strong == "AL" and not (nxt and unicodedata.bidirectional(nxt) == "L")
+        out.append(f"{LRI}{m.group(0)}{PDI}" if bare else m.group(0))
+        last = m.end()
+    out.append(line[last:])
+    return "".join(out)
+
+
 def _rtl_text(text: str, size: int, color, **kw) -> Text:
     """A right-to-left film's words (Urdu): each line an RTL run, lines aligned on the right.
 
     Manim lays text out in a left-to-right paragraph and loses an RTL paragraph's glyphs, so each
     line is wrapped as LEFT-TO-RIGHT MARK + RIGHT-TO-LEFT ISOLATE ... POP: the paragraph is LTR to
     manim while the line inside reads right to left (a Latin name or a number inside it sits where
-    an Urdu reader expects it). Lines of a multi-line label are set one by one and aligned right."""
+    an Urdu reader expects it; a number after Urdu words is isolated: `isolate_numbers`). Lines of a
+    multi-line label are set one by one and aligned right."""
     font = kw.pop("font", S.RTL_FACE)
-    lines = text.split("\n")
+    lines = [isolate_numbers(line) for line in text.split("\n")]
     wrap = [f"\u200e\u2067{line}\u2069" for line in lines]
     t = Text("\n".join(wrap), font=font, font_size=size, color=color, **kw)
     if len(lines) > 1:
