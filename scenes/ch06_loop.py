@@ -745,7 +745,12 @@ class Square(LoopChapter):
             if stream.get_top()[1] > p["ticks"].get_bottom()[1] - GAP.xs:
                 # a taller plot (longer words wrap) leaves no room under its ticks: the picks arrive on
                 # decode's own row instead, after its regime
-                stream.next_to(de["tag"], S.END, buff=GAP.l)
+                # (a longer tag, Spanish: in rows as wide as the room between the tag and the frame's edge)
+                room = abs(S.FULL.point(S.END)[0] - de["tag"].get_edge_center(S.END)[0]) - GAP.l
+                per_row = max(1, int((room + GAP.xs) // (max(c.width for c in stream) + GAP.xs)))
+                if per_row < len(stream):
+                    stream.arrange_in_grid(cols=per_row, buff=GAP.xs, flow_order="rd" if S.END[0] > 0 else "ld")
+                stream.next_to(de["tag"], S.END, buff=GAP.l, aligned_edge=UP)
             p["stream"] = stream
             say(self, beat, "streams", FadeOut(p["how"]),
                 LaggedStart(*[FadeIn(c, shift=S.START * GAP.s) for c in stream], lag_ratio=0.5),
