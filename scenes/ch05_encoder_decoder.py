@@ -473,8 +473,10 @@ class Families(EncoderDecoderScene):
             # the last letter of '✗ nunca ve un token posterior' on its sides (and the name at its top)
             room = dec.get_bottom()[1] - verdict.get_top()[1]
             bottom = min(GAP.s, max(GAP.xxs, room - GAP.xs))
-            frame = SurroundingRectangle(dec, color=S.WARNING, buff=(GAP.s, (GAP.s + bottom) / 2), corner_radius=0.1)
-            frame.shift(UP * (GAP.s - bottom) / 2)
+            # the frame's height split evenly between its top (GAP.s) and its bottom (`bottom`)
+            vertical, lift = (GAP.s + bottom) / 2, (GAP.s - bottom) / 2
+            frame = SurroundingRectangle(dec, color=S.WARNING, buff=(GAP.s, vertical), corner_radius=0.1)
+            frame.shift(UP * lift)
             self.play(*[c.name.animate.set_opacity(0.25) for c in cols], Create(frame), run_time=beat.span(0.3))
             # "… the difference is a single triangle of minus infinity": the verdict's line comes in as it
             # is said, not at "same" (it came in over the chapter's last 3 s, too late to be read)
