@@ -340,6 +340,32 @@ def test_at_400_percent_the_deck_is_one_column_that_scrolls_with_the_video_in_vi
     page.close()
 
 
+def test_at_400_percent_every_control_is_reached_by_tab_with_a_visible_focus_and_in_view(film, chromium):
+    """The keyboard walk at 320 CSS px: Tab reaches every button shown (and the transcript), each with a
+    visible outline, scrolled into view and not off the narrow page's sides."""
+    page = open_deck(chromium, film.deck.html, viewport={"width": 320, "height": 256})
+    controls = page.eval_on_selector_all("button:not([disabled]):not([hidden])",
+                                         "bs => bs.filter(b => b.offsetParent !== null).map(b => b.id || b.textContent)")
+    assert controls
+    seen = {}
+    for _ in range(len(controls) + 4):
+        page.keyboard.press("Tab")
+        f = page.evaluate("""() => { const e = document.activeElement, s = getComputedStyle(e);
+            if (e === document.body) return null;
+            const r = e.getBoundingClientRect();
+            return {id: e.id || e.textContent, visible: e.matches(':focus-visible'), style: s.outlineStyle,
+                    width: parseFloat(s.outlineWidth), box: [r.left, r.right, r.top, r.bottom]}; }""")
+        if f:
+            seen[f["id"]] = f
+    assert set(controls) | {"transcript"} <= set(seen), set(controls) - set(seen)
+    for name, f in seen.items():
+        left, right, top, bottom = f["box"]
+        assert f["visible"] and f["style"] != "none" and f["width"] >= 2, (name, f)
+        assert left >= 0 and right <= 320 and bottom > 0 and top < 256, (name, f)   # in view once focused
+    assert page.errors == []
+    page.close()
+
+
 def test_the_chapter_list_button_and_focus_after_the_start_overlay_on_a_wide_screen(film, chromium):
     page = open_deck(chromium, film.deck.html)
     assert page.get_attribute("#chapters-toggle", "aria-expanded") == "true" and page.is_visible("#chapters button")
