@@ -31,7 +31,7 @@ from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.data.files import FolderLock, write_text_if_changed
 from onepass.film.kit import notebook_llama
-from onepass.film.kit.notebook_shared import MASK_OFF, SAMPLING
+from onepass.film.kit.notebook_shared import MASK_OFF, ONE_HEAD, SAMPLING
 from onepass.film.kit.publish import cite_line, synthetic_mark
 from onepass.voiceover import script
 
@@ -260,16 +260,7 @@ qkv = x @ b.attn.c_attn.weight + b.attn.c_attn.bias          # [T, 3d]
 q, k, v = (m[:, h * dh:(h + 1) * dh] for m in qkv.split(d, dim=-1))
 same(q[-1, :8], BUNDLE["q_last"], label="q"); same(k[-1, :8], BUNDLE["k_last"], label="k")
 same(v[-1, :8], BUNDLE["v_last"], label="v")
-''', '''\
-scores = q @ k.T / math.sqrt(dh)
-same(scores[-1], BUNDLE["scores_last"], label="scores, last row")
-masked = scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
-weights = torch.softmax(masked, -1)
-same(weights, BUNDLE["probs"], digits=4, atol=1e-6, label="weights")
-assert torch.allclose(weights.sum(-1), torch.ones(T)), "each row sums to one"
-assert int(weights[-1].argmax()) == BUNDLE["top_index"]
-same((weights[-1] @ v)[:8], BUNDLE["head_out_last"], label="the head's output, last token")
-''', '''\
+''', ONE_HEAD, '''\
 # the ledger's arithmetic for layer 1's attention
 led = BUNDLE["ledger"]
 assert led["L0.qkv"] == 2 * T * d * 3 * d

@@ -16,7 +16,7 @@ from onepass.data.facts.ch01 import embed_facts
 from onepass.data.facts.ch02 import head_facts
 from onepass.data.facts.ch03 import mlp_facts, param_facts
 from onepass.data.facts.ch06 import loop_facts
-from onepass.film.kit.notebook_shared import MASK_OFF, SAMPLING
+from onepass.film.kit.notebook_shared import MASK_OFF, ONE_HEAD, SAMPLING
 
 
 def expected(chapter: str, bundle, common: dict, shown) -> dict:
@@ -201,15 +201,7 @@ print("degrees per position, fastest and slowest pair:", math.degrees(inv_freq[0
 positions = torch.arange(T)
 q, k = rope(q, positions), rope(k, positions)
 same(q[-1, :8], BUNDLE["q_last"], label="q, turned"); same(k[-1, :8], BUNDLE["k_last"], label="k, turned")
-''', '''\
-scores = q @ k.T / math.sqrt(dh)
-same(scores[-1], BUNDLE["scores_last"], label="scores, last row")
-masked = scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
-weights = torch.softmax(masked, -1)
-same(weights, BUNDLE["probs"], digits=4, atol=1e-6, label="weights")
-assert torch.allclose(weights.sum(-1), torch.ones(T)), "each row sums to one"
-assert int(weights[-1].argmax()) == BUNDLE["top_index"]
-same((weights[-1] @ v)[:8], BUNDLE["head_out_last"], label="the head's output, last token")
+''', ONE_HEAD + '''\
 # every query head of this group reads the same k and v: all heads at once give the same weights
 assert torch.allclose(attention(x, a)[2][h], weights, atol=1e-6)
 ''', '''\

@@ -3,6 +3,19 @@
 their own code has made the names each one reads."""
 from __future__ import annotations
 
+# chapter 02, after one head's `q`, `k`, `v` [T, dh] (turned, where the model turns them): its scores, the mask,
+# the softmax and the head's output
+ONE_HEAD = '''\
+scores = q @ k.T / math.sqrt(dh)
+same(scores[-1], BUNDLE["scores_last"], label="scores, last row")
+masked = scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
+weights = torch.softmax(masked, -1)
+same(weights, BUNDLE["probs"], digits=4, atol=1e-6, label="weights")
+assert torch.allclose(weights.sum(-1), torch.ones(T)), "each row sums to one"
+assert int(weights[-1].argmax()) == BUNDLE["top_index"]
+same((weights[-1] @ v)[:8], BUNDLE["head_out_last"], label="the head's output, last token")
+'''
+
 # chapter 04, after `logits` and `probs` of the last row, `d` and `V`: temperatures, top-p, the bill
 SAMPLING = '''\
 for t, want in zip(BUNDLE["temperatures"], BUNDLE["temp_top"]):
