@@ -47,9 +47,19 @@ def _list(a, n: int | None = SHOWN) -> list:
 
 
 def _any_architecture(chapter: str, bundle) -> dict:
-    """The values every architecture's notebook checks the same way: the masked and unmasked head (05),
+    """The values every architecture's notebook checks the same way: the featured head's q, k, v, scores,
+    weights and output (02, 05), the masked and unmasked head (05),
     the residual stream and the logit lens (03, 04, 06), the vote and its sampling (04), the loop (06)."""
     out, last = {}, bundle.T - 1
+    if chapter in ("02", "05"):
+        heads = head_facts(bundle)
+        h = heads["head_index"]
+        kv = bundle.shape.kv_head_of(h)             # the key/value head it reads (h itself in GPT-2)
+        out.update(head=h, ln1_last=_list(bundle["ln1"][0, last]), q_last=_list(bundle["q"][0, h, last]),
+                   k_last=_list(bundle["k"][0, kv, last]), v_last=_list(bundle["v"][0, kv, last]),
+                   scores_last=_list(bundle["scores_scaled"][0, h, last], None),
+                   probs=_list(bundle["probs"][0, h], None), head_out_last=_list(bundle["head_out"][0, h, last]),
+                   top_index=heads["top_index"])
     if chapter == "05":
         m = mask_facts(bundle)
         out.update(full=_list(m["full"], None), changed=m["changed"])
@@ -91,13 +101,6 @@ def expected(chapter: str, bundle) -> dict:
         i = f["row_index"]
         out.update(row_index=i, wte_row=_list(bundle["wte_rows"][i]), wpe_last=_list(bundle["wpe_rows"][last]),
                    x0_last=_list(bundle["resid_pre"][0, last]), wte_params=f["wte_params"])
-    if chapter in ("02", "05"):
-        h = head_facts(bundle)["head_index"]
-        out.update(head=h, ln1_last=_list(bundle["ln1"][0, last]), q_last=_list(bundle["q"][0, h, last]),
-                   k_last=_list(bundle["k"][0, h, last]), v_last=_list(bundle["v"][0, h, last]),
-                   scores_last=_list(bundle["scores_scaled"][0, h, last], None),
-                   probs=_list(bundle["probs"][0, h], None), head_out_last=_list(bundle["head_out"][0, h, last]),
-                   top_index=head_facts(bundle)["top_index"])
     if chapter == "03":
         m, p = mlp_facts(bundle), param_facts(bundle)
         out.update(mlp_hidden_last=_list(m["hidden"]), n_pos=m["n_pos"], n_neg=m["n_neg"],

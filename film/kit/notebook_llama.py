@@ -34,14 +34,9 @@ def expected(chapter: str, bundle, common: dict, shown) -> dict:
     if chapter in ("02", "05"):
         h = head_facts(bundle)["head_index"]
         kv = shape.kv_head_of(h)
-        out.update(head=h, kv_head=shown(bundle["kv_head"], None), rms1_last=float(bundle["rms1"][0, last]),
-                   ln1_last=shown(bundle["ln1"][0, last]), inv_freq=shown(bundle["rope_inv_freq"], None),
-                   q_prerot_last=shown(bundle["q_prerot"][0, h, last]),
-                   k_prerot_last=shown(bundle["k_prerot"][0, kv, last]), v_last=shown(bundle["v"][0, kv, last]),
-                   q_last=shown(bundle["q"][0, h, last]), k_last=shown(bundle["k"][0, kv, last]),
-                   scores_last=shown(bundle["scores_scaled"][0, h, last], None),
-                   probs=shown(bundle["probs"][0, h], None), head_out_last=shown(bundle["head_out"][0, h, last]),
-                   top_index=head_facts(bundle)["top_index"])
+        out.update(kv_head=shown(bundle["kv_head"], None), rms1_last=float(bundle["rms1"][0, last]),
+                   inv_freq=shown(bundle["rope_inv_freq"], None), q_prerot_last=shown(bundle["q_prerot"][0, h, last]),
+                   k_prerot_last=shown(bundle["k_prerot"][0, kv, last]))
     if chapter == "03":
         m, p = mlp_facts(bundle), param_facts(bundle)
         out.update(mlp_gate_last=shown(bundle["mlp_gate"][0, last]), mlp_up_last=shown(m["pre"]),
