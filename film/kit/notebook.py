@@ -31,7 +31,7 @@ from onepass.data.facts.ch05 import mask_facts
 from onepass.data.facts.ch06 import loop_facts
 from onepass.data.files import FolderLock, write_text_if_changed
 from onepass.film.kit import notebook_llama
-from onepass.film.kit.notebook_shared import MASK_OFF, ONE_HEAD, SAMPLING
+from onepass.film.kit.notebook_shared import LOOP, MASK_OFF, ONE_HEAD, SAMPLING, VOTE
 from onepass.film.kit.publish import cite_line, synthetic_mark
 from onepass.voiceover import script
 
@@ -293,17 +293,7 @@ for l, out in enumerate(outs):
 led = BUNDLE["ledger"]
 assert led["L0.mlp_up"] == 2 * T * d * dff and led["L0.mlp_down"] == 2 * T * dff * d
 '''],
-    "04": ['''\
-outs, _ = forward(ids)
-logits = next_token_logits(outs[-1][-1]).double()
-top = BUNDLE["top_ids"]
-same(logits[top], BUNDLE["top_logits"], atol=1e-4, label="top logits")
-probs = torch.softmax(logits, -1)
-mine = torch.argsort(-probs, stable=True)[: len(top)].tolist()
-print([decode([i]) for i in mine])
-assert mine == top, "the top next tokens differ"
-same(probs[top], BUNDLE["top_probs"], atol=0, label="their probabilities")
-''', SAMPLING],
+    "04": [VOTE, SAMPLING],
     "05": ['''\
 h = BUNDLE["head"]
 b = tf.h[0]
@@ -316,17 +306,7 @@ causal = torch.softmax(scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torc
 led = BUNDLE["ledger"]
 assert led["L0.scores"] == 2 * T * T * d
 '''],
-    "06": ['''\
-context = list(ids)
-for step, (want, want_p) in enumerate(zip(BUNDLE["generated"], BUNDLE["generated_probs"])):
-    outs, _ = forward(context)              # one full pass over the whole context
-    p = torch.softmax(next_token_logits(outs[-1][-1]).double(), -1)
-    pick = int(p.argmax())
-    print(step + 1, len(context), pick, repr(decode([pick])))
-    assert pick == want
-    same(p[pick], want_p, atol=0, label="  its probability")
-    context.append(pick)
-''', '''\
+    "06": [LOOP, '''\
 def pass_flops(n):                          # the ledger of one full pass over n tokens
     per_layer = 2 * n * d * 3 * d + 2 * n * n * d * 2 + 2 * n * d * d + 2 * n * d * dff * 2
     return n * d + L * per_layer + 2 * d * V

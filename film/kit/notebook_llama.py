@@ -16,7 +16,7 @@ from onepass.data.facts.ch01 import embed_facts
 from onepass.data.facts.ch02 import head_facts
 from onepass.data.facts.ch03 import mlp_facts, param_facts
 from onepass.data.facts.ch06 import loop_facts
-from onepass.film.kit.notebook_shared import MASK_OFF, ONE_HEAD, SAMPLING
+from onepass.film.kit.notebook_shared import LOOP, MASK_OFF, ONE_HEAD, SAMPLING, VOTE
 
 
 def expected(chapter: str, bundle, common: dict, shown) -> dict:
@@ -60,6 +60,7 @@ source = W["spec"]
 if not W["synthetic"] and not Path(source).expanduser().exists():     # another machine: its own copy
     source = extract.find_real_weights(W["model"]) or W["hub_id"]
 tok = extract.model_tokenizer(W["model"], source)
+decode = tok.decode                                             # ids -> text
 plain = tok.encode_plain(BUNDLE["prompt"])                      # the prompt's own tokens
 ids = ([tok.bos_id] if tok.bos_id is not None else []) + plain  # Llama 3 puts <|begin_of_text|> in front
 T = len(ids)
@@ -244,16 +245,7 @@ assert led["L0.mlp_gate"] == led["L0.mlp_up"] == 2 * T * d * dff and led["L0.mlp
 tied = unembed.data_ptr() == embed.data_ptr()
 print("unembedding:", "the embedding table itself (tied)" if tied else "a table of its own")
 assert tied == cfg["tied"]
-outs, _ = forward(ids)
-logits = next_token_logits(outs[-1][-1]).double()
-top = BUNDLE["top_ids"]
-same(logits[top], BUNDLE["top_logits"], atol=1e-4, label="top logits")
-probs = torch.softmax(logits, -1)
-mine = torch.argsort(-probs, stable=True)[: len(top)].tolist()
-print([tok.decode([i]) for i in mine])
-assert mine == top, "the top next tokens differ"
-same(probs[top], BUNDLE["top_probs"], atol=0, label="their probabilities")
-''', SAMPLING],
+''' + VOTE, SAMPLING],
     "05": ['''\
 h = BUNDLE["head"]
 layer = tf.layers[0]
@@ -263,17 +255,7 @@ scores, causal = scores[h], causal[h]       # [T, T]: the featured head, its mas
 # the same scores either way: the mask changes no arithmetic
 assert BUNDLE["ledger"]["L0.scores"] == 2 * T * T * H * dh
 '''],
-    "06": ['''\
-context = list(ids)
-for step, (want, want_p) in enumerate(zip(BUNDLE["generated"], BUNDLE["generated_probs"])):
-    outs, _ = forward(context)              # one full pass over the whole context
-    p = torch.softmax(next_token_logits(outs[-1][-1]).double(), -1)
-    pick = int(p.argmax())
-    print(step + 1, len(context), pick, repr(tok.decode([pick])))
-    assert pick == want
-    same(p[pick], want_p, atol=0, label="  its probability")
-    context.append(pick)
-''', '''\
+    "06": [LOOP, '''\
 def layer_flops(n, rows):                   # one layer, `rows` new rows reading n keys (GQA: k, v are KV heads wide)
     return (2 * rows * d * (H + 2 * KV) * dh + 3 * rows * (H + KV) * dh + 2 * rows * n * H * dh * 2
             + 2 * rows * H * dh * d + 2 * rows * d * dff * 3)

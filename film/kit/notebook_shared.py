@@ -16,6 +16,19 @@ assert int(weights[-1].argmax()) == BUNDLE["top_index"]
 same((weights[-1] @ v)[:8], BUNDLE["head_out_last"], label="the head's output, last token")
 '''
 
+# chapter 04, after `forward`, `next_token_logits` and `decode`: the last row's scores, the top tokens
+VOTE = '''\
+outs, _ = forward(ids)
+logits = next_token_logits(outs[-1][-1]).double()
+top = BUNDLE["top_ids"]
+same(logits[top], BUNDLE["top_logits"], atol=1e-4, label="top logits")
+probs = torch.softmax(logits, -1)
+mine = torch.argsort(-probs, stable=True)[: len(top)].tolist()
+print([decode([i]) for i in mine])
+assert mine == top, "the top next tokens differ"
+same(probs[top], BUNDLE["top_probs"], atol=0, label="their probabilities")
+'''
+
 # chapter 04, after `logits` and `probs` of the last row, `d` and `V`: temperatures, top-p, the bill
 SAMPLING = '''\
 for t, want in zip(BUNDLE["temperatures"], BUNDLE["temp_top"]):
@@ -35,4 +48,17 @@ same(full, BUNDLE["full"], label="encoder (unmasked)")
 changed = [r for r in range(T) if float((full[r] - causal[r]).abs().max()) >= 0.0005]
 print("rows that change:", changed)
 assert changed == BUNDLE["changed"]
+'''
+
+# chapter 06, after `forward`, `next_token_logits` and `decode`: each generated token by a full pass
+LOOP = '''\
+context = list(ids)
+for step, (want, want_p) in enumerate(zip(BUNDLE["generated"], BUNDLE["generated_probs"])):
+    outs, _ = forward(context)              # one full pass over the whole context
+    p = torch.softmax(next_token_logits(outs[-1][-1]).double(), -1)
+    pick = int(p.argmax())
+    print(step + 1, len(context), pick, repr(decode([pick])))
+    assert pick == want
+    same(p[pick], want_p, atol=0, label="  its probability")
+    context.append(pick)
 '''
