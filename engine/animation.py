@@ -4,8 +4,8 @@ Indication: manim's Indicate (swell and take a colour, and back) with its target
 overridable method, `indicated(target, scale_factor, color)`, instead of Indicate.create_target,
 which reads the `scale_factor` and `color` Indicate keeps (scenes/follow.py's Swell overrides it).
 CrossFade: Transform's contract (the mobject stays where it is, in its groups, and ends looking like
-the target) drawn as a cross-fade, for words that change: a Transform moves each glyph's outline
-point by point, and between two strings the letters pass through shapes that are no letters.
+the target) drawn as a fade out and then in, for words that change: a Transform moves each glyph's
+outline point by point, and between two strings the letters pass through shapes that are no letters.
 """
 from __future__ import annotations
 
@@ -27,10 +27,12 @@ class Indication(Indicate):
 
 
 class CrossFade(Transform):
-    """`mobject` becomes `target_mobject`: its old look fades out where it stood while the new one fades
-    in where it will stand; nothing moves. Like Transform (unlike FadeTransform, which puts the target
-    in its place) the mobject stays the one on screen, inside whatever groups hold it: the old look is
-    drawn, for the length of the play, as a part of it. Its Texts say the target's strings after."""
+    """`mobject` becomes `target_mobject`: its old look fades out where it stood, then the new one fades
+    in where it will stand; nothing moves. The old look is gone by half the play and the new one
+    starts after it, so the two never show at once (two notes over each other read as neither). Like
+    Transform (unlike FadeTransform, which puts the target in its place) the mobject stays the one on
+    screen, inside whatever groups hold it: the old look is drawn, for the length of the play, as a
+    part of it. Its Texts say the target's strings after."""
 
     def __init__(self, mobject, target_mobject, **kwargs):
         self.arrival = target_mobject.copy()
@@ -42,8 +44,14 @@ class CrossFade(Transform):
         # the new look in place from the first frame, unseen; only opacities change from here on
         mob.become(self.arrival.copy()).fade(1)
         mob.add(self.leaving)
+        self.leaving_ids = {id(m) for m in self.leaving.get_family()}
         self.target_mobject.add(self.leaving.copy().fade(1))
         super().begin()
+
+    def interpolate_submobject(self, submobject, starting_submobject, target_copy, alpha):
+        # the old look fades out over the play's first half, the new one in over its second
+        alpha = min(1.0, 2 * alpha) if id(submobject) in self.leaving_ids else max(0.0, 2 * alpha - 1)
+        return super().interpolate_submobject(submobject, starting_submobject, target_copy, alpha)
 
     def clean_up_from_scene(self, scene):
         mob = self.mobject

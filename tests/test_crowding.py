@@ -178,6 +178,37 @@ def test_the_check_catches_a_morph_between_strings_and_lets_fades_and_moves_be()
     assert text_morphs([Transform(Square(), Square().shift(RIGHT))]) == []           # shapes, not words
 
 
+def test_a_cross_fade_shows_the_old_words_or_the_new_never_both():
+    """CrossFade (scenes/follow.py change()) faded the old look out while the new faded in: for a
+    second two notes lay over each other. The old look is gone by half the play, the new one comes
+    after it; the mobject ends saying the new words."""
+    from manim import linear
+    from onepass.engine.animation import CrossFade
+    old, new = Text("scores"), Text("weights").shift(RIGHT)
+    fade = CrossFade(old, new, rate_func=linear)
+    fade.begin()
+    leaving = {id(m) for m in fade.leaving.family_members_with_points()}
+
+    def seen(alpha):
+        fade.interpolate(alpha)
+        parts = old.family_members_with_points()
+        return (max(m.get_fill_opacity() for m in parts if id(m) in leaving),
+                max(m.get_fill_opacity() for m in parts if id(m) not in leaving))
+
+    assert seen(0.0) == pytest.approx((1, 0))
+    gone, coming = seen(0.25)
+    assert 0 < gone < 1 and coming == pytest.approx(0)       # the old fading, the new not yet
+    assert seen(0.5) == pytest.approx((0, 0), abs=1e-6)      # between them: neither
+    gone, coming = seen(0.75)
+    assert gone == pytest.approx(0) and 0 < coming < 1       # the new coming, the old gone
+    assert seen(1.0) == pytest.approx((0, 1))
+    for alpha in np.linspace(0, 1, 21):
+        assert min(seen(alpha)) < 1e-6, f"both looks seen at {alpha:.2f}"
+    fade.finish()
+    fade.clean_up_from_scene(type("Scene", (), {"remove": lambda *a: None, "add": lambda *a: None})())
+    assert string_of(old) == "weights"
+
+
 @pytest.mark.parametrize("chapter,name", SCENES)
 def test_no_play_morphs_one_string_into_another(built, chapter, name):
     morphs = built(chapter, name).morphs
