@@ -190,7 +190,7 @@ class ChapterScene(NarratedScene):
     def step_text(self, key: str) -> str:
         """The meter's words for ledger entry `key` ('L0.qkv' -> 'layer 1: q, k, v projections')."""
         message, values = self.ledger[key].message(self.bundle.shape)
-        return self.text(message, **values)
+        return self.text(message, **N.fmt_counts(values))
 
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):

@@ -33,6 +33,33 @@ def test_handout_ledger_says_each_step_as_the_meter_does(tiny_bundle, lang):
             assert numbers_in(said) >= {tiny_bundle.shape.n_embd, tiny_bundle.shape.d_ff}, said
 
 
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+@pytest.mark.parametrize("model", ["gpt2", "smollm2-135m-instruct"])
+def test_the_meters_widths_are_numbers_in_the_films_style(lang, model):
+    """The meter's 'MLP up 576→1536' (a bare int through str()): every step's widths as N.fmt_int writes
+    them in the film's language (576→1,536; es 576→1.536), on the scene's meter and in the kit alike."""
+    from onepass.data import flops
+    from onepass.data.models import MODELS
+    from onepass.scenes.base import ChapterScene
+    from onepass.words import numbers as N
+    from onepass.words.catalog import Words
+    shape = MODELS[model].shape()
+    N.set_language(lang)
+    try:
+        words = Words.load(lang)
+        ledger = flops.forward_ledger(shape, 5)
+        bundle = SimpleNamespace(shape=shape)
+        scene = SimpleNamespace(chapter="03", bundle=bundle, ledger=ledger, words=words)
+        scene.text = ChapterScene.text.__get__(scene)
+        for key, (a, b) in {"L0.mlp_up": (shape.n_embd, shape.d_ff), "L0.mlp_down": (shape.d_ff, shape.n_embd)}.items():
+            said = ChapterScene.step_text(scene, key)
+            assert f"{N.fmt_int(a)}→{N.fmt_int(b)}" in said, said
+            assert handout.step_words(ledger[key], bundle, words) == said
+        assert N.fmt_int(shape.d_ff) != str(shape.d_ff)         # a width of four digits or more, grouped
+    finally:
+        N.set_language("en")
+
+
 def test_one_flow_lays_items_out_like_words_in_a_paragraph():
     """onepass.scenes.layout.flow, the one line-wrapping helper (chapter 00's prompt chips, chapter 04's
     token rows, chapter 05's examples): as many items to a line as fit, in reading order, lines

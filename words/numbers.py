@@ -127,6 +127,12 @@ def fmt_int(n: int) -> str:
     return format_decimal(int(n), locale=_style().locale)
 
 
+def fmt_counts(values: dict) -> dict:
+    """A message's values with each whole number in it written as fmt_int writes it (the meter's
+    'MLP up 576→1,536'; a bare int went in as str() did: '576→1536'); other values as they are."""
+    return {k: fmt_int(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in values.items()}
+
+
 def fmt_ratio(x: float) -> str:
     """A ratio such as characters per token: one decimal."""
     return _style().local(f"{x:.1f}")

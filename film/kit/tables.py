@@ -131,7 +131,7 @@ def _ch02(bundle, words) -> dict[str, list[Table]]:
 
 def _step(entry, bundle, words) -> str:
     message, values = entry.message(bundle.shape)
-    return words.text(message, **values)
+    return words.text(message, **N.fmt_counts(values))
 
 
 def _ch03(bundle, words) -> dict[str, list[Table]]:
