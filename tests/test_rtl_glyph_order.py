@@ -64,3 +64,16 @@ def test_only_bare_numbers_after_arabic_letters_are_isolated():
     assert isolate_numbers("GPT-2 کا") == "GPT-2 کا"          # a Latin name keeps its number
     assert isolate_numbers("کا GPT-2") == "کا GPT-2"
     assert isolate_numbers("35.1% ← 0.0%") == "35.1% ← 0.0%"   # no Arabic letter before it
+
+
+def test_a_times_sign_written_after_a_number_stays_after_it():
+    """ch01's 'slow pairs 32× slower' (SmolLM2, Urdu): a bare '32×' among Urdu words drew as '×32' (the digits an
+    Arabic number, the sign a neutral that took the line's direction); isolated with its sign it reads 32×."""
+    urdu()
+    assert isolate_numbers("سست جوڑے 32× اور سست") == "سست جوڑے \u206632×\u2069 اور سست"
+    assert isolate_numbers("کا \u206632×\u2069 اور") == "کا \u206632×\u2069 اور"          # already isolated
+    assert isolate_numbers("کا 32 × 64") == "کا \u206632\u2069 × \u206664\u2069"          # a spaced × is an operator
+    assert drawn_order("سست جوڑے 32× اور سست", "32×") == "32×"
+    words = urdu()
+    # right to left: Llama 3.2 first (on the right), then 32× on its left
+    assert drawn_order(words.text("ch01:stretched", factor=N.fmt_int(32)), "32×") == "32×32"
