@@ -9,7 +9,7 @@ outline point by point, and between two strings the letters pass through shapes 
 """
 from __future__ import annotations
 
-from manim import Indicate, Text, Transform
+from manim import Animation, Indicate, Text, Transform, VMobject
 
 from onepass.engine.text import set_string, string_of
 
@@ -32,7 +32,13 @@ class CrossFade(Transform):
     starts after it, so the two never show at once (two notes over each other read as neither). Like
     Transform (unlike FadeTransform, which puts the target in its place) the mobject stays the one on
     screen, inside whatever groups hold it: the old look is drawn, for the length of the play, as a
-    part of it. Its Texts say the target's strings after."""
+    part of it. Its Texts say the target's strings after.
+
+    Only opacities change, each part's from its own look: Transform's pairing of the mobject's parts
+    with the target's (align_data pads the shorter family with copies, and become() had padded the new
+    look to the old one's count) paired glyphs of the new string with other glyphs, so some moved
+    towards another letter's outline and some stayed unseen till the end ("dispersión" lacked its i
+    and its ó for the play)."""
 
     def __init__(self, mobject, target_mobject, **kwargs):
         self.arrival = target_mobject.copy()
@@ -41,17 +47,26 @@ class CrossFade(Transform):
     def begin(self):
         mob = self.mobject
         self.leaving = mob.copy()
-        # the new look in place from the first frame, unseen; only opacities change from here on
-        mob.become(self.arrival.copy()).fade(1)
+        # the new look in place from the first frame; only opacities change from here on
+        mob.become(self.arrival.copy())
         mob.add(self.leaving)
-        self.leaving_ids = {id(m) for m in self.leaving.get_family()}
-        self.target_mobject.add(self.leaving.copy().fade(1))
-        super().begin()
+        leaving = {id(m) for m in self.leaving.get_family()}
+        # each part's own opacities (fill, stroke, background stroke), and whether it leaves or arrives
+        self.looks = [(m, id(m) in leaving, (m.get_fill_opacity(), m.get_stroke_opacity(),
+                                              m.get_stroke_opacity(background=True)))
+                      for m in mob.family_members_with_points() if isinstance(m, VMobject)]
+        self.target_copy = self.target_mobject     # nothing is aligned with it: no part moves
+        Animation.begin(self)
 
-    def interpolate_submobject(self, submobject, starting_submobject, target_copy, alpha):
+    def interpolate_mobject(self, alpha: float) -> None:
         # the old look fades out over the play's first half, the new one in over its second
-        alpha = min(1.0, 2 * alpha) if id(submobject) in self.leaving_ids else max(0.0, 2 * alpha - 1)
-        return super().interpolate_submobject(submobject, starting_submobject, target_copy, alpha)
+        a = self.rate_func(alpha)
+        out, into = 1 - min(1.0, 2 * a), max(0.0, 2 * a - 1)
+        for m, leaves, (fill, stroke, back) in self.looks:
+            k = out if leaves else into
+            m.set_fill(opacity=fill * k, family=False)
+            m.set_stroke(opacity=stroke * k, family=False)
+            m.set_stroke(opacity=back * k, background=True, family=False)
 
     def clean_up_from_scene(self, scene):
         mob = self.mobject
