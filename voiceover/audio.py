@@ -2,8 +2,10 @@
 
 Every line of every chapter goes through `master()`, so all narration sits at one loudness:
 
-    TARGET_LUFS  = -16 LUFS integrated (EBU R128 / ITU-R BS.1770 measurement, as ffmpeg's
-                   ebur128 filter reports it), the usual level for speech published online
+    TARGET_LUFS  = -16 LUFS integrated (EBU R128 / ITU-R BS.1770 measurement), the usual level
+                   for speech published online: each clip is measured in this process by
+                   pyloudnorm (a line's five measurements took a second through ffmpeg), the
+                   chapter's whole track by ffmpeg's ebur128 filter; the two agree to 0.1 LU
     CEILING_DBTP = -1.5 dBTP true peak (4x oversampled), so nothing clips after AAC encoding
 
 Layout of a mastered clip (mono, 48 kHz, 16-bit WAV):
@@ -19,6 +21,7 @@ import math
 import os
 import re
 import subprocess
+import warnings
 import wave
 from pathlib import Path
 
@@ -34,7 +37,7 @@ SENTENCE_PAUSE = 0.30     # seconds between sentences of one line
 LINE_GAP = 0.45           # seconds of silence closing every line, before the next one starts
 EDGE = 0.03               # seconds kept either side of detected speech when trimming
 SILENCE_BELOW_DB = 40.0   # a 10 ms frame this far under the loudest frame counts as silence
-PIPELINE = "master-v2"    # bump when mastering changes, so cached clips are redone
+PIPELINE = "master-v3"    # bump when mastering changes, so cached clips are redone
 
 
 class AudioError(OnepassError, RuntimeError):
@@ -107,6 +110,32 @@ def loudness(x: np.ndarray, sr: int = SR) -> tuple[float, float]:
     if proc.returncode != 0 or not i or not p:
         raise AudioError(f"ebur128 measurement failed: {err.strip()[-300:]}")
     return float(i.group(1)), float(p.group(1))
+
+
+_METERS: dict = {}
+
+
+def lufs(x: np.ndarray, sr: int = SR) -> float:
+    """Integrated loudness in LUFS (ITU-R BS.1770-4: K-weighting, 400 ms blocks, both gates),
+    measured in this process by pyloudnorm; -inf for silence or a clip shorter than one block."""
+    import pyloudnorm  # deferred: only mastering measures (scipy comes with it)
+    meter = _METERS.get(sr) or _METERS.setdefault(sr, pyloudnorm.Meter(sr))
+    # whole blocks only, as ffmpeg's ebur128 counts them (a block every 100 ms once 400 ms are in):
+    # pyloudnorm rounds the count up and measures a last block that runs past the end, which put a
+    # one-second clip 0.3 LU below what ffmpeg reports
+    blocks = math.floor((len(x) / sr - meter.block_size) / 0.1 + 1e-9)
+    if blocks < 0:
+        return float("-inf")
+    x = np.asarray(x[: int(round((meter.block_size + 0.1 * blocks) * sr))], dtype=np.float64)
+    with np.errstate(divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)      # log10(0) on silent blocks: gated out
+        return float(meter.integrated_loudness(x))
+
+
+def true_peak_dbtp(x: np.ndarray) -> float:
+    """The true peak (4x oversampled) in dBTP."""
+    top = float(true_peak_env(x).max()) if len(x) else 0.0
+    return 20 * math.log10(top) if top > 0 else float("-inf")
 
 
 def true_peak_env(x: np.ndarray) -> np.ndarray:
@@ -188,14 +217,14 @@ def limit(x: np.ndarray, ceiling_db: float = CEILING_DBTP, sr: int = SR, env: np
 
 def normalise(x: np.ndarray, sr: int = SR) -> tuple[np.ndarray, float, float]:
     """Gain to TARGET_LUFS, then limit to CEILING_DBTP; returns (audio, loudness, true peak)."""
-    measured, _ = loudness(x, sr)
+    measured = lufs(x, sr)
     if not np.isfinite(measured) or measured < -60:
         return x, measured, float("-inf")          # silence (or nearly): nothing to normalise
     y, env = x, true_peak_env(x)                     # the envelope once: each try scales it
     for _ in range(4):                               # limiting costs a little loudness: top it up
         gain = 10 ** ((TARGET_LUFS - measured) / 20)
         y = limit(x * gain, sr=sr, env=env * gain)
-        got, peak = loudness(y, sr)
+        got = lufs(y, sr)
         if abs(got - TARGET_LUFS) <= 0.15:
             break
         measured += got - TARGET_LUFS
@@ -203,8 +232,8 @@ def normalise(x: np.ndarray, sr: int = SR) -> tuple[np.ndarray, float, float]:
     over = true_peak_env(y).max()
     if over > ceiling:                               # belt and braces: never over the ceiling
         y = y * (ceiling / over)
-        got, peak = loudness(y, sr)
-    return y.astype(np.float32), got, peak
+        got = lufs(y, sr)
+    return y.astype(np.float32), got, true_peak_dbtp(y)
 
 
 def master(chunks: list[tuple[str, np.ndarray]], sr: int = SR) -> tuple[np.ndarray, list[dict], dict]:
