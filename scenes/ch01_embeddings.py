@@ -694,8 +694,23 @@ class Positions(EmbeddingScene):
                            stroke_width=6)
             ours_txt.next_to(bracket, RIGHT, buff=GAP.xs).align_to(bracket, UP)
             fit_width(ours_txt, panels[1][3].get_left()[0] - bracket.get_right()[0] - 0.25)
+            # "it has 1,024 rows and no more": the picture stops at row Pn - 1, the table at row P - 1. So the
+            # last row's tag stands outside the picture, in the gap beside its foot: the frame's right edge goes
+            # on, dotted, past the picture's last row (the rows not drawn), to a hard stop (the table's last
+            # row), and the tag beside that stop; over the map's foot it named row Pn - 1 as row P - 1
+            foot = ours.get_corner(DOWN + RIGHT) + RIGHT * GAP.xs
+            legend_foot = panels[0][4].get_bottom()[1]
+            stop_y = min(foot[1] - 0.5, legend_foot + GAP.xs)
+            beyond = VGroup(DashedLine(foot, [foot[0], stop_y, 0], color=S.WARNING, stroke_width=5,
+                                       dash_length=0.06, dashed_ratio=0.5),
+                            Line([foot[0] - GAP.xs, stop_y, 0], [foot[0] + GAP.xs, stop_y, 0], color=S.WARNING,
+                                 stroke_width=6))
+            ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.ink_on(S.WARNING, 0.85),
+                                panels[1][3].get_left()[0] - foot[0] - GAP.s - 0.25)
+            ceiling.next_to(beyond[1], RIGHT, buff=GAP.s)          # level with the stop; none of it beside a drawn row
+            ceiling.shift(DOWN * max(0.0, ceiling.get_top()[1] - (foot[1] - GAP.s)))
             shown_note = label(shown_text, S.SMALL, S.MUTED)
-            below(fit_width(shown_note, S.CONTENT_W), panels)
+            below(fit_width(shown_note, S.CONTENT_W), VGroup(panels, beyond, ceiling))
             below(fit_width(formula, panels[1].width), panels[1])
             if shown_note.get_right()[0] > formula.get_left()[0] - 0.3:     # each under its panel, side by side
                 shown_note = below(fit_width(shown_under, panels[0].width), panels[0])
@@ -725,14 +740,15 @@ class Positions(EmbeddingScene):
                 trained.move_to(ours)
                 say(self, beat, "structured", FadeIn(trained),
                     Transform(warn, glow(trained, color=S.WARNING, buff=GAP.s, opacity=0.85)))
-            # "it has 1,024 rows and no more": the table's last row, over the foot of its picture
-            ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.ink_on(S.WARNING, 0.85),
-                                ours.width - GAP.xl)
-            ceiling.next_to(ours.get_bottom(), UP, buff=GAP.s)
-            say(self, beat, "ceiling", FadeIn(glow(ceiling, color=S.WARNING, buff=GAP.xs, opacity=0.85)), FadeIn(ceiling))
+            # "it has 1,024 rows and no more": the table goes on past its picture to its last row (the tag laid
+            # out above, beside the picture's foot)
+            tag_plate = glow(ceiling, color=S.WARNING, buff=GAP.xs, opacity=0.85)
+            say(self, beat, "ceiling", Create(beyond), FadeIn(tag_plate), FadeIn(ceiling))
             say(self, beat, "past", FadeIn(glow(shown_note, color=S.WARNING, opacity=0.15)),
                 FadeIn(glow(panels[0][3], color=S.WARNING, opacity=0.15)))
-            say(self, beat, "limit", Swell(ceiling, color=S.WARNING, scale_factor=1.1))
+            # the tag and its plate swell together, its words in their own ink: coloured WARNING on the WARNING
+            # plate they could not be read for the length of the swell
+            say(self, beat, "limit", Swell(VGroup(tag_plate, ceiling), color=S.ink_on(S.WARNING, 0.85), scale_factor=1.1))
             say(self, beat, "right", FadeIn(images[1]), FadeIn(panels[1]))
             say(self, beat, "waves", FadeIn(glow(panels[1][0], color=S.INK, buff=GAP.xxs, opacity=0.0, stroke=5)))
             say(self, beat, "formula", FadeIn(formula), FadeIn(glow(formula, color=S.INK, opacity=0.1)))
