@@ -342,7 +342,7 @@ def load_model(spec: WeightsSpec):
     source = os.path.expanduser(spec.name)
     if is_gguf(spec.name) or os.path.isfile(source):
         try:
-            return architecture.load(source, True, card)
+            return architecture.load(source, True, card, cache=home.dequantized_dir())
         except WeightsError as exc:
             raise ExtractError(str(exc)) from None
         except Exception as exc:           # the GGUF loader's own errors on a file it cannot map

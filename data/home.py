@@ -128,6 +128,12 @@ def tokenizers_dir() -> Path:
     return cache_root() / "tokenizers"
 
 
+def dequantized_dir() -> Path:
+    """A GGUF file's weights as transformers dequantized them (float32 safetensors, about 4 bytes a
+    parameter: 540 MB for SmolLM2-135M), so a second extraction reads them instead of the GGUF file."""
+    return cache_root() / "dequantized"
+
+
 def voices_dir() -> Path:
     """Voice models onepass keeps for the user (downloaded or installed voices)."""
     return cache_root() / "voices"

@@ -200,3 +200,36 @@ def test_a_bundle_naming_an_unknown_architecture_or_model_is_refused(smollm2_bun
     assert meta_problems(meta) == []
     assert "not an architecture" in meta_problems(dict(meta, arch="mamba"))[0]
     assert "model_card" in meta_problems(dict(meta, model_card={"name": "gpt2"}))[0]
+
+
+def test_dequantized_weights_are_kept_as_data_and_anything_damaged_is_made_again(tmp_path):
+    """A GGUF file's dequantized weights are kept as safetensors (data/arch/llama/weights.py _keep) and read
+    back (_kept) with the same tensors; a truncated file, a pickle planted in its place or tensors that
+    do not hash to what was kept are never used: the folder goes and the GGUF file is read again."""
+    import pickle
+    import torch
+
+    from onepass.data.arch.llama import weights
+    model = extract.synthetic_model("tiny", model="smollm2-135m-instruct")
+    cls = type(model)
+    folder = tmp_path / "kept"
+    weights._keep(model, folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", weights.WEIGHTS_SHA]
+    back = weights._kept(cls, folder)
+    assert back is not None and extract.weights_sha256(back) == extract.weights_sha256(model)
+    ids = torch.tensor([[1, 2, 3]])
+    assert torch.equal(back(ids).logits, model.eval()(ids).logits)
+
+    class Canary:                       # unpickling this would write the canary
+        def __reduce__(self):
+            return (open, (str(tmp_path / "ran"), "w"))
+    tensors = folder / "model.safetensors"
+    good = tensors.read_bytes()
+    for damage in (good[: len(good) // 2], pickle.dumps(Canary()), b"garbage"):
+        weights._keep(model, folder) if not folder.exists() else None
+        tensors.write_bytes(damage)
+        assert weights._kept(cls, folder) is None and not folder.exists()
+        assert not (tmp_path / "ran").exists()
+    weights._keep(model, folder)
+    (folder / weights.WEIGHTS_SHA).write_text("0" * 64)         # tensors that are not the ones kept
+    assert weights._kept(cls, folder) is None and not folder.exists()

@@ -40,7 +40,7 @@ def _server(r: runner.Runner) -> forkserver.Server:
 
 @pytest.mark.render
 def test_a_forked_scene_is_the_file_the_command_makes(tiny_bundle, tmp_path, monkeypatch):
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     forked = r.run(_job(tmp_path / "forked", "00", "SameWord", "a"))
     assert _server(r).forked, "the scene did not go through the fork server"
     monkeypatch.setenv(forkserver.SERVER_ENV, "off")
@@ -53,7 +53,7 @@ def test_a_forked_scene_is_the_file_the_command_makes(tiny_bundle, tmp_path, mon
 
 
 def test_a_failing_scene_says_why_as_the_command_does(tiny_bundle, tmp_path):
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     job = _job(tmp_path, "02", "NoSuchScene", "b")
     with pytest.raises(PipelineError, match="exit 1") as caught:
         r.run(job)
@@ -100,7 +100,7 @@ def _wait_for_media(work: Path, running, why=lambda: "the scene never made its m
 
 @pytest.mark.render
 def test_stop_ends_a_forked_scene_and_its_media_folder(tiny_bundle, tmp_path):
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     job = _job(tmp_path, "02", "Scores", "c")
     t, out = _render_in_thread(r, job)
     _wait_for_media(tmp_path, t.is_alive)
@@ -112,7 +112,7 @@ def test_stop_ends_a_forked_scene_and_its_media_folder(tiny_bundle, tmp_path):
 
 @pytest.mark.render
 def test_a_server_that_dies_ends_its_scene_and_the_next_gets_a_new_one(tiny_bundle, tmp_path):
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     job = _job(tmp_path, "02", "Scores", "d")
     t, out = _render_in_thread(r, job)
     _wait_for_media(tmp_path, t.is_alive)
@@ -131,7 +131,7 @@ def test_a_server_that_dies_ends_its_scene_and_the_next_gets_a_new_one(tiny_bund
 
 @pytest.mark.render
 def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     server = forkserver.Server(r.env)           # one of this test's own (not the shared one)
     job = _job(tmp_path, "02", "Scores", "f")
     job = replace(job, stem=job.stem.parent / "stage" / job.stem.name)     # where Runner.run stages it
@@ -149,7 +149,7 @@ def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
 def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_removed(tiny_bundle, tmp_path):
     """A scene that cannot unwind (here: stopped, so SIGTERM waits) must not keep its server, or
     its media folder, alive for ever once the render that started it is gone."""
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     server = forkserver.Server(r.env)
     job = _job(tmp_path, "02", "Scores", "g")
     job = replace(job, stem=job.stem.parent / "stage" / job.stem.name)
@@ -171,7 +171,7 @@ def test_a_retired_server_finishes_the_scene_it_runs_however_long_it_takes(tiny_
     issue 51's 64-token chapter 03 while a file changed); here the default wait is half a second, so a
     retirement that relied on it fails."""
     monkeypatch.setattr(forkserver.Server.close, "__defaults__", (0.5,))
-    r = runner.Runner(tiny_bundle.path, "low", "none", None)
+    r = runner.Runner(tiny_bundle.path, "draft", "none", None)
     job = _job(tmp_path, "02", "Scores", "h")
     t, out = _render_in_thread(r, job)
     _wait_for_media(tmp_path, t.is_alive)

@@ -84,16 +84,85 @@ def check_gguf(path: Path, model=None, deep: bool = False) -> None:
                            "the file is truncated or damaged; copy it again") from None
 
 
-def load(source: str, local_only: bool, model):
-    """The transformers model (eager attention) from a .gguf file, a folder or a hub id."""
+def load(source: str, local_only: bool, model, cache: Path | None = None):
+    """The transformers model (eager attention) from a .gguf file, a folder or a hub id. A GGUF file's
+    dequantized weights are kept in `cache` (a folder; None: not kept) as safetensors, keyed by the
+    file's sha256, and read from there later (see `_kept`)."""
     import transformers
     cls = getattr(transformers, model.hf_class)
     path = Path(source).expanduser()
     if path.suffix == ".gguf" or (path.is_file() and not path.is_dir()):
-        check_gguf(path, model, deep=True)
-        return cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
+        check_gguf(path, model)
+        kept = Path(cache) / sha256(path)[:32] if cache is not None else None
+        found = _kept(cls, kept) if kept is not None else None
+        if found is not None:
+            return found
+        try:
+            loaded = cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
+        except Exception:
+            check_gguf(path, model, deep=True)      # a damaged file: said plainly (parsing it whole takes seconds)
+            raise
+        if kept is not None:
+            _keep(loaded, kept)
+        return loaded
     return cls.from_pretrained(source, attn_implementation="eager", use_safetensors=True,
                                local_files_only=local_only).eval()
+
+
+WEIGHTS_SHA = "weights.sha256"     # beside the kept safetensors: the hash of the tensors as dequantized
+
+
+def _tensors_sha256(model) -> str:
+    """Hash of every tensor of the state dict, in name order (as data/extract.py weights_sha256)."""
+    h = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        h.update(name.encode())
+        h.update(memoryview(tensor.detach().cpu().contiguous().numpy()).cast("B"))
+    return h.hexdigest()
+
+
+def _kept(cls, folder: Path):
+    """The model from a folder `_keep` wrote (config.json + model.safetensors: data, never code), or None
+    when there is none or it is damaged in any way (then it is removed and made again from the GGUF
+    file): its tensors must hash to what the dequantizer made."""
+    if not (folder / WEIGHTS_SHA).is_file():
+        return None
+    try:
+        from safetensors.torch import load_model
+        config = cls.config_class.from_json_file(str(folder / "config.json"))
+        model = cls._from_config(config, attn_implementation="eager")
+        load_model(model, str(folder / "model.safetensors"))     # every tensor, each of its shape (strict)
+        model.eval()
+        if _tensors_sha256(model) == (folder / WEIGHTS_SHA).read_text(encoding="ascii").strip():
+            return model
+    except Exception:             # truncated, planted or from another version: made again, never trusted
+        pass
+    import shutil
+    shutil.rmtree(folder, ignore_errors=True)
+    return None
+
+
+def _keep(model, folder: Path) -> None:
+    """`model`'s weights as safetensors in `folder`, whole or not at all (written beside, renamed into
+    place): dequantizing a GGUF file costs seconds (transformers parses it twice), reading these back
+    about one. The hash of the tensors is written last; `_kept` reads nothing without it."""
+    import shutil
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    part = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".part", dir=folder.parent))
+    try:
+        from safetensors.torch import save_model
+        # transformers will not save_pretrained a model it loaded from GGUF: the config and tensors are
+        # written as they are (save_model keeps one copy of a tied embedding)
+        config = model.config.to_dict()
+        config.pop("quantization_config", None)
+        (part / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        save_model(model, str(part / "model.safetensors"))
+        (part / WEIGHTS_SHA).write_text(_tensors_sha256(model), encoding="ascii")
+        os.replace(part, folder)
+    except OSError:               # a full disk or a folder another run put there first: not kept, still loaded
+        pass
+    finally:
+        shutil.rmtree(part, ignore_errors=True)
 
 
 def quantization(source: str) -> dict | None:
