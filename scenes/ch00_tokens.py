@@ -580,8 +580,10 @@ class Compression(TokensScene):
         f = self.facts
         T, chars = f["T"], f["chars"]
         with self.beat("ratio") as beat:
-            title = label(self.text("ratio-title"), S.BODY_SIZE, S.INK).move_to(UP * S.HEADLINE_Y)
             cmp = f["compare"]
+            # the count of ways the title names is the count of bars: a third (GPT-2's tokens) beside another model
+            title = label(self.text("ratio-title-three" if cmp else "ratio-title"), S.BODY_SIZE, S.INK)
+            title.move_to(UP * S.HEADLINE_Y)
             if cmp:     # another model: its own tokens of the prompt (no begin-of-text), then GPT-2's
                 T = cmp["text_T"]
             counts = [chars, T]
@@ -612,7 +614,7 @@ class Compression(TokensScene):
             if cmp:     # GPT-2's own pieces of the same prompt, with GPT-2's ids, under the ratio
                 name = label(self.text("gpt2-pieces"), S.SMALL, S.ATTENTION)
                 gchips = chip_flow(cmp["gpt2_tokens"], cmp["gpt2_ids"], max_width=S.CONTENT_W, size=S.SMALL)
-                theirs = VGroup(name, gchips).arrange(DOWN, buff=GAP.s)
+                theirs = VGroup(name, gchips).arrange(DOWN, buff=GAP.m)     # room for the chips' outline (glow)
                 fit_width(theirs, S.CONTENT_W)
                 below(theirs, ratio, buff=GAP.l).set_x(S.CONTENT.x)
                 whole = VGroup(title, bars, steps, ratio, theirs)
@@ -695,7 +697,7 @@ class Compression(TokensScene):
             place_in(strip, S.CONTENT, y=S.CONTENT_Y)
             chips, lines, ticks = callouts(strip, self.chip_texts[:8], f["ids"][:8], S.SMALL, GAP.xl)
             list_name = label(self.text("vocab-list", n=N.fmt_int(f["vocab"].total)), S.SMALL, S.MUTED)
-            below(list_name, strip, buff=GAP.s)
+            below(list_name, strip, buff=GAP.m)       # clear of the outline that lights the strip (glow)
             # the next chapter's table: one row per id, each a row of numbers
             nxt = fit_lines(self.text("next-chapter"), S.SMALL, S.INK, S.CONTENT_W / 2)
             rows = VGroup(*[Rectangle(width=nxt.width, height=GAP.s, stroke_color=S.MUTED, stroke_width=1,
@@ -711,12 +713,17 @@ class Compression(TokensScene):
                                     n=N.fmt_int(cmp["table"])), S.SMALL, S.TOKEN),
                     label(self.text("table-size-gpt2", V=N.fmt_int(cmp["gpt2_vocab"]), d=N.fmt_int(cmp["gpt2_d"]),
                                     n=N.fmt_int(cmp["gpt2_table"])), S.SMALL, S.MUTED)).arrange(
-                    DOWN, buff=GAP.s, aligned_edge=S.START)     # room for the outline that lights each
+                    DOWN, buff=GAP.m, aligned_edge=S.START)     # room for the outline that lights each, and its gap
                 # under the rows and their note, the whole width: beside the rows only, they shrank below legible
                 fit_width(sizes, S.CONTENT_W)
                 sizes.next_to(VGroup(rows, nxt), DOWN, buff=GAP.m, aligned_edge=S.START)
                 table_part.add(sizes)
             below(table_part, list_name, buff=GAP.l)
+            # a table too tall for the room under the list (the sizes' lines, each with its outline's gap): the
+            # whole picture up, as far as the callouts' room above allows, before the table is pushed up under it
+            short = min(S.CONTENT.bottom - table_part.get_bottom()[1], S.CONTENT.top - chips.get_top()[1])
+            if short > 0:
+                VGroup(strip, chips, lines, ticks, list_name, table_part).shift(UP * short)
             keep_inside(table_part, S.CONTENT)
             x0 = strip.x_of(f["ids"][0])
             drop = Arrow([x0, list_name.get_bottom()[1], 0], lit_row.get_top(), buff=GAP.xs, color=S.TOKEN,
@@ -735,10 +742,11 @@ class Compression(TokensScene):
                     FadeIn(glow(strip.parts, buff=GAP.xs, opacity=0.1)))
                 say(self, beat, "bigger", Swell(strip.parts, color=S.TOKEN, scale_factor=1.05),
                     Swell(VGroup(rows, lit_row, drop), color=S.TOKEN, scale_factor=1.1))   # the arrow stays on top
-                lit = glow(sizes[0], buff=GAP.xxs)
+                # a label's gap inside each outline (a hairline's buff drew the stroke against the letters)
+                lit = glow(sizes[0], buff=GAP.xs)
                 say(self, beat, "here", FadeIn(sizes[0], shift=UP * GAP.xs), FadeIn(lit))
                 say(self, beat, "gpt2", FadeIn(sizes[1], shift=UP * GAP.xs),
-                    Transform(lit, glow(sizes[1], color=S.ATTENTION, buff=GAP.xxs)))
+                    Transform(lit, glow(sizes[1], color=S.ATTENTION, buff=GAP.xs)))
 
 
 SCENES = [Prompt, SameWord, WhyPieces, Merges, Compression]

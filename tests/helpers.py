@@ -481,6 +481,13 @@ def tips_on_numbers(mobjects, where: str = "") -> list[str]:
 
 # an outline passes a text no nearer than this share of a line's height, plus half its stroke
 MIN_FRAME_GAP = 0.1
+# inside a glow made around it, a text's ink keeps this share of a line's height clear of the stroke, where a
+# check asks for it (crowding_check(inside_gap=MIN_INSIDE_GAP)): a hairline's buff (GAP.xxs, 0.05) leaves the
+# ink 0.035 from the stroke, 2 px at --quality low, and drew it against the letters (ch00's "la de GPT-2 small:
+# …" in its purple outline, ch04's "an even split" and its value). Not yet the film-wide rule: chapter 04's
+# glows are hairlines by design (ch04_vote.glow) and the Σ FLOPs meter's ring is one; 15 beats of chapter 04
+# on SmolLM2 and the meter's ring in chapters 00/01 would need their gap first.
+MIN_INSIDE_GAP = 0.15
 
 
 def outlines(mobjects):
@@ -533,11 +540,12 @@ def _distance(line, left, right, bottom, top) -> float:
     return float(d.min()) if len(d) else np.inf
 
 
-def texts_across_frames(mobjects, where: str = "") -> list[str]:
+def texts_across_frames(mobjects, where: str = "", inside_gap: float = 0.0) -> list[str]:
     """Texts among `mobjects` that a frame's outline runs across or touches: a text is inside a frame or
     highlight, its ink clear of the outline's stroke, or outside it, clear of its edges by half the stroke and
     MIN_FRAME_GAP of a line's height (ch01's row labels ran into the left edge of the glow around their grid's
-    cells; a glow's outline through a number)."""
+    cells; a glow's outline through a number). `inside_gap`: the share of a line's height a text inside a glow
+    keeps clear of its stroke (0: only not touching it; MIN_INSIDE_GAP where a test asks for a visible gap)."""
     from bench.accessibility import _inside          # the even-odd test the contrast check uses
     frames = outlines(mobjects)
     problems = []
@@ -548,21 +556,37 @@ def texts_across_frames(mobjects, where: str = "") -> list[str]:
             line_h = (top - bottom) / (1 + text.strip().count("\n"))       # one line's height
             centre = np.array([(left + right) / 2, (bottom + top) / 2])
             for line, width in frames:
-                # inside a glow made around it, a hairline's buff will do: its outline just must not touch it
-                gap = 0 if _inside(centre, line) else MIN_FRAME_GAP * line_h
+                # inside a glow made around it, `inside_gap` (a hairline by default); outside, clear of its edge
+                gap = (inside_gap if _inside(centre, line) else MIN_FRAME_GAP) * line_h
                 if _distance(line, left, right, bottom, top) < 0.005 * width + gap:
                     problems.append(f"{where}a frame's edge runs across {text!r}")
                     break
     return problems
 
 
-def crowding_check(found: list):
-    """A check for after_every_beat: the crowded number labels of each beat, the arrowheads that land
-    on a number and the frames whose edge runs across a text, added to `found`."""
+def crowded_tags(mobjects, where: str = "") -> list[str]:
+    """A grid's column tags (NumberGrid.col_label_mobs: tokens over its columns) that read as one, as number
+    labels do (crowded_pairs): SmolLM2's '<|endoftext|>' and '<|im_start|>' over chapter 04's scores, each
+    fitted to its whole column, touched."""
+    from onepass.scenes.widgets import NumberGrid
+    problems = []
+    for mob in mobjects:
+        for grid in mob.get_family():
+            if isinstance(grid, NumberGrid):
+                tags = [(string_of(t), box(t)) for m in grid.col_label_mobs for t in shown_texts(m)]
+                problems.extend(crowded_pairs(tags, where))
+    return problems
+
+
+def crowding_check(found: list, inside_gap: float = 0.0):
+    """A check for after_every_beat: the crowded number labels and column tags of each beat, the
+    arrowheads that land on a number and the frames whose edge runs across a text (`inside_gap`:
+    texts_across_frames'), added to `found`."""
     def check(scene, key):
         where = f"{scene.chapter} {type(scene).__name__}/{key}: "
-        found.extend(crowded_numbers(scene.mobjects, where) + tips_on_numbers(scene.mobjects, where)
-                     + texts_across_frames(scene.mobjects, where))
+        found.extend(crowded_numbers(scene.mobjects, where) + crowded_tags(scene.mobjects, where)
+                     + tips_on_numbers(scene.mobjects, where)
+                     + texts_across_frames(scene.mobjects, where, inside_gap))
     return check
 
 

@@ -59,3 +59,27 @@ def test_the_modern_speed_chart_gives_its_labels_and_notes_room(smollm2_bundle, 
     with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(found)):
         build_scene(smollm2_bundle, "01", "Positions", draw=False, lang=lang)
     assert found == []
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ur"])
+def test_the_modern_compression_keeps_its_words_clear_of_their_outlines_and_counts_its_bars(smollm2_bundle, built,
+                                                                                          lang):
+    """Chapter 00's Compression with SmolLM2 (GPT-2's tokens and table beside the model's own): at the end of every
+    beat nothing crowds (tests/helpers.crowding_check), and words inside a glow keep MIN_INSIDE_GAP of a line
+    clear of its stroke: the review saw the purple outline on "la de GPT-2 small: …" (a hairline's buff, which
+    the film-wide check allows inside a glow; and no crowding run had built this beat, which only a model
+    beside GPT-2 has) and, in Urdu, the GPT-2 chips' outline on their name. The ratio's title counts as many
+    ways as there are bars: three here, two for GPT-2 itself."""
+    from onepass.words.catalog import Words
+    from tests.helpers import MIN_INSIDE_GAP, after_every_beat, build_scene, crowding_check
+    found = []
+    with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, crowding_check(found, inside_gap=MIN_INSIDE_GAP)):
+        scene = build_scene(smollm2_bundle, "00", "Compression", draw=False, lang=lang)
+    assert found == []
+    words = Words.load(lang)
+
+    def shown(s, mid):          # an RTL line is drawn wrapped in direction marks
+        return any(words.text(mid) in t for t in s.built_texts)
+    assert shown(scene, "ch00:ratio-title-three") and not shown(scene, "ch00:ratio-title")
+    if lang == "en":
+        assert shown(built("00", "Compression"), "ch00:ratio-title")          # GPT-2: two bars
