@@ -530,19 +530,20 @@ class Shaping(VoteScene):
             # "Entropy measures it, in nats …"
             beat.at("nats")
             self.play(FadeIn(scale_.title), FadeIn(scale_.ticks), run_time=beat.span(0.5))
-            self.play(FadeIn(glow(scale_.title, S.LOGIT, opacity=0.2)), run_time=beat.span(0.6))
+            # words in a glow keep a label's gap from its edge (the chapter's hairline drew it against them)
+            self.play(FadeIn(glow(scale_.title, S.LOGIT, opacity=0.2, buff=GAP.xs)), run_time=beat.span(0.6))
             # "Zero nats means one token is certain, and an even split … gives N"
             beat.at("zero")
-            certain = glow(VGroup(scale_.ends[0], scale_.ticks[:2]), S.LOGIT)
+            certain = scale_.end_lit(0, S.LOGIT)
             self.play(FadeIn(scale_.ends[0]), FadeIn(certain), run_time=beat.span(0.4))
-            self.play(FadeIn(scale_.ends[1]), FadeOut(certain), FadeIn(glow(VGroup(scale_.ends[1], scale_.ticks[2:]), S.LOGIT)),
+            self.play(FadeIn(scale_.ends[1]), FadeOut(certain), FadeIn(scale_.end_lit(1, S.LOGIT)),
                       run_time=beat.span(0.8))
             # "At temperature 1.0, this vote spreads over N nats": the three temperatures, that one lit
             beat.at("here")
             self.play(LaggedStart(*[FadeIn(VGroup(m_, l_, d_), shift=DOWN * GAP.xs)
                                     for m_, l_, d_ in zip(scale_.minis, scale_.leads, scale_.dots)], lag_ratio=0.3),
                       run_time=beat.span(0.5))
-            self.play(FadeIn(glow(scale_.minis[plain], S.LOGIT)),
+            self.play(FadeIn(glow(scale_.minis[plain], S.LOGIT, buff=GAP.xs)),
                       Swell(scale_.dots[plain], color=S.LOGIT, scale_factor=1.5), run_time=beat.span(0.8))
         bars_k = place_in(top_bars(f, bar_max=2.6), S.LEFT_COLUMN, UP + LEFT)
         with self.beat("topk") as beat:

@@ -27,9 +27,11 @@ from manim import (
     SurroundingRectangle,
     Triangle,
     VGroup,
+    VMobject,
 )
 
 from onepass.scenes import style as S
+from onepass.scenes.follow import glow
 from onepass.scenes.layout import GAP, below, place_row
 from onepass.scenes.text import fit_lines, fit_width, label
 from onepass.scenes.widgets import TokenChip
@@ -87,9 +89,11 @@ class EntropyScale(VGroup):
         self.ticks = VGroup()
         for x, value in ((0.0, 0.0), (1.0, max_h)):
             p = self.at(x * max_h, max_h)
+            # the value a gap under its tick: the glow that lights the value and its end's words (`ends_lit`)
+            # keeps clear of the tick and the line (around the tick too, its edge ran along the line)
             self.ticks.add(Line(p, p + tick, color=S.MUTED, stroke_width=2),
                            label(N.fmt_fixed(value, 1), S.SMALL, S.MUTED, mono=True).next_to(p + tick, DOWN,
-                                                                                             buff=GAP.xs))
+                                                                                             buff=GAP.m))
         left, right = (label(t, S.SMALL, S.MUTED) for t in ends)
         left.next_to(self.ticks[1], DOWN, buff=GAP.xs).align_to(self.axis, LEFT)
         right.next_to(self.ticks[3], DOWN, buff=GAP.xs).align_to(self.axis, RIGHT)
@@ -115,6 +119,10 @@ class EntropyScale(VGroup):
         self.title = label(title, S.SMALL, S.LOGIT)
         self.title.next_to(VGroup(self.axis, self.minis), UP, buff=GAP.m).align_to(self.axis, S.START)
         self.add(self.axis, self.ticks, self.ends, self.title, self.minis, self.leads, self.dots)
+
+    def end_lit(self, k: int, color) -> VMobject:
+        """A glow around end `k`'s words and its value (0: the left end, 1: the right), clear of its tick."""
+        return glow(VGroup(self.ends[k], self.ticks[2 * k + 1]), color, buff=GAP.xs)
 
     def at(self, h: float, max_h: float) -> np.ndarray:
         frac = min(max(h / max_h, 0.0), 1.0) if max_h > 0 else 0.0

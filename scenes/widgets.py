@@ -12,6 +12,7 @@ from manim import DOWN, LEFT, RIGHT, UP, CubicBezier, Dot, Rectangle, RoundedRec
 
 from onepass.scenes import style as S
 from onepass.words import numbers as N
+from onepass.scenes.layout import GAP
 from onepass.scenes.text import LEGIBLE, fit_width, label, line_height
 from onepass.data.visible import GRID_TOKENS, token_window, window  # noqa: F401 (the scenes' names for them)
 
@@ -151,7 +152,10 @@ class NumberGrid(VGroup):
         self.col_label_mobs = VGroup()
         if col_labels is not None:
             for c_i, c in enumerate(cols):
-                t = fit_width(label(shown(col_labels[c]), S.SMALL, label_color, mono=True, compact=True), cell_w)
+                # a column's width less a gap: tags that filled their columns ran into each other
+                # (SmolLM2's "<|endoftext|><|im_start|>" over chapter 04's scores)
+                t = fit_width(label(shown(col_labels[c]), S.SMALL, label_color, mono=True, compact=True),
+                              cell_w - GAP.s)
                 gap = 0.45 if (self.more_rows and rows[0] > 0) else 0.1  # room for a top '⋮'
                 t.next_to(cell_group[c_i], UP, buff=gap)
                 self.col_label_mobs.add(t)

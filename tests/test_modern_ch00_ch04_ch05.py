@@ -125,3 +125,31 @@ def test_the_bytes_a_vocabulary_lacks_are_the_ones_it_has_no_single_token_for():
     assert len(missing) == 256 - smol.vocab_facts().byte_tokens == 21
     assert {0xC0, 0xC1, 0xFF} <= set(missing) and not {ord(" "), ord("a"), 0xE2} & set(missing)
     assert missing_bytes(tokenizer) == []
+
+
+def test_smollm2_vote_keeps_its_tags_apart_and_its_scales_ends_lit_clear_of_the_line(smollm2_bundle):
+    """Chapter 04 with SmolLM2 (its first ids are long special tokens): at the end of every beat of LastRow and
+    Shaping nothing crowds (tests/helpers.crowding_check, which now reads a grid's column tags as it reads
+    numbers: '<|endoftext|>' and '<|im_start|>' over the scores, each fitted to its whole column, touched), and in
+    the entropy scale's beat words keep MIN_INSIDE_GAP clear of the glows around them. The scale's lit ends light
+    the words and the value, not the tick: around the tick the glow's edge ran along the line ('an even split'
+    and 10.8 boxed across the axis)."""
+    from manim import WHITE
+    from onepass.scenes.pictures_ch04 import EntropyScale
+    from tests.helpers import MIN_INSIDE_GAP, after_every_beat, build_scene, crowding_check
+    found, strict = [], []
+    every, spread = crowding_check(found), crowding_check(strict, inside_gap=MIN_INSIDE_GAP)
+
+    def check(scene, key):
+        every(scene, key)
+        if key == "spread":
+            spread(scene, key)
+    with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, check):
+        for name in ("LastRow", "Shaping"):
+            build_scene(smollm2_bundle, "04", name, draw=False)
+    assert found == [] and strict == []
+    scale = EntropyScale([1.0, 5.0], 10.8, [[0.5, 0.2], [0.1, 0.1]], ["a", "b"], ["c", "d"], ("zero", "even"), "t", 8.0)
+    for k in (0, 1):
+        lit, tick, value = scale.end_lit(k, WHITE), scale.ticks[2 * k], scale.ticks[2 * k + 1]
+        assert lit.get_top()[1] < tick.get_bottom()[1] - lit.get_stroke_width() / 100     # clear of the tick and line
+        assert lit.get_top()[1] > value.get_top()[1] and lit.get_bottom()[1] < scale.ends[k].get_bottom()[1]
