@@ -180,12 +180,15 @@ class Heads(StackScene):
                 c.add(wrapped)
             fit_width(c.title, pitch - 0.25).align_to(c.body, S.START)
             row, col = divmod(k, cols)
+            col = cols - 1 - col if S.RTL else col      # heads in reading order: from the right in an RTL film
             # the frame's left edge at its column's x, the cell's top at its row's y
             c.shift(RIGHT * col * pitch + DOWN * row * row_h - c.frame.get_left() * RIGHT - c.get_top() * UP)
         labels = VGroup()
         if show_labels:
             for r in range(n_rows):
-                first = cells[r * cols].frame
+                # the tokens beside the heatmaps' rows, left of the row's leftmost frame (its first, or in an
+                # RTL film its last)
+                first = min((c.frame for c in cells[r * cols:(r + 1) * cols]), key=lambda f: f.get_left()[0])
                 for i, tok in enumerate(b.tokens):
                     t = fit_width(label(S.clip_token(tok, 8), S.SMALL, S.TOKEN, mono=True), 1.2)
                     t.next_to(first, LEFT, buff=GAP.xs).set_y(first.get_top()[1] - (i + 0.5) * size / T)
@@ -335,7 +338,7 @@ class Heads(StackScene):
             num = fit_width(label(str(h + 1), S.SMALL, S.TOKEN if h == featured else S.MUTED, mono=True),
                             seg_w - 0.05).next_to(box, DOWN, buff=GAP.xs)
             segs.add(VGroup(box, txt, num))
-        segs.arrange(RIGHT, buff=GAP.none)
+        segs.arrange(S.END, buff=GAP.none)       # head 1 where the reader starts, as the panels above it
         title.next_to(segs, UP, buff=GAP.s)
         after = fit_lines(self.text("width-after", n_head=H, dh=dh, d=d), S.SMALL, S.MUTED, S.TEXT_W)
         split = VGroup(title, segs)

@@ -228,3 +228,36 @@ def test_group_outlines_share_one_width_and_the_settle_note_stays_under_the_head
     lens = build_scene(smollm2_bundle, "03", "Lens", draw=False, lang=lang).lens_parts
     assert lens["note"].get_top()[1] < lens["header"].get_bottom()[1]
     assert lens["note"].get_top()[1] <= lens["box"].get_top()[1] + 1e-6
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_heads_are_laid_out_from_the_reading_side(smollm2_bundle, lang):
+    """Chapter 03's head panels and the width's slices under them read in the film's direction: head 1 on the
+    left in English, on the right in Urdu (the film lays sequences out from where its reader starts, as
+    chapter 06's bars fill), each row of panels and the row of slices alike."""
+    import re
+
+    from onepass.engine.text import string_of
+    from tests.helpers import after_every_beat, shown_texts
+    before = Words.load(lang).text("ch03:head-title", head="\0", habit="").split("\0")[0]     # "head " / "ہیڈ "
+    head = re.compile(re.escape(before) + r"(\d+) · ")
+    seen = {}
+
+    def check(scene, key):
+        seen[key] = [(int(m.group(1)), t.get_x(), round(t.get_y(), 1)) for mob in scene.mobjects
+                     for t in shown_texts(mob) if (m := head.match(string_of(t).strip("\u200e\u2066\u2067\u2069")))]
+        seen[key + "/numbers"] = [(int(string_of(t)), t.get_x(), round(t.get_y(), 1)) for mob in scene.mobjects
+                                  for t in shown_texts(mob) if string_of(t).isdigit()]
+    with pytest.MonkeyPatch.context() as mp, after_every_beat(mp, check):
+        build_scene(smollm2_bundle, "03", "Heads", draw=False, lang=lang)
+    sign = -1 if lang == "ur" else 1
+    titles = sorted(seen["heads"])
+    assert [h for h, _, _ in titles] == list(range(1, smollm2_bundle.shape.n_head + 1))
+    for row in {y for _, _, y in titles}:
+        xs = [x for _, x, y in titles if y == row]
+        assert all(sign * (b - a) > 0 for a, b in zip(xs, xs[1:])), (row, xs)
+    H = smollm2_bundle.shape.n_head
+    rows = {y for n, _, y in seen["split/numbers"]}       # the slices' numbers: the row that holds 1 … H
+    row = next(y for y in rows if sorted(n for n, _, y2 in seen["split/numbers"] if y2 == y) == list(range(1, H + 1)))
+    slices = [x for _, x, y in sorted(seen["split/numbers"]) if y == row]
+    assert all(sign * (b - a) > 0 for a, b in zip(slices, slices[1:])), slices
