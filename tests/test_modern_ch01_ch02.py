@@ -37,6 +37,18 @@ def recorded(bundle, chapter, scene, monkeypatch, kinds, module=pictures, method
     return s
 
 
+_BUILT: dict = {}
+
+
+def built_once(bundle, chapter: str, scene: str, lang: str = "en"):
+    """A plain dry run (nothing patched, nothing recorded) of `bundle`'s scene in `lang`, made once for
+    this module: several tests read the same Scores scene's texts (each dry run takes seconds)."""
+    key = (str(bundle.path), chapter, scene, lang)
+    if key not in _BUILT:
+        _BUILT[key] = build_scene(bundle, chapter, scene, draw=False, lang=lang)
+    return _BUILT[key]
+
+
 def copy_with(bundle, folder, change):
     t = {k: np.array(v) for k, v in bundle.tensors.items()}
     change(t)
@@ -122,7 +134,7 @@ def test_the_head_groups_are_the_bundles_kv_heads(smollm2_bundle, monkeypatch):
 
 
 def test_chapter_02_pays_the_rotation_on_the_meter(smollm2_bundle):
-    s = build_scene(smollm2_bundle, "02", "Scores", draw=False)
+    s = built_once(smollm2_bundle, "02", "Scores")
     rope = s.step_text("L0.rope")
     assert rope in s.built_texts
 
@@ -233,7 +245,7 @@ def test_a_qk_norm_is_said_and_drawn_before_the_turn_only_where_the_model_has_on
     norm_sentence = words.template("ch02-agree.qknorm").split("RoPE")[0].split(".")[0].split("۔")[0]
     assert norm_sentence and norm_sentence in said[True] and norm_sentence not in said[False]
     plain = lambda t: "".join(c for c in t if c not in "\u200e\u200f\u2066\u2067\u2068\u2069")   # bidi isolates
-    shown = {b.shape.qk_norm: [plain(t) for t in build_scene(b, "02", "Scores", draw=False, lang=lang).built_texts]
+    shown = {b.shape.qk_norm: [plain(t) for t in built_once(b, "02", "Scores", lang).built_texts]
              for b in (qwen, smollm2_bundle)}
     assert plain(label) in shown[True] and plain(label) not in shown[False]
     title = plain(words.text("ch02:qknorm-title"))
@@ -343,7 +355,7 @@ def test_the_qk_norm_gain_says_synthetic_gains_are_untrained_only_for_synthetic_
     meta["weights"] = dict(meta["weights"], synthetic=False)
     real = bundle_mod.load(bundle_mod.save(tmp_path / "real", t, meta))
     assert qwen_bundle.synthetic and not real.synthetic
-    shown = {b.synthetic: [plain(x) for x in build_scene(b, "02", "Scores", draw=False, lang=lang).built_texts]
+    shown = {b.synthetic: [plain(x) for x in built_once(b, "02", "Scores", lang).built_texts]
              for b in (qwen_bundle, real)}
     for key, synthetic in (("ch02:qknorm-gain-synthetic", True), ("ch02:qknorm-gain", False)):
         line = plain(words.text(key, low=low, high=high))
