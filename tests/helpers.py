@@ -6,6 +6,8 @@
 * Frames: `frame_checks` (text off-frame, in the caption band or too small, at every beat's end),
   `content_span`, `MIN_CONTENT_SHARE`, `KNOWN_NARROW` (the beats still narrow: may only shrink).
 * The command line in this process: `run_main(*argv)`, `one_clear_line(err)`.
+* Stand-in media (ffmpeg's test sources): `stand_in_clip` (an H.264 MP4, a tone or silence beside it),
+  `stand_in_tone` (a WAV).
 * The film build on a throwaway project with a stand-in renderer: `Project`, `StandInVoice`.
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -702,6 +705,55 @@ def one_clear_line(err: str) -> str:
     last = err.strip().splitlines()[-1]
     assert last.startswith("error: "), err
     return last
+
+
+# ---------------------------------------------------------------------------------------
+# Stand-in media: the clips and tones tests feed to joins, burns and thumbnails
+
+def stand_in_clip(path, *, seconds: float | None = None, frames: int | None = None, size: str = "160x90",
+                  fps: int = 15, picture: str = "testsrc2", colour: str | None = None, noise: int | None = None,
+                  tone: float | None = None, silent_audio: bool = False) -> Path:
+    """An H.264 (yuv420p) MP4 at `path` made by ffmpeg's lavfi sources; returns `path`.
+
+    The picture: `picture` is testsrc, testsrc2 or color (then `colour`, any ffmpeg colour: white,
+    0x0E1117), `size` wide x high at `fps`, `seconds` long or `frames` frames; `noise` (a strength)
+    adds grain that changes every frame (so damage lands in picture data). The sound, AAC at 48 kHz
+    mono, needs `seconds`: `tone` (a sine's frequency in Hz) or `silent_audio` (anullsrc)."""
+    if (seconds is None) == (frames is None):
+        raise ValueError("a stand-in clip is `seconds` long or `frames` frames, one of the two")
+    if (picture == "color") != (colour is not None):
+        raise ValueError("`colour` goes with picture='color', and only with it")
+    audio = tone is not None or silent_audio
+    if audio and (seconds is None or (tone is not None and silent_audio)):
+        raise ValueError("a sound track needs `seconds`, and is a tone or silence, not both")
+    if picture == "color":
+        source = f"color=c={colour}:s={size}:r={fps}"
+    else:
+        source = f"{picture}=size={size}:rate={fps}"
+    if seconds is not None:
+        source += f":d={seconds}"
+    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", source]
+    if tone is not None:
+        cmd += ["-f", "lavfi", "-i", f"sine=frequency={tone}:duration={seconds}:sample_rate=48000"]
+    elif silent_audio:
+        cmd += ["-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", str(seconds)]
+    if noise is not None:
+        cmd += ["-vf", f"noise=alls={noise}:allf=t"]
+    if frames is not None:
+        cmd += ["-frames:v", str(frames)]
+    cmd += ["-c:v", "libx264", "-pix_fmt", "yuv420p"]
+    if audio:
+        cmd += ["-c:a", "aac", "-shortest"]
+    cmd.append(str(path))
+    subprocess.run(cmd, check=True)
+    return Path(path)
+
+
+def stand_in_tone(path, seconds: float, freq: float = 440, sr: int = 48000) -> Path:
+    """A mono WAV at `path` (16-bit PCM, `sr` Hz): `seconds` of a sine at `freq` Hz; returns `path`."""
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                    f"sine=frequency={freq}:duration={seconds}:sample_rate={sr}", "-ac", "1", str(path)], check=True)
+    return Path(path)
 
 
 # ---------------------------------------------------------------------------------------

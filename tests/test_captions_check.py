@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import run_main  # noqa: F401  (the helpers put the repository on the path)
+from tests.helpers import run_main, stand_in_clip  # noqa: F401  (the helpers put the repository on the path)
 from onepass.voiceover import captions
 from onepass.voiceover.captions_check import (
     Report, check, check_file, failures, main, narration_cues, read_cues,
@@ -111,9 +111,7 @@ def test_burned_captions_stay_in_the_band_the_scenes_keep_free(tmp_path, lang):
     from onepass.scenes import style as S
     from onepass.voiceover import mixdown
     video, srt, png = tmp_path / "white.mp4", tmp_path / "c.srt", tmp_path / "f.png"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=854x480:d=1:r=15", "-f", "lavfi",
-                    "-i", "anullsrc=r=48000:cl=mono", "-t", "1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
-                    "-shortest", str(video)], check=True)
+    stand_in_clip(video, seconds=1, size="854x480", picture="color", colour="white", silent_audio=True)
     line = {"en": "x" * captions.LINE_CHARS, "ur": "ک" * captions.LINE_CHARS}[lang]
     captions.write_srt([{"start": 0.0, "end": 1.0, "text": f"{line}\n{line}"}], srt, lang)
     mixdown.burn_captions(video, srt, lang=lang)

@@ -261,10 +261,9 @@ def test_dead_air_is_reported_between_lines_only():
 
 def test_burned_captions_draw_in_the_bottom_band(tmp_path):
     from onepass.voiceover import media, mixdown
+    from tests.helpers import stand_in_clip
     video = tmp_path / "v.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=2",
-                    "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                    "-c:a", "aac", str(video)], check=True)
+    stand_in_clip(video, seconds=2, size="854x480", picture="color", colour="0x0E1117", silent_audio=True)
     srt = tmp_path / "v.srt"
     captions.write_srt([{"start": 0.0, "end": 2.0, "text": "Each row now sums to one."}], srt)
     mixdown.burn_captions(video, srt)

@@ -24,7 +24,8 @@ from onepass.film.plan import keys  # noqa: E402
 from onepass.film.plan import jobs as film_jobs  # noqa: E402
 from onepass.voiceover import media  # noqa: E402
 
-from tests.helpers import CHAPTER, FAKE_RENDER, FPS, FRAMES, Project, StandInVoice  # noqa: E402
+from tests.helpers import (CHAPTER, FAKE_RENDER, FPS, FRAMES, Project, StandInVoice, stand_in_clip,  # noqa: E402
+                           stand_in_tone)
 
 @pytest.fixture()
 def project(tmp_path):
@@ -254,8 +255,7 @@ def test_ffconcat_listing_quotes_awkward_paths(tmp_path):
     parts = []
     for i, n in enumerate((4, 6)):
         p = folder / f"part '{i}'.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=15",
-                        "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
+        stand_in_clip(p, frames=n, size="64x36", picture="testsrc")
         parts.append(p)
     out = folder / "joined.mp4"
     join.join_parts(parts, [[] for _ in parts], out, voiced=False)
@@ -288,8 +288,7 @@ def test_joined_picture_keeps_every_frame(tmp_path):
     parts = []
     for i, n in enumerate((5, 9, 4)):
         p = tmp_path / f"p{i}.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=64x36:rate=15",
-                        "-frames:v", str(n), "-c:v", "libx264", "-pix_fmt", "yuv420p", str(p)], check=True)
+        stand_in_clip(p, frames=n, size="64x36", picture="testsrc")
         parts.append(p)
     out = tmp_path / "joined.mp4"
     join.join_parts(parts, [[] for _ in parts], out, voiced=False)
@@ -300,8 +299,7 @@ def test_joined_picture_keeps_every_frame(tmp_path):
 def test_voiced_chapter_audio_is_as_long_as_the_picture(project, tmp_path):
     pytest.importorskip("onepass.voiceover.mixdown")
     clip = tmp_path / "clip.wav"               # 0.3 s of tone: every scene speaks one
-    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.3",
-                    "-ar", "48000", "-ac", "1", str(clip)], check=True)
+    stand_in_tone(clip, 0.3)
     project.fake.write_text(FAKE_RENDER.replace(
         '"text": "line of " + scene}',
         f'"text": "line of " + scene, "clip_start": 0.1, "clip": {str(clip)!r}, '
@@ -345,9 +343,7 @@ def test_film_joins_chapters_with_markers_and_shifted_captions(tmp_path):
     results = []
     for i, seconds in enumerate((2, 3)):
         p = tmp_path / f"ch0{i}.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc=size=64x36:rate=15:d={seconds}",
-                        "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}:sample_rate=48000",
-                        "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(p)], check=True)
+        stand_in_clip(p, seconds=seconds, size="64x36", picture="testsrc", tone=440)
         captions.write_srt([{"start": 0.5, "end": 1.5, "text": f"line {i}"}], p.with_suffix(".srt"))
         results.append(SimpleNamespace(final=p, chapter=f"0{i}", title=f"Title = {i}"))
     film = join.join_film(results, tmp_path, "One forward pass of GPT-2 small")

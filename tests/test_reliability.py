@@ -27,7 +27,7 @@ from onepass.data.bundle import sha256_file  # noqa: E402
 from onepass.film.make import build  # noqa: E402
 from onepass.film.run import join, runner  # noqa: E402
 from onepass.film.plan import jobs as film_jobs  # noqa: E402
-from tests.helpers import packets_account  # noqa: E402
+from tests.helpers import packets_account, stand_in_clip  # noqa: E402
 from onepass.voiceover import media, mixdown  # noqa: E402
 
 FRAMES = {"Alpha": 12, "Beta": 30, "Gamma": 9}
@@ -239,9 +239,7 @@ def test_ffmpeg_errors_are_caught_even_when_it_exits_0(tmp_path):
     parts = []
     for i in range(2):
         p = tmp_path / f"p{i}.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=15",
-                        "-vf", "noise=alls=30:allf=t", "-frames:v", "30", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                        str(p)], check=True)
+        stand_in_clip(p, frames=30, noise=30)
         parts.append(p)
     damage(parts[0])
     out = tmp_path / "joined.mp4"
@@ -257,9 +255,7 @@ def test_a_join_is_checked_packet_for_packet_against_its_parts(tmp_path):
     parts = []
     for i in range(2):
         p = tmp_path / f"p{i}.mp4"
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", f"testsrc2=size=160x90:rate=15",
-                        "-vf", f"noise=alls={10 + 20 * i}:allf=t", "-frames:v", "30", "-c:v", "libx264",
-                        "-pix_fmt", "yuv420p", str(p)], check=True)
+        stand_in_clip(p, frames=30, noise=10 + 20 * i)
         parts.append(p)
     out = tmp_path / "joined.mp4"
     mixdown.join(parts, [[], []], out, voiced=False, durations=[2.0, 2.0])
@@ -450,8 +446,7 @@ def _burned_band(tmp_path: Path, text: str, name: str) -> "np.ndarray":
     from onepass.voiceover import captions
     video, srt, out = tmp_path / "v.mp4", tmp_path / f"{name}.srt", tmp_path / f"{name}.mp4"
     if not video.exists():
-        subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "color=c=0x0E1117:s=854x480:r=15:d=1",
-                        "-c:v", "libx264", "-pix_fmt", "yuv420p", str(video)], check=True)
+        stand_in_clip(video, seconds=1, size="854x480", picture="color", colour="0x0E1117")
     captions.write_srt([{"start": 0.0, "end": 1.0, "text": text}], srt)
     mixdown.burn_captions(video, srt, out)
     raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-ss", "0.5", "-i", str(out), "-frames:v", "1",

@@ -20,7 +20,7 @@ from onepass.data.facts import ch00 as ch00_facts
 from onepass.data.facts import ch04 as ch04_facts
 from onepass.scenes import style as S
 from onepass.scenes.registry import scenes_of
-from tests.helpers import KNOWN_NARROW, build_scene
+from tests.helpers import KNOWN_NARROW, build_scene, stand_in_clip
 from onepass.voiceover import script
 from onepass.words import numbers as N
 from onepass.words.catalog import SYNTHETIC, Words
@@ -233,8 +233,7 @@ def test_thumbnail_has_the_title_drawn_on_it(tmp_path):
 
     from onepass.film.run.join import thumbnail
     video = tmp_path / "black.mp4"
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x202020:s=320x180:d=1",
-                    "-pix_fmt", "yuv420p", str(video)], check=True)
+    stand_in_clip(video, seconds=1, size="320x180", fps=25, picture="color", colour="0x202020")
     plain, titled = tmp_path / "plain.png", tmp_path / "titled.png"
     thumbnail(video, plain, 0.5)
     thumbnail(video, titled, 0.5, title="02 · One attention head")
