@@ -701,14 +701,16 @@ class Positions(EmbeddingScene):
             foot = ours.get_corner(DOWN + RIGHT) + RIGHT * GAP.xs
             legend_foot = panels[0][4].get_bottom()[1]
             stop_y = min(foot[1] - 0.5, legend_foot + GAP.xs)
-            beyond = VGroup(DashedLine(foot, [foot[0], stop_y, 0], color=S.WARNING, stroke_width=5,
-                                       dash_length=0.06, dashed_ratio=0.5),
-                            Line([foot[0] - GAP.xs, stop_y, 0], [foot[0] + GAP.xs, stop_y, 0], color=S.WARNING,
-                                 stroke_width=6))
+            dots = DashedLine(foot, [foot[0], stop_y, 0], color=S.WARNING, stroke_width=5, dash_length=0.06,
+                              dashed_ratio=0.5)
+            stop = Line([foot[0] - GAP.xs, stop_y, 0], [foot[0] + GAP.xs, stop_y, 0], color=S.WARNING, stroke_width=6)
+            beyond = VGroup(dots, stop)
             ceiling = fit_lines(self.text("ceiling", last=N.fmt_int(f["P"] - 1)), S.SMALL, S.ink_on(S.WARNING, 0.85),
                                 panels[1][3].get_left()[0] - foot[0] - GAP.s - 0.25)
-            ceiling.next_to(beyond[1], RIGHT, buff=GAP.s)          # level with the stop; none of it beside a drawn row
-            ceiling.shift(DOWN * max(0.0, ceiling.get_top()[1] - (foot[1] - GAP.s)))
+            ceiling.next_to(stop, RIGHT, buff=GAP.s)               # level with the stop; none of it beside a drawn row
+            highest = ours.get_y(DOWN) - GAP.s
+            if ceiling.get_y(UP) > highest:
+                ceiling.shift(DOWN * (ceiling.get_y(UP) - highest))
             shown_note = label(shown_text, S.SMALL, S.MUTED)
             below(fit_width(shown_note, S.CONTENT_W), VGroup(panels, beyond, ceiling))
             below(fit_width(formula, panels[1].width), panels[1])
