@@ -151,13 +151,21 @@ class NumberGrid(VGroup):
             self.add(self.row_label_mobs)
         self.col_label_mobs = VGroup()
         if col_labels is not None:
-            for c_i, c in enumerate(cols):
-                # a column's width less a gap: tags that filled their columns ran into each other
-                # (SmolLM2's "<|endoftext|><|im_start|>" over chapter 04's scores)
-                t = fit_width(label(shown(col_labels[c]), S.SMALL, label_color, mono=True, compact=True),
-                              cell_w - GAP.s)
+            tags = [label(shown(col_labels[c]), S.SMALL, label_color, mono=True, compact=True) for c in cols]
+            # a column's width less a gap: tags that filled their columns ran into each other (SmolLM2's
+            # "<|endoftext|><|im_start|>" over chapter 04's scores). Where a tag would shrink under the
+            # legible floor to fit (a long prompt's words), every other tag goes one line up and each may
+            # take two columns' width: neighbours on one line are then two columns apart
+            room = cell_w - GAP.s
+            staggered = len(tags) > 1 and max(t.width for t in tags) * LEGIBLE > room
+            if staggered:
+                room = 2 * cell_w - GAP.s
+            for t in tags:
+                fit_width(t, room)
+            rise = max(t.height for t in tags) + GAP.xxs if staggered else 0.0
+            for c_i, t in enumerate(tags):
                 gap = 0.45 if (self.more_rows and rows[0] > 0) else 0.1  # room for a top '⋮'
-                t.next_to(cell_group[c_i], UP, buff=gap)
+                t.next_to(cell_group[c_i], UP, buff=gap + (rise if c_i % 2 else 0.0))
                 self.col_label_mobs.add(t)
             self.add(self.col_label_mobs)
         self.shape_mob = None
