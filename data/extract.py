@@ -28,6 +28,7 @@ import numpy as np
 from onepass.data.errors import OnepassError
 from onepass.data import bundle as bundle_io
 from onepass.data import arch, home, hub
+from onepass.data.arch.base.identity import weights_sha256
 from onepass.data import models
 from onepass.data import tokenizer
 from onepass.data.arch.spec import CaptureError, Shape, WeightsError
@@ -402,16 +403,6 @@ def weights_meta(spec: WeightsSpec, model, steps=None) -> dict:
     elif not spec.synthetic and not path.is_dir():
         meta["hub"] = hub.citation(spec.name)
     return meta
-
-
-def weights_sha256(model) -> str:
-    """Hash of every parameter tensor, in name order: cites exactly which weights ran."""
-    h = hashlib.sha256()
-    for name, tensor in sorted(model.state_dict().items()):
-        h.update(name.encode())
-        # the tensor's own memory, read in place (no copy: GPT-2 XL's weights are 6 GB)
-        h.update(memoryview(tensor.detach().cpu().contiguous().numpy()).cast("B"))
-    return h.hexdigest()
 
 
 def run_forward(model, ids: list[int], shape: Shape) -> tuple[dict[str, np.ndarray], dict]:

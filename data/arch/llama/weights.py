@@ -19,6 +19,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+from onepass.data.arch.base.identity import weights_sha256
 from onepass.data.arch.base.spec import WeightsError
 from onepass.data.arch.base.tokens import ModelTokenizer
 
@@ -112,15 +113,6 @@ def load(source: str, local_only: bool, model, cache: Path | None = None):
 WEIGHTS_SHA = "weights.sha256"     # beside the kept safetensors: the hash of the tensors as dequantized
 
 
-def _tensors_sha256(model) -> str:
-    """Hash of every tensor of the state dict, in name order (as data/extract.py weights_sha256)."""
-    h = hashlib.sha256()
-    for name, tensor in sorted(model.state_dict().items()):
-        h.update(name.encode())
-        h.update(memoryview(tensor.detach().cpu().contiguous().numpy()).cast("B"))
-    return h.hexdigest()
-
-
 def _kept(cls, folder: Path):
     """The model from a folder `_keep` wrote (config.json + model.safetensors: data, never code), or None
     when there is none or it is damaged in any way (then it is removed and made again from the GGUF
@@ -133,7 +125,7 @@ def _kept(cls, folder: Path):
         model = cls._from_config(config, attn_implementation="eager")
         load_model(model, str(folder / "model.safetensors"))     # every tensor, each of its shape (strict)
         model.eval()
-        if _tensors_sha256(model) == (folder / WEIGHTS_SHA).read_text(encoding="ascii").strip():
+        if weights_sha256(model) == (folder / WEIGHTS_SHA).read_text(encoding="ascii").strip():
             return model
     except Exception:             # truncated, planted or from another version: made again, never trusted
         pass
@@ -157,7 +149,7 @@ def _keep(model, folder: Path) -> None:
         config.pop("quantization_config", None)
         (part / "config.json").write_text(json.dumps(config), encoding="utf-8")
         save_model(model, str(part / "model.safetensors"))
-        (part / WEIGHTS_SHA).write_text(_tensors_sha256(model), encoding="ascii")
+        (part / WEIGHTS_SHA).write_text(weights_sha256(model), encoding="ascii")
         os.replace(part, folder)
     except OSError:               # a full disk or a folder another run put there first: not kept, still loaded
         pass
