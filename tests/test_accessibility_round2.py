@@ -240,7 +240,9 @@ def test_where_there_is_no_film_voice_and_no_speech_voice_the_clip_waits_a_readi
     page = open_deck(chromium, film.bare)
     page.keyboard.press("d")
     data = json.loads(film.bare.read_text(encoding="utf-8").split('type="application/json">', 1)[1].split("</script>", 1)[0])
-    i = next(k for k, s in enumerate(data["slides"]) if s["descriptions"])
+    # the slide whose first description is the shortest: the test waits that description's reading time
+    i = min((k for k, s in enumerate(data["slides"]) if s["descriptions"]),
+            key=lambda k: len(data["slides"][k]["descriptions"][0]["text"]))
     d = data["slides"][i]["descriptions"][0]
     page.evaluate(f"() => show({i})")
     page.wait_for_function("() => document.getElementById('description-now').textContent.length > 0", timeout=20000)
