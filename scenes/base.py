@@ -189,8 +189,7 @@ class ChapterScene(NarratedScene):
 
     def step_text(self, key: str) -> str:
         """The meter's words for ledger entry `key` ('L0.qkv' -> 'layer 1: q, k, v projections')."""
-        message, values = self.ledger[key].message(self.bundle.shape)
-        return self.text(message, **N.fmt_counts(values))
+        return N.step_words(self.words, self.ledger[key], self.bundle.shape)
 
     # -- furniture ---------------------------------------------------------
     def add_furniture(self):

@@ -127,10 +127,13 @@ def fmt_int(n: int) -> str:
     return format_decimal(int(n), locale=_style().locale)
 
 
-def fmt_counts(values: dict) -> dict:
-    """A message's values with each whole number in it written as fmt_int writes it (the meter's
-    'MLP up 576→1,536'; a bare int went in as str() did: '576→1536'); other values as they are."""
-    return {k: fmt_int(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in values.items()}
+def step_words(words: Words, entry, shape) -> str:
+    """The Σ FLOPs meter's words for a ledger entry (data/flops.py Entry.message), its whole numbers as
+    fmt_int writes them ('MLP up 576→1,536'; a bare int went in as str() did: '576→1536'): the one way
+    the scenes' meter, the handout's ledger and the transcript's tables name a step."""
+    message, values = entry.message(shape)
+    return words.text(message, **{k: fmt_int(v) if isinstance(v, int) and not isinstance(v, bool) else v
+                                  for k, v in values.items()})
 
 
 def fmt_ratio(x: float) -> str:

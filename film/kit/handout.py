@@ -188,8 +188,7 @@ def paid_keys(chapter: str, ledger) -> list[str]:
 
 def step_words(entry, bundle, words) -> str:
     """The meter's words for a ledger entry, as the scenes' meter says them (onepass.data.flops.Entry.message)."""
-    message, values = entry.message(bundle.shape)
-    return words.text(message, **numbers.fmt_counts(values))
+    return numbers.step_words(words, entry, bundle.shape)
 
 
 def ledger_rows(chapter: str | None, bundle, words) -> tuple[str, list[tuple[str, str, int, int]]]:

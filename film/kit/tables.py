@@ -117,7 +117,7 @@ def _ch02(bundle, words) -> dict[str, list[Table]]:
     ledger = bundle.ledger()
     cost = Table(words.text("kit:table-cost", total=N.fmt_int(c["total"])), words.text("kit:handout-step"),
                  (words.text("kit:handout-flops"), words.text("kit:table-share")),
-                 tuple((_step(ledger[k], bundle, words), (N.fmt_int(int(fl)), N.fmt_pct(float(s))))
+                 tuple((N.step_words(words, ledger[k], bundle.shape), (N.fmt_int(int(fl)), N.fmt_pct(float(s))))
                        for k, fl, s in zip(c["keys"], c["flops"], c["share"])))
     x = bundle["ln1"][0]
     xcols, _ = window(bundle.shape.n_embd, 6)         # the inputs beat's NumberGrid(max_cols=6)
@@ -127,11 +127,6 @@ def _ch02(bundle, words) -> dict[str, list[Table]]:
                    token_rows=True)
     return {"inputs": [inputs], "agree": [keys], "scores": [raw, scaled], "mask": [masked], "softmax": [soft, weights],
             "last_row": [budget], "root": [both], "mix": [mix], "receipt": [cost]}
-
-
-def _step(entry, bundle, words) -> str:
-    message, values = entry.message(bundle.shape)
-    return words.text(message, **N.fmt_counts(values))
 
 
 def _ch03(bundle, words) -> dict[str, list[Table]]:
