@@ -221,9 +221,8 @@ def has_rtl(text: str) -> bool:
     return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
 
 
-# a number among words: its sign or percent sign (not a hyphen after a word), its digits with
-# their separators, its percent sign
-# a number with its sign, its percent or per-mille, or a times sign written against it ("32×": slowed 32 times)
+# a number among words: its sign or percent sign (not a hyphen after a word), its digits with their
+# separators, then its percent or per-mille sign, or a times sign written against it ("32×": slowed 32 times)
 _NUMBER = re.compile(r"(?:(?<!\w)[−+\-%٪])?[0-9]+(?:[.,:/][0-9]+)*(?:[\u00a0\u202f]?[%٪‰]|×)?")
 LRI, RLI, FSI, PDI = "\u2066", "\u2067", "\u2068", "\u2069"
 

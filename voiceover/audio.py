@@ -132,12 +132,6 @@ def lufs(x: np.ndarray, sr: int = SR) -> float:
         return float(meter.integrated_loudness(x))
 
 
-def true_peak_dbtp(x: np.ndarray) -> float:
-    """The true peak (4x oversampled) in dBTP."""
-    top = float(true_peak_env(x).max()) if len(x) else 0.0
-    return 20 * math.log10(top) if top > 0 else float("-inf")
-
-
 def true_peak_env(x: np.ndarray) -> np.ndarray:
     """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
     from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only mastering needs it
@@ -229,11 +223,12 @@ def normalise(x: np.ndarray, sr: int = SR) -> tuple[np.ndarray, float, float]:
             break
         measured += got - TARGET_LUFS
     ceiling = 10 ** (CEILING_DBTP / 20)
-    over = true_peak_env(y).max()
-    if over > ceiling:                               # belt and braces: never over the ceiling
-        y = y * (ceiling / over)
+    top = float(true_peak_env(y).max())
+    if top > ceiling:                                # belt and braces: never over the ceiling
+        y = y * (ceiling / top)
         got = lufs(y, sr)
-    return y.astype(np.float32), got, true_peak_dbtp(y)
+        top = ceiling                                # oversampling is linear: the peak scales with y
+    return y.astype(np.float32), got, 20 * math.log10(top) if top > 0 else float("-inf")
 
 
 def master(chunks: list[tuple[str, np.ndarray]], sr: int = SR) -> tuple[np.ndarray, list[dict], dict]:
@@ -253,7 +248,7 @@ def master(chunks: list[tuple[str, np.ndarray]], sr: int = SR) -> tuple[np.ndarr
     if not parts:
         raise AudioError("the voice produced no audible speech for: " + " ".join(c[0] for c in chunks)[:120])
     speech = np.concatenate(parts)
-    speech, lufs, peak = normalise(speech, sr)
+    speech, level, peak = normalise(speech, sr)
     clip = np.concatenate([speech, np.zeros(int(round(LINE_GAP * sr)), dtype=np.float32)])
-    stats = {"lufs": round(lufs, 2), "true_peak_dbtp": round(peak, 2), "speech_seconds": len(speech) / sr}
+    stats = {"lufs": round(level, 2), "true_peak_dbtp": round(peak, 2), "speech_seconds": len(speech) / sr}
     return clip, segments, stats

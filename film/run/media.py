@@ -17,7 +17,7 @@ from onepass.data.files import remove_dead_owned
 
 # --quality name -> (manim's config for it, what it is); the one list of qualities. draft is a quick
 # look at the timing and the layout (the same frame in manim's units, so the same layout, at 288p10:
-# small numbers blur), about half of low's CPU per scene; low is the default. Its height keeps the
+# small numbers blur), about two thirds of low's CPU per scene (docs/SPEED.md); low is the default. Its height keeps the
 # video's colour planes whole (yuv420p halves it: 288 -> 144; 270 -> 135 drew colours a row off)
 QUALITIES = {"draft": ({"quality": "low_quality", "pixel_width": 512, "pixel_height": 288, "frame_rate": 10}, "288p10 (a quick look)"),
              "low": ({"quality": "low_quality"}, "480p15"), "medium": ({"quality": "medium_quality"}, "720p30"),
