@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seconds per scene dry run (what the tests spend most of their time on), with manim's own
-mobject copies and with engine/copies.py's, measured in one process.
+mobject copies and plays and with engine/'s, measured in one process.
 
     .venv/bin/python bench/dry_run_speed.py                       # the default scenes, English
     .venv/bin/python bench/dry_run_speed.py --lang ur --scenes 02/Projections,02/Scores
@@ -12,12 +12,14 @@ process as render processes build them (scenes/text.py's text cache, no shelf): 
 pass builds them and is reported apart; then each scene runs --repeat times in each variant,
 alternating, and the fastest run of each counts:
 
-  manim    dry_run(faster=False): manim's own Mobject.__deepcopy__, get_family, subpaths
+  manim    dry_run(faster=False, quick=False): manim's own Mobject.__deepcopy__, get_family,
+           subpaths and skipped plays
   copies   manim's own but Mobject.__deepcopy__ (engine/copies.py faster_copies())
-  faster   dry_run() as the tests run it: engine/frames.py faster_manim() (the three above)
+  faster   engine/frames.py faster_manim() (the three above), manim's skipped plays
+  quick    dry_run() as the tests run it: faster, and engine/dry_run.py quick_plays() (no
+           starting copy where a Transform ends on its target, no moving/static split)
 
-Prints seconds per scene per variant, and the ratios copies/manim and faster/manim over the
-whole list.
+Prints seconds per scene per variant, and the ratios of each to manim over the whole list.
 """
 from __future__ import annotations
 
@@ -41,13 +43,13 @@ from onepass.scenes.text import enable_text_cache  # noqa: E402
 
 SCENES = ("00/Prompt,00/Merges,01/Lookup,01/Positions,02/Projections,02/Scores,02/Mixing,"
           "03/Heads,03/Mlp,04/Softmax,04/Pick,05/MaskOff,05/Towers,06/Loop,06/Cache")
-VARIANTS = ("manim", "copies", "faster")
+VARIANTS = ("manim", "copies", "faster", "quick")
 
 
 def run_once(inputs, chapter: str, name: str, media: str, variant: str) -> float:
     cls = {c.__name__: c for c in scenes_of(chapter)}[name]
     gc.collect()
-    with dry_run(media, faster=variant == "faster"), \
+    with dry_run(media, faster=variant in ("faster", "quick"), quick=variant == "quick"), \
             (faster_copies() if variant == "copies" else contextlib.nullcontext()):
         start = time.perf_counter()
         scene = cls(inputs)
@@ -70,8 +72,8 @@ def main(argv=None) -> int:
     media = str(work / "media")
     enable_text_cache(True)
     try:
-        print(f"{'scene':18s} {'cold':>7s} " + " ".join(f"{v:>7s}" for v in VARIANTS) + "   copies/manim faster/manim",
-              flush=True)
+        print(f"{'scene':18s} {'cold':>7s} " + " ".join(f"{v:>7s}" for v in VARIANTS)
+              + "   " + " ".join(f"{v + '/manim':>12s}" for v in VARIANTS[1:]), flush=True)
         totals = dict.fromkeys(VARIANTS, 0.0)
         for chapter, name in scenes:
             cold = run_once(inputs, chapter, name, media, "manim")      # builds the scene's labels
@@ -82,9 +84,9 @@ def main(argv=None) -> int:
             for v in VARIANTS:
                 totals[v] += best[v]
             print(f"{chapter}/{name:15s} {cold:7.2f} " + " ".join(f"{best[v]:7.2f}" for v in VARIANTS)
-                  + f"   {best['copies'] / best['manim']:12.2f} {best['faster'] / best['manim']:11.2f}", flush=True)
+                  + "   " + " ".join(f"{best[v] / best['manim']:12.2f}" for v in VARIANTS[1:]), flush=True)
         print(f"{'total':18s} {'':7s} " + " ".join(f"{totals[v]:7.2f}" for v in VARIANTS)
-              + f"   {totals['copies'] / totals['manim']:12.2f} {totals['faster'] / totals['manim']:11.2f}")
+              + "   " + " ".join(f"{totals[v] / totals['manim']:12.2f}" for v in VARIANTS[1:]))
     finally:
         enable_text_cache(False)
     return 0

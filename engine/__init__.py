@@ -14,7 +14,8 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     copies.py           a mobject's deep copy as manim makes it, without copy.deepcopy's machinery
     glyphs.py           a Text's SVG read glyph by glyph, each outline parsed once per process
     text.py             what onepass does to a Text beyond its arguments
-    dry_run.py          dry_run(): a scene run with nothing written and nothing drawn (tests, bench)
+    dry_run.py          dry_run(): a scene run with nothing written and nothing drawn (tests, bench);
+                        quick_plays(): a skipped play without what only its frames use
     stored.py           a built Text as data only (JSON and arrays), for the label shelf
     animation.py        Indication: Indicate with its target made by one overridable method
     narration.py        NarratedScene: a scene that speaks a line per block (public Scene API only)
@@ -72,6 +73,10 @@ INTERNALS = (
     ("config from_animation_number past every play; CairoRenderer.update_frame replaced while it lasts",
      "dry_run(): a scene run with nothing written or drawn", "engine/dry_run.py",
      ("from_animation_number", "update_frame")),
+    ("Transform.begin (replaced in an undrawn dry run), Animation.get_sub_alpha, starting_mobject, target_copy, "
+     "FadeIn/FadeOut.create_target; Scene.get_moving_and_static_mobjects (replaced there)",
+     "quick_plays(): a skipped play without a starting copy or the moving/static split", "engine/dry_run.py",
+     ("get_moving_and_static_mobjects", "starting_mobject", "get_sub_alpha")),
     ("Camera.display_vectorized's inputs, restated; get_mobjects_to_display; pixel_array_to_cairo_context",
      "StillLayer.look_of, capture, grow", "engine/still_layer.py",
      ("display_vectorized", "get_mobjects_to_display", "pixel_array_to_cairo_context")),

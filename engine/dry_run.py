@@ -13,6 +13,16 @@ scene's plays, so each play is skipped; and CairoRenderer.update_frame, replaced
 lasts: manim still draws a skipped play's static frame, which nothing reads. A dry run uses the
 render's faster equivalents of manim's methods (engine/frames.py faster_manim(): mobject copies,
 families, subpaths), so it runs the code a render runs, in about 0.8 of the time (bench/dry_run_speed.py).
+
+A skipped play, undrawn, also skips what only its frames would use (`quick_plays()`, on unless
+`quick=False`): the moving/static split manim makes for drawing, and a Transform's starting copy
+where the play ends on its target. At the end of a play a Transform's mobject takes its target's
+points and colours whatever it started from (alpha 1: (1 - 1)·start + 1·target, the colours copied),
+so it starts from the target itself; a FadeIn's target is the mobject and a FadeOut's a fresh faded
+copy, so neither is copied again. Only where every part of the play ends at alpha exactly 1 (not an
+Indicate's there-and-back), on a straight path, with no updaters, and the class interpolates as
+Transform does; anything else plays as manim plays it. The end state is a render's
+(tests/test_frame_path.py compares every scene of a chapter both ways).
 """
 from __future__ import annotations
 
@@ -21,8 +31,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
-from manim import tempconfig
+from manim import Animation, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
+from manim.utils.bezier import interpolate
 
 from onepass.engine.frames import faster_manim
 
@@ -33,7 +44,7 @@ SETTINGS = {"dry_run": True, "disable_caching": True, "quality": "low_quality", 
 
 
 @contextlib.contextmanager
-def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: bool = True,
+def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: bool = True, quick: bool = True,
             **settings) -> Iterator[None]:
     """Scenes made and rendered inside this block run dry: manim's `dry_run` (nothing written), low
     quality, no cache, no progress bar, errors only; `media_dir` for the Text outlines manim keeps
@@ -45,7 +56,8 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: boo
     timing play by play).
 
     faster=False leaves manim's own methods in place of faster_manim()'s (bench/dry_run_speed.py
-    measures one against the other)."""
+    measures one against the other); quick=False plays every skipped play as manim does
+    (quick_plays(), undrawn runs only)."""
     config = dict(SETTINGS)
     if media_dir is not None:
         config["media_dir"] = str(media_dir)
@@ -60,6 +72,61 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: boo
                 if not renderer.skip_animations:
                     drawing(renderer, *args, **kwargs)
             stack.enter_context(mock.patch.object(CairoRenderer, "update_frame", no_drawing_while_skipping))
+            if quick:
+                stack.enter_context(quick_plays())
         if faster:
             stack.enter_context(faster_manim())
+        yield
+
+
+_MANIMS_TRANSFORM_BEGIN = Transform.begin
+_FRESH_TARGETS = (FadeIn.create_target, FadeOut.create_target)   # the mobject itself / a new faded copy
+
+
+def ends_on_target(animation: Transform) -> bool:
+    """Whether `animation`'s end sets its mobject from its aligned target alone: Transform's own
+    interpolation on a straight path, and no updaters on the mobject (a starting copy's would run)."""
+    cls = type(animation)
+    return (cls.interpolate_submobject is Transform.interpolate_submobject
+            and cls.interpolate_mobject is Animation.interpolate_mobject and cls.interpolate is Animation.interpolate
+            and cls.get_all_families_zipped is Transform.get_all_families_zipped
+            and animation.path_func is interpolate and getattr(animation, "path_arc_centers", None) is None
+            and not any(m.updaters for m in animation.mobject.get_family()))
+
+
+def quick_begin(self: Transform) -> None:
+    """Transform.begin in a skipped play: the target made and aligned as manim makes it; where every
+    part ends at alpha exactly 1, no starting copy and no interpolation at 0 (the play's end sets each
+    point and colour from the target); else manim's starting copy."""
+    if not ends_on_target(self):
+        return _MANIMS_TRANSFORM_BEGIN(self)
+    self.target_mobject = self.create_target()
+    fresh = type(self).create_target in _FRESH_TARGETS      # nobody else holds it: aligning it changes no one's
+    self.target_copy = self.target_mobject if fresh else self.target_mobject.copy()
+    if self.target_copy is not self.mobject:
+        self.mobject.align_data(self.target_copy)
+    parts = len(self.mobject.family_members_with_points()) if self.lag_ratio else 1
+    if (any(self.get_sub_alpha(1.0, i, parts) != 1.0 for i in range(parts))
+            or any(m.updaters for m in self.target_copy.get_family())):
+        # an Indicate's there-and-back ends on its start: manim's way, its target a copy of its own
+        if self.target_copy is self.mobject:
+            self.target_copy = self.target_mobject.copy()
+        Animation.begin(self)
+        return
+    self.starting_mobject = self.target_copy
+    if self.suspend_mobject_updating:
+        self.mobject.suspend_updating()
+
+
+def no_moving_split(self: Scene, animations) -> tuple[list, list]:
+    """Scene.get_moving_and_static_mobjects in an undrawn run: which mobjects move and which stand
+    still only decides what is drawn once per play, and nothing is drawn."""
+    return [], []
+
+
+@contextlib.contextmanager
+def quick_plays() -> Iterator[None]:
+    """While the block runs, every play is taken to be skipped and undrawn (dry_run(draw=False))."""
+    with mock.patch.object(Transform, "begin", quick_begin), \
+            mock.patch.object(Scene, "get_moving_and_static_mobjects", no_moving_split):
         yield

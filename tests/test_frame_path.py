@@ -641,6 +641,78 @@ def test_the_patched_methods_are_manims_and_come_back():
     assert SVGMobject.generate_mobject is not glyph_svg_mobject
 
 
+class EveryKindOfPlay(Scene):
+    """Plays a quick dry run takes the short way and plays it must leave to manim: fades in and out
+    (shifted, scaled), a transform between shapes of different point counts, a lagged linear
+    transform (its parts end past alpha 1 unless the rate clamps), an Indicate's there-and-back
+    (ends on its start), a replacement, a cross-fade of words, and the meter counting."""
+
+    def construct(self):
+        from manim import LEFT, RIGHT, Circle, Indicate, ReplacementTransform, Square, Text, VGroup, linear
+
+        from onepass.engine.animation import CrossFade
+        rng = np.random.default_rng(5)
+        meter = FlopsMeter(0, "", widest=10 ** 6, title="Σ").to_corner(UP + S.END, buff=S.MARGIN)
+        grid = NumberGrid(rng.normal(0, 1.5, (3, 4)), vmax=3.0)
+        self.play(FadeIn(grid, shift=UP * 0.3, scale=0.8), FadeIn(meter), run_time=0.4)
+        after = NumberGrid(rng.normal(0, 1.5, (3, 4)), vmax=3.0).shift(DOWN)
+        self.play(Transform(grid, after, lag_ratio=0.3, rate_func=linear), run_time=0.5)
+        shape = Square().shift(UP * 2)
+        self.add(shape)
+        self.play(Transform(shape, Circle(radius=0.4)), Indicate(grid.cells[(0, 0)]), run_time=0.5)
+        words = Text("before", font_size=24).shift(LEFT * 3)
+        self.add(words)
+        self.play(CrossFade(words, Text("after all", font_size=24).shift(LEFT * 3)),
+                  ReplacementTransform(shape, VGroup(Square(0.3), Square(0.2)).shift(RIGHT * 3)), run_time=0.5)
+        self.play(CountTo(meter.counter, 654_321), FadeOut(grid, shift=DOWN), run_time=0.4)
+
+
+def _end_state(scene) -> list:
+    """Every mobject on screen, family by family: its class, points and colours (what is drawn)."""
+    return [(type(m).__name__, m.points.copy(), *(np.array(getattr(m, a, 0), copy=True) for a in
+             ("fill_rgbas", "stroke_rgbas", "stroke_width", "background_stroke_rgbas")))
+            for top in scene.mobjects for m in top.get_family()]
+
+
+def _same(one: list, other: list) -> bool:
+    return len(one) == len(other) and all(a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1:], b[1:]))
+                                          for a, b in zip(one, other))
+
+
+def test_a_quick_dry_run_ends_every_play_where_manims_own_play_ends(tiny_bundle):
+    """engine/dry_run.py quick_plays(): a skipped play without a Transform's starting copy or the
+    moving/static split leaves every point and colour bit for bit where manim's own skipped play
+    does, and the same scene time, for every kind of play the film uses (a synthetic scene) and for
+    two chapter scenes full of them; the short way is taken (starting copies saved)."""
+    from onepass.engine import dry_run as D
+    from onepass.scenes.base import SceneInputs
+    from onepass.scenes.registry import scenes_of
+
+    def run(make, quick):
+        with D.dry_run(quick=quick):
+            scene = make()
+            scene.render()
+        return _end_state(scene), scene.renderer.time
+    makers = [EveryKindOfPlay] + [
+        (lambda cls=cls: cls(SceneInputs(Path(tiny_bundle.path)))) for chapter, name in (("02", "Projections"), ("04", "Pick"))
+        for cls in scenes_of(chapter) if cls.__name__ == name]
+    assert len(makers) == 3
+    for make in makers:
+        (manims, manims_time), (quick, quick_time) = run(make, False), run(make, True)
+        assert manims_time == quick_time and _same(manims, quick), make
+    # the short way is taken where it may be and not where it may not
+    shortcuts = []
+    original = D.quick_begin
+
+    def counted(animation):
+        original(animation)
+        shortcuts.append((type(animation).__name__, animation.starting_mobject is animation.target_copy))
+    with D.dry_run(), mock.patch.object(Transform, "begin", counted):
+        EveryKindOfPlay().render()
+    taken = dict(shortcuts)
+    assert taken["FadeIn"] and taken["FadeOut"] and not taken["Indicate"] and taken["ReplacementTransform"]
+
+
 def test_the_text_internals_engine_relies_on():
     """A Text keeps its glyphs as submobjects, its string as original_text (text without spaces,
     initial_height), chars, the parse's id_to_vgroup_dict, svg_default and path_string_config, and
