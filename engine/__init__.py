@@ -54,9 +54,10 @@ INTERNALS = (
      "engine/frames.py", ("_create_segment_encoder",)),
     ("SceneFileWriter._current_encode_job", "FilmFileWriter.write_frame: converts only while a segment is open",
      "engine/frames.py", ("_current_encode_job",)),
-    ("VMobject.get_subpaths_from_points, Mobject.get_family (replaced while a scene renders)",
-     "faster_manim(): subpaths_from_points, family_of", "engine/frames.py",
-     ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family")),
+    ("VMobject.get_subpaths_from_points, Mobject.get_family, VMobject.get_points_defining_boundary (replaced "
+     "while a scene renders), VMobject.get_anchors' rows", "faster_manim(): subpaths_from_points, family_of, "
+     "points_defining_boundary", "engine/frames.py",
+     ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family", "VMobject.get_points_defining_boundary")),
     ("SVGMobject.generate_mobject (replaced for a Text while a scene renders or runs dry), its "
      "modify_xml_tree and get_mobjects_from; cairo's SVG of a Text (glyph symbols placed by uses)",
      "faster_manim(): glyph_svg_mobject, each glyph parsed once per process", "engine/glyphs.py",

@@ -294,6 +294,30 @@ def test_subpaths_are_found_as_manim_finds_them():
     assert len(subpaths_from_points(two, two.points)) == 2 and len(subpaths_from_points(gap, gap.points)) == 2
 
 
+def test_a_shapes_boundary_points_are_manims():
+    """onepass.engine.frames.points_defining_boundary (every next_to, get_left, move_to in a scene
+    process) gives the rows manim's VMobject.get_points_defining_boundary gives, in its order and
+    shape: for one shape, a single point, no points, a family of glyphs and cells, a group of groups;
+    and manim's own error for points that are not whole curves."""
+    from manim import Arc, Circle, Dot, Square, VGroup, VMobject
+
+    from onepass.engine.frames import _MANIMS_BOUNDARY, points_defining_boundary
+    from onepass.scenes import text as TX
+    label = TX.compact_text(TX.Text("q·kᵀ / √64 = −1.57", font=S.MONO))
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    single = VMobject().set_points(np.array([[1.0, 2.0, 0.0]]))
+    shapes = [Circle(), Arc(angle=2.5), Square().append_points(Circle(radius=0.5).points), single, VMobject(),
+              VGroup(), VGroup(VGroup(Dot(), single), VMobject(), label), label, grid, *grid.get_family()]
+    for shape in shapes:
+        ours, theirs = points_defining_boundary(shape), _MANIMS_BOUNDARY(shape)
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype and np.array_equal(ours, theirs)
+    odd = VMobject().set_points(np.arange(15, dtype=float).reshape(5, 3))        # not whole curves
+    with pytest.raises(ValueError):
+        _MANIMS_BOUNDARY(odd)
+    with pytest.raises(ValueError):
+        points_defining_boundary(odd)
+
+
 class Layers(Scene):
     """Still shapes among moving ones, as the film has them: a grid's cells fading in one after
     another while a bar slides beneath them (drawn before them) and a ring slides over them (drawn
@@ -613,7 +637,8 @@ def test_the_patched_methods_are_manims_and_come_back():
     from manim import Mobject, VMobject
 
     from onepass.engine.frames import (
-        _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, subpaths_from_points,
+        _MANIMS_BOUNDARY, _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, points_defining_boundary,
+        subpaths_from_points,
     )
     from onepass.engine.copies import mobject_deepcopy
     from onepass.engine.dry_run import dry_run
@@ -630,9 +655,11 @@ def test_the_patched_methods_are_manims_and_come_back():
     assert Mobject.__deepcopy__ is manims_copy
     with dry_run():                            # a dry run runs what a render runs
         assert Mobject.get_family is family_of and Mobject.__deepcopy__ is mobject_deepcopy
+        assert VMobject.get_points_defining_boundary is points_defining_boundary
     with dry_run(faster=False):
         assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
     assert Mobject.get_family is _MANIMS_FAMILY and Mobject.__deepcopy__ is manims_copy
+    assert VMobject.get_points_defining_boundary is _MANIMS_BOUNDARY
     from manim import SVGMobject
 
     from onepass.engine.glyphs import glyph_svg_mobject
