@@ -18,8 +18,9 @@ A skipped play, undrawn, also skips what only its frames would use (`quick_plays
 `quick=False`): the moving/static split manim makes for drawing, and a Transform's starting copy
 where the play ends on its target. At the end of a play a Transform's mobject takes its target's
 points and colours whatever it started from (alpha 1: (1 - 1)·start + 1·target, the colours copied),
-so it starts from the target itself; a FadeIn's target is the mobject and a FadeOut's a fresh faded
-copy, so neither is copied again. Only where every part of the play ends at alpha exactly 1 (not an
+so it starts from the target itself (but a FadeOut, which puts its mobject back as it started once
+it has left); a FadeIn's target is the mobject and a FadeOut's a fresh faded copy, so neither is
+copied again. Only where every part of the play ends at alpha exactly 1 (not an
 Indicate's there-and-back), on a straight path, with no updaters, and the class interpolates as
 Transform does; anything else plays as manim plays it. The end state is a render's
 (tests/test_frame_path.py compares every scene of a chapter both ways).
@@ -113,7 +114,10 @@ def quick_begin(self: Transform) -> None:
             self.target_copy = self.target_mobject.copy()
         Animation.begin(self)
         return
-    self.starting_mobject = self.target_copy
+    if type(self).clean_up_from_scene is Transform.clean_up_from_scene:
+        self.starting_mobject = self.target_copy
+    else:       # FadeOut puts its mobject back as it started once it has left: that look is kept
+        self.starting_mobject = self.create_starting_mobject()
     if self.suspend_mobject_updating:
         self.mobject.suspend_updating()
 

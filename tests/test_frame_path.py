@@ -672,7 +672,8 @@ class EveryKindOfPlay(Scene):
     """Plays a quick dry run takes the short way and plays it must leave to manim: fades in and out
     (shifted, scaled), a transform between shapes of different point counts, a lagged linear
     transform (its parts end past alpha 1 unless the rate clamps), an Indicate's there-and-back
-    (ends on its start), a replacement, a cross-fade of words, and the meter counting."""
+    (ends on its start), a replacement, a cross-fade of words, the meter counting, and a mobject faded
+    out and in again (FadeOut puts it back as it started once it has left)."""
 
     def construct(self):
         from manim import LEFT, RIGHT, Circle, Indicate, ReplacementTransform, Square, Text, VGroup, linear
@@ -692,6 +693,7 @@ class EveryKindOfPlay(Scene):
         self.play(CrossFade(words, Text("after all", font_size=24).shift(LEFT * 3)),
                   ReplacementTransform(shape, VGroup(Square(0.3), Square(0.2)).shift(RIGHT * 3)), run_time=0.5)
         self.play(CountTo(meter.counter, 654_321), FadeOut(grid, shift=DOWN), run_time=0.4)
+        self.play(FadeIn(grid), run_time=0.3)          # back as it was before it left (FadeOut restores it)
 
 
 def _end_state(scene) -> list:
@@ -733,11 +735,14 @@ def test_a_quick_dry_run_ends_every_play_where_manims_own_play_ends(tiny_bundle)
 
     def counted(animation):
         original(animation)
-        shortcuts.append((type(animation).__name__, animation.starting_mobject is animation.target_copy))
+        shortcuts.append((type(animation).__name__, (animation.starting_mobject is animation.target_copy,
+                                                     animation.target_copy is animation.target_mobject)))
     with D.dry_run(), mock.patch.object(Transform, "begin", counted):
         EveryKindOfPlay().render()
     taken = dict(shortcuts)
-    assert taken["FadeIn"] and taken["FadeOut"] and not taken["Indicate"] and taken["ReplacementTransform"]
+    # (no starting copy, no target copy): FadeOut keeps its starting look, to be put back once it has left
+    assert taken["FadeIn"] == (True, True) and taken["FadeOut"] == (False, True)
+    assert taken["Indicate"] == (False, False) and taken["ReplacementTransform"] == (True, False)
 
 
 def test_the_text_internals_engine_relies_on():
