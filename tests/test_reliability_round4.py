@@ -127,6 +127,18 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     assert _leftovers(tmp) == []
 
 
+def test_the_fit_check_costs_what_aeneas_dtw_exact_costs():
+    """The alignment child's cost of following espeak-ng's reading (voiceover/dtw.py, one numpy step
+    per anti-diagonal) is aeneas's pure-Python DTWExact's, bit for bit, on frames of any shape."""
+    import numpy as np
+    from aeneas.dtw import DTWExact
+    from onepass.voiceover import dtw
+    rng = np.random.default_rng(41)
+    for n, m in ((1, 1), (1, 7), (9, 1), (40, 33), (57, 80)):
+        heard, said = rng.normal(size=(13, n)), rng.normal(size=(13, m))
+        assert dtw.end_cost(heard, said) == float(DTWExact(heard, said).compute_accumulated_cost_matrix()[-1, -1])
+
+
 # -- 2. a clip that is not a reading of its line is named by its id before anything renders -------------
 
 def _bad_clips(lines, folder: Path) -> dict[str, str]:

@@ -63,7 +63,8 @@ def _speech_bounds(x: np.ndarray, sr: int, a: float, b: float) -> tuple[float, f
 # dies with its parent (PR_SET_PDEATHSIG), and a later alignment removes a folder whose owner is gone.
 ALIGN_PREFIX = home.ALIGN_PREFIX
 # a reading of a line follows espeak-ng's reading of it at most this fraction of the cost of the same
-# words backwards (espeak readings in other voices: 0.72-0.79; another line's text: 0.93-1.04)
+# words backwards (espeak readings in other voices: 0.72-0.79; another line's text: 0.93-1.04); the
+# costs are of the whole cheapest DTW paths (voiceover/dtw.py)
 FIT_RATIO = 0.88
 MIN_WORDS_TO_CHECK = 4               # a title of a word or two reads alike backwards
 ESPEAK_VOICES = {"en": "en-us", "es": "es", "ur": "ur"}
@@ -92,14 +93,11 @@ try:
     if os.path.exists(folder + "/ref.wav"):
         # how well the recording follows the text read by espeak-ng, and the same words backwards
         from aeneas.audiofilemfcc import AudioFileMFCC
-        from aeneas.dtw import DTWExact
+        from onepass.voiceover.dtw import end_cost       # DTWExact's cost, in numpy (voiceover/dtw.py)
         rconf = RuntimeConfiguration("tmp_path=" + folder)
         heard = AudioFileMFCC(folder + "/line.wav", rconf=rconf).all_mfcc
         def cost(name):
-            said = AudioFileMFCC(folder + "/" + name, rconf=rconf).all_mfcc
-            dtw = DTWExact(heard, said, rconf=rconf)
-            acc = dtw.compute_accumulated_cost_matrix()
-            return float(acc[-1, -1]) / len(dtw.compute_path()[0])
+            return end_cost(heard, AudioFileMFCC(folder + "/" + name, rconf=rconf).all_mfcc)
         out["fit"] = [cost("ref.wav"), cost("rev.wav")]
 except Exception as exc:             # aeneas raises its own kinds for every failure
     out["error"] = str(exc) or type(exc).__name__
