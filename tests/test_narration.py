@@ -228,9 +228,11 @@ def test_rendered_audio_matches_video_and_captions_within_a_frame(tiny_bundle, v
     report = mixdown.join([mp4], [cues], final, voiced=True)
     fps = media.frame_rate(final)
     streams = json.loads(subprocess.run(
-        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,sample_rate,duration", "-of", "json",
-         str(final)], capture_output=True, text=True, check=True).stdout)["streams"]
+        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,sample_rate,duration,width,height",
+         "-of", "json", str(final)], capture_output=True, text=True, check=True).stdout)["streams"]
     kinds = {s["codec_type"]: s for s in streams}
+    # the default quality, low, is 480p15 (the smoke render of tests/test_foundation.py runs at draft)
+    assert fps == 15 and (kinds["video"]["width"], kinds["video"]["height"]) == (854, 480)
     assert kinds["audio"]["codec_name"] == "aac" and int(kinds["audio"]["sample_rate"]) == 48_000
     assert abs(float(kinds["audio"]["duration"]) - float(kinds["video"]["duration"])) <= 1 / fps
     assert abs(media.video_seconds(final) - report["seconds"]) <= 1 / fps
