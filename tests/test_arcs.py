@@ -105,3 +105,24 @@ def test_columns_hang_on_anchors_level_with_their_rows():
     # only the anchored rows draw lines
     one = AttentionArcs(w, labels=["a", "b", "c", "d"], layout="columns", anchors=[None, None, None, rows[3]])
     assert {q for q, _ in one.arcs} == {3}
+
+
+def test_a_curve_copied_from_the_blank_one_is_the_curve_cubicbezier_makes():
+    """scenes/widgets.curve (every attention line, made by copying one blank curve): the same class,
+    points and every attribute as CubicBezier(...) with those points (and the id of what it was copied
+    from, which manim's copies carry), and a new object each time."""
+    from manim import CubicBezier
+
+    from onepass.scenes.widgets import curve
+    ends = [np.array(p, dtype=float) for p in ([0, 0, 0], [0.4, 1.2, 0], [1.1, 1.3, 0], [1.5, 0.2, 0])]
+    made, built = curve(*ends), CubicBezier(*ends)
+    again = curve(*[p + 1 for p in ends])
+    assert type(made) is CubicBezier and made is not again and not np.shares_memory(made.points, again.points)
+    assert set(made.__dict__) == set(built.__dict__) | {"original_id"}     # a copy's mark (hashing skips it)
+    for name, value in built.__dict__.items():
+        ours = made.__dict__[name]
+        if isinstance(value, np.ndarray):
+            assert ours.dtype == value.dtype and np.array_equal(ours, value), name
+        elif not callable(value):
+            assert ours == value, name
+    assert np.array_equal(again.points, built.points + 1)
