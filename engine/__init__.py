@@ -75,9 +75,10 @@ INTERNALS = (
      "dry_run(): a scene run with nothing written or drawn", "engine/dry_run.py",
      ("from_animation_number", "update_frame")),
     ("Transform.begin (replaced in an undrawn dry run), Animation.get_sub_alpha, starting_mobject, target_copy, "
-     "FadeIn/FadeOut.create_target; Scene.get_moving_and_static_mobjects (replaced there)",
+     "FadeIn/FadeOut.create_target; Scene.get_moving_and_static_mobjects and Scene.update_to_time (replaced "
+     "there; the latter restated), last_t",
      "quick_plays(): a skipped play without a starting copy or the moving/static split", "engine/dry_run.py",
-     ("get_moving_and_static_mobjects", "starting_mobject", "get_sub_alpha")),
+     ("get_moving_and_static_mobjects", "starting_mobject", "get_sub_alpha", "update_to_time")),
     ("Camera.display_vectorized's inputs, restated; get_mobjects_to_display; pixel_array_to_cairo_context",
      "StillLayer.look_of, capture, grow", "engine/still_layer.py",
      ("display_vectorized", "get_mobjects_to_display", "pixel_array_to_cairo_context")),

@@ -16,7 +16,7 @@ families, subpaths), so it runs the code a render runs, in about 0.8 of the time
 
 A skipped play, undrawn, also skips what only its frames would use (`quick_plays()`, on unless
 `quick=False`): the moving/static split manim makes for drawing, and a Transform's starting copy
-where the play ends on its target. At the end of a play a Transform's mobject takes its target's
+(and its interpolation before finish() interpolates it to its end) where the play ends on its target. At the end of a play a Transform's mobject takes its target's
 points and colours whatever it started from (alpha 1: (1 - 1)·start + 1·target, the colours copied),
 so it starts from the target itself (but a FadeOut, which puts its mobject back as it started once
 it has left); a FadeIn's target is the mobject and a FadeOut's a fresh faded copy, so neither is
@@ -114,12 +114,28 @@ def quick_begin(self: Transform) -> None:
             self.target_copy = self.target_mobject.copy()
         Animation.begin(self)
         return
+    self.ends_on_target = True          # quick_update_to_time leaves it to finish()
     if type(self).clean_up_from_scene is Transform.clean_up_from_scene:
         self.starting_mobject = self.target_copy
     else:       # FadeOut puts its mobject back as it started once it has left: that look is kept
         self.starting_mobject = self.create_starting_mobject()
     if self.suspend_mobject_updating:
         self.mobject.suspend_updating()
+
+
+def quick_update_to_time(self: Scene, t: float) -> None:
+    """Scene.update_to_time, restated, for a skipped play's one step (to its end): a Transform that
+    quick_begin set to end on its target is not interpolated here, since finish() interpolates it to
+    1 right after and sets every point and colour again; everything else as manim does it."""
+    dt = t - self.last_t
+    self.last_t = t
+    for animation in self.animations:
+        animation.update_mobjects(dt)
+        if not getattr(animation, "ends_on_target", False):
+            animation.interpolate(t / animation.run_time)
+    self.update_mobjects(dt)
+    self.update_meshes(dt)
+    self.update_self(dt)
 
 
 def no_moving_split(self: Scene, animations) -> tuple[list, list]:
@@ -132,5 +148,6 @@ def no_moving_split(self: Scene, animations) -> tuple[list, list]:
 def quick_plays() -> Iterator[None]:
     """While the block runs, every play is taken to be skipped and undrawn (dry_run(draw=False))."""
     with mock.patch.object(Transform, "begin", quick_begin), \
+            mock.patch.object(Scene, "update_to_time", quick_update_to_time), \
             mock.patch.object(Scene, "get_moving_and_static_mobjects", no_moving_split):
         yield
