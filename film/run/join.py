@@ -261,7 +261,7 @@ def join_film(results: list[ChapterResult], dest: Path, film_title: str, markers
                 meta.write_text(film_metadata(markers or [f"{r.chapter} · {r.title}" for r in results], durations,
                                               film_title),
                                 encoding="utf-8")
-                audio_args = ["-map", "0:a:0", "-c:a", "aac", "-b:a", mixdown.AAC_BITRATE, "-ar", "48000"] \
+                audio_args = ["-map", "0:a:0", *mixdown.AAC, "-ar", "48000"] \
                     if has_audio else []
                 try:
                     run_ffmpeg(["-f", "concat", "-safe", "0", "-i", listing, "-i", meta, "-map", "0:v:0",
