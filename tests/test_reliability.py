@@ -266,6 +266,34 @@ def test_a_join_is_checked_packet_for_packet_against_its_parts(tmp_path):
         join.check_joined(out, parts[:1])
 
 
+def test_an_unchanged_file_is_probed_once_and_a_rewritten_or_replaced_one_afresh(tmp_path, monkeypatch):
+    """ffprobe's answers are kept per process for a file whose path, inode, size and mtime are
+    unchanged; a file rewritten in place, touched, or replaced by another is probed again."""
+    asked = []
+    real_run = subprocess.run
+
+    def counting(cmd, *args, **kwargs):
+        if cmd[0] == "ffprobe":
+            asked.append(cmd[-1])
+        return real_run(cmd, *args, **kwargs)
+    monkeypatch.setattr(media.subprocess, "run", counting)
+    clip = stand_in_clip(tmp_path / "clip.mp4", frames=10)
+    assert media.video_facts(clip) == (10, 15.0)
+    assert media.video_facts(clip) == (10, 15.0) and media.video_seconds(clip) == pytest.approx(10 / 15)
+    assert len(asked) == 1                                   # the same question: asked once
+    assert media.frame_rate(clip) == 15.0 and len(asked) == 2      # another question: asked
+    stand_in_clip(clip, frames=20)                           # ffmpeg rewrites it in place
+    assert media.video_facts(clip) == (20, 15.0) and len(asked) == 3
+    stamp = clip.stat().st_mtime_ns
+    os.utime(clip, ns=(stamp + 10**9, stamp + 10**9))       # only its mtime changes
+    assert media.video_facts(clip) == (20, 15.0) and len(asked) == 4
+    other = stand_in_clip(tmp_path / "other.mp4", frames=20)
+    os.utime(other, ns=(stamp + 10**9, stamp + 10**9))
+    os.replace(other, clip)                                  # another inode, maybe the same size and mtime
+    assert media.video_facts(clip) == (20, 15.0) and len(asked) == 5
+    assert media.video_facts(clip) == (20, 15.0) and len(asked) == 5
+
+
 # ---------------------------------------------------------------------------------------
 # 2. Two runs into the same folder at once
 

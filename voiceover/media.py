@@ -1,5 +1,6 @@
 """Facts about media files (ffprobe) and ffmpeg's concat listings: one copy of each, used by
-the narration mixdown and by the film build (film/).
+the narration mixdown and by the film build (film/). ffprobe is asked each question once per
+process of a file that has not changed since.
 
     frames, fps = video_facts(path)          # exact: packets counted, nothing decoded
     seconds = video_seconds(path)            # frames / fps
@@ -21,12 +22,40 @@ from pathlib import Path
 from onepass.data.errors import OnepassError
 
 
+# ffprobe's answers in this process, by (file identity, question): a build and its lecture kit ask
+# the same question of the same file many times (a deck probes its chapter's clip once per deck,
+# a test checks what the kit just checked), about 0.1 s each
+_answers: dict[tuple, str] = {}
+_ANSWERS_KEPT = 4096
+
+
+def _identity(path: Path) -> tuple | None:
+    """What tells one version of a file from another: a file replaced gets a new inode, one
+    rewritten in place a new mtime (and most often size). None when it cannot be stat'ed."""
+    try:
+        resolved = Path(path).resolve()
+        st = resolved.stat()
+    except OSError:
+        return None
+    return str(resolved), st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def probe(path: Path, select: str, entries: str, count_packets: bool = False) -> dict | None:
     """ffprobe's fields `entries` ("stream=a,b") of the first stream matching `select`
-    ("v:0", "a:0"), as a dict; None when the file has no such stream."""
+    ("v:0", "a:0"), as a dict; None when the file has no such stream. Asked once per process
+    of an unchanged file: a file replaced or rewritten since is probed again."""
     cmd = ["ffprobe", "-v", "error", "-select_streams", select, *(["-count_packets"] if count_packets else []),
            "-show_entries", entries, "-of", "json", str(path)]
-    streams = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout).get("streams") or []
+    before = _identity(path)
+    key = (before, select, entries, count_packets)
+    answer = _answers.get(key) if before else None
+    if answer is None:
+        answer = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        if before and _identity(path) == before:        # not changed while ffprobe read it
+            if len(_answers) >= _ANSWERS_KEPT:
+                _answers.clear()
+            _answers[key] = answer
+    streams = json.loads(answer).get("streams") or []      # parsed afresh: a caller may change its dict
     return streams[0] if streams else None
 
 
