@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.conftest import BUILT_SCENES_FILES, pytest_xdist_make_scheduler, work_unit
+from tests.conftest import BUILT_SCENES_FILES, HEAVIEST_FIRST, pytest_xdist_make_scheduler, work_unit
 
 TESTS = Path(__file__).resolve().parent
 
@@ -33,3 +33,24 @@ def test_the_scheduler_keeps_those_files_together_and_the_rest_by_file():
         def getoption(self, name, default=None):
             return "load" if name == "dist" else default
     assert pytest_xdist_make_scheduler(Config(), log=None) is None       # other --dist modes: xdist's own
+
+
+def test_the_heaviest_units_of_work_are_handed_out_first_and_each_is_a_unit():
+    """Units named in HEAVIEST_FIRST exist (a renamed file would silently start late) and are collected,
+    and so scheduled, first and in that order; each file's own tests keep their order."""
+    from tests.conftest import pytest_collection_modifyitems
+    units = {f"tests/{p.name}" for p in TESTS.glob("test_*.py")} | {"built scenes"}
+    assert set(HEAVIEST_FIRST) <= units and len(set(HEAVIEST_FIRST)) == len(HEAVIEST_FIRST)
+
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid, self.name, self.fixturenames = nodeid, nodeid.split("::")[-1], ()
+
+        def add_marker(self, marker):
+            pass
+    names = ["tests/test_arcs.py::a", "tests/test_foundation.py::b", "tests/test_arcs.py::c", "tests/test_lecture.py::d",
+             "tests/test_crowding.py::e", "tests/test_lecture.py::f"]
+    items = [Item(n) for n in names]
+    pytest_collection_modifyitems(None, items)
+    assert [i.nodeid for i in items] == ["tests/test_crowding.py::e", "tests/test_lecture.py::d", "tests/test_lecture.py::f",
+                                         "tests/test_foundation.py::b", "tests/test_arcs.py::a", "tests/test_arcs.py::c"]
