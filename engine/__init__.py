@@ -58,6 +58,9 @@ INTERNALS = (
      "while a scene renders), VMobject.get_anchors' rows", "faster_manim(): subpaths_from_points, family_of, "
      "points_defining_boundary", "engine/frames.py",
      ("get_subpaths_from_points", "Mobject.get_family", "VMobject.get_family", "VMobject.get_points_defining_boundary")),
+    ("manim.mobject.geometry.polygram's ArcBetweenPoints (the name round_corners calls, replaced while a scene "
+     "renders); Arc's points at the origin, then put_start_and_end_on", "faster_manim(): corner_arc",
+     "engine/frames.py", ("polygram",)),
     ("SVGMobject.generate_mobject (replaced for a Text while a scene renders or runs dry), its "
      "modify_xml_tree and get_mobjects_from; cairo's SVG of a Text (glyph symbols placed by uses)",
      "faster_manim(): glyph_svg_mobject, each glyph parsed once per process", "engine/glyphs.py",

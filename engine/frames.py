@@ -36,7 +36,8 @@ import cv2
 import numpy as np
 from PIL import Image
 from av.video.reformatter import VideoReformatter
-from manim import Camera, CairoRenderer, Mobject, SceneFileWriter, SVGMobject, VMobject
+from manim import TAU, Arc, Camera, CairoRenderer, Mobject, SceneFileWriter, SVGMobject, VMobject
+from manim.mobject.geometry import polygram
 from manim.utils.iterables import list_update, remove_list_redundancies
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
@@ -463,6 +464,24 @@ def points_defining_boundary(self):
     return np.concatenate(rows) if rows else np.array(())
 
 
+_MANIMS_CORNER_ARC = polygram.ArcBetweenPoints
+_PLACED_ARCS: dict = {}            # (angle, num_components) -> the arc ArcBetweenPoints places
+
+
+def corner_arc(start, end, angle: float = TAU / 4, radius=None, **kwargs):
+    """ArcBetweenPoints as Polygram.round_corners makes it (every rounded box: a glow, a chip, a panel's
+    frame), its points made as that class makes them: the same Arc at the origin (one per angle and
+    count of components, built once and copied), then put_start_and_end_on(start, end). round_corners
+    reads only its points, so the centre ArcBetweenPoints then measures is not; a radius, an angle of 0
+    or other arguments: manim's own class."""
+    if radius is not None or angle == 0 or set(kwargs) - {"num_components"}:
+        return _MANIMS_CORNER_ARC(start, end, angle=angle, radius=radius, **kwargs)
+    key = (angle, kwargs.get("num_components", 9))
+    if key not in _PLACED_ARCS:
+        _PLACED_ARCS[key] = Arc(radius=None, angle=angle, num_components=key[1])
+    return _PLACED_ARCS[key].copy().put_start_and_end_on(start, end)
+
+
 _MANIMS_FAMILY = Mobject.get_family
 
 
@@ -490,20 +509,21 @@ def _gather(mobject, path: set, found: list) -> None:
 @contextlib.contextmanager
 def faster_manim():
     """While the block runs (a scene's render or dry run), VMobject.get_subpaths_from_points is
-    subpaths_from_points, VMobject.get_points_defining_boundary points_defining_boundary,
-    Mobject.get_family is family_of, Mobject.__deepcopy__ is
+    subpaths_from_points, VMobject.get_points_defining_boundary points_defining_boundary, the arcs
+    Polygram.round_corners makes are corner_arc's, Mobject.get_family is family_of, Mobject.__deepcopy__ is
     engine/copies.py's mobject_deepcopy and a Text's SVG is read glyph by glyph (engine/glyphs.py);
     what they were before again after it (manim's own, unless the block is inside another)."""
     before = (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
-              VMobject.get_points_defining_boundary)
+              VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints)
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
     SVGMobject.generate_mobject, VMobject.get_points_defining_boundary = glyph_svg_mobject, points_defining_boundary
+    polygram.ArcBetweenPoints = corner_arc
     try:
         with faster_copies():
             yield
     finally:
         (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
-         VMobject.get_points_defining_boundary) = before
+         VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints) = before
 
 
 class FilmRenderer(CairoRenderer):

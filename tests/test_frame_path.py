@@ -318,6 +318,38 @@ def test_a_shapes_boundary_points_are_manims():
         points_defining_boundary(odd)
 
 
+def test_rounded_corners_are_manims_point_for_point():
+    """engine/frames.py corner_arc (the arcs Polygram.round_corners makes while a scene renders or runs
+    dry: every glow, chip and panel frame) gives the points manim's ArcBetweenPoints gives, bit for bit:
+    rounded rectangles of many sizes, radii and places, a box around words, polygons whose corners turn
+    by other angles, a concave (negative) radius, a list of radii and evenly distributed anchors."""
+    from manim import RegularPolygon, RoundedRectangle, SurroundingRectangle, Text
+    from manim.mobject.geometry import polygram
+
+    from onepass.engine.frames import corner_arc, faster_manim
+
+    def shapes():
+        rng = np.random.default_rng(7)
+        made = [RoundedRectangle(corner_radius=r, width=w, height=h).shift([x, y, 0]) for r, w, h, x, y in
+                zip(rng.uniform(0.01, 0.3, 30), rng.uniform(0.7, 5, 30), rng.uniform(0.7, 3, 30),
+                    rng.normal(0, 3, 30), rng.normal(0, 2, 30))]
+        made.append(SurroundingRectangle(Text("·cat 0.42", font=S.MONO).shift([1.3, -0.7, 0]), buff=0.1,
+                                         corner_radius=0.08))
+        made += [RegularPolygon(n).shift([0.3 * n, 0, 0]).round_corners(0.15) for n in (3, 5, 6, 7)]
+        made += [RegularPolygon(6).round_corners(-0.1), RegularPolygon(4).round_corners([0.1, 0.2]),
+                 RegularPolygon(5).round_corners(0.1, evenly_distribute_anchors=True),
+                 RegularPolygon(4).round_corners(0.2, components_per_rounded_corner=3)]
+        return made
+    manims = shapes()
+    with faster_manim():
+        assert polygram.ArcBetweenPoints is corner_arc
+        ours = shapes()
+    assert polygram.ArcBetweenPoints is not corner_arc
+    assert len(ours) == len(manims) == 39
+    for a, b in zip(ours, manims):
+        assert a.points.shape == b.points.shape and np.array_equal(a.points, b.points), type(a).__name__
+
+
 class Layers(Scene):
     """Still shapes among moving ones, as the film has them: a grid's cells fading in one after
     another while a bar slides beneath them (drawn before them) and a ring slides over them (drawn
