@@ -78,9 +78,10 @@ def _outline_shelf():
 
 
 def _copy_into(self, kept):
-    """Make `self` a deep copy of `kept` (what Mobject.__deepcopy__ does with a new object)."""
-    import copy
-    self.__dict__.update(copy.deepcopy(kept.__dict__, {id(kept): self}))
+    """Make `self` a deep copy of `kept` (what Mobject.__deepcopy__ does with a new object), by
+    engine/copies.py's deep_copy: copy.deepcopy's copy, faster for what a mobject is made of."""
+    from onepass.engine.copies import deep_copy
+    self.__dict__.update(deep_copy(kept.__dict__, {id(kept): self}))
 
 
 def box(mob) -> tuple[float, float, float, float]:
