@@ -233,3 +233,40 @@ def test_dequantized_weights_are_kept_as_data_and_anything_damaged_is_made_again
     weights._keep(model, folder)
     (folder / weights.WEIGHTS_SHA).write_text("0" * 64)         # tensors that are not the ones kept
     assert weights._kept(cls, folder) is None and not folder.exists()
+
+
+def test_a_gguf_file_is_parsed_once_while_unchanged_and_again_once_changed(tmp_path):
+    """data/arch/llama/weights.parsed: an extraction asks for a GGUF file's parse four times (our
+    quantization, transformers' config, tokenizer and weights; one_parse_per_file hands transformers the
+    same reader): an unchanged file is parsed once, a rewritten or replaced one afresh, and gguf's own
+    name is back after the block."""
+    import os
+
+    import gguf
+
+    from onepass.data.arch.llama import weights as W
+
+    def write(path, value):
+        w = gguf.GGUFWriter(str(path), "llama")
+        w.add_uint32("test.value", value)
+        w.add_tensor("token_embd.weight", np.full((2, 4), value, dtype=np.float32))
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+    path = tmp_path / "m.gguf"
+    write(path, 1)
+    first = W.parsed(path)
+    assert W.parsed(path) is first and W.parsed(str(path)) is first
+    made = gguf.GGUFReader
+    with W.one_parse_per_file():
+        assert gguf.GGUFReader(str(path)) is first           # what transformers' loader gets
+    assert gguf.GGUFReader is made and gguf.GGUFReader(str(path)) is not first
+    write(path, 2)                                             # rewritten in place
+    os.utime(path, ns=(first_ns := path.stat().st_mtime_ns + 10**9, first_ns))
+    second = W.parsed(path)
+    assert second is not first and int(second.fields["test.value"].parts[-1][0]) == 2
+    other = tmp_path / "n.gguf"
+    write(other, 3)
+    os.replace(other, path)                                    # replaced: another file at the same path
+    assert W.parsed(path) is not second and int(W.parsed(path).fields["test.value"].parts[-1][0]) == 3

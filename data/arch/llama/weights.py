@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -99,7 +100,8 @@ def load(source: str, local_only: bool, model, cache: Path | None = None):
         if found is not None:
             return found
         try:
-            loaded = cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
+            with one_parse_per_file():
+                loaded = cls.from_pretrained(str(path.parent), gguf_file=path.name, attn_implementation="eager").eval()
         except Exception:
             check_gguf(path, model, deep=True)      # a damaged file: said plainly (parsing it whole takes seconds)
             raise
@@ -157,15 +159,49 @@ def _keep(model, folder: Path) -> None:
         shutil.rmtree(part, ignore_errors=True)
 
 
+_PARSED: dict = {}       # a GGUF file's identity -> its gguf.GGUFReader (read-only, memory-mapped)
+
+
+def parsed(path) -> "gguf.GGUFReader":
+    """gguf.GGUFReader of `path`, parsed once per process while the file is unchanged (its resolved path,
+    inode, size and modification time): parsing reads every metadata string (SmolLM2's 49,152-token
+    vocabulary), seconds each time, and an extraction asked for it four times (our quantization, then
+    transformers' config, tokenizer and weights)."""
+    from gguf.gguf_reader import GGUFReader     # the class itself (one_parse_per_file replaces gguf's name)
+    path = Path(path).resolve()
+    st = path.stat()
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _PARSED:
+        if len(_PARSED) >= 4:
+            _PARSED.clear()
+        _PARSED[key] = GGUFReader(str(path))
+    return _PARSED[key]
+
+
+@contextlib.contextmanager
+def one_parse_per_file():
+    """While the block runs, transformers' GGUF loader (which makes a gguf.GGUFReader each time it reads
+    a file's config, tokenizer or weights) gets `parsed`'s reader of the file."""
+    import gguf
+    made = gguf.GGUFReader
+
+    def reader(path, mode="r"):
+        return parsed(path) if mode == "r" else made(path, mode)
+    gguf.GGUFReader = reader
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = made
+
+
 def quantization(source: str) -> dict | None:
     """Each kind of tensor's storage type in a GGUF file ('attn_q': 'Q4_1', 'token_embd': 'Q8_0', norms
     'F32'), with how many tensors of each; None for weights that are not a GGUF file."""
     path = Path(source).expanduser()
     if path.suffix != ".gguf" or not path.is_file():
         return None
-    import gguf
     kinds: dict[str, dict] = {}
-    for t in gguf.GGUFReader(str(path)).tensors:
+    for t in parsed(path).tensors:
         parts = t.name.split(".")
         kind = parts[-2] if parts[0] == "blk" else parts[0]
         entry = kinds.setdefault(kind, {"type": t.tensor_type.name, "tensors": 0})
@@ -187,7 +223,8 @@ def _gguf_tokenizer(path: Path, cache: Path | None):
         except Exception:          # damaged or planted: rebuilt below, never trusted
             pass
     from transformers import AutoTokenizer
-    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
+    with one_parse_per_file():
+        tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
     if cached is not None:
         text = tok.to_str()
         json.loads(text)                               # what is written is plain JSON
