@@ -37,6 +37,7 @@ from manim.renderer.cairo_renderer import CairoRenderer
 from manim.utils.bezier import interpolate
 
 from onepass.engine.frames import faster_manim
+from onepass.engine.unseen import transform_interpolate_mobject
 
 # from_animation_number: every play counts as 'before the first one drawn'
 SKIP_EVERY_PLAY = 10 ** 9
@@ -89,7 +90,8 @@ def ends_on_target(animation: Transform) -> bool:
     interpolation on a straight path, and no updaters on the mobject (a starting copy's would run)."""
     cls = type(animation)
     return (cls.interpolate_submobject is Transform.interpolate_submobject
-            and cls.interpolate_mobject is Animation.interpolate_mobject and cls.interpolate is Animation.interpolate
+            and cls.interpolate_mobject in (Animation.interpolate_mobject, transform_interpolate_mobject)
+            and cls.interpolate is Animation.interpolate
             and cls.get_all_families_zipped is Transform.get_all_families_zipped
             and animation.path_func is interpolate and getattr(animation, "path_arc_centers", None) is None
             and not any(m.updaters for m in animation.mobject.get_family()))

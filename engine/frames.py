@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from PIL import Image
 from av.video.reformatter import VideoReformatter
-from manim import TAU, Arc, Camera, CairoRenderer, Mobject, SceneFileWriter, SVGMobject, VMobject
+from manim import TAU, Arc, Camera, CairoRenderer, Mobject, SceneFileWriter, SVGMobject, Transform, VMobject
 from manim.mobject.geometry import polygram
 from manim.utils.iterables import list_update, remove_list_redundancies
 from manim._config.video_encoder import VideoEncoderSpec
@@ -44,7 +44,9 @@ from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from onepass.engine.copies import faster_copies
 from onepass.engine.glyphs import glyph_svg_mobject
+from onepass.engine import unseen
 from onepass.engine.still_layer import StillLayer
+from onepass.engine.unseen import transform_interpolate_mobject
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).
@@ -490,10 +492,22 @@ def family_of(self, recurse: bool = True) -> list:
     (each before its submobjects, depth first; a member met again further on is kept there; a
     submobject that contains its own ancestor is not followed back). manim asks for families many
     times a frame (every shape the camera draws, every updater): at 1080p this was 2 ms a frame."""
+    if not self.submobjects:         # most of what the camera flattens each frame (a glyph, a cell)
+        return [self]
     found: list = []
     _gather(self, set(), found)
     # what remove_list_redundancies keeps: each member's last place (nothing to do without repeats)
     return found if len(set(found)) == len(found) else remove_list_redundancies(found)
+
+
+_MANIMS_WITH_POINTS = Mobject.family_members_with_points
+
+
+def members_with_points(self) -> list:
+    """Mobject.family_members_with_points with len(points) for get_num_points() (what it returns;
+    no class of manim's Cairo renderer nor of onepass overrides it): the camera asks it of every
+    mobject from the first moving one on, every frame (chapter 02's Mixing: some 400 a frame)."""
+    return [m for m in self.get_family() if len(m.points) > 0]
 
 
 def _gather(mobject, path: set, found: list) -> None:
@@ -510,20 +524,29 @@ def _gather(mobject, path: set, found: list) -> None:
 def faster_manim():
     """While the block runs (a scene's render or dry run), VMobject.get_subpaths_from_points is
     subpaths_from_points, VMobject.get_points_defining_boundary points_defining_boundary, the arcs
-    Polygram.round_corners makes are corner_arc's, Mobject.get_family is family_of, Mobject.__deepcopy__ is
-    engine/copies.py's mobject_deepcopy and a Text's SVG is read glyph by glyph (engine/glyphs.py);
-    what they were before again after it (manim's own, unless the block is inside another)."""
+    Polygram.round_corners makes are corner_arc's, Mobject.get_family is family_of (and
+    family_members_with_points members_with_points), Mobject.__deepcopy__ is
+    engine/copies.py's mobject_deepcopy, a Text's SVG is read glyph by glyph (engine/glyphs.py) and a
+    Transform leaves alone its parts that paint nothing (engine/unseen.py); what they were before again
+    after it (manim's own, unless the block is inside another)."""
     before = (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
-              VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints)
+              VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints, Transform.interpolate_mobject,
+              Mobject.family_members_with_points)
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
+    Mobject.family_members_with_points = members_with_points
     SVGMobject.generate_mobject, VMobject.get_points_defining_boundary = glyph_svg_mobject, points_defining_boundary
-    polygram.ArcBetweenPoints = corner_arc
+    own = "interpolate_mobject" in vars(Transform)        # (manim's Transform inherits Animation's)
+    polygram.ArcBetweenPoints, Transform.interpolate_mobject = corner_arc, transform_interpolate_mobject
     try:
         with faster_copies():
             yield
     finally:
         (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
-         VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints) = before
+         VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints, Transform.interpolate_mobject,
+         Mobject.family_members_with_points) = before
+        if not own:
+            del Transform.interpolate_mobject
+        unseen.forget()
 
 
 class FilmRenderer(CairoRenderer):

@@ -22,6 +22,8 @@ from manim import VMobject
 from manim.mobject.types.image_mobject import AbstractImageMobject
 from manim.mobject.types.point_cloud_mobject import PMobject
 
+from onepass.engine.unseen import UNSEEN
+
 # a shape manim draws as nothing (a plain Mobject with points): never drawn, never in the layer
 NOTHING = False
 
@@ -90,7 +92,7 @@ class StillLayer:
         painted with a background image): the caller draws as manim does."""
         camera = self.camera
         leaves = camera.get_mobjects_to_display(mobjects)
-        looks = []
+        looks, unseen = [], UNSEEN
         for leaf in leaves:
             if not isinstance(leaf, VMobject):
                 if isinstance(leaf, (PMobject, AbstractImageMobject)):
@@ -100,6 +102,8 @@ class StillLayer:
             elif leaf.background_image is not None:
                 self.painted = None
                 return False
+            elif unseen and leaf in unseen:        # a Transform's part clear all through it: paints nothing
+                looks.append(NOTHING)
             else:
                 looks.append(look_of(leaf))
         self.frame += 1

@@ -394,13 +394,87 @@ def test_still_shapes_drawn_once_per_play_give_manims_pixels_exactly(tmp_path):
         assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
 
 
+class Strips(Scene):
+    """Chapter 02's sum of value strips: five strips (cells in an outline) fall into one, a
+    ReplacementTransform whose families differ in shape (manim pads both with faded copies and
+    points), while a bar slides over them; then the sum fades out (a remover)."""
+
+    def construct(self):
+        from manim import LEFT, RIGHT, Rectangle, ReplacementTransform, VGroup
+
+        rng = np.random.default_rng(7)
+
+        def strip(y):
+            cells = VGroup(*[Rectangle(width=0.5, height=0.3, stroke_width=0, fill_color=S.diverging(x, 2.0),
+                                       fill_opacity=1) for x in rng.normal(0, 1, 8)]).arrange(RIGHT, buff=0)
+            return VGroup(cells, Rectangle(width=4.0, height=0.3, stroke_width=2, stroke_color=S.KEY,
+                                           fill_opacity=0).move_to(cells)).move_to(UP * y)
+
+        values = VGroup(*[strip(1.6 - 0.5 * i) for i in range(5)])
+        total = strip(-1.8)
+        bar = Rectangle(width=0.6, height=4.5, color=S.QUERY, fill_opacity=0.5).shift(LEFT * 5)
+        self.add(values, bar)
+        falling = VGroup(*[v.copy() for v in values])
+        self.play(ReplacementTransform(falling, total), bar.animate.shift(RIGHT * 10), run_time=1.5)
+        self.play(FadeOut(total), run_time=0.5)
+
+
+@pytest.mark.render
+def test_a_transforms_parts_that_paint_nothing_are_left_alone_with_manims_pixels(tmp_path):
+    """engine/unseen.py: a Transform whose mobject leaves the scene skips, until its last step, the
+    parts clear at both ends (manim's padding of families that differ in shape), and the camera does
+    not draw them: every picture is the one drawn with manim's interpolation of every part, pixel for
+    pixel, with fewer parts moved; and nothing is left skipped after the render."""
+    from manim.animation.animation import Animation as ManimAnimation
+
+    from onepass.engine import unseen
+    from onepass.engine.frames import faster_manim
+
+    skipped: list[int] = []
+
+    class Counting(FilmRenderer):
+        def add_frame(self, frame, num_frames: int = 1):
+            skipped.append(len(unseen.UNSEEN))
+            super().add_frame(frame, num_frames)
+
+    ours, theirs = [], []
+    with faster_manim():
+        pictures(Counting, tmp_path / "ours", ours, Strips)
+        assert max(skipped) > 50, f"no part was left alone: {max(skipped)}"
+        with mock.patch.object(Transform, "interpolate_mobject", ManimAnimation.interpolate_mobject):
+            pictures(FilmRenderer, tmp_path / "manims", theirs, Strips)
+    assert not unseen.UNSEEN
+    assert len(ours) == len(theirs) > 20
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert np.array_equal(a, b), f"picture {k}: {np.count_nonzero((a != b).any(axis=2))} pixels differ"
+
+
+def test_only_parts_clear_all_through_a_transform_are_left_alone():
+    """A part is left alone only where every channel it paints with is clear at both ends (then every
+    interpolation of it is): a stroke that goes from clear to wide while its colour goes from opaque to
+    clear paints in between."""
+    from manim import Square
+
+    from onepass.engine.unseen import _clear_channels
+    clear = Square().set_fill(opacity=0).set_stroke(width=0, opacity=0)
+    assert _clear_channels(clear, clear.copy())
+    assert _clear_channels(clear, Square().set_fill(opacity=0).set_stroke(S.INK, width=3, opacity=0))
+    crossing_a = Square().set_fill(opacity=0).set_stroke(S.INK, width=0, opacity=1)
+    crossing_b = Square().set_fill(opacity=0).set_stroke(S.INK, width=3, opacity=0)
+    assert not _clear_channels(crossing_a, crossing_b)
+    assert not _clear_channels(clear, Square().set_fill(S.INK, opacity=0.5).set_stroke(width=0))
+    assert not _clear_channels(clear, Square().set_fill(opacity=float("nan")).set_stroke(width=0))
+
+
 def test_families_are_listed_as_manim_lists_them():
     """onepass.engine.frames.family_of (every family a scene process asks for) lists a mobject's family
     as manim's Mobject.get_family does: the same members in the same order, with a member shared
     by two groups, a group holding itself and one holding its own ancestor."""
     from manim import Circle, Square, VGroup
 
-    from onepass.engine.frames import _MANIMS_FAMILY, family_of
+    from manim import Mobject
+
+    from onepass.engine.frames import _MANIMS_FAMILY, _MANIMS_WITH_POINTS, family_of, members_with_points
     grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
     shared = Circle()
     twice = VGroup(VGroup(shared, Square()), VGroup(Square(), shared), shared)
@@ -412,6 +486,9 @@ def test_families_are_listed_as_manim_lists_them():
     meter = FlopsMeter(0, "", widest=10 ** 9, title="Σ FLOPs")
     for mobject in (grid, twice, looped, outer, inner, meter, Square()):
         assert family_of(mobject) == _MANIMS_FAMILY(mobject), f"{type(mobject).__name__}: another family"
+        # members_with_points (faster_manim's family_members_with_points): manim's, over family_of
+        with mock.patch.object(Mobject, "get_family", family_of):
+            assert members_with_points(mobject) == _MANIMS_WITH_POINTS(mobject)
     assert len(family_of(twice)) == len(set(family_of(twice))) < len([*_gather_all(twice)])
 
 
@@ -669,20 +746,25 @@ def test_the_patched_methods_are_manims_and_come_back():
     from manim import Mobject, VMobject
 
     from onepass.engine.frames import (
-        _MANIMS_BOUNDARY, _MANIMS_FAMILY, _MANIMS_SUBPATHS, faster_manim, family_of, points_defining_boundary,
-        subpaths_from_points,
+        _MANIMS_BOUNDARY, _MANIMS_FAMILY, _MANIMS_SUBPATHS, _MANIMS_WITH_POINTS, faster_manim, family_of,
+        members_with_points, points_defining_boundary, subpaths_from_points,
     )
     from onepass.engine.copies import mobject_deepcopy
+    from onepass.engine.unseen import transform_interpolate_mobject
     from onepass.engine.dry_run import dry_run
     manims_copy = Mobject.__deepcopy__
     assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
     with pytest.raises(RuntimeError), faster_manim():
         assert VMobject.get_subpaths_from_points is subpaths_from_points and Mobject.get_family is family_of
         assert Mobject.__deepcopy__ is mobject_deepcopy
+        assert Transform.interpolate_mobject is transform_interpolate_mobject
+        assert Mobject.family_members_with_points is members_with_points
         with faster_manim():                   # inside another (a render that dry-runs): the same
             pass
         assert Mobject.get_family is family_of and Mobject.__deepcopy__ is mobject_deepcopy
+        assert Transform.interpolate_mobject is transform_interpolate_mobject
         raise RuntimeError
+    assert "interpolate_mobject" not in vars(Transform) and Mobject.family_members_with_points is _MANIMS_WITH_POINTS
     assert VMobject.get_subpaths_from_points is _MANIMS_SUBPATHS and Mobject.get_family is _MANIMS_FAMILY
     assert Mobject.__deepcopy__ is manims_copy
     with dry_run():                            # a dry run runs what a render runs
