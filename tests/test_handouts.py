@@ -325,24 +325,30 @@ def test_stills_are_each_beats_settled_frame(chapter):
 
 
 # -- notebooks --------------------------------------------------------------------------------------
-def run_notebooks(nbs):
-    """Execute notebooks one after another in one kernel (each starts from a clean namespace); returns
-    the executed notebook, or raises CellExecutionError with it as `.merged`."""
+def execute(cells, metadata, timeout: int):
+    """`cells` run as one notebook in one kernel; returns the executed notebook, or raises
+    CellExecutionError with it as `.merged`."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
-    cells = []
-    for nb in nbs:
-        cells += [nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")] + copy.deepcopy(nb.cells)
     for n, cell in enumerate(cells):
         cell["id"] = f"cell-{n}"
-    merged = nbformat.v4.new_notebook(cells=cells, metadata=nbs[0].metadata)
+    merged = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
     try:
-        NotebookClient(merged, timeout=300, kernel_name="python3").execute()
+        NotebookClient(merged, timeout=timeout, kernel_name="python3").execute()
     except CellExecutionError as exc:
         exc.merged = merged
         raise
     return merged
+
+
+def run_notebooks(nbs):
+    """Execute notebooks one after another in one kernel (each starts from a clean namespace): execute()."""
+    import nbformat
+    cells = []
+    for nb in nbs:
+        cells += [nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")] + copy.deepcopy(nb.cells)
+    return execute(cells, nbs[0].metadata, timeout=300)
 
 
 def test_every_chapter_notebook_recomputes_its_numbers_from_the_model_and_a_wrong_value_fails(tiny_bundle):
@@ -375,27 +381,14 @@ def run_sharing_the_model(nbs):
     """Execute a Llama-style model's notebooks in one kernel, loading its weights once (tens of seconds
     for SmolLM2's GGUF file): the first notebook whole, then each other's bundle cell and chapter cells.
     Their tokenizer, model and helper cells are the first's, text for text (asserted), so what runs is
-    what each notebook runs. Returns the executed notebook, or raises CellExecutionError with it as
-    `.merged`."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    what each notebook runs (execute())."""
     code = lambda nb: [c for c in nb.cells if c.cell_type == "code"]
     preamble = [c.source for c in code(nbs[0])[1:4]]          # tokenizer, model, helpers
     cells = list(nbs[0].cells)
     for nb in nbs[1:]:
         assert [c.source for c in code(nb)[1:4]] == preamble
         cells += [code(nb)[0]] + nb.cells[nb.cells.index(code(nb)[3]) + 1:]
-    cells = copy.deepcopy(cells)
-    for n, cell in enumerate(cells):
-        cell["id"] = f"cell-{n}"
-    merged = nbformat.v4.new_notebook(cells=cells, metadata=nbs[0].metadata)
-    try:
-        NotebookClient(merged, timeout=600, kernel_name="python3").execute()
-    except CellExecutionError as exc:
-        exc.merged = merged
-        raise
-    return merged
+    return execute(copy.deepcopy(cells), nbs[0].metadata, timeout=600)
 
 
 def wrong_copy(bundle, name, change):
