@@ -84,7 +84,8 @@ json.dump([{"beat": scene, "start": 0.0, "end": 0.3, "text": "line of " + scene}
 
 # One build of chapter 99, as render.py would run it; prints what it did as JSON.
 DRIVER = '''\
-import json, sys
+import faulthandler, json, signal, sys
+faulthandler.register(signal.SIGUSR1, all_threads=True)    # Film.ended: where it waits, if it hangs
 from pathlib import Path
 from types import SimpleNamespace
 cfg = json.loads(sys.argv[1])
@@ -159,6 +160,29 @@ class Film:
             assert proc.poll() is None, proc.communicate()[1][-3000:]
             time.sleep(0.05)
         raise AssertionError(f"scene {scene} never started")
+
+    def ended(self, proc: subprocess.Popen, timeout: float = 60) -> str:
+        """The build's stderr once it has ended. One that has not ended in `timeout` fails the test with
+        what it was doing: each thread's stack, and which signals each process of its group ignores,
+        blocks or catches (a Ctrl-C run hung once in a full run of the suite, and never again in 80)."""
+        try:
+            return proc.communicate(timeout=timeout)[1]
+        except subprocess.TimeoutExpired:
+            pids = subprocess.run(["ps", "-o", "pid=", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+            states = []
+            for pid in pids.split():
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+                except OSError:
+                    continue
+                states.append(f"{pid} {cmd}: " + " ".join(line for line in status
+                                                          if line.startswith(("State", "SigBlk", "SigIgn", "SigCgt"))))
+            os.kill(proc.pid, signal.SIGUSR1)
+            time.sleep(1)
+            os.killpg(proc.pid, signal.SIGKILL)
+            err = proc.communicate()[1]
+            raise AssertionError(f"the build did not end in {timeout} s:\n" + "\n".join(states) + "\n" + err[-6000:])
 
     def rendered(self) -> list[str]:
         return self.record.read_text().split()
@@ -346,7 +370,7 @@ def test_an_interrupted_force_run_keeps_every_cached_scene(film, how):
     proc = film.spawn(force=True, slow="Gamma")
     film.wait_started("Gamma", proc)
     os.killpg(proc.pid, how)                           # Ctrl-C reaches the whole foreground group
-    _, err = proc.communicate(timeout=60)
+    err = film.ended(proc)
     assert proc.returncode != 0, err
     assert film.entries_intact() == {s: True for s in SCENES}
     assert film.chapter() == good
