@@ -50,32 +50,47 @@ def _leftovers(tmp: Path) -> list[str]:
     return sorted(p.name for p in tmp.iterdir() if p.name.startswith("onepass-align") or p.suffix == ".wav")
 
 
-def _env(tmp_path: Path) -> dict:
+def _env(tmp_path: Path, forkserver: bool = False) -> dict:
+    """The render's environment: its own temp folder and voice cache. `forkserver`: scenes forked from
+    a server that imported manim once, as a user's render runs them (film/run/forkserver.py); else
+    $ONEPASS_FORKSERVER=off, every scene process started afresh."""
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
-    return {**os.environ, "TMPDIR": str(tmp), "ONEPASS_VOICE_CACHE": str(tmp_path / "voice-cache"),
-            "ONEPASS_FORKSERVER": "off", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "TMPDIR": str(tmp), "ONEPASS_VOICE_CACHE": str(tmp_path / "voice-cache"),
+           "ONEPASS_FORKSERVER": "off", "PYTHONPATH": str(ROOT)}
+    if forkserver:
+        del env["ONEPASS_FORKSERVER"]
+    return env
 
 
 # the chapter with the fewest lines to record and align, and the fewest scenes to render (11 lines, 3 scenes)
 RECORDED_CHAPTER = "05"
 
 
-def _start_recorded_render(tiny_bundle, tmp_path, folder):
-    env = _env(tmp_path)
+def _start_recorded_render(tiny_bundle, tmp_path, folder, forkserver: bool = False):
+    env = _env(tmp_path, forkserver)
     cmd = [sys.executable, str(ROOT / "render.py"), "--chapter", RECORDED_CHAPTER, "--bundle", str(tiny_bundle.path),
            "--voice", f"recorded:{folder}", "--quality", "draft", "--out", str(tmp_path / "out")]
     return subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True), Path(env["TMPDIR"])
 
 
+@pytest.fixture(scope="module")
+def recorded_chapter(tiny_bundle, tmp_path_factory):
+    """(lines, folder): RECORDED_CHAPTER's script sheet, every line read by espeak-ng into the folder,
+    made once for the tests that render from it (each only reads the clips; each run has its own
+    voice cache and temp folder, so each aligns them afresh)."""
+    where = tmp_path_factory.mktemp("recorded")
+    lines = _sheet_lines(tiny_bundle, RECORDED_CHAPTER, where)
+    return lines, _record(lines, where / "rec")
+
+
 @needs_espeak
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path, sig):
+def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path, sig, recorded_chapter):
     """Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM in the middle of the
     alignments ends the run with status 130 within seconds, leaving no alignment folder or WAV."""
-    lines = _sheet_lines(tiny_bundle, RECORDED_CHAPTER, tmp_path)
-    folder = _record(lines, tmp_path / "rec")
+    _, folder = recorded_chapter
     proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder)
     try:
         deadline, seen = time.monotonic() + 180, set()
@@ -102,7 +117,7 @@ def test_an_interrupt_while_aligning_ends_the_run_cleanly(tiny_bundle, tmp_path,
 
 @needs_espeak
 @pytest.mark.render
-def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
+def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path, recorded_chapter):
     """The repro of issue 41: the script sheet, every line recorded, chapter 05 rendered with
     --voice recorded:DIR (the fewest lines and scenes, tiny weights, draft quality). aeneas's espeak-ng extension
     hung for ever on a process's second alignment: the render's check aligns every line of the chapter
@@ -110,10 +125,11 @@ def test_a_recorded_render_of_a_whole_chapter_finishes(tiny_bundle, tmp_path):
     onepass.render), and now finishes,
     leaving no temporary files. (This test once had a twin that ran only that check, in a process of
     its own: the same alignments, twice the minutes.)"""
-    lines = _sheet_lines(tiny_bundle, RECORDED_CHAPTER, tmp_path)
+    lines, folder = recorded_chapter
     assert len(lines) >= 3
-    folder = _record(lines, tmp_path / "rec")
-    proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder)
+    # the scenes forked from the fork server, as a user's render runs them (its default): the same
+    # scenes, frames and alignments, without each scene process importing manim afresh
+    proc, tmp = _start_recorded_render(tiny_bundle, tmp_path, folder, forkserver=True)
     try:
         _, err = proc.communicate(timeout=540)
     finally:
