@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 from dataclasses import replace
@@ -88,14 +89,15 @@ def _render_in_thread(r: runner.Runner, job: SceneJob) -> tuple[threading.Thread
     return t, out
 
 
-def _wait_for_media(work: Path, running, why=lambda: "the scene never made its media folder"):
-    """Wait until a scene under `work` has made its media folder, or `running()` says it ended."""
+def _wait_for_media(work: Path, running, why=lambda: "the scene never made its media folder", settle: float = 1.0):
+    """Wait until a scene under `work` has made its media folder, or `running()` says it ended; then
+    `settle` seconds more (inside manim's render)."""
     for _ in range(1200):
         if _media_of(work) or not running():
             break
         time.sleep(0.05)
     assert _media_of(work), why()
-    time.sleep(1.0)                        # inside manim's render
+    time.sleep(settle)
 
 
 @pytest.mark.render
@@ -145,12 +147,44 @@ def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
     assert _media_of(tmp_path) == [] and not job.mp4.exists()
 
 
+def _server_with_grace(env: dict, grace: float) -> forkserver.Server:
+    """A server of this test's own whose scenes get `grace` seconds to unwind instead of UNWIND_GRACE: the same
+    serve(), started with the module's constant set first (the server is a process of its own)."""
+    real = subprocess.Popen
+
+    def popen(cmd, *args, **kwargs):
+        assert cmd[1:3] == ["-m", "onepass.film.run.forkserver"], cmd
+        start = ("import sys; from onepass.film.run import forkserver as f; "
+                 f"f.UNWIND_GRACE = {grace!r}; sys.exit(f.serve(int(sys.argv[1])))")
+        return real([cmd[0], "-c", start, *cmd[3:]], *args, **kwargs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(forkserver.subprocess, "Popen", popen)
+        return forkserver.Server(env)
+
+
+def _held(pid: int) -> bool:
+    """Whether process `pid` is stopped (by SIGSTOP), within a few seconds of being told to."""
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state in "tT":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+STUCK_GRACE = 1.0      # the server kills a stuck scene this long after its caller went (UNWIND_GRACE: 10 s)
+
+
 @pytest.mark.render
 def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_removed(tiny_bundle, tmp_path):
     """A scene that cannot unwind (here: stopped, so SIGTERM waits) must not keep its server, or
-    its media folder, alive for ever once the render that started it is gone."""
+    its media folder, alive for ever once the render that started it is gone. The server here gives
+    its scenes STUCK_GRACE seconds, not UNWIND_GRACE's 10: a stopped scene never unwinds, however long."""
     r = runner.Runner(tiny_bundle.path, "draft", "none", None)
-    server = forkserver.Server(r.env)
+    server = _server_with_grace(r.env, STUCK_GRACE)
     job = _job(tmp_path, "02", "Scores", "g")
     job = replace(job, stem=job.stem.parent / "stage" / job.stem.name)
     job.mp4.parent.mkdir(parents=True)
@@ -160,7 +194,7 @@ def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_r
     assert child.started.wait(timeout=30) and child.pid
     os.kill(child.pid, signal.SIGSTOP)
     server.sock.shutdown(socket.SHUT_RDWR)
-    server.proc.wait(timeout=forkserver.UNWIND_GRACE + 60)
+    server.proc.wait(timeout=STUCK_GRACE + 60)
     assert _media_of(tmp_path) == [] and not job.mp4.exists()
 
 
@@ -168,17 +202,28 @@ def test_a_scene_stuck_after_its_caller_is_gone_is_killed_and_its_media_folder_r
 def test_a_retired_server_finishes_the_scene_it_runs_however_long_it_takes(tiny_bundle, tmp_path, monkeypatch):
     """Code edited while a scene renders retires its server (the next scene gets a new one); the running
     scene still finishes. Retiring waited 60 s and then killed the server and its scenes ("exit -15":
-    issue 51's 64-token chapter 03 while a file changed); here the default wait is half a second, so a
-    retirement that relied on it fails."""
+    issue 51's 64-token chapter 03 while a file changed); here the default wait is half a second, and the
+    scene is held still (SIGSTOP) for three times that once its server is retired, so a retirement that
+    relied on the wait fails."""
     monkeypatch.setattr(forkserver.Server.close, "__defaults__", (0.5,))
     r = runner.Runner(tiny_bundle.path, "draft", "none", None)
-    job = _job(tmp_path, "02", "Scores", "h")
+    job = _job(tmp_path, "00", "SameWord", "h")
     t, out = _render_in_thread(r, job)
-    _wait_for_media(tmp_path, t.is_alive)
+    _wait_for_media(tmp_path, t.is_alive, settle=0.0)
     old = _server(r)
-    path = next(iter(old.files))
-    old.files[path] = [old.files[path][0] - 1, old.files[path][1]]         # as if edited since
-    assert forkserver._server_for(r.env) is not old
+    [child] = old.children.values()
+    assert child.started.wait(timeout=30) and child.pid
+    os.kill(child.pid, signal.SIGSTOP)     # it takes as long as it takes: here, longer than the wait
+    try:
+        assert _held(child.pid), "the scene ended before the test could hold it"
+        path = next(iter(old.files))
+        old.files[path] = [old.files[path][0] - 1, old.files[path][1]]         # as if edited since
+        retired = time.monotonic()
+        assert forkserver._server_for(r.env) is not old      # returns once the new server has imported
+        time.sleep(max(0.0, retired + 1.5 - time.monotonic()))     # held three times the wait, in all
+        assert old.proc.poll() is None and child.poll() is None, "the retired server ended while its scene ran"
+    finally:
+        os.kill(child.pid, signal.SIGCONT)
     t.join(timeout=300)
     assert "error" not in out, out.get("error")
     assert out["result"].frames > 0 and job.mp4.exists()
