@@ -18,9 +18,9 @@ A skipped play, undrawn, also skips what only its frames would use (`quick_plays
 `quick=False`): the moving/static split manim makes for drawing, and a Transform's starting copy
 (and its interpolation before finish() interpolates it to its end) where the play ends on its target. At the end of a play a Transform's mobject takes its target's
 points and colours whatever it started from (alpha 1: (1 - 1)·start + 1·target, the colours copied),
-so it starts from the target itself (but a FadeOut, which puts its mobject back as it started once
-it has left); a FadeIn's target is the mobject and a FadeOut's a fresh faded copy, so neither is
-copied again. Only where every part of the play ends at alpha exactly 1 (not an
+so it starts from the target itself; a FadeIn's target is the mobject, not copied again. A FadeOut
+puts its mobject back as it started once it has left (interpolated to 0 from a copy of its start),
+so it makes neither its faded target nor that copy and leaves the mobject as it is. Only where every part of the play ends at alpha exactly 1 (not an
 Indicate's there-and-back), on a straight path, with no updaters, and the class interpolates as
 Transform does; anything else plays as manim plays it. The end state is a render's
 (tests/test_frame_path.py compares every scene of a chapter both ways).
@@ -103,6 +103,16 @@ def quick_begin(self: Transform) -> None:
     point and colour from the target); else manim's starting copy."""
     if not ends_on_target(self):
         return _MANIMS_TRANSFORM_BEGIN(self)
+    if type(self).clean_up_from_scene is FadeOut.clean_up_from_scene and type(self).create_target is FadeOut.create_target:
+        # a FadeOut ends as it began: once it has left the scene, manim interpolates it back to 0, from a
+        # starting copy of itself (points (1 - 0)·start + 0·target). Neither its faded target nor that
+        # copy is made, and it is interpolated at no alpha; it leaves the scene as manim's does
+        self.starting_mobject = self.target_mobject = self.target_copy = self.mobject
+        self.ends_on_target = True
+        self.interpolate = _stays
+        if self.suspend_mobject_updating:
+            self.mobject.suspend_updating()
+        return
     self.target_mobject = self.create_target()
     fresh = type(self).create_target in _FRESH_TARGETS      # nobody else holds it: aligning it changes no one's
     self.target_copy = self.target_mobject if fresh else self.target_mobject.copy()
@@ -119,10 +129,14 @@ def quick_begin(self: Transform) -> None:
     self.ends_on_target = True          # quick_update_to_time leaves it to finish()
     if type(self).clean_up_from_scene is Transform.clean_up_from_scene:
         self.starting_mobject = self.target_copy
-    else:       # FadeOut puts its mobject back as it started once it has left: that look is kept
+    else:       # a clean-up of its own may read the start: manim's starting copy
         self.starting_mobject = self.create_starting_mobject()
     if self.suspend_mobject_updating:
         self.mobject.suspend_updating()
+
+
+def _stays(alpha: float) -> None:
+    """A quick FadeOut's interpolation: its mobject looks at every alpha as it began (see quick_begin)."""
 
 
 def quick_update_to_time(self: Scene, t: float) -> None:

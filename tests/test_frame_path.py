@@ -854,8 +854,8 @@ def test_a_quick_dry_run_ends_every_play_where_manims_own_play_ends(tiny_bundle)
     with D.dry_run(), mock.patch.object(Transform, "begin", counted):
         EveryKindOfPlay().render()
     taken = dict(shortcuts)
-    # (no starting copy, no target copy): FadeOut keeps its starting look, to be put back once it has left
-    assert taken["FadeIn"] == (True, True) and taken["FadeOut"] == (False, True)
+    # (no starting copy, no target copy); a FadeOut makes neither: it ends as it began, off the scene
+    assert taken["FadeIn"] == (True, True) and taken["FadeOut"] == (True, True)
     assert taken["Indicate"] == (False, False) and taken["ReplacementTransform"] == (True, False)
 
 
