@@ -181,8 +181,9 @@ if W["synthetic"]:        # the film's seeded random weights, made exactly as on
 else:                     # real GPT-2: the folder the film read, else the hub (downloads once)
     source = W["spec"] if Path(W["spec"]).expanduser().is_dir() else W["hub_id"]
     model = GPT2LMHeadModel.from_pretrained(source, use_safetensors=True).eval()   # never a pickle
-print("weights sha256", weights_sha256(model))
-assert weights_sha256(model) == W["sha256"], "these are not the weights the film ran"
+sha = weights_sha256(model)        # every tensor hashed once (about a second for real GPT-2 small)
+print("weights sha256", sha)
+assert sha == W["sha256"], "these are not the weights the film ran"
 cfg = BUNDLE["config"]
 d, H, L, V = cfg["n_embd"], cfg["n_head"], cfg["n_layer"], cfg["vocab_size"]
 dh, dff = d // H, cfg["n_inner"] or 4 * d

@@ -71,8 +71,9 @@ assert ids == BUNDLE["ids"], "the prompt's ids differ from the film's"
 MODEL = '''\
 # the weights as the film loaded them (a GGUF file is dequantized to float32), checked against its sha256
 model = extract.load_model(extract.WeightsSpec(source, W["model"]))
-print("weights sha256", weights_sha256(model))
-assert weights_sha256(model) == W["sha256"], "these are not the weights the film ran"
+sha = weights_sha256(model)        # every tensor hashed once (about a second for SmolLM2's 540 MB)
+print("weights sha256", sha)
+assert sha == W["sha256"], "these are not the weights the film ran"
 cfg = BUNDLE["config"]
 d, H, KV, L, V = cfg["n_embd"], cfg["n_head"], cfg["n_kv_head"], cfg["n_layer"], cfg["vocab_size"]
 dh, dff, eps = cfg["head_dim"], cfg["n_inner"], cfg["norm_eps"]
