@@ -62,6 +62,9 @@ INTERNALS = (
     ("manim.mobject.geometry.polygram's ArcBetweenPoints (the name round_corners calls, replaced while a scene "
      "renders); Arc's points at the origin, then put_start_and_end_on", "faster_manim(): corner_arc",
      "engine/frames.py", ("polygram",)),
+    ("Polygram.round_corners (replaced while a scene renders: new points from the outline's points and its "
+     "arguments alone), Polygram.get_vertex_groups (what it reads)", "faster_manim(): round_corners, each "
+     "outline rounded once per process", "engine/frames.py", ("Polygram.round_corners", "get_vertex_groups")),
     ("SVGMobject.generate_mobject (replaced for a Text while a scene renders or runs dry), its "
      "modify_xml_tree and get_mobjects_from; cairo's SVG of a Text (glyph symbols placed by uses)",
      "faster_manim(): glyph_svg_mobject, each glyph parsed once per process", "engine/glyphs.py",

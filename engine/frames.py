@@ -484,6 +484,32 @@ def corner_arc(start, end, angle: float = TAU / 4, radius=None, **kwargs):
     return _PLACED_ARCS[key].copy().put_start_and_end_on(start, end)
 
 
+_MANIMS_ROUND_CORNERS = polygram.Polygram.round_corners
+_ROUNDED: dict = {}                # (outline's points, radius, spacing, arcs per corner) -> rounded points
+_ROUNDED_KEPT = 4096               # outlines kept (a few hundred bytes each); the oldest go first
+
+
+def round_corners(self, radius=0.5, evenly_distribute_anchors: bool = False, components_per_rounded_corner: int = 2):
+    """Polygram.round_corners, each outline rounded once per process: its new points depend only on
+    the outline's points and the three arguments (a glow, a chip, a panel's frame: a RoundedRectangle
+    is rounded at the origin, before it is moved), so an outline met again takes a copy of the points
+    manim made for it. A subclass that reads its vertices its own way: manim's own every time."""
+    if type(self).get_vertex_groups is not polygram.Polygram.get_vertex_groups or not isinstance(self.points, np.ndarray):
+        return _MANIMS_ROUND_CORNERS(self, radius, evenly_distribute_anchors, components_per_rounded_corner)
+    key = (self.points.shape, self.points.dtype.str, self.points.tobytes(), type(radius),
+           tuple(radius) if isinstance(radius, list) else radius, evenly_distribute_anchors,
+           components_per_rounded_corner)
+    rounded = _ROUNDED.get(key)
+    if rounded is None:
+        _MANIMS_ROUND_CORNERS(self, radius, evenly_distribute_anchors, components_per_rounded_corner)
+        if len(_ROUNDED) >= _ROUNDED_KEPT:
+            del _ROUNDED[next(iter(_ROUNDED))]
+        _ROUNDED[key] = self.points.copy()
+    else:
+        self.set_points(rounded)      # (set_points copies)
+    return self
+
+
 _MANIMS_FAMILY = Mobject.get_family
 
 
@@ -524,26 +550,28 @@ def _gather(mobject, path: set, found: list) -> None:
 def faster_manim():
     """While the block runs (a scene's render or dry run), VMobject.get_subpaths_from_points is
     subpaths_from_points, VMobject.get_points_defining_boundary points_defining_boundary, the arcs
-    Polygram.round_corners makes are corner_arc's, Mobject.get_family is family_of (and
+    Polygram.round_corners makes are corner_arc's and an outline it rounded before is rounded from
+    memory (round_corners), Mobject.get_family is family_of (and
     family_members_with_points members_with_points), Mobject.__deepcopy__ is
     engine/copies.py's mobject_deepcopy, a Text's SVG is read glyph by glyph (engine/glyphs.py) and a
     Transform leaves alone its parts that paint nothing (engine/unseen.py); what they were before again
     after it (manim's own, unless the block is inside another)."""
     before = (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
               VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints, Transform.interpolate_mobject,
-              Mobject.family_members_with_points)
+              Mobject.family_members_with_points, polygram.Polygram.round_corners)
     VMobject.get_subpaths_from_points, Mobject.get_family = subpaths_from_points, family_of
     Mobject.family_members_with_points = members_with_points
     SVGMobject.generate_mobject, VMobject.get_points_defining_boundary = glyph_svg_mobject, points_defining_boundary
     own = "interpolate_mobject" in vars(Transform)        # (manim's Transform inherits Animation's)
     polygram.ArcBetweenPoints, Transform.interpolate_mobject = corner_arc, transform_interpolate_mobject
+    polygram.Polygram.round_corners = round_corners
     try:
         with faster_copies():
             yield
     finally:
         (VMobject.get_subpaths_from_points, Mobject.get_family, SVGMobject.generate_mobject,
          VMobject.get_points_defining_boundary, polygram.ArcBetweenPoints, Transform.interpolate_mobject,
-         Mobject.family_members_with_points) = before
+         Mobject.family_members_with_points, polygram.Polygram.round_corners) = before
         if not own:
             del Transform.interpolate_mobject
         unseen.forget()

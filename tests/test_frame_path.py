@@ -322,11 +322,13 @@ def test_rounded_corners_are_manims_point_for_point():
     """engine/frames.py corner_arc (the arcs Polygram.round_corners makes while a scene renders or runs
     dry: every glow, chip and panel frame) gives the points manim's ArcBetweenPoints gives, bit for bit:
     rounded rectangles of many sizes, radii and places, a box around words, polygons whose corners turn
-    by other angles, a concave (negative) radius, a list of radii and evenly distributed anchors."""
+    by other angles, a concave (negative) radius, a list of radii and evenly distributed anchors; and
+    the same again where each outline is rounded from memory (round_corners: rounded before)."""
     from manim import RegularPolygon, RoundedRectangle, SurroundingRectangle, Text
     from manim.mobject.geometry import polygram
 
-    from onepass.engine.frames import corner_arc, faster_manim
+    from onepass.engine import frames
+    from onepass.engine.frames import corner_arc, faster_manim, round_corners
 
     def shapes():
         rng = np.random.default_rng(7)
@@ -341,13 +343,22 @@ def test_rounded_corners_are_manims_point_for_point():
                  RegularPolygon(4).round_corners(0.2, components_per_rounded_corner=3)]
         return made
     manims = shapes()
+    frames._ROUNDED.clear()
     with faster_manim():
-        assert polygram.ArcBetweenPoints is corner_arc
+        assert polygram.ArcBetweenPoints is corner_arc and polygram.Polygram.round_corners is round_corners
         ours = shapes()
-    assert polygram.ArcBetweenPoints is not corner_arc
-    assert len(ours) == len(manims) == 39
-    for a, b in zip(ours, manims):
-        assert a.points.shape == b.points.shape and np.array_equal(a.points, b.points), type(a).__name__
+        with mock.patch.object(frames, "_MANIMS_ROUND_CORNERS", side_effect=AssertionError("rounded again")):
+            remembered = shapes()
+    assert polygram.ArcBetweenPoints is not corner_arc and polygram.Polygram.round_corners is not round_corners
+    assert len(ours) == len(remembered) == len(manims) == 39
+    for a, b, c in zip(ours, remembered, manims):
+        assert a.points.shape == c.points.shape and np.array_equal(a.points, c.points), type(a).__name__
+        assert np.array_equal(b.points, c.points) and b.points is not a.points, type(a).__name__
+    hexagon = RegularPolygon(6).round_corners(-0.1).points
+    with faster_manim():                          # a shape's points are its own, not the memory's
+        for _ in range(2):
+            RegularPolygon(6).round_corners(-0.1).points[0] += 1.0
+        assert np.array_equal(RegularPolygon(6).round_corners(-0.1).points, hexagon)
 
 
 class Layers(Scene):
