@@ -29,6 +29,7 @@ from onepass.film.run import cluster as film_cluster, executors, scheduler  # no
 from onepass.film.plan import identity  # noqa: E402
 from onepass.film.plan.jobs import SceneJob  # noqa: E402
 from onepass.film.run.runner import Runner  # noqa: E402
+from onepass.voiceover.media import packet_hashes  # noqa: E402
 from tests import cluster_hooks  # noqa: E402
 from tests.helpers import Project  # noqa: E402
 
@@ -171,6 +172,13 @@ def framemd5(path: Path) -> list[str]:
     return [line for line in out.splitlines() if line and not line.startswith("#")]
 
 
+def same_frames(a: Path, b: Path) -> bool:
+    """Whether two videos decode to the same frames. The same encoded packets decode alike, and
+    comparing them is a demux (0.07 s for chapter 00 at draft, against 1.3 s of CPU to decode it);
+    only videos whose packets differ are decoded and compared frame by frame."""
+    return packet_hashes(a) == packet_hashes(b) or framemd5(a) == framemd5(b)
+
+
 @pytest.fixture(scope="module")
 def kill_marker(tmp_path_factory):
     return tmp_path_factory.mktemp("kill") / "kill-once"
@@ -266,7 +274,7 @@ def test_cluster_render_survives_a_killed_worker_and_matches_local(cluster, kill
     assert cluster.started - sent == n
     assert [s.job.key for s in remote[0].scenes] == [s.job.key for s in local[0].scenes], \
         "the project's files changed between the two renders (a shared working tree?): run the test again"
-    assert framemd5(remote[0].final) == framemd5(local[0].final)
+    assert same_frames(remote[0].final, local[0].final)
     assert remote[0].final.with_suffix(".srt").read_text() == local[0].final.with_suffix(".srt").read_text()
     assert all(s.job.damage() is None for s in remote[0].scenes)     # the client wrote true cache entries
 
