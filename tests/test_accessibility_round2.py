@@ -202,8 +202,14 @@ def container_seconds(path: Path) -> float:
         return container.duration / av.time_base
 
 
-def first_spoken(data) -> int:
-    return next(i for i, s in enumerate(data["slides"]) if any(d.get("audio") for d in s["descriptions"]))
+def spoken_slide(data) -> int:
+    """The slide whose spoken descriptions the film's-voice test waits through (a second of speech
+    each, in real time): of those whose first description is at the clip's first picture (said before
+    the clip moves) and that have another after it (the clip plays on, then waits again), the one with
+    the fewest."""
+    spoken = {i: [d for d in s["descriptions"] if d.get("audio")] for i, s in enumerate(data["slides"])}
+    return min((i for i, ds in spoken.items() if len(ds) >= 2 and ds[0]["start"] < 0.05),
+               key=lambda i: len(spoken[i]))
 
 
 def test_the_deck_says_each_description_in_the_films_own_voice_where_chromium_has_no_speech_voice(film, chromium):
@@ -220,7 +226,7 @@ def test_the_deck_says_each_description_in_the_films_own_voice_where_chromium_ha
     page = open_deck(chromium, film.deck.html)
     assert page.evaluate("() => speechSynthesis.getVoices().length") == 0      # no stand-in: no voice at all
     page.keyboard.press("d")
-    i = first_spoken(film.data)
+    i = spoken_slide(film.data)
     page.evaluate(f"() => show({i})")
     want = [d for d in film.data["slides"][i]["descriptions"] if d.get("audio")]
     page.wait_for_function(f"() => window.__media.filter(m => m.kind === 'ended').length >= {len(want)}", timeout=30000)
