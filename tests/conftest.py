@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -23,10 +24,22 @@ _CACHE_PREFIX = "onepass-test-cache-"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+def _ctrl_c_as_at_a_terminal():
+    """Ctrl-C and Ctrl-\\ at their defaults, as a terminal's foreground job has them, however the suite was
+    started: a shell's `cmd &` (job control off: scripts, CI steps, a tool's background job) starts it with
+    both ignored, every render a test starts inherits that (ignored signals survive exec), and the tests
+    that press Ctrl-C on a render saw it ignored: the run finished (exit 0) or waited a minute for a scene."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def pytest_configure(config):
     """Every cache onepass keeps (data/home.py: voices, labels, source facts, bundles) goes to one
     folder for this test run, shared by its xdist workers (they inherit the environment) and
     removed at its end: the suite never writes into the user's ~/.cache or into the project."""
+    _ctrl_c_as_at_a_terminal()
     if os.environ.get(_OWN_CACHE) != os.environ.get("ONEPASS_CACHE") or not os.environ.get(_OWN_CACHE):
         # named for this process: a run killed before its end leaves it, the next run removes it
         remove_dead_owned(tempfile.gettempdir(), home.owner(_CACHE_PREFIX))
