@@ -887,3 +887,37 @@ class Project:
 
     def rendered(self) -> list[str]:
         return self.record.read_text().split()
+
+
+def check_urdu_chapter_keeps_audio_captions_and_picture_together(final, log: str):
+    """`final`: a chapter rendered in Urdu with espeak-ng (tests/test_describe.py renders chapter 05 with
+    --described and checks its standard cut with this: the suite's one real Urdu render); `log`: what the
+    render printed. Sound, captions and picture together, every caption line right to left."""
+    import json
+
+    from onepass.voiceover import audio, captions, media
+    assert "voice ur" in log and "Urdu" in log                     # the log says which voice spoke
+    assert final.parent.parent.name == "ur"                          # a folder of its own per language
+    fps = media.frame_rate(final)
+    streams = json.loads(subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "json", str(final)],
+        capture_output=True, text=True, check=True).stdout)["streams"]
+    kinds = {s["codec_type"]: float(s["duration"]) for s in streams}
+    assert abs(kinds["audio"] - kinds["video"]) <= 1 / fps
+    vtt = final.with_suffix(".vtt").read_text(encoding="utf-8")
+    assert "Language: ur" in vtt.split("\n\n")[0].splitlines()
+    blocks = captions.read_srt(final.with_suffix(".srt"))
+    assert [b["start"] for b in blocks] == sorted(b["start"] for b in blocks)
+    assert all(b["start"] < b["end"] <= blocks[i + 1]["start"] + 1e-3 for i, b in enumerate(blocks[:-1]))
+    for b in blocks:                                                   # every line reads right to left
+        assert re.search("[\u0600-\u06ff]", b["text"]), b["text"]
+        assert all(line.startswith(captions.RLM) for line in b["text"].split("\n")), b["text"]
+    # speech begins where each sentence's caption begins (one frame at most), read from the MP4 itself;
+    # a caption after a sentence's end (۔ ؟) or the first one opens the chapter where a sentence begins
+    db = audio.frame_db(audio.decode(final))
+    firsts = [b["start"] for i, b in enumerate(blocks) if i == 0 or blocks[i - 1]["text"].rstrip()[-1:] in "۔؟.?!"]
+    for first in firsts:
+        look = int(max(0.0, first - audio.SENTENCE_PAUSE * 0.75) * 100)     # inside the pause before it
+        onset = (look + int(np.argmax(db[look:] > -45))) / 100
+        assert abs(onset - first) <= 1 / fps, (onset, first)
+    assert len(firsts) >= 10

@@ -190,8 +190,8 @@ def test_the_described_cut_holds_the_picture_while_each_description_is_said(tmp_
     rc, out, err = run_main(*args, "--described")
     assert rc == 0, err
     [final] = [p for p in (tmp_path / "out").glob(f"*/ur/draft/ch{CUT_CHAPTER}-*.mp4") if ".described" not in p.name]
-    # the standard cut: sound, captions and picture together, right to left (test_languages' checks)
-    from tests.test_languages import check_urdu_chapter_keeps_audio_captions_and_picture_together
+    # the standard cut: sound, captions and picture together, right to left
+    from tests.helpers import check_urdu_chapter_keeps_audio_captions_and_picture_together
     check_urdu_chapter_keeps_audio_captions_and_picture_together(final, out + err)
     # the standard chapter is as its join wrote it (the sha256 it recorded before the cut was made)
     joined = json.loads((final.parent / ".scenes" / f"{final.stem}.join.json").read_text(encoding="utf-8"))
