@@ -238,8 +238,8 @@ def test_dequantized_weights_are_kept_as_data_and_anything_damaged_is_made_again
 def test_a_gguf_file_is_parsed_once_while_unchanged_and_again_once_changed(tmp_path):
     """data/arch/llama/weights.parsed: an extraction asks for a GGUF file's parse four times (our
     quantization, transformers' config, tokenizer and weights; one_parse_per_file hands transformers the
-    same reader): an unchanged file is parsed once, a rewritten or replaced one afresh, and gguf's own
-    name is back after the block."""
+    same reader): an unchanged file is parsed once, a rewritten or replaced one afresh, a tensor-name map
+    is made once per architecture, and gguf's own names are back after the block."""
     import os
 
     import gguf
@@ -258,10 +258,16 @@ def test_a_gguf_file_is_parsed_once_while_unchanged_and_again_once_changed(tmp_p
     write(path, 1)
     first = W.parsed(path)
     assert W.parsed(path) is first and W.parsed(str(path)) is first
-    made = gguf.GGUFReader
+    made, made_map = gguf.GGUFReader, gguf.get_tensor_name_map
     with W.one_parse_per_file():
         assert gguf.GGUFReader(str(path)) is first           # what transformers' loader gets
+        # one tensor-name map per architecture and depth (the loader asks again for every module)
+        names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 30)
+        assert gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 30) is names
+        assert gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, 2) is not names
+        assert names.get_name("model.layers.29.self_attn.q_proj") == "blk.29.attn_q"
     assert gguf.GGUFReader is made and gguf.GGUFReader(str(path)) is not first
+    assert gguf.get_tensor_name_map is made_map
     write(path, 2)                                             # rewritten in place
     os.utime(path, ns=(first_ns := path.stat().st_mtime_ns + 10**9, first_ns))
     second = W.parsed(path)
