@@ -317,9 +317,11 @@ def serve(fd: int) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is for the scenes; this waits for them
     try:
         import onepass.film.run.render_job  # noqa: F401  (manim, its plugins, the frame path)
+        from onepass.data.arch.gpt2 import bpe
         from onepass.scenes.registry import chapters, scenes_of
         for chapter in chapters():
             scenes_of(chapter)
+        bpe.load()       # GPT-2's vocabulary, which each GPT-2 scene's narration reads (0.1 s per scene)
     except BaseException:
         _send(sock, {"ready": False, "error": traceback.format_exc()})
         return 1
