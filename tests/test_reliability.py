@@ -291,16 +291,15 @@ def test_a_join_is_checked_packet_for_packet_against_its_parts(tmp_path):
 
 
 def test_an_unchanged_file_is_probed_once_and_a_rewritten_or_replaced_one_afresh(tmp_path, monkeypatch):
-    """ffprobe's answers are kept per process for a file whose path, inode, size and mtime are
-    unchanged; a file rewritten in place, touched, or replaced by another is probed again."""
+    """probe's answers are kept per process for a file whose path, inode, size and mtime are
+    unchanged; a file rewritten in place, touched, or replaced by another is read again."""
     asked = []
-    real_run = subprocess.run
+    real_read = media.read_stream_fields
 
-    def counting(cmd, *args, **kwargs):
-        if cmd[0] == "ffprobe":
-            asked.append(cmd[-1])
-        return real_run(cmd, *args, **kwargs)
-    monkeypatch.setattr(media.subprocess, "run", counting)
+    def counting(path, *args, **kwargs):
+        asked.append(path)
+        return real_read(path, *args, **kwargs)
+    monkeypatch.setattr(media, "read_stream_fields", counting)
     clip = stand_in_clip(tmp_path / "clip.mp4", frames=10)
     assert media.video_facts(clip) == (10, 15.0)
     assert media.video_facts(clip) == (10, 15.0) and media.video_seconds(clip) == pytest.approx(10 / 15)

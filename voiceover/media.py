@@ -1,19 +1,26 @@
-"""Facts about media files (ffprobe) and ffmpeg's concat listings: one copy of each, used by
-the narration mixdown and by the film build (film/). ffprobe is asked each question once per
-process of a file that has not changed since.
+"""Facts about media files (read in this process by libavformat, through PyAV) and ffmpeg's
+concat listings: one copy of each, used by the narration mixdown and by the film build (film/).
+Each question is answered once per process of a file that has not changed since.
 
     frames, fps = video_facts(path)          # exact: packets counted, nothing decoded
     seconds = video_seconds(path)            # frames / fps
+    fields = probe(path, "v:0", "stream=width,height")   # ffprobe's fields, as ffprobe prints them
     write_ffconcat(listing, parts, durations)
     run_ffmpeg([...])                        # raises MediaError on any error ffmpeg reports
     decode_problems(path)                    # None, or why its picture does not decode
     hashes = packet_hashes(path)             # sha256 of each video packet: read, never decoded
     packets_digest(hashes)                   # one hex digest of a run of packets
+
+Why PyAV and not ffprobe: an ffprobe process costs about 70 ms of CPU and a process start per
+question, and a build, its lecture kit and the test suite ask hundreds; libavformat in this process
+(PyAV, which manim already needs) answers the same question from the same structures ffprobe prints
+(fftools/ffprobe.c, show_stream) in about 1 ms for a small clip (40 ms to count the packets of an
+8,000-frame chapter). tests/test_media_probe.py checks every answer against ffprobe's on each kind
+of file onepass makes or reads.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import subprocess
 from fractions import Fraction
@@ -22,10 +29,39 @@ from pathlib import Path
 from onepass.data.errors import OnepassError
 
 
-# ffprobe's answers in this process, by (file identity, question): a build and its lecture kit ask
-# the same question of the same file many times (a deck probes its chapter's clip once per deck,
-# a test checks what the kit just checked), about 0.1 s each
-_answers: dict[tuple, str] = {}
+class MediaError(OnepassError, RuntimeError):
+    """ffmpeg failed, or reported an error while still exiting 0 (its concat demuxer logs
+    "Invalid data found when processing input" for a damaged part and carries on)."""
+
+
+class UnreadableMedia(MediaError, ValueError):
+    """A file libavformat cannot open as media (missing, empty, not media, cut short before its
+    index), where ffprobe exited non-zero. A ValueError too: the callers that check a render
+    (film/run/runner.py, film/run/join.py) catch ValueError for a video they cannot read."""
+
+
+# The stream fields probe() answers, in the order ffprobe prints them, each read as ffprobe reads it:
+#   codec_name        str, the codec's own name (avcodec_get_name: "h264", "vp9"), not its decoder's
+#   width, height     int, video streams only
+#   r_frame_rate      str "num/den" (AVStream.r_frame_rate, "15/1"); "0/0" where it is unset (audio)
+#   duration          str "%f" seconds (AVStream.duration x time_base, "2.000000"); left out where the
+#                     container states none (WebM's streams)
+#   nb_read_packets   str, the packets av_read_frame returns for the stream up to the end or the first
+#                     read error (ffprobe stops there too, exit status 0); left out when there are none;
+#                     only with count_packets, and of video streams only (below)
+# Debian's ffprobe is FFmpeg 5.1; PyAV's wheel brings its own libavformat (62, FFmpeg 8). Their demuxers
+# differ on a few files, none that a caller asks about:
+#   PCM audio's packets (1.5 s of WAV: 36 to 5.1, 18 to 62): probe() counts video packets only
+#   a GIF cut short: 62 returns its partial last frame as a packet, 5.1 does not (no GIF's frames are counted)
+#   an MP4 whose index is cut inside its sample table, past the sample descriptions: no packets to either,
+#   and a different r_frame_rate or duration guessed from what is left
+FIELDS = ("codec_name", "width", "height", "r_frame_rate", "duration", "nb_read_packets")
+KINDS = {"v": "video", "a": "audio"}
+
+# the answers in this process, by (file identity, question): a build and its lecture kit ask the
+# same question of the same file many times (a deck probes its chapter's clip once per deck, a test
+# checks what the kit just checked), and counting a chapter's packets reads the whole file
+_answers: dict[tuple, dict | None] = {}
 _ANSWERS_KEPT = 4096
 
 
@@ -41,22 +77,87 @@ def _identity(path: Path) -> tuple | None:
 
 
 def probe(path: Path, select: str, entries: str, count_packets: bool = False) -> dict | None:
-    """ffprobe's fields `entries` ("stream=a,b") of the first stream matching `select`
-    ("v:0", "a:0"), as a dict; None when the file has no such stream. Asked once per process
-    of an unchanged file: a file replaced or rewritten since is probed again."""
-    cmd = ["ffprobe", "-v", "error", "-select_streams", select, *(["-count_packets"] if count_packets else []),
-           "-show_entries", entries, "-of", "json", str(path)]
+    """ffprobe's fields `entries` ("stream=a,b", of FIELDS) of the first stream matching `select`
+    ("v:0", "a:0"), as the dict `ffprobe -of json` gives (its field names, strings and ints, as
+    FIELDS says); None when the file has no such stream. Raises UnreadableMedia where ffprobe
+    failed. Asked once per process of an unchanged file: one replaced or rewritten is read again."""
+    kind, index = _selector(select)
+    names = _field_names(entries)
+    if count_packets and kind != "video" and "nb_read_packets" in names:
+        raise NotImplementedError("probe counts the packets of video streams only (FIELDS says why)")
     before = _identity(path)
     key = (before, select, entries, count_packets)
-    answer = _answers.get(key) if before else None
-    if answer is None:
-        answer = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-        if before and _identity(path) == before:        # not changed while ffprobe read it
+    if before and key in _answers:
+        answer = _answers[key]
+    else:
+        answer = read_stream_fields(path, kind, index, names, count_packets)
+        if before and _identity(path) == before:        # not changed while it was read
             if len(_answers) >= _ANSWERS_KEPT:
                 _answers.clear()
             _answers[key] = answer
-    streams = json.loads(answer).get("streams") or []      # parsed afresh: a caller may change its dict
-    return streams[0] if streams else None
+    return dict(answer) if answer is not None else None      # a copy: a caller may change its dict
+
+
+def _selector(select: str) -> tuple[str, int]:
+    """ffprobe's stream specifier "v:0" / "a:1" / "v" -> ("video", 0)."""
+    letter, _, index = select.partition(":")
+    if letter not in KINDS or not (index or "0").isdigit():
+        raise NotImplementedError(f"probe answers stream specifiers v:N and a:N, not {select!r}")
+    return KINDS[letter], int(index or 0)
+
+
+def _field_names(entries: str) -> set[str]:
+    section, _, names = entries.partition("=")
+    asked = set(filter(None, names.split(",")))
+    if section != "stream" or not asked <= set(FIELDS):
+        raise NotImplementedError(f"probe answers stream={','.join(FIELDS)} (any of them), not {entries!r}")
+    return asked
+
+
+def read_stream_fields(path: Path, kind: str, index: int, names: set[str], count_packets: bool) -> dict | None:
+    """The fields `names` of the index-th `kind` ("video", "audio") stream of `path`, read afresh
+    (probe() keeps the answers); None when there is no such stream."""
+    import av  # deferred: PyAV loads libav* (about 50 ms) and many importers never ask
+    try:
+        # metadata is never read here: a tag that is not UTF-8 must not fail the open
+        with av.open(str(path), metadata_errors="ignore") as container:
+            streams = getattr(container.streams, kind)
+            if index >= len(streams):
+                return None
+            stream = streams[index]
+            values = {}
+            codec = stream.codec_context      # None: a codec PyAV has no decoder for
+            if codec is not None:             # ffprobe leaves out the name of a codec it does not know
+                values["codec_name"] = codec.codec.canonical_name
+            if stream.type == "video":
+                # PyAV shows width and height through a decoder only. Without one: 0, as ffprobe
+                # prints for a stream of unknown codec (an MP4 index cut before its sample descriptions)
+                values["width"], values["height"] = (codec.width, codec.height) if codec else (0, 0)
+            rate = stream.base_rate if stream.type == "video" else None
+            values["r_frame_rate"] = f"{rate.numerator}/{rate.denominator}" if rate else "0/0"
+            base = stream.time_base
+            if stream.duration is not None and base:
+                # ffprobe's own arithmetic: ts * av_q2d(time_base), printed with %f
+                values["duration"] = f"{stream.duration * (base.numerator / base.denominator):f}"
+            if count_packets and "nb_read_packets" in names:
+                packets = _count_packets(container, stream)
+                if packets:                   # ffprobe leaves out a count of 0
+                    values["nb_read_packets"] = str(packets)
+    except av.error.FFmpegError as exc:       # its strerror: what is wrong, without the path again
+        raise UnreadableMedia(f"{path} cannot be read: {exc.strerror or exc}") from None
+    return {name: values[name] for name in FIELDS if name in names and name in values}
+
+
+def _count_packets(container, stream) -> int:
+    """The packets of `stream` that demuxing the file yields, as ffprobe's -count_packets counts."""
+    import av
+    count = 0
+    try:
+        for _ in container.demux(stream):
+            count += 1
+    except av.error.FFmpegError:       # a read error ends ffprobe's count where it is, not in failure
+        return count
+    return count - 1                   # demux ends with one empty flushing packet, read from no file
 
 
 def _video(path: Path, entries: str, count_packets: bool = False) -> dict:
@@ -112,11 +213,6 @@ def write_ffconcat(listing: Path, parts: list[Path], durations: list[float]) -> 
         f"file {ffconcat_quote(Path(p).resolve())}\nduration {d:.6f}\n" for p, d in zip(parts, durations)),
         encoding="utf-8")
     return Path(listing)
-
-
-class MediaError(OnepassError, RuntimeError):
-    """ffmpeg failed, or reported an error while still exiting 0 (its concat demuxer logs
-    "Invalid data found when processing input" for a damaged part and carries on)."""
 
 
 def run_ffmpeg(args: list, cwd: Path | None = None) -> None:
