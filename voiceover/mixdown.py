@@ -108,32 +108,69 @@ def join(parts: list[Path], cue_lists: list[list[dict]], final: Path, voiced: bo
     return report
 
 
-def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "en"):
-    """Re-encode the picture with the captions drawn in the bottom band (audio copied), into
-    `out` (default: over `video`, once complete). Raises MediaError on any ffmpeg error."""
-    height = video_height(video)
+def caption_style(lang: str) -> str:
+    """libass's force_style for burnt captions in `lang`."""
     # libass sizes are in a 288-line script space: 16 there reads at any output height
     # an RTL language's captions in the Naskh face the film draws its words in (scenes/style.py)
     face = "Noto Naskh Arabic" if is_rtl(lang) else "DejaVu Sans"
     # Encoding=-1: libass takes each line's direction from its first strong letter (the RLM that
     # starts an RTL language's caption lines); otherwise it lays every line out left to right
-    style = f"FontName={face},FontSize=16,{'Encoding=-1,' if is_rtl(lang) else ''}PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," \
-            "BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
-    out = video if out is None else Path(out)
-    part = temp_name(out)
+    return f"FontName={face},FontSize=16,{'Encoding=-1,' if is_rtl(lang) else ''}PrimaryColour=&H00FFFFFF," \
+           "OutlineColour=&H00000000,BackColour=&H80000000,BorderStyle=4,Outline=1,Shadow=0,MarginV=6"
+
+
+def burn_captions(video: Path, srt: Path, out: Path | None = None, lang: str = "en", height: int | None = None):
+    """Re-encode the picture with the captions drawn in the bottom band (audio copied), into
+    `out` (default: over `video`, once complete); `height`: the video's (None: probed). Raises
+    MediaError on any ffmpeg error."""
+    burn_captions_together([(video, srt, out)], lang, height)
+
+
+# How many clips one burn_captions_together takes: each input keeps its own decoder and x264
+# encoder (and their frames) alive until it ends, so 20 clips of 1080p60 in one process peaked at
+# 9.5 GB where one took 0.5 GB. So together no more picture than one 1080p clip (a chapter's
+# 1080p clips one at a time, 480p ones 5 at a time, the tests' 160x90 all 14), and at most 16
+# (a thread pool per encoder). A process start costs about 0.06 s: it only counts for small clips.
+BURN_AREA = 1920 * 1080
+BURN_MOST = 16
+
+
+def clips_per_burn(height: int) -> int:
+    """How many clips `height` lines high (16:9) one burn_captions_together should take."""
+    return max(1, min(BURN_MOST, BURN_AREA // (height * height * 16 // 9)))
+
+
+def burn_captions_together(jobs: list[tuple[Path, Path, Path | None]], lang: str = "en", height: int | None = None):
+    """burn_captions of each (video, srt, out) by one ffmpeg process: a deck burns every clip of a
+    chapter, and a process per clip spent most of its time starting. Each input has its own
+    filter chain and captions, mapped to its own output, encoded as a burn of it alone would be.
+    Every `out` is replaced only once all were written. `height`: every video's (a chapter's clips
+    share it; None: each probed). Raises MediaError on any ffmpeg error."""
+    style = caption_style(lang)
+    outs = [Path(video if out is None else out) for video, _, out in jobs]
+    parts = [temp_name(out) for out in outs]
+    inputs, graph, outputs = [], [], []
+    for i, ((video, _, _), part) in enumerate(zip(jobs, parts)):
+        inputs += ["-i", Path(video).resolve()]
+        graph.append(f"[{i}:v:0]subtitles=captions{i}.ass:force_style='{style}'[v{i}]")
+        crf = "18" if (height or video_height(video)) >= 720 else "20"
+        # its own input's sound, metadata and chapters (ffmpeg's default would take the first input's)
+        outputs += ["-map", f"[v{i}]", "-map", f"{i}:a:0?", "-map_metadata", str(i), "-map_chapters", str(i),
+                    "-c:v", "libx264", "-crf", crf, "-preset", "medium", "-pix_fmt", "yuv420p",
+                    "-c:a", "copy", "-movflags", "+faststart", part.resolve()]
     # the captions are named in the filter graph, whose escaping rules (two levels of them) a
     # path with a quote or colon in it breaks: ffmpeg runs in a folder of its own holding them
-    # under a plain name, and every other path is passed as an argument
+    # under plain names, and every other path is passed as an argument
     # beside the output, not in $TMPDIR: a killed run's folder is removed by the next run into
     # that folder (film/make/build.py's remove_leftovers), which nothing could do for one in $TMPDIR
-    with tempfile.TemporaryDirectory(prefix=home.BURN_PREFIX, dir=Path(out).resolve().parent) as tmp:
-        # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before it)
-        # would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it
-        captions.write_ass(captions.read_srt(srt), Path(tmp) / "captions.ass", lang)
-        try:
-            run_ffmpeg(["-i", Path(video).resolve(), "-vf", f"subtitles=captions.ass:force_style='{style}'",
-                        "-c:v", "libx264", "-crf", "18" if height >= 720 else "20", "-preset", "medium",
-                        "-pix_fmt", "yuv420p", "-c:a", "copy", "-movflags", "+faststart", part.resolve()], cwd=tmp)
+    try:
+        with tempfile.TemporaryDirectory(prefix=home.BURN_PREFIX, dir=outs[0].resolve().parent) as tmp:
+            for i, (_, srt, _) in enumerate(jobs):
+                # an ASS script of our own, its text escaped: libass (and ffmpeg's SRT reader before
+                # it) would take `{\...}`, `\N` or `<i>` in the SRT's text for markup and not show it
+                captions.write_ass(captions.read_srt(srt), Path(tmp) / f"captions{i}.ass", lang)
+            run_ffmpeg([*inputs, "-filter_complex", ";".join(graph), *outputs], cwd=tmp)
+        for part, out in zip(parts, outs):
             os.replace(part, out)
-        finally:
-            discard(part)
+    finally:
+        discard(*parts)

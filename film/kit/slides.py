@@ -55,7 +55,7 @@ from onepass.film.plan.keys import sha
 from onepass.film.kit.publish import short_title
 from onepass.voiceover import mixdown
 from onepass.voiceover.captions import is_rtl, read_srt
-from onepass.voiceover.media import MediaError, probe, run_ffmpeg
+from onepass.voiceover.media import MediaError, probe, run_ffmpeg, video_height
 from onepass.words.catalog import Words
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "deck.html"
@@ -234,8 +234,9 @@ def captioned_clips(cs: ClipSet, lang: str, force: bool = False) -> dict[str, Pa
     onepass.voiceover.mixdown.burn_captions: the film's caption style in the band the scenes keep
     free), for the PowerPoint, whose videos carry no caption track a player shows; a clip cut
     from a chapter whose captions are already burnt in is its own. Kept while the clip and its
-    captions are unchanged."""
-    out = {}
+    captions are unchanged; the others are burnt a few at a time by one ffmpeg process
+    (mixdown.clips_per_burn)."""
+    out, stale = {}, []
     for e in cs.entries:
         clip = cs.folder / e["files"]["mp4"]
         if e.get("burnt_captions"):
@@ -245,13 +246,31 @@ def captioned_clips(cs: ClipSet, lang: str, force: bool = False) -> dict[str, Pa
         key = sha({"clip": e["keys"]["mp4"], "captions": e["keys"]["captions"], "lang": lang,
                    "version": CAPTION_BURN_VERSION})
         if force or not stamped(path, key):
-            try:
-                mixdown.burn_captions(clip, cs.folder / e["files"]["srt"], path, lang)
-            except MediaError as exc:
-                raise ClipError(f"burning captions into {clip.name} failed: {exc}") from None
-            write_stamp(path, key)
+            stale.append((clip, cs.folder / e["files"]["srt"], path, key))
         out[e["id"]] = path
+    if stale:
+        height = video_height(stale[0][0])        # a chapter's clips are cut from one video: one height
+        step = mixdown.clips_per_burn(height)
+        for i in range(0, len(stale), step):
+            _burn(stale[i:i + step], lang, height)
     return out
+
+
+def _burn(jobs: list[tuple[Path, Path, Path, str]], lang: str, height: int):
+    """Each (clip, srt, captioned, key)'s captions burnt in by one ffmpeg process, the result
+    stamped with its key."""
+    try:
+        mixdown.burn_captions_together([(clip, srt, path) for clip, srt, path, _ in jobs], lang, height)
+    except MediaError as exc:
+        if len(jobs) == 1:
+            raise ClipError(f"burning captions into {jobs[0][0].name} failed: {exc}") from None
+        # one at a time, as before they shared a process: the error names the clip that fails,
+        # and those before it are kept
+        for job in jobs:
+            _burn([job], lang, height)
+    else:
+        for _, _, path, key in jobs:
+            write_stamp(path, key)
 
 
 def alt_text(descriptions: list[dict], fallback: str) -> str:
