@@ -78,9 +78,13 @@ INTERNALS = (
      ("set_cairo_context_path",)),
     ("CairoRenderer.update_frame/render/freeze_current_frame, static_image", "FilmRenderer", "engine/frames.py",
      ("update_frame", "freeze_current_frame", "static_image")),
-    ("config from_animation_number past every play; CairoRenderer.update_frame replaced while it lasts",
+    ("config from_animation_number past every play; CairoRenderer.update_frame and get_frame replaced while it "
+     "lasts (add_frame drops a skipped play's frame unread)",
      "dry_run(): a scene run with nothing written or drawn", "engine/dry_run.py",
-     ("from_animation_number", "update_frame")),
+     ("from_animation_number", "update_frame", "get_frame")),
+    ("ConvertToOpenGL._converted_classes (set aside while tempconfig restores a renderer that did not change); "
+     "ManimConfig's renderer setter re-assigning each such class's __bases__",
+     "dry_run(): settings_for_a_while", "engine/dry_run.py", ("ConvertToOpenGL", "_converted_classes")),
     ("Transform.begin (replaced in an undrawn dry run), Animation.get_sub_alpha, starting_mobject, target_copy, "
      "FadeIn/FadeOut.create_target; Scene.get_moving_and_static_mobjects and Scene.update_to_time (replaced "
      "there; the latter restated), last_t",
@@ -93,6 +97,15 @@ INTERNALS = (
      ("get_all_families_zipped", "interpolate_submobject", "replace_mobject_with_target_in_scene")),
     ("Mobject.family_members_with_points (replaced while a scene renders or runs dry), get_num_points as "
      "len(points)", "faster_manim(): members_with_points", "engine/frames.py", ("Mobject.family_members_with_points",)),
+    ("Scene.get_mobject_family_members (replaced while a scene renders or runs dry), restated: "
+     "extract_mobject_family_members over Scene.mobjects with Mobject.get_family, camera.use_z_index",
+     "faster_manim(): scene_family_members", "engine/frames.py",
+     ("Scene.get_mobject_family_members", "extract_mobject_family_members", "use_z_index")),
+    ("Mobject.length_over_dim, get_critical_point, get_merged_array (replaced while a scene renders or runs dry), "
+     "restated with numpy: reduce_across_dimension's Python max and min, get_extremum_along_dim's np.min and "
+     "np.max, get_merged_array's np.append", "faster_manim(): length_over_dim, critical_point, merged_array",
+     "engine/frames.py", ("Mobject.length_over_dim", "Mobject.get_critical_point", "get_merged_array",
+                          "reduce_across_dimension", "get_extremum_along_dim")),
     ("Camera.display_vectorized's inputs, restated; get_mobjects_to_display; pixel_array_to_cairo_context",
      "StillLayer.look_of, capture, grow", "engine/still_layer.py",
      ("display_vectorized", "get_mobjects_to_display", "pixel_array_to_cairo_context")),

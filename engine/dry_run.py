@@ -9,10 +9,13 @@ bench/caption_report.py and bench/accessibility.py run scenes this way, through 
         scene.render()
 
 Internals (engine/__init__.py INTERNALS): the config key `from_animation_number` set past any
-scene's plays, so each play is skipped; and CairoRenderer.update_frame, replaced while the dry run
-lasts: manim still draws a skipped play's static frame, which nothing reads. A dry run uses the
-render's faster equivalents of manim's methods (engine/frames.py faster_manim(): mobject copies,
-families, subpaths), so it runs the code a render runs, in about 0.8 of the time (bench/dry_run_speed.py).
+scene's plays, so each play is skipped; CairoRenderer.update_frame and get_frame, replaced while
+the dry run lasts: manim still draws a skipped play's static frame, which nothing reads, and copies
+the camera's pixels for each skipped play and wait, which add_frame drops unread; and
+ConvertToOpenGL._converted_classes, set aside while tempconfig restores a renderer that did not
+change (settings_for_a_while). A dry run uses the render's faster equivalents of manim's methods
+(engine/frames.py faster_manim(): mobject copies, families, a scene's members, subpaths, widths and
+bounding boxes), so it runs the code a render runs, in about 0.8 of the time (bench/dry_run_speed.py).
 
 A skipped play, undrawn, also skips what only its frames would use (`quick_plays()`, on unless
 `quick=False`): the moving/static split manim makes for drawing, and a Transform's starting copy
@@ -32,7 +35,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
-from manim import Animation, FadeIn, FadeOut, Scene, Transform, tempconfig
+from manim import Animation, FadeIn, FadeOut, Scene, Transform, config as manims_config, tempconfig
+from manim.mobject.opengl.opengl_compatibility import ConvertToOpenGL
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.utils.bezier import interpolate
 
@@ -66,7 +70,7 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: boo
     if not draw:
         config["from_animation_number"] = SKIP_EVERY_PLAY
     config.update(settings)
-    with tempconfig(config), contextlib.ExitStack() as stack:
+    with settings_for_a_while(config), contextlib.ExitStack() as stack:
         if not draw:
             drawing = CairoRenderer.update_frame
 
@@ -74,11 +78,36 @@ def dry_run(media_dir: str | Path | None = None, draw: bool = False, faster: boo
                 if not renderer.skip_animations:
                     drawing(renderer, *args, **kwargs)
             stack.enter_context(mock.patch.object(CairoRenderer, "update_frame", no_drawing_while_skipping))
+            frame = CairoRenderer.get_frame
+
+            def no_frame_copy_while_skipping(renderer):
+                # a skipped play's frame goes to add_frame, which drops it: the pixels are not copied
+                return renderer.camera.pixel_array if renderer.skip_animations else frame(renderer)
+            stack.enter_context(mock.patch.object(CairoRenderer, "get_frame", no_frame_copy_while_skipping))
             if quick:
                 stack.enter_context(quick_plays())
         if faster:
             stack.enter_context(faster_manim())
         yield
+
+
+@contextlib.contextmanager
+def settings_for_a_while(settings: dict) -> Iterator[None]:
+    """manim's tempconfig(settings), less a cost of its restore: it sets the renderer again, and
+    manim's renderer setter gives every class ConvertToOpenGL made (some 140) the bases it already
+    has, each assignment invalidating the attribute caches of that class and its subclasses: 8 ms of
+    CPU a dry run. Where the renderer is the one it was, that list is set aside while tempconfig
+    restores the rest as it does."""
+    renderer, converted = manims_config.renderer, ConvertToOpenGL._converted_classes
+    try:
+        with tempconfig(settings):
+            try:
+                yield
+            finally:
+                if manims_config.renderer == renderer:
+                    ConvertToOpenGL._converted_classes = []      # (tempconfig's restore runs next)
+    finally:
+        ConvertToOpenGL._converted_classes = converted
 
 
 _MANIMS_TRANSFORM_BEGIN = Transform.begin

@@ -363,8 +363,11 @@ class ChapterScene(NarratedScene):
         """The picture on screen, the meter and the furniture aside, as its top-level mobjects (None
         when there is none)."""
         aside = self._furniture()
-        mobs = [m for m in self.mobjects if m.get_family()[-1].has_points()
-                and not any(id(x) in aside for x in m.get_family())]
+        mobs = []
+        for m in self.mobjects:          # (each family listed once: a translation asks at every wait)
+            family = m.get_family()
+            if family[-1].has_points() and aside.isdisjoint(map(id, family)):
+                mobs.append(m)
         return mobs or None
 
     def play(self, *animations, **kwargs):

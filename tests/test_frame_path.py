@@ -9,6 +9,7 @@ This is the one test module besides engine/ that may name those internals (tests
 A new manim or manim-voiceover release is supported once this module passes against it."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import subprocess
@@ -509,6 +510,144 @@ def _gather_all(mobject):
         yield from _gather_all(sub)
 
 
+def _identical(ours, theirs) -> bool:
+    """The same value bit for bit: type, dtype, shape, every number (a NaN where a NaN is, the sign
+    of every zero)."""
+    if type(ours) is not type(theirs):
+        return False
+    if isinstance(theirs, np.ndarray):
+        return (ours.dtype == theirs.dtype and ours.shape == theirs.shape and np.array_equal(ours, theirs, equal_nan=True)
+                and np.array_equal(np.signbit(ours), np.signbit(theirs)))
+    if isinstance(theirs, (float, np.floating)):
+        return (ours == theirs or (ours != ours and theirs != theirs)) and np.signbit(ours) == np.signbit(theirs)
+    return ours == theirs
+
+
+def _measured_shapes() -> list:
+    """Shapes as the film measures them, and the odd ones: a flat line (zero height at 0 and not),
+    a lone point, no points, -0.0 along an axis (an edge at 0 with both zeros), a NaN, a group of
+    groups with a shared member, a Group holding a picture, a Text, the meter, a grid."""
+    from manim import Circle, Dot, Group, ImageMobject, Line, Square, Text, VGroup, VMobject
+    from onepass.scenes import text as TX
+
+    rng = np.random.default_rng(3)
+    zeros = Square(2.0).shift([1.0, 1.0, 0.0])
+    zeros.points[::3, 0] = -0.0                                # the left edge at -0.0 and 0.0
+    zeros.points[::2, 2] = -0.0                                # z: -0.0 here, 0.0 there
+    nan = Square().set_points(np.array([[0.0, 1.0, 0.0], [np.nan, 2.0, 0.0], [1.0, 0.5, 0.0], [2.0, 3.0, 0.0]]))
+    shared = Circle(0.3).shift(UP)
+    label = TX.compact_text(TX.Text("q·kᵀ / √64 = −1.57", font=S.MONO))
+    grid = NumberGrid(rng.normal(0, 1.5, (3, 4)), vmax=3.0)
+    picture = ImageMobject(rng.integers(0, 256, (4, 6, 4), dtype=np.uint8)).shift(DOWN)
+    return [Square(), Circle().shift([2.0, -1.0, 0.0]), Line([-1.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+            Line([-1.0, 0.5, 0.0], [2.0, 0.5, 0.0]), Dot(), VMobject().set_points(np.array([[1.0, -2.0, 0.0]])),
+            VMobject(), VGroup(), zeros, nan, VGroup(VGroup(shared, Square(0.5)), VGroup(shared, label), Dot()),
+            Group(Square(), picture), Text("mixing", font_size=30).shift([-2.0, 1.0, 0.0]),
+            label, grid, FlopsMeter(12345, "", widest=10 ** 9, title="Σ FLOPs")]
+
+
+def test_sizes_and_boxes_are_measured_as_manim_measures_them():
+    """faster_manim()'s measures give manim's numbers bit for bit (the same type, every zero's sign):
+    length_over_dim (every width and height), critical_point (every move_to, next_to, align_to,
+    get_center) and merged_array (a group's points) for shapes of every kind the film measures and
+    the odd ones (a NaN, an axis at 0 holding both 0.0 and -0.0, no points: length_over_dim leaves
+    those to manim's own); a childless mobject's merged points are its own array, as manim's."""
+    from manim import DL, DOWN as D, LEFT, ORIGIN, RIGHT, UR, Group
+
+    from onepass.engine.frames import (
+        _MANIMS_CRITICAL, _MANIMS_LENGTH, _MANIMS_MERGED, critical_point, faster_manim, length_over_dim, merged_array,
+    )
+    shapes = _measured_shapes()
+    with faster_manim():        # (the boundaries measured as a scene measures them)
+        for shape in [*shapes, Group(*shapes[:-3])]:
+            for dim in (0, 1, 2):
+                ours, theirs = length_over_dim(shape, dim), _MANIMS_LENGTH(shape, dim)
+                assert _identical(ours, theirs), (type(shape).__name__, dim, ours, theirs)
+            for direction in (ORIGIN, UP, D, LEFT, RIGHT, UR, DL, np.array([0.0, -0.0, 1.0])):
+                ours, theirs = critical_point(shape, direction), _MANIMS_CRITICAL(shape, direction)
+                assert _identical(ours, theirs), (type(shape).__name__, direction, ours, theirs)
+            ours, theirs = merged_array(shape, "points"), _MANIMS_MERGED(shape, "points")
+            assert _identical(ours, theirs), type(shape).__name__
+            assert (ours is shape.points) == (not shape.submobjects) == (theirs is shape.points)
+
+
+def test_a_scenes_members_are_listed_as_manim_lists_them():
+    """scene_family_members (Scene.get_mobject_family_members while a scene renders or runs dry:
+    every play, introducing animation and wait) lists what manim's extract_mobject_family_members
+    lists for the scene: a member shared by two groups at its last place, a group holding its own
+    ancestor, z_index order with ties kept in place, the same scene with z_index unused."""
+    from manim import Circle, Square, VGroup
+    from manim.utils.family import extract_mobject_family_members
+
+    from onepass.engine.frames import faster_manim, scene_family_members
+    shared = Circle()
+    outer = VGroup(Circle())
+    inner = VGroup(Square(), outer)
+    outer.submobjects.append(inner)
+    raised = Square().set_z_index(2)
+    grid = NumberGrid(np.random.default_rng(2).normal(0, 1.5, (3, 4)), vmax=3.0)
+    grid.cells[(1, 1)].set_z_index(1)
+    scene = Scene()
+    scene.add(VGroup(shared, Square()), raised, grid, outer, Square().set_z_index(-1), VGroup(Square(), shared))
+    with faster_manim():
+        for use_z_index in (True, False):
+            scene.renderer.camera.use_z_index = use_z_index
+            theirs = extract_mobject_family_members(scene.mobjects, use_z_index=use_z_index)
+            ours = scene_family_members(scene)
+            assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs))
+
+
+class Measured(Scene):
+    """A picture laid out by measuring it, as the film lays out its pictures: words arranged, placed
+    next to and inside each other, fitted to widths, boxed, centred, lines of zero height, a shape
+    with -0.0 along an axis; played (faded, moved, transformed, boxed and unboxed)."""
+
+    def construct(self):
+        from manim import DOWN as D, LEFT, RIGHT, Line, Square, SurroundingRectangle, Text, Transform, VGroup
+
+        words = VGroup(*[Text(w, font_size=24) for w in ("queries", "keys", "values")]).arrange(RIGHT, buff=0.4)
+        words.scale_to_fit_width(5.0).to_edge(UP)
+        grid = NumberGrid(np.random.default_rng(4).normal(0, 1.5, (3, 4)), vmax=3.0).next_to(words, D, buff=0.3)
+        rule = Line(LEFT, RIGHT).match_width(grid).next_to(grid, D, buff=0.2)
+        flipped = Square(1.2).flip().next_to(rule, D).align_to(grid, LEFT)
+        self.play(FadeIn(words), FadeIn(grid, shift=UP * 0.2), run_time=0.4)
+        self.add(rule, flipped)
+        box = SurroundingRectangle(VGroup(words, grid), buff=0.15, corner_radius=0.1)
+        self.play(FadeIn(box), grid.animate.scale(0.8).move_to(rule.get_center() + UP), run_time=0.4)
+        self.play(Transform(flipped, Square(0.6).next_to(box, RIGHT)), FadeOut(box), run_time=0.4)
+        self.play(words.animate.arrange(D, buff=0.1).next_to(grid, LEFT), run_time=0.4)
+
+
+def test_a_scene_measured_the_faster_way_ends_where_manims_measures_put_it():
+    """A dry run with faster_manim()'s measures (widths, heights, boxes, groups' points, a scene's
+    members) ends, play after play, with every point and colour where manim's own measures put them
+    (the rest of faster_manim() the same in both runs). Checked to fail: with critical_point's
+    middle or length_over_dim's length off by one part in 10^15, the first play ends elsewhere."""
+    from onepass.engine import frames
+    from onepass.engine.dry_run import dry_run
+    manims = {"length_over_dim": frames._MANIMS_LENGTH, "critical_point": frames._MANIMS_CRITICAL,
+              "merged_array": frames._MANIMS_MERGED, "scene_family_members": frames._MANIMS_SCENE_FAMILY}
+
+    def ends(measures: dict) -> list:
+        seen, play = [], Scene.play
+
+        def recorded(self, *args, **kwargs):
+            out = play(self, *args, **kwargs)
+            seen.append(_end_state(self))
+            return out
+        with contextlib.ExitStack() as stack:
+            for name, method in measures.items():
+                stack.enter_context(mock.patch.object(frames, name, method))
+            stack.enter_context(dry_run())
+            stack.enter_context(mock.patch.object(Scene, "play", recorded))
+            Measured().render()
+        return seen
+    ours, theirs = ends({}), ends(manims)
+    assert len(ours) == len(theirs) == 4
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert _same(a, b), f"play {k} ends elsewhere"
+
+
 
 def _same_graph(a, b, original: set, pairs: dict, path: str = "copy") -> None:
     """`a` (manim's copy) and `b` (engine/copies.py's) are the same object graph: same classes,
@@ -791,6 +930,42 @@ def test_the_patched_methods_are_manims_and_come_back():
     with dry_run():
         assert SVGMobject.generate_mobject is glyph_svg_mobject
     assert SVGMobject.generate_mobject is not glyph_svg_mobject
+    from onepass.engine import frames
+    measures = {(Mobject, "length_over_dim"): (frames._MANIMS_LENGTH, frames.length_over_dim),
+                (Mobject, "get_critical_point"): (frames._MANIMS_CRITICAL, frames.critical_point),
+                (Mobject, "get_merged_array"): (frames._MANIMS_MERGED, frames.merged_array),
+                (Scene, "get_mobject_family_members"): (frames._MANIMS_SCENE_FAMILY, frames.scene_family_members)}
+    with faster_manim():
+        assert all(getattr(cls, name) is ours for (cls, name), (_, ours) in measures.items())
+    assert all(getattr(cls, name) is manims for (cls, name), (manims, _) in measures.items())
+
+
+def test_a_dry_run_gives_manims_config_back_as_tempconfig_does():
+    """dry_run()'s settings come and go as tempconfig's do: every config value back after it, and
+    the classes ConvertToOpenGL made keep their bases and their list (set aside only while an
+    unchanged renderer is restored); a renderer changed inside is put back, bases and all. A skipped
+    play's frame is the camera's own pixels (add_frame drops it), a frame asked for otherwise a copy."""
+    from manim import RendererType, config
+    from manim.mobject.opengl.opengl_compatibility import ConvertToOpenGL
+
+    from onepass.engine.dry_run import dry_run
+    converted = ConvertToOpenGL._converted_classes
+    bases = [cls.__bases__ for cls in converted]
+    before = {key: config[key] for key in config}
+    with dry_run(frame_rate=7):
+        assert config.frame_rate == 7 and config.dry_run
+        scene = Tiny()
+        scene.renderer.skip_animations = True
+        assert scene.renderer.get_frame() is scene.renderer.camera.pixel_array
+        scene.renderer.skip_animations = False
+        assert scene.renderer.get_frame() is not scene.renderer.camera.pixel_array
+    assert {key: config[key] for key in config} == before
+    assert ConvertToOpenGL._converted_classes is converted and [cls.__bases__ for cls in converted] == bases
+    with dry_run():
+        config.renderer = "opengl"
+        assert converted[0].__bases__ != bases[0]
+    assert config.renderer == RendererType.CAIRO and [cls.__bases__ for cls in converted] == bases
+    assert ConvertToOpenGL._converted_classes is converted
 
 
 class EveryKindOfPlay(Scene):
