@@ -14,6 +14,7 @@ Everything is a pure function of the config numbers and the token count T.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from onepass.data import arch
 from onepass.data.arch.spec import Shape
@@ -169,10 +170,18 @@ def generation_flops(shape: Shape, prompt_tokens: int, new_tokens: int, cached: 
     """
     if new_tokens < 1:
         return 0
-    total = forward_ledger(shape, prompt_tokens).total
+    total = forward_total(shape, prompt_tokens)
     for context in range(prompt_tokens + 1, prompt_tokens + new_tokens):
-        total += decode_step_flops(shape, context) if cached else forward_ledger(shape, context).total
+        total += decode_step_flops(shape, context) if cached else forward_total(shape, context)
     return total
+
+
+@lru_cache(maxsize=8192)
+def forward_total(shape: Shape, T: int) -> int:
+    """forward_ledger(shape, T).total, kept: chapter 06 prices a reply without a cache as a hundred
+    full passes, each an itemised ledger (thousands of entries for a 30-layer model), and every
+    build of its scenes asks again for the same shape and lengths."""
+    return forward_ledger(shape, T).total
 
 
 def parameter_counts(shape: Shape, n_positions: int | None = None) -> dict[str, int]:

@@ -366,3 +366,16 @@ def test_real_gpt2_vote_figures(real_weights, bundle_root):
     assert f["n_p"] == 1065
     stats = [(N.fmt_prob(t["top"]), round(t["entropy"], 2)) for t in f["temps"]]
     assert stats == [("93.4%", 0.32), ("10.0%", 5.74), ("0.6%", 9.32)]
+
+
+def test_the_top_candidates_are_the_stable_sorts_first_ones_ties_included():
+    """data/facts/ch04.top_order picks chapter 04's temperature columns without sorting the whole
+    vocabulary: the same ids, in the same order, as a stable sort of every probability, where many
+    probabilities tie (a peaked softmax underflows the tail to 0) and where the cut falls in a tie."""
+    from onepass.data.facts.ch04 import softmax64, top_order
+    rng = np.random.default_rng(4)
+    cases = [rng.integers(0, 3, size=40).astype(float), np.zeros(9), softmax64(rng.normal(size=500) * 400, 0.2),
+             rng.normal(size=1000)]
+    for values in cases:
+        for n in (0, 1, 5, 8, len(values), len(values) + 2):
+            assert top_order(values, n).tolist() == np.argsort(-values, kind="stable")[:n].tolist(), (values, n)

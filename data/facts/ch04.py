@@ -50,6 +50,17 @@ def nucleus_size(probs: np.ndarray, p: float) -> int:
     return int(min(len(cum), np.searchsorted(cum, p - 1e-12) + 1))
 
 
+def top_order(values: np.ndarray, n: int) -> np.ndarray:
+    """np.argsort(-values, kind="stable")[:n] (the n largest, ties in index order) without sorting the
+    whole vocabulary: every value tied with the n-th largest is a candidate, and only they are sorted."""
+    values = np.asarray(values)
+    if not 0 < n < len(values):
+        return np.argsort(-values, kind="stable")[:max(n, 0)]
+    nth = np.partition(values, len(values) - n)[len(values) - n]
+    candidates = np.flatnonzero(values >= nth)              # ascending: ties stay in index order
+    return candidates[np.argsort(-values[candidates], kind="stable")][:n]
+
+
 def rank_of(probs: np.ndarray, token_id: int) -> int:
     """1 for the most probable token; ties share the better rank."""
     return int((probs > probs[token_id]).sum()) + 1
@@ -108,7 +119,7 @@ def vote_facts(bundle) -> dict:
     temps = []
     for t in TEMPERATURES:
         q = softmax64(z, t)
-        q_order = np.argsort(-q, kind="stable")[:N_TEMP_BARS]
+        q_order = top_order(q, N_TEMP_BARS)
         temps.append({"t": t, "top": float(q.max()), "entropy": entropy(q),
                       "ids": [int(i) for i in q_order], "texts": [tok.readable(int(i)) for i in q_order],
                       "probs": [float(q[i]) for i in q_order]})

@@ -13,7 +13,7 @@ import numpy as np
 from onepass.data import models
 from onepass.data.flops import (
     FP16_BYTES, GPT2_SMALL, GPT3, GPT3_N_POSITIONS, LONG_CONTEXT, REPLY_TOKENS, Shape, attention_grid_flops,
-    attention_pairs, causal_pairs, decode_step_flops, forward_ledger, generation_flops, kv_cache_bytes,
+    attention_pairs, causal_pairs, decode_step_flops, forward_total, generation_flops, kv_cache_bytes,
     kv_cache_numbers_per_token, kv_cache_numbers_without_gqa, parameter_counts,
 )
 
@@ -44,7 +44,7 @@ def balance_per_weight(chip: Chip = CHIP, bytes_per_weight: int = FP16_BYTES) ->
 def prefill_per_weight(shape: Shape, tokens: int, params: int) -> float:
     """FLOPs per weight fetched when one pass reads `tokens` prompt tokens at once: every weight is read
     from memory once and used for every token (the ledger's whole pass over the parameters)."""
-    return forward_ledger(shape, tokens).total / params
+    return forward_total(shape, tokens) / params
 
 
 def bound(per_weight: float, balance: float) -> str:
@@ -101,7 +101,7 @@ def loop_facts(bundle) -> dict:
     steps = []
     for i, g in enumerate(bundle.meta["generated"]):
         context = int(g["context_tokens"])
-        full, cached = forward_ledger(shape, context).total, decode_step_flops(shape, context)
+        full, cached = forward_total(shape, context), decode_step_flops(shape, context)
         steps.append({
             "index": i, "context": context, "id": int(topk_ids[i, 0]), "text": bundle.tokenizer.readable(g["id"]),
             "prob": float(topk_probs[i, 0]),
@@ -118,14 +118,14 @@ def loop_facts(bundle) -> dict:
     square = []
     for key, n in lengths:
         grid = attention_grid_flops(shape, n)
-        total = forward_ledger(shape, n).total
+        total = forward_total(shape, n)
         square.append({"key": key, "tokens": n, "pairs": attention_pairs(n), "causal": causal_pairs(n),
                        "grid_flops": grid, "pass_flops": total, "share": grid / total})
     params = bundle.meta["parameters"]["total"]
     gpt3_params = parameter_counts(GPT3, GPT3_N_POSITIONS)["total"]
     decode = decode_step_flops(shape, T + 1)
     g3 = decode_step_flops(GPT3, T + 1)
-    prefill = forward_ledger(shape, T).total
+    prefill = forward_total(shape, T)
     return {
         "shape": shape, "T": T, "steps": steps,
         "loop_total": sum(s["full"] for s in steps),             # the meter after the loop

@@ -97,7 +97,13 @@ class ModelTokenizer:
 
     def vocab_facts(self):
         """How the vocabulary is made: single bytes, tokens made by merges, special tokens (data/tokenizer.py
-        VocabFacts; `merges` counts the tokens merges make, which is the merge list's length for SmolLM2)."""
+        VocabFacts; `merges` counts the tokens merges make, which is the merge list's length for SmolLM2).
+        Counted once per tokenizer: every build of chapter 00's scenes asks."""
+        if not hasattr(self, "_vocab_facts"):
+            self._vocab_facts = self._count_vocab()
+        return self._vocab_facts
+
+    def _count_vocab(self):
         special = set(self.special_ids())
         vocab = self.byte_vocab()
         byte_tokens = sum(1 for s, i in vocab.items() if len(s) == 1 and i not in special)
@@ -106,7 +112,13 @@ class ModelTokenizer:
 
     def vocab_order(self) -> list[tuple[str, int]]:
         """The vocabulary's parts in id order, as runs: [('special', 17), ('bytes', 235), ('merges', 48900)]
-        for SmolLM2; ('bytes', 'merges', 'special') for GPT-2, Llama 3 and Qwen3."""
+        for SmolLM2; ('bytes', 'merges', 'special') for GPT-2, Llama 3 and Qwen3. Walked once per
+        tokenizer (a Python loop over the whole vocabulary)."""
+        if not hasattr(self, "_vocab_order"):
+            self._vocab_order = self._walk_vocab()
+        return list(self._vocab_order)
+
+    def _walk_vocab(self) -> list[tuple[str, int]]:
         special = set(self.special_ids())
         runs: list[list] = []
         for i in range(self.vocab_size()):
