@@ -276,3 +276,37 @@ def test_a_gguf_file_is_parsed_once_while_unchanged_and_again_once_changed(tmp_p
     write(other, 3)
     os.replace(other, path)                                    # replaced: another file at the same path
     assert W.parsed(path) is not second and int(W.parsed(path).fields["test.value"].parts[-1][0]) == 3
+
+
+def test_processes_wanting_a_gguf_tokenizer_at_once_build_it_once_and_a_planted_file_is_rebuilt(tmp_path, monkeypatch):
+    """data/arch/llama/weights._gguf_tokenizer: the GGUF file's tokenizer takes transformers seconds to
+    build; two renders (or test workers) wanting it at the same time take turns on a lock in the cache
+    folder, so the second reads the first's tokenizer.json instead of building it again. A kept file that
+    is not a tokenizer's JSON is built again, never trusted."""
+    import threading
+    import time
+
+    from tokenizers import Tokenizer, models
+
+    from onepass.data.arch.llama import weights as W
+    gguf_file = tmp_path / "m.gguf"
+    gguf_file.write_bytes(b"GGUF stand-in: only its hash names the kept file")
+    builds = []
+
+    def build(path):
+        builds.append(path)
+        time.sleep(0.3)                       # long enough for the other thread to arrive meanwhile
+        return Tokenizer(models.WordLevel({"cat": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    monkeypatch.setattr(W, "_build_gguf_tokenizer", build)
+    cache = tmp_path / "tokenizers"
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(W._gguf_tokenizer(gguf_file, cache))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(builds) == 1 and [t.encode("cat").ids for t in got] == [[0], [0]]
+    [kept] = cache.glob("*.json")
+    kept.write_text("not a tokenizer")
+    assert W._gguf_tokenizer(gguf_file, cache).encode("cat").ids == [0] and len(builds) == 2
+    assert W._gguf_tokenizer(gguf_file, cache) is not None and len(builds) == 2

@@ -222,23 +222,24 @@ def quantization(source: str) -> dict | None:
 
 
 def _gguf_tokenizer(path: Path, cache: Path | None):
-    """The GGUF file's own tokenizer as a tokenizers.Tokenizer: built by transformers (about ten
-    seconds), then kept as tokenizer.json in `cache` (a folder; None: not kept), keyed by the file's
-    sha256, and read from there later."""
-    from tokenizers import Tokenizer
-    cached = Path(cache) / f"{sha256(path)[:32]}.json" if cache is not None else None
-    if cached is not None and cached.is_file():
-        try:
-            return Tokenizer.from_str(cached.read_text(encoding="utf-8"))
-        except Exception:          # damaged or planted: rebuilt below, never trusted
-            pass
-    from transformers import AutoTokenizer
-    with one_parse_per_file():
-        tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
-    if cached is not None:
+    """The GGUF file's own tokenizer as a tokenizers.Tokenizer: built by transformers (seconds of
+    parsing), then kept as tokenizer.json in `cache` (a folder; None: not kept), keyed by the file's
+    sha256, and read from there later. Processes that want it at the same time take turns (a lock in
+    the folder): the first builds it, the others read what it kept instead of building it too."""
+    if cache is None:
+        return _build_gguf_tokenizer(path)
+    cached = Path(cache) / f"{sha256(path)[:32]}.json"
+    tok = _read_kept_tokenizer(cached)
+    if tok is not None:
+        return tok
+    from onepass.data.files import FolderLock
+    with FolderLock(cached.parent):
+        tok = _read_kept_tokenizer(cached)             # kept by the process we waited for
+        if tok is not None:
+            return tok
+        tok = _build_gguf_tokenizer(path)
         text = tok.to_str()
         json.loads(text)                               # what is written is plain JSON
-        cached.parent.mkdir(parents=True, exist_ok=True)
         fd, part = tempfile.mkstemp(prefix=f".{cached.name}.", suffix=".part", dir=cached.parent)
         try:                                           # whole or not at all: renamed into place
             with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -248,6 +249,22 @@ def _gguf_tokenizer(path: Path, cache: Path | None):
             Path(part).unlink(missing_ok=True)
             raise
     return tok
+
+
+def _read_kept_tokenizer(cached: Path):
+    from tokenizers import Tokenizer
+    if cached.is_file():
+        try:
+            return Tokenizer.from_str(cached.read_text(encoding="utf-8"))
+        except Exception:          # damaged or planted: rebuilt, never trusted
+            pass
+    return None
+
+
+def _build_gguf_tokenizer(path: Path):
+    from transformers import AutoTokenizer
+    with one_parse_per_file():
+        return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name).backend_tokenizer
 
 
 def tokenizer(model, source: str | None = None, cache: Path | None = None) -> ModelTokenizer:
