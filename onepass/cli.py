@@ -30,14 +30,15 @@ from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from onepass.data import models  # noqa: E402
-from onepass.data.chapters import film_chapters  # noqa: E402
+from onepass.data.chapters import CHAPTERS, film_chapters  # noqa: E402
 from onepass.data.errors import OnepassError  # noqa: E402
 from onepass.data.files import write_text  # noqa: E402
 from onepass.data.flops import kv_cache_numbers_per_token, kv_cache_numbers_without_gqa, not_counted, parameter_counts  # noqa: E402
 from onepass.film.make import batch, build, request  # noqa: E402
+from onepass.film.plan.keys import chapter_source  # noqa: E402
 from onepass.film.run import executors, scheduler  # noqa: E402
 from onepass.film.kit import clips as film_clips  # noqa: E402
-from onepass.scenes.registry import chapters, scenes_of  # noqa: E402
+from onepass.scenes.registry import chapters  # noqa: E402
 from onepass.voiceover import audio, captions, captions_check, script, services  # noqa: E402
 from onepass.words import catalog  # noqa: E402
 
@@ -447,7 +448,9 @@ def main(argv=None) -> int:
             if args.list:
                 film = film_chapters()
                 for c, title in known.items():
-                    print(f"{c}  {title}: {', '.join(cls.__name__ for cls in scenes_of(c))}"
+                    # read from the chapter's source, as the scene cache reads it: importing the
+                    # scenes (manim, scipy) took a second of CPU before the first line
+                    print(f"{c}  {title}: {', '.join(chapter_source(CHAPTERS[c].module).scenes)}"
                           + ("" if c in film else f"  (not in --all: render it with --chapter {c})"))
                 return 0
             if args.batch:
