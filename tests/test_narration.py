@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -137,6 +138,31 @@ def test_mastered_lines_share_one_loudness_without_clipping(voice_cache):
         assert np.abs(gap).max() == 0                          # the silence that closes a line
         assert data["segments"][0]["start"] == 0 and len(data["segments"]) == len(script.split_sentences(text))
 
+
+def test_the_mastering_meters_are_pyloudnorms_and_the_envelopes_to_the_last_bit():
+    """voiceover/audio.py measures loudness with pyloudnorm's algorithm in its own faster code, and the
+    final true peak without the envelope: the same floats as pyloudnorm's Meter.integrated_loudness
+    and true_peak_env(x).max(), so a clip masters exactly as it did (its cache key is unchanged).
+    Speech-like bursts, noise, a quiet half (both gates at work), silence, a signal whose peaks all
+    point down; lengths on and off the 100 ms block grid."""
+    import pyloudnorm
+    rng = np.random.default_rng(50)
+    sr = audio.SR
+    meter = pyloudnorm.Meter(sr)
+    t = np.arange(7 * sr) / sr
+    bursts = (0.4 * np.sin(2 * np.pi * 180 * t) * (np.sin(2 * np.pi * 1.3 * t) > 0.2)).astype(np.float32)
+    quiet_half = (rng.normal(size=9 * sr) * 0.3).astype(np.float32)
+    quiet_half[: 4 * sr] *= 1e-3
+    downward = -np.abs(bursts)
+    for x in (bursts, quiet_half, (rng.normal(size=3 * sr + 7) * 0.1).astype(np.float32),
+              np.zeros(2 * sr, np.float32), downward):
+        for n in (len(x), int(0.4 * sr), int(0.4 * sr) + 4799, 5 * sr // 3 + 11):
+            y = np.asarray(x[:n], dtype=np.float64)
+            with np.errstate(divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                theirs = meter.integrated_loudness(y)
+                assert audio._integrated_loudness(meter, y) == theirs, n
+        assert audio.true_peak(x) == float(audio.true_peak_env(x).max())
 
 def test_recorded_voice_lists_missing_clips(tmp_path, voice_cache):
     folder = tmp_path / "takes"
