@@ -242,19 +242,25 @@ def test_a_bundle_the_cluster_lost_is_sent_again(cluster, tiny_bundle, tmp_path)
 
 
 @pytest.mark.render
-def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, tmp_path):
+def test_a_cluster_whose_workers_are_still_starting_is_waited_for(tiny_bundle, tmp_path, monkeypatch):
     """On SLURM the workers come when their jobs leave the queue: a scene sent before any worker
-    has joined waits for one instead of failing."""
+    has joined waits for one instead of failing. What is checked is the client's wait, so the worker
+    that joins late is a thread of this process (a worker process is the killed-worker test's), and
+    each of the client's waits lasts one second instead of JOIN_SECONDS."""
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=":0") as lc, \
-            Client(lc, set_as_default=False, timeout=3) as client, \
+    monkeypatch.setattr(film_cluster.DaskExecutor, "JOIN_SECONDS", 1.0)
+    said = []
+    with LocalCluster(n_workers=0, threads_per_worker=1, processes=False, dashboard_address=None) as lc, \
+            Client(lc, set_as_default=False, timeout=2) as client, \
             film_cluster.DaskExecutor(lc.scheduler_address, client=client) as ex:
+        ex.log = said.append
         runner = Runner(tiny_bundle.path, "draft", "none", None)
         job = SceneJob("00", "SameWord", 1, "1" * 64, tmp_path / ".scenes" / f"ch00-SameWord.{'1' * 16}")
-        # later than the client's own wait (its timeout) and one wait_for_workers round
-        threading.Timer(6, lambda: lc.scale(1)).start()
+        # later than the client's own wait (its timeout: scattering gives up then) and two of its waits
+        threading.Timer(3, lambda: lc.scale(1)).start()
         result = ex.submit(runner, job).result(timeout=300)
         assert result.frames > 0 and job.damage() is None
+    assert any(line.startswith("no dask worker is connected") for line in said), said
 
 
 CLUSTER_CHAPTER = "00"     # the shortest chapter: what is checked is how scenes travel, not what they draw

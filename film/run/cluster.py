@@ -111,6 +111,7 @@ class DaskExecutor(Executor):
 
     WATCH_SECONDS = 2.0      # how often the watcher looks at the cluster while scenes are out
     GRACE_SECONDS = 1.0      # after a worker was lost: time for dask to fail a task it will not retry
+    JOIN_SECONDS = 5.0       # while no worker is connected: how long each wait for one lasts before the next
 
     def __init__(self, address: str, *, client=None, timeout: float = 20):
         super().__init__()
@@ -184,7 +185,7 @@ class DaskExecutor(Executor):
         the queue, `dask worker` not yet started) is waited for, as long as it takes."""
         while not self._stopping:
             try:
-                self.client.wait_for_workers(1, timeout=5)
+                self.client.wait_for_workers(1, timeout=self.JOIN_SECONDS)
                 self._said_none = False
                 return
             except TimeoutError:
