@@ -161,11 +161,14 @@ def _integrated_loudness(meter, x: np.ndarray) -> float:
 def true_peak_env(x: np.ndarray) -> np.ndarray:
     """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
     from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only mastering needs it
-    up = np.abs(resample_poly(np.asarray(x, dtype=np.float64), 4, 1)[: 4 * len(x)])
-    # the largest of each sample's 4 (pairwise over strided views: a reduction along an axis of
-    # length 4 costs numpy several times as much, for the same numbers)
-    peak = np.maximum(np.maximum(up[0::4], up[1::4]), np.maximum(up[2::4], up[3::4]))
-    return np.maximum(peak, np.abs(x))
+    up = resample_poly(np.asarray(x, dtype=np.float64), 4, 1)[: 4 * len(x)]
+    np.abs(up, out=up)
+    # the largest of each sample's 4 (over strided views: a reduction along an axis of length 4
+    # costs numpy several times as much, for the same numbers), in place (a maximum is exact in any order)
+    peak = np.maximum(up[0::4], up[1::4])
+    for k in (2, 3):
+        np.maximum(peak, up[k::4], out=peak)
+    return np.maximum(peak, np.abs(x), out=peak)
 
 
 def true_peak(x: np.ndarray) -> float:
@@ -236,13 +239,15 @@ def limit(x: np.ndarray, ceiling_db: float = CEILING_DBTP, sr: int = SR, env: np
     from scipy.ndimage import minimum_filter1d, uniform_filter1d  # deferred, as above
     ceiling = 10 ** (ceiling_db / 20)
     env = true_peak_env(x) if env is None else env
-    need = np.minimum(1.0, ceiling / np.maximum(env, 1e-9))
+    need = np.maximum(env, 1e-9)                     # min(1, ceiling / env), in place
+    np.divide(ceiling, need, out=need)
+    np.minimum(need, 1.0, out=need)
     if need.min() >= 1.0:
         return x
     w = max(1, int(sr * 0.004))                      # 4 ms either side
     gain = minimum_filter1d(need, size=2 * w + 1, mode="nearest")
     gain = uniform_filter1d(gain, size=w + 1, mode="nearest")   # never above `need` at a peak
-    return (x * gain).astype(np.float32)
+    return np.multiply(x, gain, out=gain).astype(np.float32)
 
 
 def normalise(x: np.ndarray, sr: int = SR) -> tuple[np.ndarray, float, float]:
