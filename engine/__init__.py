@@ -11,7 +11,8 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
     versions.py         SUPPORTED and check(): the versions, said once
     frames.py           the scene process's renderer, camera, file writer and segment encoder
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
-    unseen.py           a Transform's parts that paint nothing all through it, left alone until its end
+    unseen.py           a Transform's parts that paint nothing all through it, left alone until its end;
+                        the others' interpolation done for all parts at once
     copies.py           a mobject's deep copy as manim makes it, without copy.deepcopy's machinery
     glyphs.py           a Text's SVG read glyph by glyph, each outline parsed once per process
     text.py             what onepass does to a Text beyond its arguments
@@ -92,8 +93,11 @@ INTERNALS = (
      ("get_moving_and_static_mobjects", "starting_mobject", "get_sub_alpha", "update_to_time")),
     ("Animation.interpolate_mobject (restated for Transform while a scene renders or runs dry), "
      "Transform.get_all_families_zipped, interpolate_submobject, replace_mobject_with_target_in_scene, remover; "
-     "Mobject.interpolate leaving a channel 0 at both ends 0", "transform_interpolate_mobject and UNSEEN "
-     "(a Transform's parts that paint nothing, neither moved nor drawn)", "engine/unseen.py, engine/still_layer.py",
+     "Mobject.interpolate leaving a channel 0 at both ends 0; Mobject.interpolate and VMobject.interpolate_color "
+     "restated (bezier.interpolate on points and the seven style attributes; copies at alpha 1), straight_path() "
+     "returning bezier.interpolate, get_sub_alpha the same for every part at lag_ratio 0",
+     "transform_interpolate_mobject and UNSEEN (a Transform's parts that paint nothing, neither moved nor drawn); "
+     "interpolate_parts (all parts' arithmetic at once)", "engine/unseen.py, engine/still_layer.py",
      ("get_all_families_zipped", "interpolate_submobject", "replace_mobject_with_target_in_scene")),
     ("Mobject.family_members_with_points (replaced while a scene renders or runs dry), get_num_points as "
      "len(points)", "faster_manim(): members_with_points", "engine/frames.py", ("Mobject.family_members_with_points",)),

@@ -478,6 +478,70 @@ def test_only_parts_clear_all_through_a_transform_are_left_alone():
     assert not _clear_channels(clear, Square().set_fill(opacity=float("nan")).set_stroke(width=0))
 
 
+def test_a_transforms_parts_are_interpolated_together_to_manims_numbers():
+    """engine/unseen.py's interpolate_parts: the parts of a Transform interpolated in one numpy
+    expression per array end every frame with manim's numbers, bit for bit (points, colours, sheen,
+    widths, their shapes and types): parts at their own sub-alphas (a lag ratio), parts at sub-alpha 1
+    before the end, a sheen, a leaving Transform's parts (some skipped as clear), a FadeTransform (its
+    ends faded after begin's first interpolation); and, by manim's own interpolation, an arc path, a
+    family with a part that interpolates its own way and a mobject whose updater moves its starting copy."""
+    from manim import (RIGHT, Circle, FadeTransform, ReplacementTransform, Square, VGroup, VMobject, smooth,
+                       there_and_back)
+    from manim.animation.animation import Animation as ManimAnimation
+
+    from onepass.engine import unseen
+    from onepass.engine.frames import faster_manim
+
+    class OwnWay(VMobject):
+        def interpolate(self, mobject1, mobject2, alpha, path_func=None):
+            self.points = mobject2.points.copy()
+            return self
+
+    def animations():
+        rng = np.random.default_rng(5)
+        squares = VGroup(*[Square(0.3).shift(rng.normal(0, 1, 3)).set_fill(S.INK, opacity=rng.random())
+                           for _ in range(6)])
+        circles = VGroup(*[Circle(0.2).shift(rng.normal(0, 1, 3)).set_stroke(S.TOKEN, width=rng.random() * 6)
+                           for _ in range(6)])
+        circles[2].set_sheen(0.4, UP)
+        strips = VGroup(*[Square(0.2).shift(UP * i) for i in range(5)])
+        own = VGroup(Square(), OwnWay().set_points_as_corners([[0, 0, 0], [1, 1, 0]]))
+        return [Transform(squares, circles, lag_ratio=0.4, rate_func=smooth),
+                Transform(VGroup(Square(), Circle()), VGroup(Circle(), Square()), rate_func=there_and_back),
+                ReplacementTransform(strips, VGroup(Square(1.0).set_fill(opacity=0).set_stroke(width=0), Circle())),
+                Transform(Square(), Circle(), path_arc=1.0),
+                Transform(own, VGroup(Circle(), OwnWay().set_points_as_corners([[1, 0, 0], [2, 1, 0]]))),
+                FadeTransform(VGroup(Square(), Circle()), VGroup(Circle(0.5), Square(2.0))),
+                Transform(VGroup(Square(), Circle()).add_updater(lambda m, dt: m.shift(RIGHT * dt)),
+                          VGroup(Circle(), Square()))]
+
+    def frames() -> list:
+        seen = []
+        for animation in animations():
+            animation.begin()
+            for k in range(1, 16):
+                animation.update_mobjects(1 / 16)          # as a scene's frame does (updaters run)
+                animation.interpolate(k / 16)
+                for part in animation.mobject.family_members_with_points():
+                    seen.append([(name, type(v).__name__, np.shape(v), np.asarray(v).tobytes())
+                                 for name, v in sorted(vars(part).items())
+                                 if name in ("points", *unseen._ROWS, *unseen._VALUES)])
+            animation.finish()
+        return seen
+
+    with faster_manim():
+        batched = []
+        with mock.patch.object(unseen.Blend, "__init__", side_effect=unseen.Blend.__init__, autospec=True) as made:
+            ours = frames()
+            batched = [call.args[0].batched for call in made.call_args_list]
+        with mock.patch.object(Transform, "interpolate_mobject", ManimAnimation.interpolate_mobject):
+            theirs = frames()
+    assert batched == [True, True, True, False, False, True, False], batched
+    assert len(ours) == len(theirs) > 100
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, f"part-frame {k}: {[x[0] for x, y in zip(a, b) if x != y]} differ from manim's"
+
+
 def test_families_are_listed_as_manim_lists_them():
     """onepass.engine.frames.family_of (every family a scene process asks for) lists a mobject's family
     as manim's Mobject.get_family does: the same members in the same order, with a member shared
