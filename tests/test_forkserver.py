@@ -19,6 +19,7 @@ from onepass.film.run import forkserver, runner
 from onepass.film.plan.errors import PipelineError
 from onepass.film.plan.jobs import SceneJob
 from onepass.voiceover import media
+from onepass.words.catalog import CATALOGS, SOURCE
 
 
 def _job(work: Path, chapter: str, scene: str, tag: str) -> SceneJob:
@@ -69,6 +70,9 @@ def test_code_changed_on_disk_gets_a_server_that_imports_it_anew(tmp_path):
     assert first is not None and first.usable()
     assert any(p.endswith(os.path.join("scenes", "ch02_attention.py")) for p in first.files), \
         "the server did not import the scenes"
+    # the English catalog it read once for every scene: an edited or added file retires it too
+    english = CATALOGS / SOURCE
+    assert {str(english), *(str(p) for p in english.glob("*.po"))} <= set(first.files)
     path = next(iter(first.files))
     first.files[path] = [first.files[path][0] - 1, first.files[path][1]]     # as if edited since
     second = forkserver._server_for(env)
