@@ -29,6 +29,7 @@ same frames, in a process of its own (its own PID, media folder, log, exit code 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import gc
 import json
@@ -311,20 +312,22 @@ def _read_once() -> dict[str, list[int]]:
     """What every scene process would read for itself, read here once for all of them: the English
     catalog, parsed and checked (every scene's words stand on it: about 0.04 s of CPU per scene), and
     GPT-2's merge ranks and byte vocabulary (chapter 00's facts, in each of its scenes: 0.05 s). The
-    catalog's files and folder, each with its time and size, go with the project's files: one changed
-    (or added) retires the server as changed code does. Nothing where reading fails: each scene then
-    reads for itself, and says what is wrong, as before."""
+    catalog's files and folder, each with its time and size (taken before it is read), go with the
+    project's files: one changed (or added) retires the server as changed code does, whether the
+    reading succeeded or not (a catalog found wrong is kept wrong, as read, until then). A reading that
+    fails is left to each scene, which reads for itself and says what is wrong, as before."""
     from onepass.data.arch.gpt2 import bpe
     from onepass.words import catalog
+    folder = catalog.CATALOGS / catalog.SOURCE
     try:
+        stats = {str(path): os.stat(path) for path in (folder, *sorted(folder.glob("*.po")))}
+    except OSError:
+        return {}
+    with contextlib.suppress(Exception):
+        catalog.Words.load(catalog.SOURCE)
+    with contextlib.suppress(Exception):
         bpe.merge_ranks()
         bpe.byte_vocab()
-        folder = catalog.CATALOGS / catalog.SOURCE
-        files = [folder, *sorted(folder.glob("*.po"))]
-        stats = {str(path): os.stat(path) for path in files}
-        catalog.Words.load(catalog.SOURCE)
-    except Exception:
-        return {}
     return {path: [st.st_mtime_ns, st.st_size] for path, st in stats.items()}
 
 
