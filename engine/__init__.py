@@ -56,6 +56,9 @@ INTERNALS = (
      "engine/frames.py", ("_create_segment_encoder",)),
     ("SceneFileWriter._current_encode_job", "FilmFileWriter.write_frame: converts only while a segment is open",
      "engine/frames.py", ("_current_encode_job",)),
+    ("SceneFileWriter.abort_encode_jobs (overridden), its open job's frame queue and (-1, None) end mark",
+     "FilmFileWriter.abort_encode_jobs: a scene stopped inside seal() still ends its encoder thread",
+     "engine/frames.py", ("abort_encode_jobs",)),
     ("VMobject.get_subpaths_from_points, Mobject.get_family, VMobject.get_points_defining_boundary (replaced "
      "while a scene renders), VMobject.get_anchors' rows", "faster_manim(): subpaths_from_points, family_of, "
      "points_defining_boundary", "engine/frames.py",

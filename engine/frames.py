@@ -248,6 +248,17 @@ class FilmFileWriter(SceneFileWriter):
         scene's movie (its partial movie files, the skipped plays left out)."""
         return [h for path in self.partial_movie_files if path is not None for h in self._segment_hashes[str(path)]]
 
+    def abort_encode_jobs(self, reraise_encoder_failures: bool = False) -> None:
+        """manim's, with the open segment's end mark queued once more first. A scene stopped by a
+        signal (SIGTERM unwinds it: film/run/render_job.py) can be stopped inside the segment's seal(),
+        after it marked itself sealed and before it queued the end mark; manim's abort then queues none
+        and joins an encoder thread that waits for one for ever (a scene whose fork server was killed,
+        found asleep half an hour later). A second end mark is never read."""
+        job = self._current_encode_job
+        if job is not None:
+            job.queue.put((-1, None))
+        super().abort_encode_jobs(reraise_encoder_failures)
+
     def write_frame(self, pixels, *, repeat: int = 1) -> None:
         if not (self.output_spec.is_video and self._current_encode_job is not None):
             return super().write_frame(pixels, repeat=repeat)

@@ -1276,3 +1276,38 @@ def test_every_quality_converts_to_the_videos_colours_whole():
         base = MANIMS[settings["quality"]]
         size = settings.get("pixel_width", base["pixel_width"]), settings.get("pixel_height", base["pixel_height"])
         assert size[1] % 4 == 0 and round_trip_error(*size) <= 40, (name, size)
+
+
+def test_a_scene_stopped_inside_a_segments_seal_still_ends_its_encoder_thread():
+    """A SIGTERM unwinds a scene (its fork server died, or its render was stopped) wherever it lands,
+    also inside manim's seal() of the open segment: flagged sealed, its end mark not yet queued. manim's
+    abort then queued nothing and joined the encoder thread, which waited for the mark for ever (a scene
+    process found asleep half an hour after its test). FilmFileWriter's abort ends it."""
+    import threading
+
+    from manim.scene.scene_file_writer import _PartialMovieEncodeJob
+
+    from onepass.engine.frames import FilmFileWriter
+
+    class Encoder:
+        target, aborted = Path("segment.mp4"), threading.Event()
+
+        def write_frame(self, frame, repeat=1):
+            pass
+
+        def finish(self):
+            pass
+
+        def abort(self):
+            self.aborted.set()
+    job = _PartialMovieEncodeJob(animation_index=0, encoder=Encoder(), frame_queue_size=2)
+    job._sealed = True                          # stopped between seal()'s two statements
+    writer = FilmFileWriter.__new__(FilmFileWriter)     # only what abort reads
+    writer._current_encode_job, writer._inflight_encode_jobs, writer._inflight_by_path = job, [], {}
+    aborting = threading.Thread(target=writer.abort_encode_jobs, daemon=True)
+    aborting.start()
+    aborting.join(timeout=10)
+    hung = aborting.is_alive()
+    job.queue.put((-1, None))                   # never leave the encoder thread waiting, pass or fail
+    assert not hung, "the scene waits for its encoder thread for ever"
+    assert Encoder.aborted.is_set() and writer._current_encode_job is None
