@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -232,8 +233,9 @@ def _gguf_tokenizer(path: Path, cache: Path | None):
     tok = _read_kept_tokenizer(cached)
     if tok is not None:
         return tok
-    from onepass.data.files import FolderLock
-    with FolderLock(cached.parent):
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    with open(cached.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)               # released when the file closes, however we leave
         tok = _read_kept_tokenizer(cached)             # kept by the process we waited for
         if tok is not None:
             return tok
