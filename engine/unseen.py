@@ -110,18 +110,12 @@ def interpolate_parts(self, families: list, alpha: float, skip) -> None:
     if alpha == 0 and plan is None:
         # begin()'s interpolate(0): a subclass may still change its ends after it (FadeTransform fades
         # them), so no rows are kept before its first frame
-        for i, mobs in enumerate(families):
-            if i not in skip:
-                self.interpolate_submobject(*mobs, self.get_sub_alpha(alpha, i, n))
-        return
+        return _each_part(self, families, alpha, skip)
     if plan is None or plan.n != n or any(f[0] is not m or f[1] is not a or f[2] is not b
                                           for f, m, a, b in zip(families, plan.parts, plan.starts, plan.ends)):
         plan = _BLENDS[self] = Blend(self, families)
     if not plan.batched:
-        for i, mobs in enumerate(families):
-            if i not in skip:
-                self.interpolate_submobject(*mobs, self.get_sub_alpha(alpha, i, n))
-        return
+        return _each_part(self, families, alpha, skip)
     if self.lag_ratio == 0:         # every part at one sub-alpha (get_sub_alpha's, the same for each)
         a = self.get_sub_alpha(alpha, 0, n)
         alphas = [a] * n
@@ -143,6 +137,14 @@ def interpolate_parts(self, families: list, alpha: float, skip) -> None:
             continue
         for attr in _VALUES:
             setattr(part, attr, interpolate(getattr(start, attr), getattr(end, attr), a))
+
+
+def _each_part(self, families: list, alpha: float, skip) -> None:
+    """manim's own interpolation of every part but those in `skip`, one at a time at its sub-alpha."""
+    n = len(families)
+    for i, mobs in enumerate(families):
+        if i not in skip:
+            self.interpolate_submobject(*mobs, self.get_sub_alpha(alpha, i, n))
 
 
 _BLENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
