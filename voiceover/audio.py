@@ -158,10 +158,15 @@ def _integrated_loudness(meter, x: np.ndarray) -> float:
     return -0.691 + 10.0 * np.log10(np.nan_to_num(np.mean(gated)))
 
 
+def _oversampled(x: np.ndarray) -> np.ndarray:
+    """x at 4x its rate (float64, 4 * len(x) samples): where a true peak is looked for."""
+    from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only mastering needs it
+    return resample_poly(np.asarray(x, dtype=np.float64), 4, 1)[: 4 * len(x)]
+
+
 def true_peak_env(x: np.ndarray) -> np.ndarray:
     """Per-sample peak magnitude of the 4x-oversampled signal (a true-peak estimate)."""
-    from scipy.signal import resample_poly  # deferred: scipy costs ~0.3 s; only mastering needs it
-    up = resample_poly(np.asarray(x, dtype=np.float64), 4, 1)[: 4 * len(x)]
+    up = _oversampled(x)
     np.abs(up, out=up)
     # the largest of each sample's 4 (over strided views: a reduction along an axis of length 4
     # costs numpy several times as much, for the same numbers), in place (a maximum is exact in any order)
@@ -174,10 +179,9 @@ def true_peak_env(x: np.ndarray) -> np.ndarray:
 def true_peak(x: np.ndarray) -> float:
     """true_peak_env(x).max(), without the envelope: the largest magnitude of the 4x-oversampled signal
     or of x itself (the same float: a maximum is exact in any order)."""
-    from scipy.signal import resample_poly  # deferred, as above
     if len(x) == 0:
         return float(np.max(np.abs(x)))                 # the error true_peak_env(x).max() raises
-    up = resample_poly(np.asarray(x, dtype=np.float64), 4, 1)[: 4 * len(x)]
+    up = _oversampled(x)
     return float(max(up.max(), -up.min(), np.abs(x).max()))
 
 
