@@ -52,9 +52,9 @@ class NarratedScene(Scene):
         clip = Path(self.speech_service.cache_dir) / data["final_audio"]
         tracker = Narration(data, clip_seconds(clip), float(self.time))
         self.add_sound(str(clip))
-        try:
-            yield tracker
-        finally:
-            left = tracker.remaining(float(self.time))
-            if left > 1 / config["frame_rate"]:
-                self.wait(left)
+        yield tracker
+        # the rest of the line, on a block that ended well only: a scene unwinding (SIGTERM, Ctrl-C, an
+        # error) plays nothing more (manim's segment is still open; a wait would raise a second error)
+        left = tracker.remaining(float(self.time))
+        if left > 1 / config["frame_rate"]:
+            self.wait(left)
