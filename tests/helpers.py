@@ -61,22 +61,6 @@ def _outline_key(self, text, args, kwargs):
         return None
 
 
-_SHELVES: list = []
-
-
-def _outline_shelf():
-    """Outlines on disk for every process of this test run (tests/conftest.py gives the run one cache
-    folder, shared by its xdist workers and the renders they start): a Text built by one worker is
-    loaded by the other (engine/stored.py, about a twentieth of a build) instead of built again.
-    The same Shelf a render process keeps its labels on, in a folder of its own (keys differ)."""
-    if not _SHELVES:
-        from onepass.data import home
-        from onepass.scenes.text import Shelf
-        folder = home.label_cache_dir()
-        _SHELVES.append(Shelf(folder / "test-outlines") if folder is not None else None)
-    return _SHELVES[0]
-
-
 def _copy_into(self, kept):
     """Make `self` a deep copy of `kept` (what Mobject.__deepcopy__ does with a new object), by
     engine/copies.py's deep_copy: copy.deepcopy's copy, faster for what a mobject is made of."""
@@ -120,17 +104,9 @@ def build_scene(bundle, chapter: str, scene: str, draw: bool = True, lang: str =
         if key is not None and key in _OUTLINES:
             _copy_into(self, _OUTLINES[key])
             return
-        shelf = _outline_shelf() if key is not None and type(self) is Text else None
-        kept = shelf.get(key) if shelf is not None else None
-        if kept is not None:
-            _OUTLINES[key] = kept
-            _copy_into(self, kept)
-            return
         original_init(self, text, *args, **kwargs)
         if key is not None:
             _OUTLINES[key] = light(self.copy())     # the film drops each glyph's SVG path anyway
-            if shelf is not None:
-                shelf.put(key, _OUTLINES[key])
     from onepass.scenes.base import SceneInputs
     from onepass.scenes.registry import scenes_of
     other = getattr(bundle, "compare", None)        # chapter 07's second model, where a test attached one

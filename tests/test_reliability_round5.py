@@ -153,10 +153,10 @@ def test_payloads_in_every_cache_run_nothing_and_the_render_succeeds(rendered, t
     and as a command of its own)."""
     from onepass.film.run import forkserver
     cache, out, canary = tmp_path / "cache", tmp_path / "out", tmp_path / "ran"
-    # the tests' own outlines: no cache onepass reads; SmolLM2's dequantized weights (514 MB, read only
-    # when its bundle is extracted, which this render does not): tests/test_arch.py plants payloads there
+    # SmolLM2's dequantized weights (514 MB, read only when its bundle is extracted, which this render
+    # does not): tests/test_arch.py plants payloads there
     shutil.copytree(os.environ["ONEPASS_CACHE"], cache,
-                    ignore=shutil.ignore_patterns("manim-media-*", "test-outlines", "dequantized"))
+                    ignore=shutil.ignore_patterns("manim-media-*", "dequantized"))
     shutil.copytree(rendered, out)
     payloads = _payloads(canary)
     planted = 0
