@@ -64,11 +64,9 @@ def pytest_configure(config):
     # every 700 allocations) the collector ran 3,400 times over test_languages and test_steps_ch02_ch05
     # and took 3.6 s of their 42 s of CPU; with what is imported by now left out of its walks (freeze)
     # and a young collection every 100,000 allocations: 330 times, 1.1 s, the files 39 s in all
+    from onepass.film.run.media import GC_THRESHOLDS
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-
-
-GC_THRESHOLDS = (100_000, 50, 100)
 
 
 def pytest_sessionfinish(session):

@@ -152,11 +152,12 @@ def test_a_server_whose_caller_is_gone_ends_its_scenes(tiny_bundle, tmp_path):
         _wait_for_media(work, lambda: child.poll() is None, job.log.read_text, settle=0.5)
         finished_first = job.mp4.exists()            # written whole, at the scene's very end
         server.sock.shutdown(socket.SHUT_RDWR)       # as when the render that started it is killed
-        child.wait()
+        ended = child.wait()
         server.proc.wait(timeout=60)
         if not finished_first:
             break
     assert not finished_first, "the scene finished before its caller went, three times"
+    assert ended != 0
     assert _media_of(work) == [] and not job.mp4.exists(), job.log.read_text()
     # it unwound as SIGTERM unwinds a scene: no code ran on while it did (a narration block that played
     # its line's rest on the way out raised a second error in a segment still open)

@@ -23,6 +23,10 @@ QUALITIES = {"draft": ({"quality": "low_quality", "pixel_width": 512, "pixel_hei
              "low": ({"quality": "low_quality"}, "480p15"), "medium": ({"quality": "medium_quality"}, "720p30"),
              "high": ({"quality": "high_quality"}, "1080p60"), "4k": ({"quality": "fourk_quality"}, "2160p60")}
 
+# Python's collector in a process that builds scenes (a scene process; a test process, tests/conftest.py):
+# mobjects, points and frames are allocated by the million, so a young collection every 100,000
+# allocations instead of Python's 700 (gc.set_threshold's three numbers)
+GC_THRESHOLDS = (100_000, 50, 100)
 MEDIA_PREFIX = home.MEDIA_PREFIX     # manim's media folder of a scene render, in the system temp folder
 _MEDIA_OWNER = re.compile(r"(?:^|-)p([0-9]+)-[A-Za-z0-9_]+$")     # media_folder's <PID> (mkdtemp's end: no "-")
 

@@ -37,7 +37,7 @@ from onepass.data import home  # noqa: E402
 from onepass.data.files import write_json  # noqa: E402
 from onepass.engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
 from onepass.film.frames import holds  # noqa: E402
-from onepass.film.run.media import QUALITIES, media_folder  # noqa: E402
+from onepass.film.run.media import GC_THRESHOLDS, QUALITIES, media_folder  # noqa: E402
 from onepass.scenes.base import SceneInputs  # noqa: E402
 from onepass.scenes import style  # noqa: E402
 from onepass.scenes.registry import scenes_of  # noqa: E402
@@ -133,10 +133,9 @@ def main(argv=None) -> int:
     p.add_argument("--compare", type=Path, help="a second model's bundle, for a chapter that compares two (07)")
     a = p.parse_args(argv)
     versions.check()
-    # a scene allocates mobjects, points and frames by the million: a young collection every 100,000
-    # allocations instead of every 700 (chapter 02's Scores at draft: 200 collections, 0.19 s, down to
-    # none; about 0.5 s of its 6 s of CPU in all, alternating runs). A process setting: frames unchanged
-    gc.set_threshold(100_000, 50, 100)
+    # chapter 02's Scores at draft: 200 collections, 0.19 s, down to none; about 0.5 s of its 6 s of CPU
+    # in all, alternating runs. A process setting: frames unchanged
+    gc.set_threshold(*GC_THRESHOLDS)
     signal.signal(signal.SIGTERM, _interrupted)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:     # not where it is ignored
         signal.signal(signal.SIGINT, _interrupted)
