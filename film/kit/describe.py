@@ -261,8 +261,25 @@ def plan_holds(result, pieces: list[Piece], service, lang: str, label=None) -> t
     return holds, rate, frames
 
 
-def cut_video(src: Path, out: Path, holds: list[Hold], rate: Fraction, height: int):
-    """The standard picture with each hold's frame repeated before the frame it comes before."""
+def film_encoder() -> dict[str, str]:
+    """x264's settings the film's scenes are encoded with (engine/frames.py ENCODER_OPTIONS, tuned for
+    flat, slow-moving graphics), less its one thread: a cut is one long encode, not one of several
+    scenes at once, so x264 may use the machine's cores."""
+    from onepass.engine.frames import ENCODER_OPTIONS       # noqa: PLC0415  (manim's import: only a cut needs it)
+    return {k: v for k, v in ENCODER_OPTIONS.items() if k != "threads"}
+
+
+def cut_options(height: int) -> dict[str, str]:
+    """x264's settings for the described cut: the film's own (about a third of the CPU per frame of the
+    'fast' preset the cut used before, bench/cut_speed.py), at a lower crf than the film's since it
+    encodes the film's picture again (18 at 720p and over, 20 below)."""
+    return {**film_encoder(), "crf": "18" if height >= 720 else "20"}
+
+
+def cut_video(src: Path, out: Path, holds: list[Hold], rate: Fraction, height: int,
+              options: dict[str, str] | None = None):
+    """The standard picture with each hold's frame repeated before the frame it comes before
+    (`options`: x264's settings, cut_options(height) unless given)."""
     import av                       # noqa: PLC0415  (PyAV: the scene renders use it too)
     by_frame: dict[int, int] = {}
     for h in holds:
@@ -271,7 +288,7 @@ def cut_video(src: Path, out: Path, holds: list[Hold], rate: Fraction, height: i
         vin = inp.streams.video[0]
         vout = outp.add_stream("libx264", rate=rate)
         vout.width, vout.height, vout.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
-        vout.options = {"crf": "18" if height >= 720 else "20", "preset": "fast"}
+        vout.options = options if options is not None else cut_options(height)
         vout.codec_context.time_base = Fraction(1) / rate
         pts, last = 0, None
 
@@ -440,11 +457,12 @@ def described_cues(standard: list[dict], holds: list[Hold], rate: Fraction, labe
 
 def described_key(result, pieces: list[Piece], service) -> str:
     """What the described cut and its captions depend on: the chapter's file, the voice, the pieces said,
-    and the code that holds, mixes and captions them (this module, captions, mixdown), so a change there
-    makes the cut again instead of keeping one made the old way."""
+    the code that holds, mixes and captions them (this module, captions, mixdown) and x264's settings, so a
+    change there makes the cut again instead of keeping one made the old way."""
     code = hashlib.sha256(b"".join(Path(f).read_bytes() for f in (__file__, captions.__file__, mixdown.__file__))).hexdigest()
     return hashlib.sha256(json.dumps({"chapter": sha256_file(result.final), "voice": service.spec,
                                       "pieces": [[p.beat, p.mark, p.text, p.at] for p in pieces],
+                                      "encoder": film_encoder(),
                                       "code": code}, ensure_ascii=False).encode()).hexdigest()
 
 
