@@ -10,6 +10,7 @@ overridden) engine/ subclasses; the rest of onepass imports what it needs from h
 
     versions.py         SUPPORTED and check(): the versions, said once
     frames.py           the scene process's renderer, camera, file writer and segment encoder
+    encoding.py         x264's settings for the film's pictures (scenes and the described cut)
     still_layer.py      still shapes drawn once per play (what Camera.display_vectorized reads, restated)
     unseen.py           a Transform's parts that paint nothing all through it, left alone until its end;
                         the others' interpolation done for all parts at once

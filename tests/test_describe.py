@@ -249,9 +249,9 @@ def test_a_change_to_the_code_that_holds_and_captions_the_cut_makes_the_cut_agai
     changed.write_text(Path(captions.__file__).read_text(encoding="utf-8") + "\n# a fix\n", encoding="utf-8")
     monkeypatch.setattr(captions, "__file__", str(changed))
     assert describe.described_key(result, [], service) != before
-    # and x264's settings, which the cut takes from the film's (engine/frames.py)
-    from onepass.engine import frames
+    # and x264's settings, which the cut takes from the film's (engine/encoding.py)
+    from onepass.engine import encoding
     monkeypatch.undo()
     assert describe.described_key(result, [], service) == before
-    monkeypatch.setattr(frames, "ENCODER_OPTIONS", {**frames.ENCODER_OPTIONS, "preset": "medium"})
+    monkeypatch.setattr(encoding, "ENCODER_OPTIONS", {**encoding.ENCODER_OPTIONS, "preset": "medium"})
     assert describe.described_key(result, [], service) != before

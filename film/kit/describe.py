@@ -262,10 +262,10 @@ def plan_holds(result, pieces: list[Piece], service, lang: str, label=None) -> t
 
 
 def film_encoder() -> dict[str, str]:
-    """x264's settings the film's scenes are encoded with (engine/frames.py ENCODER_OPTIONS, tuned for
+    """x264's settings the film's scenes are encoded with (engine/encoding.py ENCODER_OPTIONS, tuned for
     flat, slow-moving graphics), less its one thread: a cut is one long encode, not one of several
     scenes at once, so x264 may use the machine's cores."""
-    from onepass.engine.frames import ENCODER_OPTIONS       # noqa: PLC0415  (manim's import: only a cut needs it)
+    from onepass.engine.encoding import ENCODER_OPTIONS     # noqa: PLC0415  (only a cut needs it)
     return {k: v for k, v in ENCODER_OPTIONS.items() if k != "threads"}
 
 
