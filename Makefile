@@ -64,17 +64,13 @@ review: install
 	$(PY) render.py --chapter $(CHAPTER) --quality low --weights "$(WEIGHTS)" --voice "$(VOICE)" --prompt "$(PROMPT)" --out out/review
 	$(PY) bench/review.py $$(ls -t out/review/*/low/ch$(CHAPTER)-*.mp4 | head -1) --out out/review/sheets
 
-# grouped by file (tests/conftest.py): a file's fixtures are made once, the scene dry runs shared.
-# One worker more than the machine has cores: some tests wait on real time (a deck playing in Chromium,
-# a probe's timeout, a dask worker starting), and a third worker keeps both cores of a 2-core machine
-# busy meanwhile (docs/SPEED.md: 0.96 of the wall time, the same CPU)
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# grouped by file (tests/conftest.py): a file's fixtures are made once, the scene dry runs shared
 test: install
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
+	$(PY) -m pytest -q -n auto --dist loadfile --durations=15
 
 # the fast part alone: no video rendered, no Chromium, LibreOffice or dask cluster (README: Tests)
 test-fast: install
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not render and not slow" --durations=15
+	$(PY) -m pytest -q -n auto --dist loadfile -m "not render and not slow" --durations=15
 
 bench: install
 	$(PY) bench/render_speed.py

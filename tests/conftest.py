@@ -182,7 +182,7 @@ def built(tiny_bundle):
     return get
 
 
-# Tests run a file at a time per worker (`make test`: -n <cores + 1> --dist loadfile): a file's module fixtures
+# Tests run a file at a time per worker (`make test`: -n auto --dist loadfile): a file's module fixtures
 # (an installed venv, a rendered lecture, a built deck) are made once, not once per worker its tests land
 # on. (`--dist loadgroup` with xdist_group marks did this until pytest 9, whose node ids no longer take
 # the '@group' suffix xdist 3.8 writes: every test became a group of its own, module fixtures were made on
