@@ -440,9 +440,10 @@ def inner_problems(meta: dict) -> list[str]:
     elif not all(_is_int(v) and v >= 0 for v in params.values()):
         problems.append(f"{META}'s 'parameters' must all be whole-number counts")
     sample = meta["sample"]
-    if not (_is_int(sample.get("seed")) and _is_number(sample.get("temperature")) and sample["temperature"] > 0
-            and token_id(sample.get("id"))):
-        problems.append(f"{META}'s 'sample' must hold a whole-number 'seed', a positive 'temperature' and a "
+    if not (_is_int(sample.get("seed")) and sample["seed"] >= 0 and _is_number(sample.get("temperature"))
+            and sample["temperature"] > 0 and token_id(sample.get("id"))):
+        # the seed seeds numpy's generator (chapter 04's roll), which takes no negative number
+        problems.append(f"{META}'s 'sample' must hold a whole-number 'seed' (0 or more), a positive 'temperature' and a "
                         "token 'id' below the vocabulary size")
     watch = meta.get("watch")
     if watch is not None and not (isinstance(watch, dict) and token_id(watch.get("id"))
