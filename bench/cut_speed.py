@@ -46,7 +46,7 @@ def main() -> int:
     length = max(1, int(round(3 * rate)))
     holds = [describe.Hold(float(Fraction(k) / rate), k, length, None, [], [], 3.0, [])
              for k in (int(frames * (i + 0.5) / a.holds) for i in range(a.holds))]
-    settings = {"before: x264 'fast'": {"crf": "18" if height >= 720 else "20", "preset": "fast"},
+    settings = {"before: x264 'fast'": {"crf": describe.cut_options(height)["crf"], "preset": "fast"},
                 "now: the film's settings": describe.cut_options(height)}
     print(f"{a.chapter.name}: {frames} frames at {float(rate):g} fps, {height}p; {len(holds)} holds of "
           f"{length} frames: {frames + len(holds) * length} frames cut")

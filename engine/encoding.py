@@ -1,6 +1,6 @@
-"""x264's settings for the film's pictures, in a module of their own: the scene processes' encoder
-(engine/frames.py, through manim's config in film/run/render_job.py) and the described cut
-(film/kit/describe.py, in a process that may never import manim) read the same ones."""
+"""x264's settings for the film's pictures, in a module of their own: the scene processes (manim's
+config, set in film/run/render_job.py, which engine/frames.py's segment encoder reads) and the described
+cut (film/kit/describe.py, in a process that may never import manim) use the same ones."""
 
 # x264's 'veryfast' preset instead of manim's default ('medium'): on chapter 02's first scene at
 # 1080p60, encoding took 22 s of CPU instead of 32 s and the file came out smaller (same crf).

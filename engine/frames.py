@@ -46,7 +46,6 @@ from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from onepass.engine.copies import faster_copies
-from onepass.engine.encoding import ENCODER_OPTIONS  # noqa: F401  (x264's settings, read here by render_job and tests)
 from onepass.engine.glyphs import glyph_svg_mobject
 from onepass.engine import unseen
 from onepass.engine.still_layer import StillLayer

@@ -24,8 +24,9 @@ from av.video.reformatter import VideoReformatter
 from manim import DOWN, UP, Create, FadeIn, FadeOut, Scene, Transform, tempconfig
 from manim.renderer.cairo_renderer import CairoRenderer
 
+from onepass.engine.encoding import ENCODER_OPTIONS
 from onepass.engine.frames import (
-    ENCODER_OPTIONS, HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder,
+    HOLD_MIN_FRAMES, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, SegmentEncoder,
     rgba_to_i420,
 )
 from onepass.film.run.render_job import film_renderer

@@ -13,7 +13,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from onepass.engine.frames import ENCODER_OPTIONS, SegmentEncoder, VideoEncoderSpec
+from onepass.engine.encoding import ENCODER_OPTIONS
+from onepass.engine.frames import SegmentEncoder, VideoEncoderSpec
 from onepass.film.frames import holds
 from onepass.voiceover import media
 

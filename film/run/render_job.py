@@ -35,7 +35,8 @@ from manim import tempconfig  # noqa: E402
 
 from onepass.data import home  # noqa: E402
 from onepass.data.files import write_json  # noqa: E402
-from onepass.engine.frames import ENCODER_OPTIONS, INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
+from onepass.engine.encoding import ENCODER_OPTIONS  # noqa: E402
+from onepass.engine.frames import INFLIGHT_ENCODERS, FilmRenderer, FrameTimes, faster_manim  # noqa: E402
 from onepass.film.frames import holds  # noqa: E402
 from onepass.film.run.media import GC_THRESHOLDS, QUALITIES, media_folder  # noqa: E402
 from onepass.scenes.base import SceneInputs  # noqa: E402
