@@ -421,6 +421,40 @@ def test_render_job_removes_its_media_folder_when_terminated(tiny_bundle, tmp_pa
     assert list(prefix.parent.iterdir()) == [] and not (tmp_path / "s.mp4").exists()
 
 
+SIGNAL_IN_THREAD_START = """
+import os, runpy, signal, sys, threading
+start = threading.Thread.start
+def start_then_signal(self):
+    start(self)
+    if self.name.startswith("partial-movie-encoder"):
+        os.kill(os.getpid(), signal.{signal})     # handled before manim keeps the job it belongs to
+threading.Thread.start = start_then_signal
+sys.argv = ["render_job", *sys.argv[1:]]
+runpy.run_module("onepass.film.run.render_job", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("stop, code", [("SIGTERM", 128 + signal.SIGTERM), ("SIGINT", -signal.SIGINT)])
+def test_a_signal_inside_an_encoder_threads_start_still_ends_render_job(tiny_bundle, tmp_path, stop, code):
+    """The window a SIGTERM found under load (one render_job in 15 lived on, its media folder gone):
+    the handler's exception unwinds out of Thread.start(), the encoder thread already runs and waits for
+    frames no one will send, and Python's exit waited for it for ever. It ends now, by its signal."""
+    prefix = tmp_path / "media" / "onepass-media-x-"
+    prefix.parent.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", SIGNAL_IN_THREAD_START.format(signal=stop), "--bundle",
+                             str(tiny_bundle.path), "--chapter", "02", "--scene", "Scores", "--out",
+                             str(tmp_path / "s.mp4"), "--media", str(prefix), "--voice", "none"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"render_job did not end after {stop} inside an encoder thread's start")
+    assert proc.returncode == code, err
+    assert list(prefix.parent.iterdir()) == [] and not (tmp_path / "s.mp4").exists()
+
+
 @pytest.mark.render
 def test_a_quote_in_the_output_path_renders(tiny_bundle, tmp_path):
     """Manim's own concat of a scene's partial movies writes `file '<path>'` unescaped."""

@@ -25,6 +25,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from onepass.engine import versions
@@ -54,7 +55,7 @@ def film_renderer(times: FrameTimes | None = None, renderer_class: type = FilmRe
                           hold_copies=holds.hold_copies, **kwargs)
 
 
-_unwinding = False
+_unwinding: int | None = None     # the signal that stopped the render, once one has
 
 
 def _interrupted(signum, frame):
@@ -62,9 +63,9 @@ def _interrupted(signum, frame):
     render stopped by Ctrl-C gets its runner's SIGTERM too, which must not cut short manim's join
     of its encoder thread or the removal (the thread would write into a folder already removed)."""
     global _unwinding
-    if _unwinding:
+    if _unwinding is not None:
         return
-    _unwinding = True
+    _unwinding = signum
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(128 + signum)
@@ -166,5 +167,25 @@ def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:
         f.write(json.dumps(line) + "\n")
 
 
+def end_when_stopped(run=main) -> int:
+    """`run()`, and where a signal stopped it, the process's end right after the scene has unwound (its
+    media folder removed, nothing written to --out): a signal that lands inside manim's Thread.start()
+    leaves that segment's encoder thread unreachable, waiting on its frame queue, and Python's own exit
+    would wait for it for ever (a render_job sent SIGTERM under load, seen alive a minute later)."""
+    try:
+        return run()
+    except (SystemExit, KeyboardInterrupt):
+        if _unwinding is None:
+            raise
+        if _unwinding == signal.SIGINT:
+            traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if _unwinding == signal.SIGINT:               # end as Python does on Ctrl-C: by SIGINT
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        os._exit(128 + _unwinding)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(end_when_stopped())
