@@ -527,7 +527,7 @@ def texts_across_frames(mobjects, where: str = "", inside_gap: float = 0.0) -> l
     cells; a glow's outline through a number). `inside_gap`: the share of a line's height a text inside a glow
     keeps clear of its stroke (0: only not touching it; MIN_INSIDE_GAP where a test asks for a visible gap)."""
     from bench.accessibility import _inside          # the even-odd test the contrast check uses
-    frames = outlines(mobjects)
+    frames = [(line, width, line.min(axis=0), line.max(axis=0)) for line, width in outlines(mobjects)]
     problems = []
     for mob in mobjects:
         for sub in shown_texts(mob):
@@ -535,7 +535,12 @@ def texts_across_frames(mobjects, where: str = "", inside_gap: float = 0.0) -> l
             text = string_of(sub)
             line_h = (top - bottom) / (1 + text.strip().count("\n"))       # one line's height
             centre = np.array([(left + right) / 2, (bottom + top) / 2])
-            for line, width in frames:
+            widest_gap = max(inside_gap, MIN_FRAME_GAP) * line_h
+            for line, width, low, high in frames:
+                # an outline lies inside its own bounding box: one that far from the text cannot touch it
+                if np.hypot(max(low[0] - right, left - high[0], 0.0),
+                            max(low[1] - top, bottom - high[1], 0.0)) >= 0.005 * width + widest_gap:
+                    continue
                 # inside a glow made around it, `inside_gap` (a hairline by default); outside, clear of its edge
                 gap = (inside_gap if _inside(centre, line) else MIN_FRAME_GAP) * line_h
                 if _distance(line, left, right, bottom, top) < 0.005 * width + gap:
