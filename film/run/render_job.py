@@ -167,17 +167,17 @@ def write_times(path: Path, times: FrameTimes, a, wall: float) -> None:
         f.write(json.dumps(line) + "\n")
 
 
-def end_when_stopped(run=main) -> int:
-    """`run()`, and where a signal stopped it, the process's end right after the scene has unwound (its
+def end_when_stopped() -> int:
+    """main(), and where a signal stopped it, the process's end right after the scene has unwound (its
     media folder removed, nothing written to --out): a signal that lands inside manim's Thread.start()
     leaves that segment's encoder thread unreachable, waiting on its frame queue, and Python's own exit
     would wait for it for ever (a render_job sent SIGTERM under load, seen alive a minute later)."""
     try:
-        return run()
-    except (SystemExit, KeyboardInterrupt):
+        return main()
+    except BaseException as stopped:      # a signal's SystemExit, or what manim or PyAV made of it
         if _unwinding is None:
             raise
-        if _unwinding == signal.SIGINT:
+        if _unwinding == signal.SIGINT or not isinstance(stopped, SystemExit):
             traceback.print_exc()
         sys.stdout.flush()
         sys.stderr.flush()
