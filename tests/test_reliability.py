@@ -436,7 +436,7 @@ runpy.run_module("onepass.film.run.render_job", run_name="__main__", alter_sys=T
 
 @pytest.mark.parametrize("stop, code", [("SIGTERM", 128 + signal.SIGTERM), ("SIGINT", -signal.SIGINT)])
 def test_a_signal_inside_an_encoder_threads_start_still_ends_render_job(tiny_bundle, tmp_path, stop, code):
-    """The window a SIGTERM found under load (one render_job in 15 lived on, its media folder gone):
+    """The window a SIGTERM found under load (2 render_jobs of 45 lived on, their media folders gone):
     the handler's exception unwinds out of Thread.start(), the encoder thread already runs and waits for
     frames no one will send, and Python's exit waited for it for ever. It ends now, by its signal."""
     prefix = tmp_path / "media" / "onepass-media-x-"
