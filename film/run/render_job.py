@@ -104,6 +104,10 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
                 times.paths = dict(getattr(instance.renderer.camera, "paths", {}))
             writer = instance.renderer.file_writer
             movie, encoded = Path(writer.movie_file_path), writer.encoded_packets()
+        if _unwinding is not None:
+            # a signal came, and its exception was swallowed on the way (raised inside a finalizer, which
+            # Python only reports): the scene ran on to its end, but a stopped render writes nothing
+            raise KeyboardInterrupt if _unwinding == signal.SIGINT else SystemExit(128 + _unwinding)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
         os.close(fd)
         try:
