@@ -401,13 +401,18 @@ def test_a_killed_run_loses_nothing_and_the_next_run_cleans_up(film):
     check_video(Path(r.final), sum(FRAMES.values()))
 
 
+def _scores_job(bundle, tmp_path, prefix) -> list[str]:
+    """render_job's arguments for chapter 02's Scores into tmp_path/s.mp4, silent, manim's media under `prefix`."""
+    return ["--bundle", str(bundle.path), "--chapter", "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"),
+            "--media", str(prefix), "--voice", "none"]
+
+
 @pytest.mark.render
 def test_render_job_removes_its_media_folder_when_terminated(tiny_bundle, tmp_path):
     prefix = tmp_path / "media" / "onepass-media-x-"
     prefix.parent.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "onepass.film.run.render_job", "--bundle", str(tiny_bundle.path), "--chapter",
-                             "02", "--scene", "Scores", "--out", str(tmp_path / "s.mp4"), "--media", str(prefix),
-                             "--voice", "none"],
+    proc = subprocess.Popen([sys.executable, "-m", "onepass.film.run.render_job",
+                             *_scores_job(tiny_bundle, tmp_path, prefix)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     for _ in range(1200):
         if list(prefix.parent.iterdir()) or proc.poll() is not None:
@@ -454,9 +459,8 @@ def test_a_signal_inside_an_encoder_threads_start_still_ends_render_job(tiny_bun
     render_job sent SIGTERM end with status 0): the scene runs on, then ends by the signal, writing nothing."""
     prefix = tmp_path / "media" / "onepass-media-x-"
     prefix.parent.mkdir()
-    proc = subprocess.Popen([sys.executable, "-c", SIGNAL_IN_THREAD_START.format(signal=stop, in_finalizer=in_finalizer), "--bundle",
-                             str(tiny_bundle.path), "--chapter", "02", "--scene", "Scores", "--out",
-                             str(tmp_path / "s.mp4"), "--media", str(prefix), "--voice", "none"],
+    script = SIGNAL_IN_THREAD_START.format(signal=stop, in_finalizer=in_finalizer)
+    proc = subprocess.Popen([sys.executable, "-c", script, *_scores_job(tiny_bundle, tmp_path, prefix)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _, err = proc.communicate(timeout=60)

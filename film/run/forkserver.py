@@ -262,10 +262,7 @@ def _run_scene(args: list[str]) -> int:
     except SystemExit as exc:
         code = exc.code
     except KeyboardInterrupt:
-        traceback.print_exc()
-        sys.stderr.flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)      # end as Python does on Ctrl-C: by SIGINT
-        os.kill(os.getpid(), signal.SIGINT)
+        render_job.end_as_ctrl_c()
         code = 130
     except BaseException:
         traceback.print_exc()

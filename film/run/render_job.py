@@ -66,9 +66,12 @@ def _interrupted(signum, frame):
     if _unwinding is not None:
         return
     _unwinding = signum
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise SystemExit(128 + signum)
+    raise _stop(signum)
+
+
+def _stop(signum: int) -> BaseException:
+    """What a stopping signal raises: Ctrl-C's KeyboardInterrupt, or SystemExit with the shell's status."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
 
 
 def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path, cues: Path | None,
@@ -107,7 +110,7 @@ def render_scene(bundle: Path, chapter: str, scene: str, quality: str, out: Path
         if _unwinding is not None:
             # a signal came, and its exception was swallowed on the way (raised inside a finalizer, which
             # Python only reports): the scene ran on to its end, but a stopped render writes nothing
-            raise KeyboardInterrupt if _unwinding == signal.SIGINT else SystemExit(128 + _unwinding)
+            raise _stop(_unwinding)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part.mp4", dir=out.parent)
         os.close(fd)
         try:
@@ -181,14 +184,22 @@ def end_when_stopped() -> int:
     except BaseException as stopped:      # a signal's SystemExit, or what manim or PyAV made of it
         if _unwinding is None:
             raise
-        if _unwinding == signal.SIGINT or not isinstance(stopped, SystemExit):
+        if _unwinding == signal.SIGINT:
+            end_as_ctrl_c()
+        if not isinstance(stopped, SystemExit):
             traceback.print_exc()
         sys.stdout.flush()
         sys.stderr.flush()
-        if _unwinding == signal.SIGINT:               # end as Python does on Ctrl-C: by SIGINT
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
         os._exit(128 + _unwinding)
+
+
+def end_as_ctrl_c() -> None:
+    """End the process as Python ends on a Ctrl-C nothing caught: the traceback, then by SIGINT itself."""
+    traceback.print_exc()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 if __name__ == "__main__":
